@@ -1,0 +1,100 @@
+"""Summary cards, rendered from artifacts (never from log text), printed after each stage."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from lemmata.artifacts import Directions, Experiment, PaperMeta, Survey, Theory, read_artifact
+from lemmata.events import TokenTally
+
+WIDTH = 78
+
+
+def _box(title: str, lines: list[str]) -> str:
+    rule = "─" * WIDTH
+    body = []
+    for line in lines:
+        body += textwrap.wrap(line, WIDTH - 2, subsequent_indent="    ") or [""]
+    return "\n".join([f"┌ {title} " + "─" * max(0, WIDTH - len(title) - 3), *(f"  {l}" for l in body), rule])
+
+
+def _shorten(text: str, width: int = 90) -> str:
+    return textwrap.shorten(" ".join(text.split()), width, placeholder="…")
+
+
+def survey_card(survey: Survey) -> str:
+    lines = [f"Papers found: {len(survey.papers)}"]
+    lines += [f"  - {p.title} ({p.year or 'n.d.'})" for p in survey.papers]
+    if not survey.tools_available:
+        lines.append("  (no literature search tools in this version: nothing may be cited)")
+    lines.append(f"Open problems: {len(survey.open_problems)}")
+    lines += [f"  - {_shorten(p)}" for p in survey.open_problems]
+    lines.append("Key mathematical objects: " + (", ".join(survey.key_objects) or "none"))
+    return _box("survey", lines)
+
+
+def lemma_chain(theory: Theory) -> list[str]:
+    """The chain L1, L2, … each tagged 'verified' or 'low confidence' (or 'failed')."""
+    lines = []
+    for number, lemma in enumerate(theory.lemmas, start=1):
+        tag = "verified" if lemma.verified else ("failed" if lemma.status == "failed" else "low confidence")
+        lines.append(f"L{number} [{lemma.id}] {tag}, confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}")
+        if not lemma.verified:
+            lines.append(f"    why: {_shorten(lemma.verification, 80)}")
+    return lines
+
+
+def theory_card(theory: Theory) -> str:
+    proven = theory.proven_count
+    lines = [f"Proof status: {theory.proof_status} ({proven}/{len(theory.lemmas)} lemmas with a proof, "
+             f"{sum(l.verified for l in theory.lemmas)} verified)"]
+    lines += lemma_chain(theory)
+    if not theory.consistency.passed:
+        lines.append("Consistency: " + ("; ".join(theory.consistency.issues) or "failed"))
+    return _box("theory", lines)
+
+
+def experiment_card(experiment: Experiment) -> str:
+    if experiment.skipped:
+        return _box("experiment", [f"Skipped: {experiment.skip_reason}"])
+    score = "n/a" if experiment.alignment_score is None else f"{experiment.alignment_score:.2f}"
+    lines = [f"Alignment score: {score}"]
+    for check in experiment.checks:
+        if check.outcome == "ran":
+            flag = "  NUMERICALLY SUSPECT" if check.numerically_suspect else ""
+            lines.append(f"{check.lemma_id}: {check.violations}/{check.trials} violations "
+                         f"(rate {check.violation_rate:.4f}){flag}")
+        else:
+            lines.append(f"{check.lemma_id}: test failed: {_shorten(check.detail, 70)}")
+    if not experiment.checks:
+        lines.append(experiment.skip_reason or "no checks")
+    return _box("experiment", lines)
+
+
+def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path) -> str:
+    directions = read_artifact(run_dir / "directions.json", Directions)
+    theory = read_artifact(run_dir / "theory.json", Theory)
+    meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
+    lines = [
+        f"Paper: {meta.title}",
+        f"Goal: {_shorten(directions.goal)}",
+        f"Theorem: {_shorten(theory.theorem_statement)}",
+        f"Proof status: {theory.proof_status}; lemmas: {len(theory.lemmas)}, "
+        f"verified {sum(l.verified for l in theory.lemmas)}",
+        f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
+        f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
+        "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
+        f"Files in {output_dir}: paper_v1.pdf, paper_v1.tex, references.bib",
+    ]
+    return _box("writer: session summary", lines)
+
+
+def stage_card(stage_artifact: Path) -> str | None:
+    """The card for a finished stage's artifact, or None for stages without one."""
+    readers = {"survey.json": (Survey, survey_card), "theory.json": (Theory, theory_card),
+               "experiment.json": (Experiment, experiment_card)}
+    if stage_artifact.name not in readers:
+        return None
+    model, render = readers[stage_artifact.name]
+    return render(read_artifact(stage_artifact, model))

@@ -1,0 +1,81 @@
+"""The terminal side of a run: a live status line, stage cards, and the gate prompts."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+import click
+
+from lemmata.artifacts import Theory
+from lemmata.cards import lemma_chain
+from lemmata.events import JobBoard, TokenTally
+from lemmata.pipeline import stage_of_rule
+
+
+class TerminalConsole:
+    """Progress on stderr (one rewritten line on a terminal, a line per change otherwise)."""
+
+    def __init__(self, stream: TextIO | None = None, interactive: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
+        # Prompts take their default (the Enter answer) when nobody can type.
+        self.interactive = sys.stdin.isatty() if interactive is None else interactive
+        self._last = ""
+
+    def progress(self, board: JobBoard, tally: TokenTally, elapsed: float) -> None:
+        line = status_line(board, tally, elapsed)
+        if line == self._last:
+            return
+        if self.live:
+            self.stream.write("\r\033[K" + line)
+        elif _without_clock(line) != _without_clock(self._last):
+            self.stream.write(line + "\n")
+        self.stream.flush()
+        self._last = line
+
+    def card(self, text: str) -> None:
+        self._clear_line()
+        click.echo(text)
+
+    def info(self, text: str) -> None:
+        self._clear_line()
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def review_theory(self, theory: Theory) -> tuple[bool, str]:
+        self._clear_line()
+        click.echo("Theory review: the lemma chain the paper will stand on")
+        for line in lemma_chain(theory):
+            click.echo("  " + line)
+        if not self.interactive:
+            click.echo("Approve the lemma chain and continue to the writer? [Y/n]: Y (no terminal: default)")
+            return True, ""
+        approved = click.confirm("Approve the lemma chain and continue to the writer?", default=True)
+        prompt = "Feedback for the next agent (Enter for none)" if approved else "What is wrong (kept in the run record)"
+        return approved, click.prompt(prompt, default="", show_default=False)
+
+    def _clear_line(self) -> None:
+        if self.live and self._last:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self._last = ""
+
+
+def status_line(board: JobBoard, tally: TokenTally, elapsed: float) -> str:
+    labels = board.running_labels()
+    stages = sorted({stage_of_rule(label.split()[0]) for label in labels})
+    doing = ", ".join(stages) if stages else "waiting"
+    detail = f" ({', '.join(labels)})" if labels else ""
+    jobs = f"{board.done}/{board.total} jobs" if board.total else "starting"
+    return (f"[{_clock(elapsed)}] {doing}{detail} | {jobs} | "
+            f"{tally.calls} calls, {tally.tokens_in + tally.tokens_out} tokens")
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes:02d}:{secs:02d}"
+
+
+def _without_clock(line: str) -> str:
+    return line.split("] ", 1)[-1]

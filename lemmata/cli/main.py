@@ -1,0 +1,194 @@
+"""`lemmata`: run the research pipeline, inspect runs, list agent roles."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lemmata import __version__
+from lemmata.artifacts import TaskInput
+from lemmata.errors import LemmataError
+from lemmata.llm.resolve import choose_backend
+from lemmata.llm.roles import ROLES
+from lemmata.pipeline import stage_states
+from lemmata.runs import Layout, RunRecord, is_run_active, load_record, new_session_id, validate_session_id
+from lemmata.settings import Settings, load_environment
+
+
+def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Our errors become one line on stderr and their exit code; bugs keep their traceback."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except LemmataError as exc:
+            click.echo(f"lemmata: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lemmata")
+def cli() -> None:
+    """lemmata turns a research task into a LaTeX paper with checked proofs.
+
+    Settings come from environment variables and .env files (see the README).
+    """
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    command = click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+                           show_default=True, help="where the paper, its PDF and references.bib are copied")(command)
+    command = click.option("--gate", type=click.Choice(["none", "auto", "human"]), default=None,
+                           help="gate mode for this run (default: GATE_MODE)")(command)
+    command = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+                           help="parallel jobs, e.g. lemmas proved at once (default: max(4, cores))")(command)
+    return command
+
+
+@cli.command()
+@click.argument("task")
+@run_options
+@reports_errors
+def prove(task: str, output: Path, gate: str | None, jobs: int | None) -> None:
+    """Prove TASK, a statement in words or LaTeX, and write the paper."""
+    start_run("prove", task, output, gate, jobs)
+
+
+@cli.command()
+@click.argument("domain")
+@run_options
+@reports_errors
+def explore(domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
+    """Explore DOMAIN: find a direction worth proving, prove it, write the paper."""
+    start_run("explore", domain, output, gate, jobs, domain=domain)
+
+
+@cli.command("from-papers")
+@click.argument("paper_ids", nargs=-1, required=True)
+@run_options
+@reports_errors
+def from_papers(paper_ids: tuple[str, ...], output: Path, gate: str | None, jobs: int | None) -> None:
+    """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
+    start_run("from-papers", "Build on these papers: " + ", ".join(paper_ids), output, gate, jobs,
+              paper_ids=list(paper_ids))
+
+
+def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | None, **task_fields: Any) -> None:
+    if not task.strip():
+        raise click.UsageError("the task is empty: say what to prove or explore")
+    environ = load_environment()
+    settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
+    backend = choose_backend(settings, environ)  # a missing credential stops us before any work
+    layout = Layout.from_environment()
+    session_id = new_session_id()
+    run_dir = layout.run_dir(session_id)
+    record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
+                       gate_mode=settings.GATE_MODE, backend=backend.name)
+    from lemmata.runner import create_run
+
+    create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
+    click.echo(f"lemmata {__version__}: run {session_id} with backend {backend.name} "
+               f"(model {backend.models.active}); run directory {run_dir}", err=True)
+    drive(run_dir, jobs)
+
+
+def drive(run_dir: Path, jobs: int | None) -> None:
+    from lemmata.cli.console import TerminalConsole
+    from lemmata.runner import Driver
+
+    driver = Driver(run_dir, TerminalConsole())
+    if jobs:
+        driver.jobs = jobs
+    record = driver.drive()
+    click.echo(f"run {record.session_id}: {record.status}" + (f" — {record.message}" if record.message else ""),
+               err=True)
+    if record.status == "stopped":
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("session_id")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
+@reports_errors
+def resume(session_id: str, jobs: int | None) -> None:
+    """Continue run SESSION_ID; finished stages are not recomputed."""
+    Settings.from_environment()
+    drive(Layout.from_environment().existing_run_dir(session_id), jobs)
+
+
+@cli.command()
+@click.argument("session_id", required=False)
+@reports_errors
+def status(session_id: str | None) -> None:
+    """List runs, or show each stage of run SESSION_ID."""
+    layout = Layout.from_environment()
+    if session_id is None:
+        list_runs(layout)
+    else:
+        show_run(layout.existing_run_dir(validate_session_id(session_id)))
+
+
+def list_runs(layout: Layout) -> None:
+    records = layout.run_records()
+    if not records:
+        click.echo(f"no runs yet in {layout.home / 'runs'}")
+        return
+    for record in records:
+        state = _live_status(layout.run_dir(record.session_id), record)
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
+        click.echo(f"{record.session_id:<24} {state:<10} {record.mode:<11} {created}  {record.task[:60]}")
+
+
+def show_run(run_dir: Path) -> None:
+    record = load_record(run_dir)
+    click.echo(f"run {record.session_id}: {_live_status(run_dir, record)}"
+               + (f" — {record.message}" if record.message else ""))
+    click.echo(f"task ({record.mode}): {record.task}")
+    failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
+    if record.status == "stopped":
+        failed_rule = "theory_review_gate"
+    for stage, state in stage_states(run_dir, set(), failed_rule):
+        click.echo(f"  {stage.name:<20} {state:<8} {stage.artifact}")
+
+
+def _live_status(run_dir: Path, record: RunRecord) -> str:
+    # A "running" record whose lock nobody holds was left by a process that died.
+    if record.status == "running" and not is_run_active(run_dir):
+        return "interrupted"
+    return record.status
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="also give each JSON-answering role's answer schema")
+@reports_errors
+def roles(as_json: bool) -> None:
+    """The agent roles: token-limit setting, model tier, and resolved limits."""
+    settings = Settings.from_environment()
+    if as_json:
+        table = [{"role": r.name, "max_tokens_setting": r.max_tokens_setting, "max_tokens": r.max_tokens(settings),
+                  "model_tier": r.tier, "purpose": r.purpose, "answer_schema": r.json_schema()}
+                 for r in ROLES.values()]
+        click.echo(json.dumps(table, indent=2))
+        return
+    click.echo(f"{'role':<15} {'setting':<24} {'tokens':>6}  tier    purpose")
+    for r in ROLES.values():
+        json_note = " (JSON answer)" if r.answer else ""
+        click.echo(f"{r.name:<15} {r.max_tokens_setting:<24} {r.max_tokens(settings):>6}  {r.tier:<7} {r.purpose}{json_note}")
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

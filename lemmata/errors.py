@@ -1,0 +1,51 @@
+"""The error hierarchy: who is at fault decides how the edge (CLI, server) reports it.
+
+- UserError: the researcher's input or configuration is wrong. One clear line, exit code 2.
+- ProviderError: the model provider failed for good (after retries, or a 4xx). One line.
+- ModelOutputError: the model answered, but not in a usable shape even after fallbacks.
+- ArtifactError: a run-directory file is missing or corrupt. Names the file.
+- RunBusyError: another lemmata process holds the run.
+Anything else is our bug and is raised with its traceback.
+"""
+
+
+class LemmataError(Exception):
+    """Base of every error lemmata reports to the user as one line."""
+
+    exit_code = 1
+
+
+class UserError(LemmataError):
+    """The user's input or configuration is wrong; the message says what to do."""
+
+    exit_code = 2
+
+
+class SettingsError(UserError):
+    """A setting has a value outside its allowed set."""
+
+
+class ProviderError(LemmataError):
+    """A model provider failed for good: a non-retryable 4xx, or retries exhausted."""
+
+
+class TransientProviderError(ProviderError):
+    """Rate limit, 5xx, connection error or timeout: worth retrying."""
+
+
+class ModelOutputError(LemmataError):
+    """The model's answer could not be used, even after every fallback."""
+
+
+class ArtifactError(LemmataError):
+    """A run-directory artifact is missing or does not validate."""
+
+
+class RunBusyError(LemmataError):
+    """Another lemmata process is working on this run."""
+
+    exit_code = 3
+
+
+class ReplayExhaustedError(ProviderError):
+    """The replay script has no answer left for a role."""

@@ -1,0 +1,56 @@
+"""What every workflow script shares: settings from the Snakemake config, the model client,
+and turning a LemmataError into a one-line failure the driver can report."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from lemmata.artifacts import TaskInput, atomic_write_text
+from lemmata.errors import LemmataError
+from lemmata.llm.client import LLMClient
+from lemmata.llm.resolve import make_client
+from lemmata.settings import Settings
+
+FAILURE_FILE = "logs/last_failure.txt"
+
+
+class StageJob:
+    """A thin view of Snakemake's `snakemake` object for one script run."""
+
+    def __init__(self, smk: Any) -> None:
+        self.smk = smk
+        self.run_dir = Path.cwd()  # Snakemake runs scripts in the run directory.
+        self.rule = str(smk.rule)
+
+    @property
+    def settings(self) -> Settings:
+        return Settings.from_mapping(self.smk.config)
+
+    def input(self, name: str) -> Path:
+        return Path(getattr(self.smk.input, name))
+
+    def output(self, name: str | None = None) -> Path:
+        return Path(self.smk.output[0] if name is None else getattr(self.smk.output, name))
+
+    def client(self, scope: str | None = None) -> LLMClient:
+        return make_client(self.settings, os.environ, self.run_dir, scope or self.rule)
+
+    def task_input(self) -> TaskInput:
+        keys = ("session_id", "mode", "task", "domain", "paper_ids")
+        return TaskInput.model_validate({k: self.smk.config[k] for k in keys if k in self.smk.config})
+
+    @contextmanager
+    def reporting(self) -> Iterator[None]:
+        """Our errors end the job with one line (kept for the driver); bugs keep their traceback."""
+        try:
+            yield
+        except LemmataError as exc:
+            message = f"{self.rule}: {exc}"
+            atomic_write_text(self.run_dir / FAILURE_FILE, message + "\n")
+            sys.stderr.write(f"lemmata: {message}\n")
+            raise SystemExit(1) from None

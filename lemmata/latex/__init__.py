@@ -1,0 +1,1 @@
+"""LaTeX output: preamble, body cleanup, citations and BibTeX, and a sandboxed compile."""

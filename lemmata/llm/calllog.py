@@ -1,0 +1,63 @@
+"""`llm_calls.jsonl`: one JSON record per model call, appended safely by parallel jobs."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+CALL_LOG_NAME = "llm_calls.jsonl"
+
+
+@dataclass
+class CallRecord:
+    """What one call sent and got. `messages` starts with the system prompt; never a secret."""
+
+    role: str
+    backend: str
+    model: str
+    scope: str
+    messages: list[dict[str, str]]
+    max_tokens: int
+    response: str | None
+    tokens_in: int | None
+    tokens_out: int | None
+    cache_read_tokens: int | None
+    cache_write_tokens: int | None
+    latency_s: float
+    attempts: int
+    error: str | None = None
+    timestamp: float = field(default_factory=time.time)
+
+
+class CallLog:
+    def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
+        self.path = Path(path)
+        # Defence in depth: a key pasted into a task must not end up in the log.
+        self._secrets = [s for s in secrets if len(s) >= 8]
+
+    def append(self, record: CallRecord) -> None:
+        line = json.dumps(asdict(record), ensure_ascii=False)
+        for secret in self._secrets:
+            line = line.replace(secret, "[redacted]")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as handle:
+            # One lock per line: records from parallel jobs never interleave.
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                handle.write(line + "\n")
+                handle.flush()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def read_call_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield the records of a call log, skipping a partial last line (a job still writing)."""
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.endswith("\n") and line.strip():
+                yield json.loads(line)

@@ -1,0 +1,107 @@
+"""Choosing the backend and its models from settings and credentials.
+
+Resolution order when LLM_BACKEND is empty: `vendora` if VENDORA_API_KEY or
+ANTHROPIC_API_KEY is set; otherwise a clear error saying how to configure a backend.
+An explicit LLM_BACKEND is obeyed strictly: a missing credential is an error, never a
+silent switch to another provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lemmata.errors import UserError
+from lemmata.llm.base import Backend
+from lemmata.llm.calllog import CALL_LOG_NAME, CallLog
+from lemmata.llm.client import LLMClient, ModelChoice
+from lemmata.settings import CREDENTIAL_VARIABLES, Settings
+
+#: Each backend's default (active, fast) models; LEMMATA_ACTIVE_MODEL / LEMMATA_FAST_MODEL override.
+DEFAULT_MODELS = {
+    "vendora": ("claude-sonnet-4-5", "claude-haiku-4-5"),
+    "router": ("anthropic/claude-sonnet-4.5", "anthropic/claude-haiku-4.5"),
+    "local": (None, None),  # LOCAL_LLM_MODEL for both
+    "vendorx": (None, None),  # VENDORX_MODEL for both
+    "replay": ("replay", "replay"),
+}
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    name: str
+    models: ModelChoice
+
+
+def backend_name(settings: Settings, environ: Mapping[str, str]) -> str:
+    if settings.LLM_BACKEND:
+        return settings.LLM_BACKEND
+    if anthropic_key(environ):
+        return "vendora"
+    raise UserError(
+        "no language model is configured: set LLM_BACKEND to vendora, router, local, vendorx or replay "
+        "(with its credentials), or set VENDORA_API_KEY; see the README's configuration table"
+    )
+
+
+def anthropic_key(environ: Mapping[str, str]) -> str:
+    return environ.get("VENDORA_API_KEY") or environ.get("ANTHROPIC_API_KEY") or ""
+
+
+def resolve_models(name: str, settings: Settings) -> ModelChoice:
+    active, fast = DEFAULT_MODELS[name]
+    if name == "local":
+        active = fast = settings.LOCAL_LLM_MODEL
+    if name == "vendorx":
+        active = fast = settings.VENDORX_MODEL
+    active = settings.LEMMATA_ACTIVE_MODEL or active
+    fast = settings.LEMMATA_FAST_MODEL or (settings.LEMMATA_ACTIVE_MODEL if name in ("local", "vendorx") else "") or fast
+    return ModelChoice(active=str(active), fast=str(fast))
+
+
+def choose_backend(settings: Settings, environ: Mapping[str, str]) -> BackendChoice:
+    """Which backend and models a run will use; checks credentials without connecting."""
+    name = backend_name(settings, environ)
+    _require_credentials(name, settings, environ)
+    return BackendChoice(name=name, models=resolve_models(name, settings))
+
+
+def _require_credentials(name: str, settings: Settings, environ: Mapping[str, str]) -> None:
+    needed = {"vendora": ("VENDORA_API_KEY or ANTHROPIC_API_KEY", anthropic_key(environ)),
+              "router": ("COMPAT_API_KEY", environ.get("COMPAT_API_KEY", "")),
+              "vendorx": ("VENDORX_API_KEY", environ.get("VENDORX_API_KEY", "")),
+              "replay": ("LEMMATA_REPLAY", settings.LEMMATA_REPLAY)}
+    if name in needed and not needed[name][1]:
+        raise UserError(f"LLM_BACKEND={name} needs {needed[name][0]} to be set")
+
+
+def build_backend(name: str, settings: Settings, environ: Mapping[str, str], run_dir: Path) -> Backend:
+    # SDK modules are imported only for the backend in use: start-up stays cheap.
+    timeout = settings.LLM_TIMEOUT
+    if name == "vendora":
+        from lemmata.llm.anthropic_backend import AnthropicBackend
+
+        return AnthropicBackend(anthropic_key(environ), timeout, settings.VENDORA_BASE_URL)
+    if name == "replay":
+        from lemmata.llm.replay import ReplayBackend
+
+        return ReplayBackend(Path(settings.LEMMATA_REPLAY), run_dir)
+    from lemmata.llm.openai_backend import OpenAICompatibleBackend
+
+    endpoints = {
+        "router": (settings.COMPAT_BASE_URL, environ.get("COMPAT_API_KEY", "")),
+        "local": (settings.LOCAL_LLM_BASE_URL, ""),
+        "vendorx": (settings.VENDORX_BASE_URL, environ.get("VENDORX_API_KEY", "")),
+    }
+    base_url, key = endpoints[name]
+    return OpenAICompatibleBackend(name, base_url, key, timeout, send_json_schema=name == "local")
+
+
+def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, scope: str = "") -> LLMClient:
+    """The client a stage job uses: backend from settings, calls logged in the run directory."""
+    choice = choose_backend(settings, environ)
+    backend = build_backend(choice.name, settings, environ, run_dir)
+    secrets = [environ[v] for v in CREDENTIAL_VARIABLES if environ.get(v)]
+    log = CallLog(Path(run_dir) / CALL_LOG_NAME, secrets=secrets)
+    return LLMClient(backend, settings, choice.models, log, scope=scope)

@@ -1,0 +1,59 @@
+"""Agent roles: each maps to its token-limit setting, a model tier, and an answer schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from lemmata.stages import answers
+from lemmata.settings import Settings
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    max_tokens_setting: str
+    tier: Literal["active", "fast"]
+    answer: type[BaseModel] | None
+    purpose: str
+
+    def max_tokens(self, settings: Settings) -> int:
+        return int(getattr(settings, self.max_tokens_setting))
+
+    def json_schema(self) -> dict[str, Any] | None:
+        return self.answer.model_json_schema() if self.answer else None
+
+
+ROLES: dict[str, Role] = {
+    role.name: role
+    for role in (
+        Role("survey", "MAX_TOKENS_AGENT", "active", answers.SurveyAnswer, "literature survey"),
+        Role("ideation", "MAX_TOKENS_PLANNER", "active", answers.IdeationAnswer, "divergent research directions"),
+        Role("planner", "MAX_TOKENS_PLANNER", "active", answers.PlannerAnswer, "convergent choice of direction and goal"),
+        Role("decomposer", "MAX_TOKENS_DECOMPOSER", "active", answers.LemmaListAnswer, "lemma plan"),
+        Role("architect", "MAX_TOKENS_ARCHITECT", "active", answers.LemmaListAnswer, "proof architecture"),
+        Role("prover", "MAX_TOKENS_PROVER", "active", None, "lemma proofs with self-assessment"),
+        Role("verifier", "MAX_TOKENS_VERIFIER", "active", answers.VerifierAnswer, "proof verification"),
+        Role("assembler", "MAX_TOKENS_ASSEMBLER", "active", None, "assembled proof citing lemmas"),
+        Role("consistency", "MAX_TOKENS_VERIFIER", "fast", answers.ConsistencyAnswer, "consistency check"),
+        Role("crystallizer", "MAX_TOKENS_CRYSTALLIZER", "active", None, "final theorem statement"),
+        Role("formalizer", "MAX_TOKENS_FORMALIZER", "fast", None, "formal statements"),
+        Role("refiner", "MAX_TOKENS_FORMALIZER", "active", None, "refinement after stagnation"),
+        Role("counterexample", "MAX_TOKENS_FORMALIZER", "active", None, "counterexample search"),
+        Role("analyst", "MAX_TOKENS_ANALYST", "fast", None, "analysis stages"),
+        Role("sketch", "MAX_TOKENS_SKETCH", "fast", None, "proof sketch"),
+        Role("compress", "MAX_TOKENS_COMPRESS", "fast", None, "agent history compression"),
+        Role("experiment", "MAX_TOKENS_AGENT", "active", answers.ExperimentAnswer, "numerical checks"),
+        Role("writer", "MAX_TOKENS_AGENT", "active", None, "LaTeX paper"),
+        Role("qa", "MAX_TOKENS_AGENT", "active", None, "paper questions and answers"),
+    )
+}
+
+
+def role(name: str) -> Role:
+    try:
+        return ROLES[name]
+    except KeyError:
+        raise ValueError(f"unknown agent role {name!r}") from None

@@ -1,0 +1,48 @@
+"""The stages as the researcher sees them: which rules make each, which artifact proves it done."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    rules: tuple[str, ...]
+    artifact: str
+
+
+STAGES = (
+    Stage("survey", ("intake", "survey"), "survey.json"),
+    Stage("direction planning", ("directions",), "directions.json"),
+    Stage("theory", ("theory_plan", "prove_lemma", "theory_assemble"), "theory.json"),
+    Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json"),
+    Stage("experiment", ("experiment",), "experiment.json"),
+    Stage("writer", ("writer",), "paper_v1.tex"),
+    Stage("compile", ("compile",), "paper_v1.pdf"),
+)
+USER_FILES = ("paper_v1.tex", "paper_v1.pdf", "references.bib")
+
+
+def stage_of_rule(rule: str) -> str:
+    for stage in STAGES:
+        if rule in stage.rules:
+            return stage.name
+    return rule
+
+
+def stage_states(run_dir: Path, running_rules: set[str], failed_rule: str | None) -> list[tuple[Stage, str]]:
+    """done / running / failed / waiting / pending for each stage, from files and live events."""
+    states = []
+    for stage in STAGES:
+        if (run_dir / stage.artifact).exists():
+            state = "done"
+        elif running_rules & set(stage.rules):
+            state = "running"
+        elif failed_rule in stage.rules:
+            state = "waiting" if stage.name == "theory_review_gate" else "failed"
+        else:
+            state = "pending"
+        states.append((stage, state))
+    return states

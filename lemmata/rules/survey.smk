@@ -1,0 +1,9 @@
+rule survey:
+    input:
+        task="input.json",
+    output:
+        "survey.json",
+    log:
+        "logs/survey.log",
+    script:
+        "../scripts/survey.py"

@@ -1,0 +1,181 @@
+"""Driving a run: Snakemake as a supervised subprocess, gates, progress, the final copy-out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Protocol
+
+import yaml
+
+import lemmata
+from lemmata.artifacts import TaskInput, Theory, read_artifact
+from lemmata.errors import LemmataError
+from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
+from lemmata.gates import THEORY_REVIEW, gate_path, record_decision
+from lemmata.jobs import FAILURE_FILE
+from lemmata.llm.calllog import CALL_LOG_NAME
+from lemmata.pipeline import STAGES, USER_FILES
+from lemmata.runs import RunLock, RunRecord, load_record, save_record
+from lemmata.settings import Settings, load_environment
+
+POLL_SECONDS = 0.2
+
+
+class RunConsole(Protocol):
+    """What the driver needs from whoever shows the run: the terminal now, the browser later."""
+
+    def progress(self, board: JobBoard, tally: TokenTally, elapsed: float) -> None: ...
+    def card(self, text: str) -> None: ...
+    def info(self, text: str) -> None: ...
+    def review_theory(self, theory: Theory) -> tuple[bool, str]: ...
+
+
+@dataclass
+class Invocation:
+    returncode: int
+    board: JobBoard
+    paused: bool = False
+
+
+@dataclass
+class Driver:
+    run_dir: Path
+    console: RunConsole
+    jobs: int = max(4, os.cpu_count() or 1)
+    tally: TokenTally = field(default_factory=TokenTally)
+    started: float = field(default_factory=time.monotonic)
+    _pause_requested: bool = False
+
+    def drive(self) -> RunRecord:
+        """Run until completed, paused, stopped at a gate, or failed; the record says which."""
+        with RunLock(self.run_dir):
+            record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="")
+            return self._loop(record)
+
+    def _loop(self, record: RunRecord) -> RunRecord:
+        calls = TailReader(self.run_dir / CALL_LOG_NAME)
+        while True:
+            result = self._invoke_snakemake(calls)
+            if result.returncode == 0:
+                return self._complete(record)
+            if result.paused:
+                return save_record(self.run_dir, record, status="paused",
+                                   message=f"paused; continue with `lemmata resume {record.session_id}`")
+            if self._gate_closed(result):
+                approved, feedback = self.console.review_theory(read_artifact(self.run_dir / "theory.json", Theory))
+                if not approved:
+                    return save_record(self.run_dir, record, status="stopped",
+                                       message=f"stopped at the theory review: {feedback or 'rejected'}")
+                record_decision(self.run_dir, THEORY_REVIEW, True, feedback, self.console_decider())
+                continue
+            message = self._failure_message(result)
+            save_record(self.run_dir, record, status="failed", message=message)
+            raise LemmataError(message)
+
+    def console_decider(self) -> str:
+        return "user" if getattr(self.console, "interactive", False) else "default"
+
+    def _invoke_snakemake(self, calls: TailReader) -> Invocation:
+        (self.run_dir / FAILURE_FILE).unlink(missing_ok=True)
+        events = TailReader(self.run_dir / EVENTS_FILE, start_at_end=True)
+        board = JobBoard()
+        done_before = {s.artifact for s in STAGES if (self.run_dir / s.artifact).exists()}
+        log = open(self.run_dir / "logs" / "snakemake.log", "ab")
+        process = subprocess.Popen(
+            snakemake_command(self.run_dir, self.jobs), cwd=self.run_dir, env=workflow_environment(self.run_dir),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        previous = signal.signal(signal.SIGINT, lambda *_: self._request_pause(process))
+        try:
+            while process.poll() is None:
+                self._update(events, calls, board, done_before)
+                time.sleep(POLL_SECONDS)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            log.close()
+        self._update(events, calls, board, done_before)
+        return Invocation(process.returncode, board, paused=self._pause_requested)
+
+    def _request_pause(self, process: subprocess.Popen[bytes]) -> None:
+        # SIGTERM to Snakemake alone: running jobs finish and their outputs stay clean.
+        if not self._pause_requested:
+            self._pause_requested = True
+            self.console.info("pausing: running jobs finish first (Ctrl+C again does not abort)")
+            process.send_signal(signal.SIGTERM)
+
+    def _update(self, events: TailReader, calls: TailReader, board: JobBoard, done_before: set[str]) -> None:
+        for event in events.read_new():
+            board.apply(event)
+        for record in calls.read_new():
+            self.tally.apply(record)
+        for stage in STAGES:
+            if stage.artifact not in done_before and (self.run_dir / stage.artifact).exists():
+                done_before.add(stage.artifact)
+                self._show_card(stage.artifact)
+        self.console.progress(board, self.tally, time.monotonic() - self.started)
+
+    def _show_card(self, artifact: str) -> None:
+        from lemmata.cards import stage_card
+
+        card = stage_card(self.run_dir / artifact)
+        if card:
+            self.console.card(card)
+
+    def _gate_closed(self, result: Invocation) -> bool:
+        return (set(result.board.failed_rules) == {"theory_review_gate"}
+                and not gate_path(self.run_dir, THEORY_REVIEW).exists())
+
+    def _failure_message(self, result: Invocation) -> str:
+        failure = self.run_dir / FAILURE_FILE
+        if failure.exists():
+            return failure.read_text(encoding="utf-8").strip()
+        rules = ", ".join(sorted(set(result.board.failed_rules))) or "the workflow"
+        return f"{rules} failed; details in {self.run_dir / 'logs'}"
+
+    def _complete(self, record: RunRecord) -> RunRecord:
+        output = Path(record.output_dir)
+        output.mkdir(parents=True, exist_ok=True)
+        for name in USER_FILES:
+            shutil.copy2(self.run_dir / name, output / name)
+        from lemmata.cards import writer_card
+
+        self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
+        return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
+
+
+def snakefile() -> Path:
+    return Path(str(files("lemmata") / "Snakefile"))
+
+
+def snakemake_command(run_dir: Path, jobs: int) -> list[str]:
+    # Code and software-env changes must not rerun finished stages (each rerun costs model calls).
+    return [
+        sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
+        "--configfile", str(run_dir / "config.yaml"), "--cores", str(jobs), "--logger", "lemmata",
+        "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
+    ]
+
+
+def workflow_environment(run_dir: Path) -> dict[str, str]:
+    """The job environment: ours plus .env values, the logger plugin importable, events routed."""
+    environ = load_environment()
+    package_parent = str(Path(lemmata.__file__).resolve().parent.parent)
+    environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, environ.get("PYTHONPATH", "")) if p)
+    environ["LEMMATA_EVENTS_FILE"] = str(run_dir / EVENTS_FILE)
+    return environ
+
+
+def create_run(run_dir: Path, record: RunRecord, task: TaskInput, settings: Settings) -> None:
+    """A new run directory: record, the complete workflow config (no credentials), logs dir."""
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    config = {**settings.workflow_config(), **task.model_dump()}
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    save_record(run_dir, record)

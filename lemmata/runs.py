@@ -1,0 +1,134 @@
+"""Where runs live, what `run.json` records about each, and the one-process-per-run lock."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from lemmata.artifacts import Artifact, read_artifact, write_artifact
+from lemmata.errors import RunBusyError, UserError
+from lemmata.settings import lemmata_home
+
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+RUN_RECORD = "run.json"
+LOCK_FILE = ".lemmata.lock"
+
+RunStatus = Literal["running", "waiting", "paused", "stopped", "failed", "completed"]
+
+
+class RunRecord(Artifact):
+    session_id: str
+    mode: Literal["prove", "explore", "from-papers"]
+    task: str
+    output_dir: str
+    gate_mode: Literal["none", "auto", "human"]
+    backend: str
+    created: float = Field(default_factory=time.time)
+    updated: float = Field(default_factory=time.time)
+    status: RunStatus = "running"
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The data directory: `runs/<id>/` (the Snakemake working directory), `sessions/<id>/`."""
+
+    home: Path
+
+    @classmethod
+    def from_environment(cls) -> Layout:
+        return cls(lemmata_home())
+
+    def run_dir(self, session_id: str) -> Path:
+        return self.home / "runs" / validate_session_id(session_id)
+
+    def session_dir(self, session_id: str) -> Path:
+        return self.home / "sessions" / validate_session_id(session_id)
+
+    def existing_run_dir(self, session_id: str) -> Path:
+        run_dir = self.run_dir(session_id)
+        if not (run_dir / RUN_RECORD).is_file():
+            raise UserError(f"no run {session_id!r} in {self.home / 'runs'}; `lemmata status` lists the runs")
+        return run_dir
+
+    def run_records(self) -> list[RunRecord]:
+        records = []
+        for path in sorted((self.home / "runs").glob(f"*/{RUN_RECORD}")):
+            try:
+                records.append(read_artifact(path, RunRecord))
+            except Exception:  # a corrupt record must not hide the other runs
+                continue
+        return sorted(records, key=lambda record: record.created)
+
+
+def validate_session_id(session_id: str) -> str:
+    if not SESSION_ID.match(session_id or ""):
+        raise UserError(
+            f"{session_id!r} is not a valid session id: use 1-64 letters, digits, '_' or '-', starting with a letter or digit"
+        )
+    return session_id
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def load_record(run_dir: Path) -> RunRecord:
+    return read_artifact(run_dir / RUN_RECORD, RunRecord)
+
+
+def save_record(run_dir: Path, record: RunRecord, **changes: object) -> RunRecord:
+    updated = record.model_copy(update={**changes, "updated": time.time()})
+    write_artifact(run_dir / RUN_RECORD, updated)
+    return updated
+
+
+class RunLock:
+    """An exclusive lock on a run directory, held by the one lemmata process driving it."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = Path(run_dir) / LOCK_FILE
+        self._handle = None
+
+    def __enter__(self) -> RunLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            session = self.path.parent.name
+            raise RunBusyError(
+                f"run {session} is in progress (pid {holder}); wait for it to finish, "
+                f"or watch it with `lemmata status {session}`"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._handle is not None:
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            self._handle.close()
+            self._handle = None
+
+
+def is_run_active(run_dir: Path) -> bool:
+    try:
+        with RunLock(run_dir):
+            return False
+    except RunBusyError:
+        return True

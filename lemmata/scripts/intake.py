@@ -1,0 +1,7 @@
+"""intake: the task from the workflow config becomes input.json."""
+from lemmata.artifacts import write_artifact
+from lemmata.jobs import StageJob
+
+job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
+with job.reporting():
+    write_artifact(job.output(), job.task_input())

@@ -1,0 +1,181 @@
+"""Settings: the spec's Limits table plus backend selection, validated once.
+
+This model is the single source of truth: `config/config.yaml` and `config/schema.yaml`
+are generated from it (`python -m lemmata.settings`), and a test fails if they drift.
+Values come from, highest first: environment variables, `./.env`, `$LEMMATA_HOME/.env`,
+the defaults below. Credentials are not settings: they stay in the environment and never
+reach a config file, a log or an artifact.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from dotenv import dotenv_values
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lemmata.errors import SettingsError
+
+CONFIG_DIR = Path(__file__).parent / "config"
+
+#: Environment variables that carry secrets: read from the environment only, never stored.
+CREDENTIAL_VARIABLES = ("VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY")
+
+BACKEND_ALIASES = {"anthropic": "vendora"}
+
+
+def _tokens(default: int, applies_to: str) -> Any:
+    return Field(default, gt=0, description=f"max output tokens: {applies_to}")
+
+
+class Settings(BaseModel):
+    """Every setting lemmata reads; field names are the environment variable names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    MAX_TOKENS_AGENT: int = _tokens(8192, "all agent reasoning loops")
+    MAX_TOKENS_PROVER: int = _tokens(4096, "proof generation")
+    MAX_TOKENS_PLANNER: int = _tokens(4096, "research direction planning")
+    MAX_TOKENS_DECOMPOSER: int = _tokens(2048, "lemma decomposition")
+    MAX_TOKENS_FORMALIZER: int = _tokens(2048, "formalization, refiner, counterexample")
+    MAX_TOKENS_VERIFIER: int = _tokens(1024, "proof verification")
+    MAX_TOKENS_COMPRESS: int = _tokens(512, "context compression")
+    MAX_TOKENS_ASSEMBLER: int = _tokens(4096, "assembler")
+    MAX_TOKENS_CRYSTALLIZER: int = _tokens(2500, "theorem crystallizer")
+    MAX_TOKENS_ARCHITECT: int = _tokens(3000, "proof architect")
+    MAX_TOKENS_ANALYST: int = _tokens(1600, "analysis stages")
+    MAX_TOKENS_SKETCH: int = _tokens(600, "proof sketch")
+    SURVEY_MAX_TURNS: int = Field(8, gt=0, description="tool-use turns of the survey agent")
+    THEORY_STAGE_MAX_TURNS: int = Field(6, gt=0, description="turns per theory stage")
+    WRITER_MAX_TURNS: int = Field(4, gt=0, description="turns for paper generation")
+    PREPRINT_MAX_RESULTS: int = Field(10, gt=0, description="hard cap on preprint search results")
+    LLM_RETRY_ATTEMPTS: int = Field(5, gt=0, description="attempts per model call on rate-limit, 5xx, connection errors and timeouts")
+    LLM_RETRY_WAIT_MIN: float = Field(4.0, ge=0, description="exponential backoff lower bound, seconds")
+    LLM_RETRY_WAIT_MAX: float = Field(90.0, ge=0, description="exponential backoff upper bound, seconds")
+    LLM_TIMEOUT: float = Field(600.0, gt=0, description="seconds before one model request times out (then retried)")
+    CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
+    AUTO_VERIFY_CONFIDENCE: float = Field(0.85, ge=0, le=1, description="auto-accept threshold for verification")
+    STAGNATION_WINDOW: int = Field(3, gt=0, description="stagnant iterations before forced refinement")
+    GATE_MODE: Literal["none", "auto", "human"] = Field("auto", description="human gates")
+    EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field("auto", description="auto: run only when the statement has quantitative signals")
+    ENFORCE_PROOF_STYLE: bool = Field(True, description="writer proof-style rules")
+    LLM_BACKEND: Literal["", "vendora", "router", "local", "vendorx", "replay"] = Field(
+        "", description="model backend; empty: vendora when an Anthropic key is set (anthropic is an alias of vendora)"
+    )
+    LEMMATA_ACTIVE_MODEL: str = Field("", description="overrides the backend's active model")
+    LEMMATA_FAST_MODEL: str = Field("", description="overrides the backend's fast model")
+    VENDORA_BASE_URL: str = Field("", description="Anthropic API base URL; empty: the SDK default")
+    COMPAT_BASE_URL: str = Field("https://openrouter.ai/api/v1", description="router backend base URL")
+    LOCAL_LLM_BASE_URL: str = Field("http://localhost:8000/v1", description="local OpenAI-compatible server")
+    LOCAL_LLM_MODEL: str = Field("local-model", description="model name sent to the local server")
+    VENDORX_BASE_URL: str = Field("https://api.novita.ai/v3/openai", description="vendorx backend base URL")
+    VENDORX_MODEL: str = Field("deepseek/deepseek-v3.1", description="vendorx model name")
+    LEMMATA_REPLAY: str = Field("", description="recorded llm_calls.jsonl (or a script of that shape) for LLM_BACKEND=replay")
+
+    @field_validator("LLM_BACKEND", mode="before")
+    @classmethod
+    def _backend_alias(cls, value: Any) -> Any:
+        return BACKEND_ALIASES.get(value, value) if isinstance(value, str) else value
+
+    @field_validator("EXPERIMENT_MODE", mode="before")
+    @classmethod
+    def _experiment_mode_from_yaml_bool(cls, value: Any) -> Any:
+        # YAML and `snakemake --config` turn a bare true/false into booleans.
+        return str(value).lower() if isinstance(value, bool) else value
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> Settings:
+        """Validate the known names in `values`; one-line SettingsError on a bad value."""
+        known = {name: values[name] for name in cls.model_fields if name in values}
+        try:
+            return cls(**known)
+        except ValidationError as exc:
+            raise SettingsError(_one_line(exc, known)) from None
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        return cls.from_mapping(load_environment(environ))
+
+    def workflow_config(self) -> dict[str, Any]:
+        """The settings as Snakemake config values (no credentials: they are not settings)."""
+        return self.model_dump()
+
+
+def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
+    environ = os.environ if environ is None else environ
+    home = environ.get("LEMMATA_HOME") or dotenv_values(Path.cwd() / ".env").get("LEMMATA_HOME")
+    return Path(home).expanduser() if home else Path.home() / ".lemmata"
+
+
+def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The process environment over `./.env` over `$LEMMATA_HOME/.env`."""
+    environ = dict(os.environ if environ is None else environ)
+    merged: dict[str, str] = {}
+    for dotenv in (lemmata_home(environ) / ".env", Path.cwd() / ".env"):
+        if dotenv.is_file():
+            merged.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
+    merged.update(environ)
+    return merged
+
+
+def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
+    error = exc.errors()[0]
+    name = str(error["loc"][0]) if error["loc"] else "settings"
+    return f"{name}={values.get(name)!r} is not valid: {allowed_values(name)}"
+
+
+def allowed_values(name: str) -> str:
+    """Human wording of what a setting accepts, from its field definition."""
+    schema = Settings.model_json_schema()["properties"][name]
+    if "enum" in schema:
+        shown = ["(empty)" if v == "" else str(v) for v in schema["enum"]]
+        extra = " (anthropic is an alias of vendora)" if name == "LLM_BACKEND" else ""
+        return "allowed values are " + ", ".join(shown) + extra
+    kind = {"integer": "an integer", "number": "a number", "boolean": "true or false", "string": "a string"}[schema["type"]]
+    bounds = []
+    if "exclusiveMinimum" in schema:
+        bounds.append(f"greater than {schema['exclusiveMinimum']:g}")
+    if "minimum" in schema:
+        bounds.append(f"at least {schema['minimum']:g}")
+    if "maximum" in schema:
+        bounds.append(f"at most {schema['maximum']:g}")
+    return "expected " + kind + (" " + " and ".join(bounds) if bounds else "")
+
+
+def render_config_yaml() -> str:
+    header = "# Generated from lemmata/settings.py by `python -m lemmata.settings`; do not edit.\n"
+    return header + yaml.safe_dump(Settings().workflow_config(), sort_keys=False)
+
+
+def render_schema_yaml() -> str:
+    schema = Settings.model_json_schema()
+    properties = {}
+    for name, prop in schema["properties"].items():
+        prop = {k: v for k, v in prop.items() if k not in ("title", "default")}
+        if name == "EXPERIMENT_MODE":
+            prop.pop("type", None)
+            prop["enum"] = [*prop["enum"], True, False]
+        properties[name] = prop
+    document = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "description": "lemmata workflow configuration (generated from lemmata/settings.py)",
+        "type": "object",
+        "properties": properties,
+    }
+    header = "# Generated from lemmata/settings.py by `python -m lemmata.settings`; do not edit.\n"
+    return header + yaml.safe_dump(document, sort_keys=False)
+
+
+def write_config_files(directory: Path = CONFIG_DIR) -> None:
+    (directory / "config.yaml").write_text(render_config_yaml(), encoding="utf-8")
+    (directory / "schema.yaml").write_text(render_schema_yaml(), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_config_files()
+    sys.stdout.write(f"wrote {CONFIG_DIR}/config.yaml and schema.yaml\n")

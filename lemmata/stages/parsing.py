@@ -1,0 +1,138 @@
+"""Lenient readers for model answers: JSON wherever it hides, lemma lists in four passes."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from lemmata.errors import ModelOutputError
+
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
+LIST_KEYS = ("lemmas", "steps", "subgoals", "proof_steps", "lemma_list", "components", "parts")
+ID_KEYS = ("id", "lemma_id", "name", "title")
+STATEMENT_KEYS = ("statement", "formal_statement", "hypothesis", "content")
+DEPENDENCY_KEYS = ("depends_on", "dependencies", "uses", "requires")
+LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def fenced_blocks(text: str, languages: tuple[str, ...] = ("json", "")) -> list[str]:
+    return [body for lang, body in FENCE.findall(text) if lang.lower() in languages]
+
+
+def first_json_value(text: str, opener: str) -> Any | None:
+    """The first complete JSON object (`{`) or array (`[`) in free text, or None."""
+    start = text.find(opener)
+    while start != -1:
+        try:
+            value, _ = json.JSONDecoder().raw_decode(text[start:])
+            return value
+        except json.JSONDecodeError:
+            start = text.find(opener, start + 1)
+    return None
+
+
+def parse_json_answer(text: str, model: type[M], role: str) -> M:
+    """The answer as `model`: the whole text, a fenced block, or the first object in it."""
+    candidates: list[Any] = []
+    for chunk in [text, *fenced_blocks(text)]:
+        try:
+            candidates.append(json.loads(chunk))
+        except json.JSONDecodeError:
+            pass
+    candidates.append(first_json_value(text, "{"))
+    for candidate in candidates:
+        if isinstance(candidate, dict):
+            try:
+                return model.model_validate(candidate)
+            except ValidationError:
+                continue
+    raise ModelOutputError(f"the {role} answer is not the JSON asked for: {_excerpt(text)}")
+
+
+def parse_lemma_list(text: str) -> list[dict[str, Any]]:
+    """Four passes: fenced JSON, first object with a known list key, first array, text list."""
+    passes = (_from_fences, _from_first_object, _from_first_array, _from_text_list)
+    for reader in passes:
+        items = normalise_lemma_items(reader(text))
+        if items:
+            return items
+    return []
+
+
+def _from_fences(text: str) -> Any:
+    for block in fenced_blocks(text):
+        try:
+            value = json.loads(block)
+        except json.JSONDecodeError:
+            continue
+        found = _list_in(value)
+        if found:
+            return found
+    return None
+
+
+def _from_first_object(text: str) -> Any:
+    return _list_in(first_json_value(text, "{"))
+
+
+def _from_first_array(text: str) -> Any:
+    return first_json_value(text, "[")
+
+
+def _from_text_list(text: str) -> list[dict[str, str]]:
+    items = []
+    for line in text.splitlines():
+        match = LIST_ITEM.match(line)
+        if match:
+            items.append({"statement": match.group(1).strip()})
+    return items
+
+
+def _list_in(value: Any) -> Any:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        for key in LIST_KEYS:
+            if isinstance(value.get(key), list):
+                return value[key]
+    return None
+
+
+def normalise_lemma_items(raw: Any) -> list[dict[str, Any]]:
+    """Accept the alternative field names; drop items without a statement."""
+    if not isinstance(raw, list):
+        return []
+    items = []
+    for entry in raw:
+        if isinstance(entry, str):
+            entry = {"statement": entry}
+        if not isinstance(entry, dict):
+            continue
+        statement = _first(entry, STATEMENT_KEYS)
+        if not statement:
+            continue
+        depends = _first(entry, DEPENDENCY_KEYS) or []
+        items.append({
+            "id": str(_first(entry, ID_KEYS) or ""),
+            "statement": str(statement).strip(),
+            "depends_on": [str(d) for d in depends] if isinstance(depends, list) else [str(depends)],
+            "source": str(entry.get("source") or ""),
+        })
+    return items
+
+
+def _first(entry: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if entry.get(key) not in (None, ""):
+            return entry[key]
+    return None
+
+
+def _excerpt(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "…")

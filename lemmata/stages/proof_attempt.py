@@ -1,0 +1,108 @@
+"""Reading a prover answer in the spec's six steps, into a proof and an honest confidence."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from lemmata.artifacts import SelfAssessment
+from lemmata.stages.parsing import FENCE
+
+GAP_TAG = re.compile(r"\[GAP:\s*([^\]]*)\]")
+END_MARKERS = re.compile(r"\bQED\b|∎|□|\\qed\b|\\blacksquare|\\square|\\Box\b|this completes", re.IGNORECASE)
+WEASEL_WORDS = re.compile(
+    r"\b(clearly|obviously|trivially|evidently|it is easy to see|it is obvious|straightforward)\b", re.IGNORECASE
+)
+UNCITED_PENALTY, UNCITED_CAP = 0.15, 0.30
+WEASEL_PENALTY, WEASEL_CAP = 0.05, 0.15
+#: Without a self-assessment block: an explicit end of proof earns a "sketch" score at most.
+HEURISTIC_WITH_END, HEURISTIC_WITHOUT_END = 0.5, 0.2
+MIN_PROOF_CHARACTERS = 20
+
+
+@dataclass
+class ProofAttempt:
+    proof_text: str
+    confidence: float
+    assessment: SelfAssessment | None
+    gaps: list[str] = field(default_factory=list)
+    lean_sketch: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
+    """Gaps, assessment block (or heuristic), citation and weasel penalties, cleaned proof."""
+    gaps = [g.strip() for g in GAP_TAG.findall(answer)]
+    assessment, block = find_assessment(answer)
+    body = answer.replace(block, "") if block else answer
+    body, lean_sketch = _split_lean_sketch(body)
+    proof_text = body.strip()
+    notes: list[str] = []
+    if assessment is not None:
+        confidence = assessment.confidence
+        gaps += [g for g in assessment.gaps if g not in gaps]
+    else:
+        confidence = HEURISTIC_WITH_END if END_MARKERS.search(proof_text) else HEURISTIC_WITHOUT_END
+        notes.append("no self-assessment block: heuristic confidence")
+    uncited = [i for i in cited_ids if f"[{i}]" not in proof_text]
+    if uncited:
+        confidence -= min(UNCITED_PENALTY * len(uncited), UNCITED_CAP)
+        notes.append("does not cite " + ", ".join(uncited))
+    weasels = WEASEL_WORDS.findall(proof_text)
+    if weasels:
+        confidence -= min(WEASEL_PENALTY * len(weasels), WEASEL_CAP)
+        notes.append("unjustified " + ", ".join(sorted({w.lower() for w in weasels})))
+    if len(proof_text) < MIN_PROOF_CHARACTERS:
+        confidence = 0.0
+        gaps.append("the answer contains no proof")
+    return ProofAttempt(proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes)
+
+
+def find_assessment(answer: str) -> tuple[SelfAssessment | None, str]:
+    """The last JSON object holding `confidence`, and the exact text to cut out for it."""
+    for lang, body in reversed(FENCE.findall(answer)):
+        found = _assessment_from(body)
+        if found and lang.lower() in ("json", ""):
+            return found, _fence_text(answer, body)
+    start = answer.rfind("{")
+    while start != -1:
+        try:
+            value, end = json.JSONDecoder().raw_decode(answer[start:])
+        except json.JSONDecodeError:
+            value, end = None, 0
+        found = _assessment_from(value) if value is not None else None
+        if found:
+            return found, answer[start : start + end]
+        start = answer.rfind("{", 0, start)
+    return None, ""
+
+
+def _assessment_from(value: object) -> SelfAssessment | None:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(value, dict) or "confidence" not in value:
+        return None
+    try:
+        return SelfAssessment.model_validate({k: v for k, v in value.items() if k in SelfAssessment.model_fields})
+    except ValidationError:
+        return None
+
+
+def _fence_text(answer: str, body: str) -> str:
+    for match in FENCE.finditer(answer):
+        if match.group(2) == body:
+            return match.group(0)
+    return body
+
+
+def _split_lean_sketch(text: str) -> tuple[str, str]:
+    for match in FENCE.finditer(text):
+        if match.group(1).lower() in ("lean", "lean4"):
+            return text.replace(match.group(0), ""), match.group(2).strip()
+    return text, ""

@@ -1,0 +1,80 @@
+"""Theory, step three: assemble the proved lemmas, check consistency, crystallize the theorem."""
+
+from __future__ import annotations
+
+import re
+
+from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
+from lemmata.llm.client import LLMClient
+from lemmata.stages.answers import ConsistencyAnswer
+from lemmata.stages.parsing import FENCE, parse_json_answer
+from lemmata.stages.prompts import render_prompt
+
+CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
+
+
+def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemma]) -> Theory:
+    usable = [lemma for lemma in lemmas if lemma.status != "failed"]
+    if not usable:
+        check = ConsistencyCheck(passed=False, issues=["no lemma was proved"])
+        return Theory(goal=plan.goal, theorem_statement=plan.goal, lemmas=lemmas,
+                      assembled_proof="", consistency=check, proof_status="failed")
+    proof = assemble(client, plan.goal, usable)
+    check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
+    statement = crystallize(client, plan.goal, proof)
+    if not check.passed:
+        # Citation failures need a new assembly; other failures only a more careful statement.
+        if is_citation_problem(check):
+            proof = assemble(client, plan.goal, usable, retry_note(check))
+            check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
+        statement = crystallize(client, plan.goal, proof)
+    return Theory(goal=plan.goal, theorem_statement=statement, lemmas=lemmas, assembled_proof=proof,
+                  consistency=check, proof_status=proof_status(lemmas, check))
+
+
+def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: str = "") -> str:
+    listing = "\n\n".join(
+        f"[{lemma.id}] ({lemma.status}, confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text}"
+        for lemma in lemmas
+    )
+    prompt = render_prompt("assembler", goal=goal, lemmas=listing, feedback=feedback)
+    return strip_fences(client.complete("assembler", prompt.system, prompt.user))
+
+
+def check_consistency(client: LLMClient, goal: str, proof: str, lemma_ids: list[str]) -> ConsistencyCheck:
+    uncited = uncited_lemmas(proof, lemma_ids)
+    prompt = render_prompt("consistency", goal=goal, lemma_ids=", ".join(lemma_ids), proof=proof)
+    text = client.complete("consistency", prompt.system, prompt.user, json_answer=True)
+    answer = parse_json_answer(text, ConsistencyAnswer, "consistency")
+    issues = [issue for issue in answer.issues if issue.strip()]
+    issues += [f"uncited lemma {lemma_id}" for lemma_id in uncited if not any(lemma_id in i for i in issues)]
+    return ConsistencyCheck(passed=answer.consistent and not uncited, uncited_lemmas=uncited, issues=issues)
+
+
+def crystallize(client: LLMClient, goal: str, proof: str) -> str:
+    prompt = render_prompt("crystallizer", goal=goal, proof=proof)
+    return strip_fences(client.complete("crystallizer", prompt.system, prompt.user)) or goal
+
+
+def uncited_lemmas(proof: str, lemma_ids: list[str]) -> list[str]:
+    return [lemma_id for lemma_id in lemma_ids if f"[{lemma_id}]" not in proof]
+
+
+def is_citation_problem(check: ConsistencyCheck) -> bool:
+    return bool(check.uncited_lemmas) or any(CITATION_PROBLEM.search(issue) for issue in check.issues)
+
+
+def retry_note(check: ConsistencyCheck) -> str:
+    return "The previous assembly was rejected: " + "; ".join(check.issues) + ". Cite every lemma as [id]."
+
+
+def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck) -> str:
+    if all(lemma.status == "proved" for lemma in lemmas) and check.passed:
+        return "proved"
+    return "partial" if any(lemma.status != "failed" for lemma in lemmas) else "failed"
+
+
+def strip_fences(text: str) -> str:
+    """The content of a fenced answer, or the answer itself; never cuts inside it."""
+    blocks = [body for _, body in FENCE.findall(text)]
+    return "\n".join(blocks).strip() if blocks else text.strip()

@@ -1,0 +1,124 @@
+"""Writer stage: the paper's LaTeX and its bibliography, from the run's artifacts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lemmata.artifacts import (
+    Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
+)
+from lemmata.latex.bibliography import assign_citation_keys, remove_unknown_citations, render_bibtex
+from lemmata.latex.document import escape_latex_text, render_document
+from lemmata.latex.extract import extract_latex_body
+from lemmata.latex.macros import MACRO_SUMMARY
+from lemmata.llm.client import LLMClient
+from lemmata.stages.prompts import render_prompt
+
+PROOF_STYLE_RULES = """Proof style rules (enforced):
+- No skip words ('clearly', 'trivially', 'by standard arguments') without an immediate justification.
+- Every inequality names the lemma or theorem it uses.
+- Each lemma proof opens with 1 to 2 sentences of informal explanation.
+- Low-confidence lemmas are tagged with \\unverified (an orange bold [Unverified step] marker).
+- The Limitations section explains all unverified steps."""
+LIMITATIONS_HEADING = re.compile(r"\\section\*?\{\s*Limitations\s*\}", re.IGNORECASE)
+BIB_STEM = "references"
+
+
+@dataclass(frozen=True)
+class WrittenPaper:
+    tex: str
+    bibtex: str
+    meta: PaperMeta
+
+
+@dataclass(frozen=True)
+class WriterInputs:
+    task: TaskInput
+    survey: Survey
+    directions: Directions
+    theory: Theory
+    experiment: Experiment
+    feedback: str = ""
+
+
+def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforce_style: bool) -> WrittenPaper:
+    keyed = assign_citation_keys(inputs.survey.papers)
+    known_keys = {key for key, _ in keyed}
+    title = paper_title(inputs.directions)
+    prompt = render_prompt("writer", **_prompt_values(inputs, title, known_keys, enforce_style))
+    body = extract_latex_body(client.complete("writer", prompt.system, prompt.user))
+    body, removed = remove_unknown_citations(body, known_keys)
+    body = ensure_limitations(body, inputs.theory)
+    bibtex = render_bibtex(keyed) if keyed else ""
+    tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
+    meta = PaperMeta(version=version, title=title, tex_file=f"paper_v{version}.tex", bib_entries=len(keyed),
+                     cited_keys=sorted(k for k in known_keys if k in body), removed_citations=removed)
+    return WrittenPaper(tex=tex, bibtex=bibtex, meta=meta)
+
+
+def _prompt_values(inputs: WriterInputs, title: str, keys: set[str], enforce_style: bool) -> dict[str, str]:
+    theory = inputs.theory
+    return {
+        "macros": MACRO_SUMMARY,
+        "title": title,
+        "goal": inputs.directions.goal,
+        "brief": inputs.directions.research_brief or "(none)",
+        "survey_summary": inputs.survey.summary or "(none)",
+        "citation_keys": "\n".join(sorted(keys)) or "(none: cite nothing)",
+        "theorem": theory.theorem_statement,
+        "proof_status": theory.proof_status,
+        "lemmas": "\n\n".join(_lemma_entry(lemma) for lemma in theory.lemmas),
+        "assembled_proof": theory.assembled_proof or "(no assembled proof)",
+        "experiment": experiment_summary(inputs.experiment),
+        "style_rules": PROOF_STYLE_RULES if enforce_style else "",
+        "feedback": f"Reviewer feedback to follow: {inputs.feedback}" if inputs.feedback else "",
+    }
+
+
+def _lemma_entry(lemma: ProvedLemma) -> str:
+    tag = "verified" if lemma.verified else "NOT VERIFIED: mark with \\unverified"
+    return f"[{lemma.id}] ({tag}; status {lemma.status}; confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text or '(none)'}"
+
+
+def experiment_summary(experiment: Experiment) -> str:
+    if experiment.skipped:
+        return f"(not run: {experiment.skip_reason})"
+    lines = [f"[{c.lemma_id}] " + (f"violation rate {c.violation_rate:.4f} over {c.trials} trials"
+             + (" -- NUMERICALLY SUSPECT: warn strongly" if c.numerically_suspect else "")
+             if c.outcome == "ran" else f"test failed: {c.detail}") for c in experiment.checks]
+    return "\n".join(lines) or f"(no checks: {experiment.skip_reason})"
+
+
+def paper_title(directions: Directions) -> str:
+    return directions.candidates[directions.chosen].title
+
+
+def ensure_limitations(body: str, theory: Theory) -> str:
+    """Every unverified lemma is named in a Limitations section, whatever the model wrote."""
+    unverified = [lemma for lemma in theory.lemmas if not lemma.verified]
+    if not unverified or ("\\unverified" in body and LIMITATIONS_HEADING.search(body)):
+        return body
+    items = "\n".join(
+        f"  \\item \\unverified{{}} Lemma {escape_latex_text(lemma.id)} ({lemma.status.replace('_', ' ')}, "
+        f"confidence {lemma.confidence:.2f}): {escape_latex_text(lemma.verification or 'not verified')}."
+        for lemma in unverified
+    )
+    return body.rstrip() + "\n\n\\section*{Limitations of the verification}\n" \
+        "The following steps were not verified and should be read with care.\n" \
+        f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n"
+
+
+def read_writer_inputs(paths: Any) -> WriterInputs:
+    """The writer's artifacts from Snakemake's named inputs; the review feedback goes along."""
+    review = read_artifact(Path(paths.review), GateDecision)
+    return WriterInputs(
+        task=read_artifact(Path(paths.task), TaskInput),
+        survey=read_artifact(Path(paths.survey), Survey),
+        directions=read_artifact(Path(paths.directions), Directions),
+        theory=read_artifact(Path(paths.theory), Theory),
+        experiment=read_artifact(Path(paths.experiment), Experiment),
+        feedback=review.feedback,
+    )

@@ -1,0 +1,163 @@
+"""A scripted research session for "the sum of two even integers is even".
+
+Realistic answers, one set per agent role, for the fake model server: they drive the real
+workflow through every stage — a four-lemma plan, one lemma left at low confidence so the
+verifier and the numerical experiment run, citations checked, a LaTeX body with the
+markdown and environment slips models make. Used by the end-to-end tests, the benchmark
+and the recorded demo run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+TASK = "the sum of two even integers is even"
+
+SURVEY = {
+    "summary": "Parity is the residue of an integer modulo 2. Even integers are the multiples of 2 and form the "
+    "ideal 2Z of the ring Z, which is closed under addition. The statement is the base case of parity arithmetic.",
+    "open_problems": ["Characterise parity of sums of k integers by the number of odd summands",
+                      "Extend closure under addition to ideals nZ for every n"],
+    "key_objects": ["the integers Z", "even integers 2Z", "parity (residue modulo 2)"],
+}
+IDEATION = {"directions": [
+    {"title": "Closure of the even integers under addition",
+     "summary": "Prove that the sum of two even integers is even, directly from the definition.",
+     "rationale": "Elementary and fully checkable; the natural first result on parity."},
+    {"title": "Parity of finite sums", "summary": "Parity of a finite sum equals the parity of its odd count.",
+     "rationale": "Generalises the task; needs induction."},
+]}
+PLANNER = {"chosen": 0, "goal": "For all integers $a$ and $b$, if $a$ and $b$ are even then $a + b$ is even.",
+           "research_brief": "Unfold the definition of evenness, add the witnesses, and close under addition."}
+LEMMAS = [
+    {"id": "L1", "statement": "An integer $n$ is even if and only if $n = 2k$ for some integer $k$.",
+     "depends_on": [], "source": "definition of evenness"},
+    {"id": "L2", "statement": "If $a$ and $b$ are even, there are integers $m, n$ with $a = 2m$ and $b = 2n$.",
+     "depends_on": ["L1"], "source": None},
+    {"id": "L3", "statement": "For all integers $m, n$: $2m + 2n = 2(m + n)$.", "depends_on": [], "source": ""},
+    {"id": "L4", "statement": "For all integers $m, n$, the sum $m + n$ is an integer, so $2(m+n)$ is even.",
+     "depends_on": ["L1", "L3"], "source": "closure of Z under addition"},
+]
+PROOFS = {
+    "L1": "This is the definition of evenness: $n$ is even when $2 \\mid n$, that is, when $n = 2k$ for an integer $k$. QED",
+    "L2": "By [L1], $a$ even gives an integer $m$ with $a = 2m$, and $b$ even gives an integer $n$ with $b = 2n$. QED",
+    "L3": "By distributivity of multiplication over addition in $\\mathbb{Z}$, $2m + 2n = 2(m+n)$. QED",
+    "L4": "The integers are closed under addition, so $m + n \\in \\mathbb{Z}$; with [L3] and [L1], $2(m+n)$ is even. "
+          "[GAP: closure of $\\mathbb{Z}$ under addition is taken from the axioms without proof]",
+}
+CONFIDENCE = {"L1": 0.98, "L2": 0.96, "L3": 0.97, "L4": 0.7}
+VERIFIER = {"verdict": "uncertain", "issues": ["closure under addition is assumed, not proved"]}
+ASSEMBLED = ("Let $a, b$ be even integers. By [L2] (which rests on [L1]) write $a = 2m$ and $b = 2n$. "
+             "By [L3], $a + b = 2m + 2n = 2(m+n)$, and by [L4] this number is even.")
+CONSISTENCY = {"consistent": True, "issues": []}
+THEOREM = "For all integers $a$ and $b$, if $a$ and $b$ are even, then $a + b$ is even."
+EXPERIMENT_CODE = """import json, random
+random.seed(7)
+trials = violations = 0
+for _ in range(2000):
+    m, n = random.randint(-10**6, 10**6), random.randint(-10**6, 10**6)
+    s = 2 * m + 2 * n
+    trials += 1
+    violations += s % 2 != 0
+print(json.dumps({"trials": trials, "violations": violations}))
+"""
+WRITER = r"""```latex
+\begin{abstract}
+We prove that the sum of two even integers is even, through a chain of four lemmas, one of which is left at low confidence.
+\end{abstract}
+
+# Introduction
+Parity is the first invariant of integer arithmetic. We show that $2\ZZ$ is closed under addition.
+
+# Preliminaries
+\begin{definition}
+An integer $n$ is \emph{even} if $n = 2k$ for some $k \in \ZZ$.
+\end{definition}
+
+# Lemmas
+\begin{Lemma}[L1]\label{lem:L1}
+An integer $n$ is even if and only if $n = 2k$ for some integer $k$.
+\end{Lemma}
+\begin{proof}
+We unfold the definition. $n$ is even exactly when $2 \mid n$, that is, $n = 2k$ for an integer $k$. $\blacksquare$
+\end{proof}
+
+\begin{lem}
+If $a$ and $b$ are even, there are integers $m, n$ with $a = 2m$ and $b = 2n$.
+\end{lem}
+\begin{proof}
+We apply Lemma~L1 twice. Since $a$ is even, $a = 2m$; since $b$ is even, $b = 2n$.
+\end{proof}
+
+\begin{lemma}
+For all integers $m, n$: $2m + 2n = 2(m+n)$.
+\end{lemma}
+\begin{proof}
+This is distributivity in the ring $\ZZ$.
+\end{proof}
+
+\begin{lemma}
+For all integers $m, n$, the sum $m + n$ is an integer, so $2(m+n)$ is even.
+\end{lemma}
+\unverified
+\begin{proof}
+Closure of $\ZZ$ under addition gives $m + n \in \ZZ$; by Lemma~L1, $2(m+n)$ is even.
+\end{proof}
+\end{proof}
+
+# Main result
+\begin{theorem}
+For all integers $a$ and $b$, if $a$ and $b$ are even, then $a + b$ is even.
+\end{theorem}
+\begin{proof}
+By Lemma~L2, $a = 2m$ and $b = 2n$. By Lemma~L3, $a + b = 2(m+n)$, which is even by Lemma~L4 \cite{knuth1997}.
+
+# Limitations
+\unverified Lemma L4 takes closure of $\ZZ$ under addition from the axioms; its verification was uncertain.
+
+# Conclusion
+The even integers are closed under addition.
+```"""
+
+
+def _fenced(value: Any) -> str:
+    return "```json\n" + json.dumps(value, indent=2) + "\n```"
+
+
+def prover_answer(request: Any) -> str:
+    """The proof of whichever lemma the request asks for (prover jobs run in parallel)."""
+    lemma_id = re.search(r"Lemma \[(\w+)\]", _last_user_text(request.body)).group(1)
+    assessment = {"confidence": CONFIDENCE[lemma_id], "completeness": "complete" if CONFIDENCE[lemma_id] > 0.9
+                  else "partial", "gaps": [], "weakest_step": "none", "techniques_used": ["definition unfolding"]}
+    return PROOFS[lemma_id] + "\n\n" + _fenced(assessment)
+
+
+def _last_user_text(body: dict[str, Any]) -> str:
+    messages = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    content = messages[-1]["content"] if messages else ""
+    return content if isinstance(content, str) else " ".join(part.get("text", "") for part in content)
+
+
+def answers() -> dict[str, Any]:
+    """Role -> answer (text, or a responder taking the recorded request)."""
+    return {
+        "survey": json.dumps(SURVEY),
+        "ideation": json.dumps(IDEATION),
+        "planner": "Here is my choice.\n" + _fenced(PLANNER),
+        "decomposer": "The plan:\n" + _fenced({"lemmas": LEMMAS}),
+        "prover": prover_answer,
+        "verifier": json.dumps(VERIFIER),
+        "assembler": ASSEMBLED,
+        "consistency": json.dumps(CONSISTENCY),
+        "crystallizer": THEOREM,
+        "experiment": json.dumps({"code": EXPERIMENT_CODE, "rationale": "random even pairs; parity of the sum"}),
+        "writer": WRITER,
+    }
+
+
+def install(server: Any) -> None:
+    """Answer every role of this session on `server`, as often as asked."""
+    for role, answer in answers().items():
+        server.set_default(role, answer)
