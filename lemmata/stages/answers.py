@@ -31,7 +31,7 @@ class IdeationAnswer(Answer):
 
 
 class PlannerAnswer(Answer):
-    chosen: int = Field(0, ge=0, description="index of the chosen direction")
+    chosen: int = Field(0, description="index of the chosen direction, from 0")
     goal: str = Field(description="the precise mathematical statement to prove")
     research_brief: str = ""
 

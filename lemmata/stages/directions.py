@@ -19,7 +19,7 @@ def run_directions(client: LLMClient, task: TaskInput, survey: Survey) -> Direct
         raise ModelOutputError("the planner chose no goal to prove")
     return Directions(
         candidates=candidates,
-        chosen=min(answer.chosen, len(candidates) - 1),
+        chosen=min(max(answer.chosen, 0), len(candidates) - 1),
         goal=answer.goal.strip(),
         research_brief=answer.research_brief.strip(),
     )

@@ -58,13 +58,13 @@ def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner 
 
 def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner) -> LemmaCheck:
     prompt = render_prompt("experiment", lemma_id=lemma.id, statement=lemma.statement)
-    answer = parse_json_answer(client.complete("experiment", prompt.system, prompt.user, json_answer=True),
-                               ExperimentAnswer, "experiment")
-    result = runner(answer.code)
-    base = {"lemma_id": lemma.id, "group": "low_confidence", "code": answer.code}
+    text = client.complete("experiment", prompt.system, prompt.user, json_answer=True)
+    base = {"lemma_id": lemma.id, "group": "low_confidence"}
     try:
-        trials, violations = read_counts(result)
-    except ModelOutputError as exc:
+        answer = parse_json_answer(text, ExperimentAnswer, "experiment")
+        base["code"] = answer.code
+        trials, violations = read_counts(runner(answer.code))
+    except ModelOutputError as exc:  # a bad test is this lemma's result, not the stage's failure
         return LemmaCheck(**base, outcome="error", detail=str(exc))
     rate = violations / trials
     return LemmaCheck(**base, outcome="ran", trials=trials, violations=violations, violation_rate=round(rate, 6),

@@ -62,20 +62,18 @@ def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
 
 
 def find_assessment(answer: str) -> tuple[SelfAssessment | None, str]:
-    """The last JSON object holding `confidence`, and the exact text to cut out for it."""
-    for lang, body in reversed(FENCE.findall(answer)):
-        found = _assessment_from(body)
-        if found and lang.lower() in ("json", ""):
-            return found, _fence_text(answer, body)
+    """The last self-assessment block and its exact text; an invalid block is still cut out."""
+    for match in reversed(list(FENCE.finditer(answer))):
+        if match.group(1).lower() in ("json", "") and '"confidence"' in match.group(2):
+            return _assessment_from(match.group(2)), match.group(0)
     start = answer.rfind("{")
     while start != -1:
         try:
             value, end = json.JSONDecoder().raw_decode(answer[start:])
         except json.JSONDecodeError:
             value, end = None, 0
-        found = _assessment_from(value) if value is not None else None
-        if found:
-            return found, answer[start : start + end]
+        if isinstance(value, dict) and "confidence" in value:
+            return _assessment_from(value), answer[start : start + end]
         start = answer.rfind("{", 0, start)
     return None, ""
 
@@ -92,13 +90,6 @@ def _assessment_from(value: object) -> SelfAssessment | None:
         return SelfAssessment.model_validate({k: v for k, v in value.items() if k in SelfAssessment.model_fields})
     except ValidationError:
         return None
-
-
-def _fence_text(answer: str, body: str) -> str:
-    for match in FENCE.finditer(answer):
-        if match.group(2) == body:
-            return match.group(0)
-    return body
 
 
 def _split_lean_sketch(text: str) -> tuple[str, str]:

@@ -27,7 +27,7 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
         if is_citation_problem(check):
             proof = assemble(client, plan.goal, usable, retry_note(check))
             check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
-        statement = crystallize(client, plan.goal, proof)
+        statement = crystallize(client, plan.goal, proof, retry_note(check) if not check.passed else "")
     return Theory(goal=plan.goal, theorem_statement=statement, lemmas=lemmas, assembled_proof=proof,
                   consistency=check, proof_status=proof_status(lemmas, check))
 
@@ -51,8 +51,8 @@ def check_consistency(client: LLMClient, goal: str, proof: str, lemma_ids: list[
     return ConsistencyCheck(passed=answer.consistent and not uncited, uncited_lemmas=uncited, issues=issues)
 
 
-def crystallize(client: LLMClient, goal: str, proof: str) -> str:
-    prompt = render_prompt("crystallizer", goal=goal, proof=proof)
+def crystallize(client: LLMClient, goal: str, proof: str, feedback: str = "") -> str:
+    prompt = render_prompt("crystallizer", goal=goal, proof=proof, feedback=feedback)
     return strip_fences(client.complete("crystallizer", prompt.system, prompt.user)) or goal
 
 
@@ -65,7 +65,8 @@ def is_citation_problem(check: ConsistencyCheck) -> bool:
 
 
 def retry_note(check: ConsistencyCheck) -> str:
-    return "The previous assembly was rejected: " + "; ".join(check.issues) + ". Cite every lemma as [id]."
+    note = "The consistency check rejected the previous version: " + "; ".join(check.issues) + "."
+    return note + (" Cite every lemma as [id]." if is_citation_problem(check) else " State only what is proved.")
 
 
 def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck) -> str:
@@ -75,6 +76,5 @@ def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck) -> str:
 
 
 def strip_fences(text: str) -> str:
-    """The content of a fenced answer, or the answer itself; never cuts inside it."""
-    blocks = [body for _, body in FENCE.findall(text)]
-    return "\n".join(blocks).strip() if blocks else text.strip()
+    """The answer with its code-fence lines removed; nothing inside or around them is cut."""
+    return FENCE.sub(lambda match: match.group(2), text).strip()

@@ -41,12 +41,12 @@ def normalise_plan(items: list[dict[str, Any]]) -> list[Lemma]:
     lemmas: list[Lemma] = []
     for position, item in enumerate(items, start=1):
         raw = item["id"].strip()
-        new_id = raw if SAFE_ID.match(raw) and raw not in renamed.values() else f"L{position}"
-        while new_id in renamed.values():
+        earlier = {lemma.id for lemma in lemmas}
+        new_id = raw if SAFE_ID.match(raw) and raw not in earlier else f"L{position}"
+        while new_id in earlier:
             new_id = f"{new_id}_{position}"
         if raw:
             renamed.setdefault(raw, new_id)
-        earlier = {lemma.id for lemma in lemmas}
         depends = [renamed.get(d.strip(), d.strip()) for d in item["depends_on"]]
         lemmas.append(
             Lemma(

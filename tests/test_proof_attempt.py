@@ -1,0 +1,308 @@
+"""Reading a prover answer (lemmata.stages.proof_attempt), the spec's six steps.
+
+1. inline `[GAP: ...]` tags; 2. the self-assessment JSON block (confidence, completeness
+complete|partial|sketch, gaps, weakest_step, techniques_used); 3. without a valid block a
+heuristic (QED, a square end-of-proof symbol, or 'this completes'); 4. citation integrity
+-0.15 per uncited dependency, capped at 0.30; 5. weasel words -0.05 each, capped at 0.15;
+6. the block removed from the stored proof text, and an optional Lean 4 sketch extracted.
+A proof with no text is never called proven.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lemmata.artifacts import SelfAssessment
+from lemmata.stages.proof_attempt import (
+    HEURISTIC_WITH_END,
+    HEURISTIC_WITHOUT_END,
+    find_assessment,
+    parse_proof_attempt,
+)
+
+PROOF = (
+    "Let $n = 2k$ and $m = 2j$. Then $n + m = 2(k + j)$, which is divisible by two, "
+    "so the sum is even by definition of evenness."
+)
+
+
+def block(confidence: float = 0.9, fenced: bool = True, **extra: object) -> str:
+    body = json.dumps({"confidence": confidence, "completeness": "complete", "gaps": [], **extra})
+    return f"```json\n{body}\n```" if fenced else body
+
+
+# --------------------------------------------------------------------------- step 1: gaps
+
+
+def test_inline_gaps_are_extracted_and_merged_with_assessment_gaps() -> None:
+    answer = (
+        f"{PROOF} [GAP: the case $n = 0$] and also [GAP:  uniqueness ].\n"
+        + block(0.6, gaps=["the case $n = 0$", "measurability"])
+    )
+    attempt = parse_proof_attempt(answer, [])
+    # inline first, then the block's gaps not already listed
+    assert attempt.gaps == ["the case $n = 0$", "uniqueness", "measurability"]
+    assert attempt.confidence == pytest.approx(0.6)
+    # the inline tags stay in the stored proof: they mark where the gap is
+    assert "[GAP: the case $n = 0$]" in attempt.proof_text
+
+
+# --------------------------------------------------------------------------- step 2: the block
+
+
+def test_assessment_block_is_parsed_with_all_fields() -> None:
+    assessment = {
+        "confidence": 0.88,
+        "completeness": "partial",
+        "gaps": ["g1"],
+        "weakest_step": "the limit exchange",
+        "techniques_used": ["induction", "dominated convergence"],
+    }
+    attempt = parse_proof_attempt(f"{PROOF}\n```json\n{json.dumps(assessment)}\n```", [])
+    assert attempt.assessment == SelfAssessment(**assessment)
+    assert attempt.confidence == pytest.approx(0.88)
+    assert attempt.gaps == ["g1"]
+    assert attempt.notes == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(f"{PROOF}\n\n```json\n{block(0.9, fenced=False)}\n```\n", id="fenced-json"),
+        pytest.param(f"{PROOF}\n\n```\n{block(0.9, fenced=False)}\n```\n", id="fenced-unlabelled"),
+        pytest.param(f"{PROOF}\n\n{block(0.9, fenced=False)}\n", id="bare"),
+        pytest.param(f"Self-assessment first: {block(0.9, fenced=False)}\n\n{PROOF}", id="bare-before-proof"),
+    ],
+)
+def test_block_is_removed_from_the_stored_proof(answer: str) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.confidence == pytest.approx(0.9)
+    assert "confidence" not in attempt.proof_text
+    assert "```" not in attempt.proof_text
+    assert '"completeness"' not in attempt.proof_text
+    assert PROOF in attempt.proof_text
+
+
+def test_fenced_block_removal_leaves_exactly_the_proof() -> None:
+    attempt = parse_proof_attempt(f"{PROOF}\n\n{block(0.9)}\n", [])
+    assert attempt.proof_text == PROOF
+
+
+def test_bare_block_removal_leaves_exactly_the_proof() -> None:
+    attempt = parse_proof_attempt(f"{PROOF}\n{block(0.9, fenced=False)}", [])
+    assert attempt.proof_text == PROOF
+
+
+def test_latex_braces_in_the_proof_do_not_confuse_the_bare_block_search() -> None:
+    proof = r"We have $\frac{n}{2} + \frac{m}{2} = \frac{n+m}{2}$ and $\{x\} \subseteq S$; this completes the proof."
+    attempt = parse_proof_attempt(f"{proof}\n{block(0.75, fenced=False)}", [])
+    assert attempt.confidence == pytest.approx(0.75)
+    assert attempt.proof_text == proof
+
+
+@pytest.mark.parametrize(
+    "answer, expected_confidence",
+    [
+        pytest.param(
+            # two objects, only the last is an assessment
+            f'{PROOF} The map is {{"a": 1}} in JSON.\n{block(0.7, fenced=False)}', 0.7, id="bare-objects-last-has-confidence"
+        ),
+        pytest.param(
+            f'{PROOF}\n```json\n{{"trials": 10}}\n```\n```json\n{block(0.7, fenced=False)}\n```',
+            0.7,
+            id="fenced-objects-last-has-confidence",
+        ),
+        pytest.param(
+            f"{PROOF}\n{block(0.3, fenced=False)}\nRevised:\n{block(0.65, fenced=False)}",
+            0.65,
+            id="two-assessments-last-wins",
+        ),
+        pytest.param(
+            f"{PROOF}\n{block(0.3)}\nRevised:\n{block(0.65)}",
+            0.65,
+            id="two-fenced-assessments-last-wins",
+        ),
+        pytest.param(
+            f'{PROOF}\n{json.dumps({"confidence": 0.8, "completeness": "complete", "meta": {"model": "x"}})}',
+            0.8,
+            id="assessment-with-nested-object",
+        ),
+    ],
+)
+def test_the_last_object_holding_confidence_is_the_assessment(answer: str, expected_confidence: float) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.assessment is not None
+    assert attempt.confidence == pytest.approx(expected_confidence)
+
+
+def test_only_the_chosen_block_is_removed_when_there_are_two_objects() -> None:
+    answer = f'{PROOF} Data: {{"a": 1}}.\n{block(0.7, fenced=False)}'
+    attempt = parse_proof_attempt(answer, [])
+    assert '{"a": 1}' in attempt.proof_text
+    assert "confidence" not in attempt.proof_text
+
+
+# --------------------------------------------------------------------------- step 3: heuristic
+
+
+@pytest.mark.parametrize(
+    "ending, expected",
+    [
+        pytest.param(" QED", HEURISTIC_WITH_END, id="QED"),
+        pytest.param(" ∎", HEURISTIC_WITH_END, id="black-square"),
+        pytest.param(" □", HEURISTIC_WITH_END, id="white-square"),
+        pytest.param(r" \qed", HEURISTIC_WITH_END, id="latex-qed"),
+        pytest.param(r" $\blacksquare$", HEURISTIC_WITH_END, id="latex-blacksquare"),
+        pytest.param(" This completes the proof.", HEURISTIC_WITH_END, id="this-completes"),
+        pytest.param("", HEURISTIC_WITHOUT_END, id="no-end-marker"),
+        pytest.param(" The remaining case is left open.", HEURISTIC_WITHOUT_END, id="open-ending"),
+    ],
+)
+def test_heuristic_without_a_block(ending: str, expected: float) -> None:
+    attempt = parse_proof_attempt(PROOF + ending, [])
+    assert attempt.assessment is None
+    assert attempt.confidence == pytest.approx(expected)
+    assert any("heuristic" in note for note in attempt.notes)
+
+
+def test_heuristic_values_are_sketch_level() -> None:
+    assert HEURISTIC_WITH_END == pytest.approx(0.5)
+    assert HEURISTIC_WITHOUT_END == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize(
+    "bad_block",
+    [
+        pytest.param('{"confidence": 1.5, "completeness": "complete"}', id="confidence-above-1"),
+        pytest.param('{"confidence": -0.2, "completeness": "complete"}', id="confidence-below-0"),
+        pytest.param('{"confidence": 0.9, "completeness": "full"}', id="completeness-not-allowed"),
+        pytest.param('{"confidence": "very high"}', id="confidence-not-a-number"),
+        pytest.param('{"confidence": 0.9, "completeness": "complete"', id="truncated-json"),
+        pytest.param('{"certainty": 0.9}', id="no-confidence-key"),
+    ],
+)
+def test_an_invalid_block_falls_back_to_the_heuristic(bad_block: str) -> None:
+    attempt = parse_proof_attempt(f"{PROOF} QED\n```json\n{bad_block}\n```", [])
+    assert attempt.assessment is None
+    assert attempt.confidence == pytest.approx(HEURISTIC_WITH_END)
+
+
+def test_an_invalid_block_is_not_trusted_but_is_still_cut_out() -> None:
+    assert find_assessment('proof {"confidence": 2}') == (None, '{"confidence": 2}')
+    attempt = parse_proof_attempt(f'{PROOF} QED\n```json\n{{"confidence": 1.5}}\n```', [])
+    assert attempt.assessment is None and "confidence" not in attempt.proof_text
+
+
+# --------------------------------------------------------------------------- step 4: citations
+
+
+@pytest.mark.parametrize(
+    "cited_in_text, depends_on, expected",
+    [
+        pytest.param("By [L1] and [L2],", ["L1", "L2"], 0.9, id="all-cited"),
+        pytest.param("By [L1],", ["L1", "L2"], 0.75, id="one-uncited"),
+        pytest.param("By assumption,", ["L1", "L2"], 0.6, id="two-uncited"),
+        pytest.param("By assumption,", ["L1", "L2", "L3"], 0.6, id="three-uncited-capped"),
+        pytest.param("By assumption,", ["L1", "L2", "L3", "L4", "L5"], 0.6, id="five-uncited-capped"),
+        pytest.param("By L1 and Lemma L2,", ["L1", "L2"], 0.6, id="cited-without-brackets-counts-as-uncited"),
+    ],
+)
+def test_citation_integrity_penalty(cited_in_text: str, depends_on: list[str], expected: float) -> None:
+    attempt = parse_proof_attempt(f"{cited_in_text} {PROOF}\n{block(0.9)}", depends_on)
+    assert attempt.confidence == pytest.approx(expected)
+
+
+def test_citation_inside_the_block_does_not_count() -> None:
+    answer = f"{PROOF}\n{block(0.9, weakest_step='applying [L1]')}"
+    attempt = parse_proof_attempt(answer, ["L1"])
+    assert attempt.confidence == pytest.approx(0.75)
+    assert any("L1" in note for note in attempt.notes)
+
+
+# --------------------------------------------------------------------------- step 5: weasel words
+
+
+@pytest.mark.parametrize(
+    "phrases, expected",
+    [
+        pytest.param([], 0.9, id="none"),
+        pytest.param(["Clearly"], 0.85, id="one"),
+        pytest.param(["Clearly", "obviously"], 0.8, id="two"),
+        pytest.param(["Clearly", "obviously", "trivially"], 0.75, id="three"),
+        pytest.param(["Clearly", "obviously", "trivially", "evidently"], 0.75, id="four-capped"),
+        pytest.param(["Clearly"] * 7, 0.75, id="seven-capped"),
+        pytest.param(["It is easy to see", "it is obvious", "straightforward"], 0.75, id="multi-word-forms"),
+    ],
+)
+def test_weasel_word_penalty(phrases: list[str], expected: float) -> None:
+    text = " ".join(f"{p} the claim holds." for p in phrases)
+    attempt = parse_proof_attempt(f"{PROOF} {text}\n{block(0.9)}", [])
+    assert attempt.confidence == pytest.approx(expected)
+
+
+def test_weasel_words_inside_other_words_do_not_count() -> None:
+    attempt = parse_proof_attempt(f"{PROOF} The unclearly-named set is fine.\n{block(0.9)}", [])
+    assert attempt.confidence == pytest.approx(0.9)
+
+
+def test_weasel_words_inside_the_block_do_not_count() -> None:
+    attempt = parse_proof_attempt(f"{PROOF}\n{block(0.9, weakest_step='clearly the obvious step')}", [])
+    assert attempt.confidence == pytest.approx(0.9)
+
+
+def test_both_penalties_stack_with_both_caps() -> None:
+    weasels = " ".join(["Clearly so."] * 5)
+    attempt = parse_proof_attempt(f"{PROOF} {weasels}\n{block(0.95)}", ["L1", "L2", "L3"])
+    # 0.95 - min(3 * 0.15, 0.30) - min(5 * 0.05, 0.15) = 0.50
+    assert attempt.confidence == pytest.approx(0.50)
+    assert len(attempt.notes) == 2
+
+
+def test_penalties_on_the_heuristic_and_floor_at_zero() -> None:
+    attempt = parse_proof_attempt(f"{PROOF} Obviously true.", ["L1", "L2"])
+    # heuristic 0.2 (no end marker) - 0.30 - 0.05 -> floored at 0.0
+    assert attempt.confidence == 0.0
+    attempt = parse_proof_attempt(f"{PROOF} Clearly. QED", ["L1"])
+    # heuristic 0.5 - 0.15 - 0.05 = 0.30
+    assert attempt.confidence == pytest.approx(0.30)
+
+
+# --------------------------------------------------------------------------- step 6: Lean sketch
+
+
+@pytest.mark.parametrize("label", ["lean", "lean4", "Lean"])
+def test_lean_sketch_is_extracted_and_removed_from_the_proof(label: str) -> None:
+    lean = "theorem even_add (n m : ℕ) (hn : Even n) (hm : Even m) : Even (n + m) :=\n  Even.add hn hm"
+    answer = f"{PROOF}\n\n```{label}\n{lean}\n```\n\n{block(0.9)}"
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.lean_sketch == lean
+    assert attempt.proof_text == PROOF
+    assert attempt.confidence == pytest.approx(0.9)
+
+
+def test_no_lean_fence_means_no_sketch() -> None:
+    attempt = parse_proof_attempt(f"{PROOF}\n```python\nprint(1)\n```\n{block(0.9)}", [])
+    assert attempt.lean_sketch == ""
+    assert "print(1)" in attempt.proof_text
+
+
+# --------------------------------------------------------------------------- no proof, no credit
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(block(1.0), id="only-fenced-block-confidence-1"),
+        pytest.param(block(1.0, fenced=False), id="only-bare-block-confidence-1"),
+        pytest.param(f"\n\n  {block(0.99)}  \n", id="whitespace-and-block"),
+        pytest.param(f"```lean\nexact foo\n```\n{block(1.0)}", id="only-lean-sketch-and-block"),
+        pytest.param(f"QED\n{block(1.0)}", id="only-QED-and-block"),
+        pytest.param("", id="empty-answer"),
+    ],
+)
+def test_an_answer_without_proof_text_gets_zero_confidence(answer: str) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.confidence == 0.0
+    assert "the answer contains no proof" in attempt.gaps
