@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import yaml
 from dotenv import dotenv_values
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lemmata.errors import SettingsError
 
@@ -88,6 +88,12 @@ class Settings(BaseModel):
         # YAML and `snakemake --config` turn a bare true/false into booleans.
         return str(value).lower() if isinstance(value, bool) else value
 
+    @model_validator(mode="after")
+    def _backoff_bounds_in_order(self) -> Settings:
+        if self.LLM_RETRY_WAIT_MIN > self.LLM_RETRY_WAIT_MAX:
+            raise ValueError("LLM_RETRY_WAIT_MIN must not exceed LLM_RETRY_WAIT_MAX")
+        return self
+
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> Settings:
         """Validate the known names in `values`; one-line SettingsError on a bad value."""
@@ -125,7 +131,10 @@ def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
     error = exc.errors()[0]
-    name = str(error["loc"][0]) if error["loc"] else "settings"
+    if not error["loc"]:  # a rule across settings
+        wait_min, wait_max = values.get("LLM_RETRY_WAIT_MIN", 4.0), values.get("LLM_RETRY_WAIT_MAX", 90.0)
+        return f"LLM_RETRY_WAIT_MIN={wait_min!r} exceeds LLM_RETRY_WAIT_MAX={wait_max!r}: lower the first or raise the second"
+    name = str(error["loc"][0])
     return f"{name}={values.get(name)!r} is not valid: {allowed_values(name)}"
 
 
@@ -160,6 +169,8 @@ def render_schema_yaml() -> str:
         if name == "EXPERIMENT_MODE":
             prop.pop("type", None)
             prop["enum"] = [*prop["enum"], True, False]
+        if name == "LLM_BACKEND":
+            prop["enum"] = [*prop["enum"], *BACKEND_ALIASES]
         properties[name] = prop
     document = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

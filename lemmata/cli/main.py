@@ -14,7 +14,7 @@ import click
 
 from lemmata import __version__
 from lemmata.artifacts import TaskInput
-from lemmata.errors import LemmataError
+from lemmata.errors import LemmataError, UserError
 from lemmata.llm.resolve import choose_backend
 from lemmata.llm.roles import ROLES
 from lemmata.pipeline import stage_states
@@ -184,6 +184,21 @@ def roles(as_json: bool) -> None:
     for r in ROLES.values():
         json_note = " (JSON answer)" if r.answer else ""
         click.echo(f"{r.name:<15} {r.max_tokens_setting:<24} {r.max_tokens(settings):>6}  {r.tier:<7} {r.purpose}{json_note}")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="bind address (loopback by default)")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@reports_errors
+def serve(host: str, port: int) -> None:
+    """Serve the HTTP API (run list and status) on HOST:PORT."""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise UserError(f"--host {host}: only loopback binds are allowed until the server has authentication")
+    import uvicorn
+
+    from lemmata.server.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="info")
 
 
 def main() -> None:

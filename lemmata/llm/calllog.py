@@ -34,16 +34,26 @@ class CallRecord:
     timestamp: float = field(default_factory=time.time)
 
 
+class Redactor:
+    """Replaces credential values in text: a key echoed by a provider or pasted into a task
+    must not reach a log, an artifact or an error message."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+
 class CallLog:
-    def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, path: Path, redact: Redactor | None = None) -> None:
         self.path = Path(path)
-        # Defence in depth: a key pasted into a task must not end up in the log.
-        self._secrets = [s for s in secrets if len(s) >= 8]
+        self.redact = redact or Redactor()
 
     def append(self, record: CallRecord) -> None:
-        line = json.dumps(asdict(record), ensure_ascii=False)
-        for secret in self._secrets:
-            line = line.replace(secret, "[redacted]")
+        line = self.redact(json.dumps(asdict(record), ensure_ascii=False))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as handle:
             # One lock per line: records from parallel jobs never interleave.

@@ -9,7 +9,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message
-from lemmata.llm.calllog import CallLog, CallRecord
+from lemmata.llm.calllog import CallLog, CallRecord, Redactor
 from lemmata.llm.roles import role as lookup_role
 from lemmata.settings import Settings
 
@@ -31,12 +31,14 @@ class LLMClient:
         models: ModelChoice,
         call_log: CallLog | None = None,
         scope: str = "",
+        redact: Redactor | None = None,
     ) -> None:
         self.backend = backend
         self.settings = settings
         self.models = models
         self.call_log = call_log
         self.scope = scope
+        self.redact = redact or Redactor()
 
     def complete(self, role: str, system: str, messages: list[Message] | str, *, json_answer: bool = False) -> str:
         """Ask `role`'s model; retries transient failures, raises ProviderError otherwise."""
@@ -82,10 +84,11 @@ class LLMClient:
         )
 
     def _final_error(self, request: ChatRequest, exc: ProviderError, attempts: int) -> ProviderError:
+        """Same error class (callers tell replay exhaustion from outages), one line, no secret."""
         plural = "s" if attempts != 1 else ""
-        return ProviderError(
+        return type(exc)(self.redact(
             f"model call for role '{request.role}' ({self.backend.name}) failed after {attempts} attempt{plural}: {exc}"
-        )
+        ))
 
     def _record(
         self, request: ChatRequest, response: ChatResponse | None, error: Exception | None, attempts: int, latency: float

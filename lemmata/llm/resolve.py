@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lemmata.errors import UserError
 from lemmata.llm.base import Backend
-from lemmata.llm.calllog import CALL_LOG_NAME, CallLog
+from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, Redactor
 from lemmata.llm.client import LLMClient, ModelChoice
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
 
@@ -102,6 +102,6 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
     """The client a stage job uses: backend from settings, calls logged in the run directory."""
     choice = choose_backend(settings, environ)
     backend = build_backend(choice.name, settings, environ, run_dir)
-    secrets = [environ[v] for v in CREDENTIAL_VARIABLES if environ.get(v)]
-    log = CallLog(Path(run_dir) / CALL_LOG_NAME, secrets=secrets)
-    return LLMClient(backend, settings, choice.models, log, scope=scope)
+    redact = Redactor(environ[v] for v in CREDENTIAL_VARIABLES if environ.get(v))
+    log = CallLog(Path(run_dir) / CALL_LOG_NAME, redact)
+    return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact)

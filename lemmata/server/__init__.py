@@ -1,0 +1,1 @@
+"""The HTTP API (Starlette). Step 1 serves run status; the browser UI comes later."""

@@ -1,0 +1,88 @@
+"""Shared fixtures: every test is isolated from the user's real lemmata data and keys."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lemmata.testing.fake_llm_server import FakeLLMServer
+
+#: Credentials and backend selection that must never leak in from the developer's shell.
+ISOLATED_VARIABLES = (
+    "VENDORA_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "COMPAT_API_KEY",
+    "VENDORX_API_KEY",
+    "LLM_BACKEND",
+    "LEMMATA_REPLAY",
+)
+#: Proxies would route 127.0.0.1 traffic of the SDKs elsewhere.
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """LEMMATA_HOME in a tmp dir, no keys, no backend choice, no MAX_TOKENS_*, cwd in another tmp dir."""
+    home = tmp_path_factory.mktemp("lemmata_home")
+    workdir = tmp_path_factory.mktemp("cwd")
+    monkeypatch.setenv("LEMMATA_HOME", str(home))
+    for name in ISOLATED_VARIABLES + PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):
+        if name.startswith("MAX_TOKENS_"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(workdir)
+    return home
+
+
+@pytest.fixture
+def lemmata_home(isolated_environment: Path) -> Path:
+    """The tmp dir LEMMATA_HOME points at during this test."""
+    return isolated_environment
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    """A started fake OpenAI + Anthropic provider on 127.0.0.1, stopped after the test."""
+    server = FakeLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+#: Fast retries and a bounded timeout: no test waits on real backoff or a 600 s timeout.
+FAST_RETRY_SETTINGS = {"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0.01, "LLM_TIMEOUT": 5}
+
+
+@pytest.fixture
+def llm_client(fake_llm: FakeLLMServer, tmp_path: Path) -> Callable[..., Any]:
+    """Factory: a real client from `make_client`, its backend pointed at the fake server.
+
+    `llm_client(backend="local", environ=None, run_dir=None, scope="", **settings)`; the run
+    directory defaults to `tmp_path / "run"`. Credentials for router/vendorx/vendora default
+    to test keys unless `environ` is given.
+    """
+    from lemmata.llm.resolve import make_client
+    from lemmata.settings import Settings
+
+    def factory(backend: str = "local", environ: Mapping[str, str] | None = None, run_dir: Path | None = None,
+                scope: str = "", **settings: Any) -> Any:
+        urls = {
+            "local": {"LOCAL_LLM_BASE_URL": fake_llm.openai_base_url},
+            "router": {"COMPAT_BASE_URL": fake_llm.openai_base_url},
+            "vendorx": {"VENDORX_BASE_URL": fake_llm.openai_base_url},
+            "vendora": {"VENDORA_BASE_URL": fake_llm.anthropic_base_url},
+        }
+        keys = {"router": {"COMPAT_API_KEY": "compat-test-key-1"},
+                "vendorx": {"VENDORX_API_KEY": "vendorx-test-key-1"},
+                "vendora": {"VENDORA_API_KEY": "vendora-test-key-1"}}
+        values = {"LLM_BACKEND": backend, **urls.get(backend, {}), **FAST_RETRY_SETTINGS, **settings}
+        env = dict(keys.get(backend, {})) if environ is None else dict(environ)
+        return make_client(Settings.from_mapping(values), env, run_dir or tmp_path / "run", scope=scope)
+
+    return factory
