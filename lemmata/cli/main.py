@@ -89,6 +89,8 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
     environ = load_environment()
     settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
     backend = choose_backend(settings, environ)  # a missing credential stops us before any work
+    if backend.name == "replay":
+        settings = checked_replay_settings(settings)
     layout = Layout.from_environment()
     session_id = new_session_id()
     run_dir = layout.run_dir(session_id)
@@ -100,6 +102,15 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
     click.echo(f"lemmata {__version__}: run {session_id} with backend {backend.name} "
                f"(model {backend.models.active}); run directory {run_dir}", err=True)
     drive(run_dir, jobs)
+
+
+def checked_replay_settings(settings: Settings) -> Settings:
+    """Jobs run inside the run directory: the recording's path must be absolute, and usable now."""
+    from lemmata.llm.replay import load_replay_script
+
+    recording = Path(settings.LEMMATA_REPLAY).expanduser().resolve()
+    load_replay_script(recording)
+    return settings.model_copy(update={"LEMMATA_REPLAY": str(recording)})
 
 
 def drive(run_dir: Path, jobs: int | None) -> None:

@@ -1,0 +1,67 @@
+"""Pipeline overhead: wall time of a full `lemmata prove` run against the fake model server.
+
+Scenarios: zero latency (pure overhead: Snakemake, job start-up, pdflatex) and a fixed
+latency per model call, compared with the latency on the run's critical path (calls that
+must happen one after another; lemma proofs run in parallel, so only the slowest lemma's
+calls count). Prints a table. Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from lemmata.llm.calllog import read_call_records
+from lemmata.testing import even_sum_session
+from lemmata.testing.fake_llm_server import FakeLLMServer
+
+
+def run_once(latency: float) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer(latency=latency) as server:
+        even_sum_session.install(server)
+        home = Path(tmp) / "home"
+        env = {**os.environ, "LEMMATA_HOME": str(home), "LLM_BACKEND": "local",
+               "LOCAL_LLM_BASE_URL": server.openai_base_url, "TEXMFVAR": str(Path(tmp) / "texmf")}
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"], env=env,
+                       cwd=tmp, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+        wall = time.monotonic() - started
+        records = list(read_call_records(next((home / "runs").iterdir()) / "llm_calls.jsonl"))
+    return {"wall": wall, "calls": len(records), "sum": sum(r["latency_s"] for r in records),
+            "critical": critical_path(records)}
+
+
+def critical_path(records: list[dict]) -> float:
+    """Sequential calls add up; of the parallel lemma jobs only the slowest counts."""
+    per_lemma: dict[str, float] = defaultdict(float)
+    sequential = 0.0
+    for record in records:
+        if record["scope"].startswith("prove_lemma:"):
+            per_lemma[record["scope"]] += record["latency_s"]
+        else:
+            sequential += record["latency_s"]
+    return sequential + max(per_lemma.values(), default=0.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call in the slow scenario")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    print(f"{'scenario':<22}{'wall s':>9}{'calls':>7}{'sum of call s':>15}{'critical path s':>17}{'overhead s':>12}")
+    for latency in (0.0, args.latency):
+        for _ in range(args.repeat):
+            r = run_once(latency)
+            name = f"latency {latency:g} s/call"
+            print(f"{name:<22}{r['wall']:>9.2f}{r['calls']:>7}{r['sum']:>15.2f}{r['critical']:>17.2f}"
+                  f"{r['wall'] - r['critical']:>12.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Re-record `llm_calls.jsonl`: the scripted even-sum session through the real workflow.
+
+The recording is what the README's main job replays (LLM_BACKEND=replay) until the embedded
+offline model exists. Its answers are the scripted ones of lemmata/testing/even_sum_session.py,
+not a real model's. Usage: python examples/even-sum/record.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from lemmata.testing import even_sum_session
+from lemmata.testing.fake_llm_server import FakeLLMServer
+
+HERE = Path(__file__).parent
+
+with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
+    even_sum_session.install(server)
+    env = {**os.environ, "LEMMATA_HOME": f"{tmp}/home", "LLM_BACKEND": "local",
+           "LOCAL_LLM_BASE_URL": server.openai_base_url}
+    subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", f"{tmp}/out"],
+                   env=env, check=True, stdin=subprocess.DEVNULL)
+    run_dir = next(Path(tmp, "home", "runs").iterdir())
+    shutil.copy(run_dir / "llm_calls.jsonl", HERE / "llm_calls.jsonl")
+print(f"wrote {HERE / 'llm_calls.jsonl'}")

@@ -1,0 +1,5 @@
+"""`python -m lemmata` is the `lemmata` command."""
+
+from lemmata.cli.main import main
+
+main()

@@ -1,0 +1,216 @@
+"""Compile a paper with pdflatex and bibtex, sandboxed, and report errors in one line."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lemmata.errors import LemmataError
+from lemmata.latex.document import support_files
+
+PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error")
+# Left over from an earlier (possibly killed) run, these could break the first pass
+# or make a failed compile look like a fresh PDF.
+_STALE_SUFFIXES = (".aux", ".bbl", ".blg", ".out", ".toc", ".log", ".pdf")
+
+_FILE_LINE_ERROR = re.compile(r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$")
+_FATAL_NOISE = ("==> Fatal error occurred", "Emergency stop")
+# Each names its label or citation; the "There were undefined ..." summaries add nothing.
+_WARNING_PATTERNS = (
+    re.compile(r"Warning: (?:Citation|Reference) `[^']*' on page \S+ undefined"),
+    re.compile(r"Warning: Label `[^']*' multiply defined"),
+    re.compile(r"Warning: Label\(s\) may have changed"),
+    re.compile(r"Warning: Empty `thebibliography'"),
+    re.compile(r"^Package lemmata Warning:"),
+)
+_NO_BIBDATA = "I found no \\bibdata command"
+
+
+class LatexCompileError(LemmataError):
+    """pdflatex or bibtex failed; the message is one line naming file:line and the error."""
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """What a successful compile produced."""
+
+    pdf_path: Path
+    passes: list[str]
+    seconds: float
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_latex_log(log_text: str) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of a pdflatex log: errors as 'file:line: message', warnings as lines."""
+    lines = log_text.splitlines()
+    errors = []
+    for index, line in enumerate(lines):
+        if _is_error(line):
+            errors.append(_describe_error(lines, index))
+        elif line.startswith("! ") and not _is_noise(line):
+            errors.append(_locate_bang_error(lines, index))
+    warnings = [line.strip() for line in lines if any(p.search(line) for p in _WARNING_PATTERNS)]
+    return errors, warnings
+
+
+def _locate_bang_error(lines: list[str], index: int) -> str:
+    """A `! message` error (e.g. a missing file) located by the `file:line: Emergency stop` after it."""
+    message = lines[index][2:].strip()
+    for line in lines[index + 1 : index + 12]:
+        match = _FILE_LINE_ERROR.match(line)
+        if match and _is_noise(line):
+            return f"{Path(match.group('file')).name}:{match.group('line')}: {message}"
+    return message
+
+
+def _is_noise(line: str) -> bool:
+    """Follow-up lines of a fatal error that say nothing about its cause."""
+    return any(noise in line for noise in _FATAL_NOISE)
+
+
+def _is_error(line: str) -> bool:
+    """A `file:line: message` error line (not the fatal-error trailer)."""
+    return bool(_FILE_LINE_ERROR.match(line)) and not _is_noise(line)
+
+
+def _describe_error(lines: list[str], index: int) -> str:
+    """One line: file:line: message, naming the culprit of an undefined control sequence."""
+    match = _FILE_LINE_ERROR.match(lines[index])
+    assert match is not None
+    name = Path(match.group("file")).name
+    message = match.group("message").strip()
+    if message.startswith("Undefined control sequence"):
+        culprit = _culprit(lines[index + 1 : index + 4])
+        message = "Undefined control sequence" + (f" {culprit}" if culprit else "")
+    return f"{name}:{match.group('line')}: {message}"
+
+
+def _culprit(context: list[str]) -> str:
+    """The control sequence TeX was reading: the last one on the first context line."""
+    for line in context:
+        if line.strip():
+            names = re.findall(r"\\[A-Za-z@]+|\\.", line)
+            return names[-1] if names else ""
+    return ""
+
+
+def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float = 60.0) -> CompileResult:
+    """pdflatex, bibtex, pdflatex, pdflatex in the .tex's directory; raise LatexCompileError on failure."""
+    tex_path = Path(tex_path).resolve()
+    directory, stem = tex_path.parent, tex_path.stem
+    _prepare_directory(directory, stem)
+    started = time.monotonic()
+    passes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="lemmata-texmfvar-") as texmfvar:
+        environment = sandbox_environment(Path(texmfvar))
+        for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
+            passes.append(command)
+            if command == "pdflatex":
+                _run_pdflatex(tex_path, environment, timeout_per_pass)
+            else:
+                _run_bibtex(tex_path, environment, timeout_per_pass, bibliography)
+    log_text = tex_path.with_suffix(".log").read_text(encoding="latin-1")
+    _, warnings = parse_latex_log(log_text)
+    pdf_path = tex_path.with_suffix(".pdf")
+    if not pdf_path.is_file():
+        raise LatexCompileError(f"{tex_path.name}: pdflatex reported success but wrote no PDF")
+    return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings)
+
+
+def _prepare_directory(directory: Path, stem: str) -> None:
+    """Copy the support files next to the .tex and remove outputs of earlier runs."""
+    for source in support_files():
+        shutil.copyfile(source, directory / source.name)
+    for suffix in _STALE_SUFFIXES:
+        (directory / (stem + suffix)).unlink(missing_ok=True)
+
+
+def sandbox_environment(texmfvar: Path) -> dict[str, str]:
+    """The caller's environment, with TeX kept from reading or writing outside the directory."""
+    environment = dict(os.environ)
+    environment.pop("TEXMFOUTPUT", None)  # would widen where paranoid mode allows writes
+    environment.update(
+        openin_any="p",
+        openout_any="p",
+        shell_escape="f",
+        max_print_line="10000",
+        TEXMFVAR=str(texmfvar),
+    )
+    return environment
+
+
+def _run_pdflatex(tex_path: Path, environment: dict[str, str], timeout: float) -> None:
+    """One pdflatex pass; a non-zero exit raises with the first error from the log."""
+    command = ["pdflatex", *PDFLATEX_FLAGS, tex_path.name]
+    returncode = run_sandboxed(command, tex_path.parent, environment, timeout)
+    if returncode == 0:
+        return
+    log_path = tex_path.with_suffix(".log")
+    log_text = log_path.read_text(encoding="latin-1") if log_path.is_file() else ""
+    errors, _ = parse_latex_log(log_text)
+    detail = errors[0] if errors else f"{tex_path.name}: pdflatex exited with status {returncode}"
+    raise LatexCompileError(_one_line(detail))
+
+
+def _run_bibtex(tex_path: Path, environment: dict[str, str], timeout: float, bibliography: bool) -> None:
+    """bibtex; without a bibliography its 'no \\bibdata' complaint is expected and ignored."""
+    returncode = run_sandboxed(["bibtex", tex_path.stem], tex_path.parent, environment, timeout)
+    if returncode <= 1:  # 1: warnings only, e.g. a missing field
+        return
+    blg_path = tex_path.with_suffix(".blg")
+    blg_text = blg_path.read_text(encoding="latin-1") if blg_path.is_file() else ""
+    if not bibliography and _NO_BIBDATA in blg_text:
+        return
+    raise LatexCompileError(_one_line(f"{tex_path.stem}: bibtex failed: {_bibtex_error(blg_text)}"))
+
+
+def _bibtex_error(blg_text: str) -> str:
+    """The first error line of a .blg log, with the line that follows it (the location)."""
+    lines = blg_text.splitlines()
+    for index, line in enumerate(lines):
+        if "---" in line or line.startswith("I couldn't") or "error message" in line:
+            return " ".join(lines[index : index + 2])
+    return "see the .blg log"
+
+
+def run_sandboxed(command: list[str], cwd: Path, environment: dict[str, str], timeout: float) -> int:
+    """Run command in its own process group; on timeout kill the whole group and raise."""
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,  # the .log/.blg files hold everything; a pipe could fill up
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        raise LatexCompileError(
+            f"{command[0]} timed out after {timeout:g} s on {command[-1]} (an endless macro loop?)"
+        ) from None
+    except BaseException:
+        _kill_group(process)
+        raise
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process and everything it started (pdflatex may run mktexpk and friends)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _one_line(text: str) -> str:
+    """Collapse whitespace so the message is a single line."""
+    return " ".join(text.split())

@@ -1,0 +1,335 @@
+"""Turn whatever the writer model returned into a document body that compiles.
+
+`extract_latex_body` composes small rewrites, each a named function. Verbatim text,
+URLs, comments and macro definitions are masked early (texscan.mask) so that the
+later rewrites only ever see live LaTeX, and are put back at the very end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from lemmata.latex import escapes, markdown, mathmode, repair
+from lemmata.latex.environments import (
+    KNOWN_ENVIRONMENTS,
+    code_environments_to_verbatim,
+    declared_theorem_titles,
+    defined_environment_names,
+    drop_environments,
+    normalize_environments,
+)
+from lemmata.latex.texscan import (
+    ESCAPE,
+    mandatory_argument_end,
+    mask,
+    matching_brace,
+    skip_optional_arguments,
+    unescaped_positions,
+    unmask,
+)
+from lemmata.latex.unicode_symbols import replace_unicode_symbols
+
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
+_LATEX_FENCE_LANGUAGES = {"latex", "tex", ""}
+# Conversational lines around an unfenced answer; narrow on purpose, so that a paper's
+# own first sentence is never taken for chat.
+_CHAT_OPENING = re.compile(
+    r"\A\s*(?:(?:Certainly|Sure|Of course|Absolutely|Okay|OK)[!,.][^\n\\$]*"
+    r"|(?:Here(?:'s| is| are)|Below (?:is|are))\b[^\n\\$]*:)[ \t]*\n"
+)
+_CHAT_CLOSING = re.compile(r"\n\s*(?:Let me know|I hope this|Hope this|Feel free)\b[^\n\\$]*\s*\Z")
+# The unfinished last token of a cut-off answer: \nabl, \begin{assum, \begin{lemma}[Smoo.
+_TRUNCATED_TAIL = re.compile(r"(?:\\(?:begin|end)[ \t]*\{[^{}\n]*|\\[A-Za-z@]*|(?<!\\)\[[^\]\n]*)\Z")
+_HTML_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "~"}
+
+# Commands we remove, with how many {..} arguments each takes. Front matter and the
+# bibliography come from document.py; the rest is illegal or useless in a body.
+_REMOVED_COMMANDS: dict[str, int] = {
+    "documentclass": 1, "usepackage": 1, "RequirePackage": 1, "newtheorem": 2,
+    "theoremstyle": 1, "newtheoremstyle": 9, "DeclareUnicodeCharacter": 2, "geometry": 1,
+    "crefname": 3, "Crefname": 3, "title": 1, "author": 1, "date": 1, "thanks": 1,
+    "maketitle": 0, "affiliation": 1, "affil": 1, "institute": 1, "address": 1, "email": 1,
+    "keywords": 1, "bibliography": 1, "bibliographystyle": 1, "printbibliography": 0,
+    "addbibresource": 1, "input": 1, "include": 1, "includeonly": 1, "includegraphics": 1,
+    "endhead": 0, "endfirsthead": 0, "endfoot": 0, "endlastfoot": 0,
+}
+_TRAILING_OPTIONAL = {"newtheorem"}  # \newtheorem{a}{A}[section]
+_KEYED_COMMAND = re.compile(
+    r"\\(label|ref|eqref|pageref|cref|Cref|crefrange|Crefrange|autoref|nameref|cite|citep|citet"
+    r"|citealp|citealt|citeauthor|citeyear|citeyearpar|citenum|Citet|Citep|nocite|hyperlink"
+    r"|hypertarget|bibitem|hyperref)(?![A-Za-z@])\*?"
+)
+_KEY_ARGUMENT = re.compile(r"\s*\{(?:[^{}\n]*\}|[^{}\s]*)")
+_DEFINING_COMMANDS = re.compile(
+    r"\\(newcommand|renewcommand|providecommand|DeclareRobustCommand|DeclareMathOperator"
+    r"|newenvironment|renewenvironment|[gex]?def"
+    r"|(?:New|Renew|Provide|Declare)Document(?:Command|Environment))(?![A-Za-z@])(\*?)"
+)
+# How many {..} groups follow the defined name: argument spec, body, end code.
+_DEFINITION_BODIES = {"DocumentEnvironment": 3, "DocumentCommand": 2, "environment": 2}
+
+
+def extract_latex_body(model_text: str) -> str:
+    """A safe LaTeX document body from a model's answer (fenced, full document or bare)."""
+    text = drop_truncated_tail(normalize_input(model_text))
+    text = drop_chat_lines(take_fenced_latex(text))
+    titles = declared_theorem_titles(text)
+    text = keep_document_body(text)
+    stash: list[str] = []
+    text = protect_verbatim(text, stash)
+    text = protect_urls(text, stash)
+    text = protect_reference_keys(text, stash)
+    text = escape_percent_after_digits(text)
+    text = protect_comments(text, stash)
+    known = KNOWN_ENVIRONMENTS | defined_environment_names(text)
+    text = protect_definitions(text, stash)
+    text = drop_commands(text)
+    text = drop_environments(text)
+    text = code_environments_to_verbatim(text, stash)
+    return _repair_structure(text, stash, titles, known)
+
+
+def _repair_structure(text: str, stash: list[str], titles: Mapping[str, str], known: frozenset[str]) -> str:
+    """The rewrites that run on live LaTeX once everything literal is masked."""
+    text = markdown.convert_markdown_headings(text)
+    text = normalize_environments(text, titles, known)
+    text = markdown.convert_markdown_proofs(text)
+    text = markdown.convert_markdown_lists(text)
+    text = markdown.convert_markdown_bold(text)
+    text = markdown.remove_end_of_proof_boxes(text)
+    text = markdown.remove_qed_inside_proofs(text)
+    text = fix_float_placement(text)
+    text = repair.drop_captions_outside_floats(text)
+    text = re.sub(r"\\chapter(?![A-Za-z@])", r"\\section", text)
+    text = repair.remove_orphaned_end_tags(text)
+    text = repair.close_open_environments(text)
+    text = repair.remove_blank_lines_in_display_math(text)
+    text = repair.repair_list_starts(text)
+    text = repair.wrap_lonely_items(text)
+    text = repair.balance_braces(text)
+    text = re.sub(r"\\(?:begin|end)\{\s*\}", "", text)  # left by truncated tags
+    text = repair.escape_currency_dollars(text)
+    text = mathmode.repair_math(text)
+    text = replace_unicode_symbols(text)
+    text = escapes.escape_stray_hashes(text)
+    text = escapes.escape_stray_ampersands(text)
+    text = escapes.wrap_math_outside_math(text)
+    text = escapes.escape_scripts_outside_math(text)
+    text = repair.drop_line_breaks_at_paragraph_start(text)
+    text = unmask(text, stash)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def normalize_input(text: str) -> str:
+    """Unix newlines, no NUL (our mask marker), no BOM, no HTML entities."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").lstrip("\ufeff")
+    for entity, char in _HTML_ENTITIES.items():
+        text = text.replace(entity, char)
+    return text
+
+
+def drop_truncated_tail(text: str) -> str:
+    """An answer cut off by the token limit ends mid-token: drop that half command or line.
+
+    A last line left with an open brace, bracket or `$` goes whole (\\frac{\\epsilon
+    cannot be completed); otherwise only an unfinished command or tag goes (\\nabl).
+    """
+    if re.search(r"(?:\s|```)\Z", text):
+        return text  # ends cleanly
+    head, _, last = text.rpartition("\n")
+    unbalanced = last.count("{") > last.count("}") or last.count("[") > last.count("]")
+    if head and (unbalanced or len(unescaped_positions(last, "$")) % 2):
+        return head + "\n"
+    return _TRUNCATED_TAIL.sub("", text)
+
+
+def drop_chat_lines(text: str) -> str:
+    """Drop a conversational first line ('Sure! Here is the paper:') and last line ('Hope this helps')."""
+    text = _CHAT_OPENING.sub("", text, count=1)
+    return _CHAT_CLOSING.sub("", text, count=1)
+
+
+def take_fenced_latex(text: str) -> str:
+    """The content of ```latex / ```tex / ``` fences (joined), else text with code fences as verbatim."""
+    fences = list(_FENCE.finditer(text))
+    latex = [m.group(2) for m in fences if m.group(1).lower() in _LATEX_FENCE_LANGUAGES]
+    if latex:
+        return "\n\n".join(part.strip("\n") for part in latex)
+    return _FENCE.sub(lambda m: "\\begin{verbatim}\n" + m.group(2).rstrip("\n") + "\n\\end{verbatim}\n", text)
+
+
+def keep_document_body(text: str) -> str:
+    """Only what lies between \\begin{document} and \\end{document}, keeping the preamble's macros."""
+    begin = re.search(r"\\begin\s*\{document\}", text)
+    end = re.search(r"\\end\s*\{document\}", text)
+    if begin is None:
+        return text[: end.start()] if end else text
+    preamble = text[: begin.start()]
+    definitions = [preamble[start:stop] for start, stop, complete in _definition_spans(preamble) if complete]
+    body_end = end.start() if end and end.start() > begin.end() else len(text)
+    return "\n".join(definitions + [text[begin.end() : body_end]])
+
+
+def protect_verbatim(text: str, stash: list[str]) -> str:
+    """Mask verbatim environments (closing an unclosed one) and \\verb|..|."""
+
+    def environment(match: re.Match[str]) -> str:
+        block = match.group(0)
+        if not match.group(2):
+            block = block.rstrip("\n") + "\n\\end{" + match.group(1) + "}\n"
+        return mask(block, stash)
+
+    text = re.sub(r"\\begin\{(verbatim\*?)\}.*?(\\end\{\1\}|\Z)", environment, text, flags=re.S)
+    text = re.sub(r"\\end\{verbatim\*?\}", "", text)  # orphans left by the pass above
+    return re.sub(r"\\verb\*?([^\sA-Za-z*])[^\n]*?\1", lambda m: mask(m.group(0), stash), text)
+
+
+def protect_urls(text: str, stash: list[str]) -> str:
+    """Mask the URL argument of \\url and \\href: `%`, `#` and `&` are legal there."""
+    pieces, position = [], 0
+    for match in re.finditer(r"\\(?:url|href)\s*(?=\{)", text):
+        end = matching_brace(text, match.end())
+        if match.start() < position or end is None:
+            continue
+        pieces += [text[position : match.start()], mask(text[match.start() : end], stash)]
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def protect_reference_keys(text: str, stash: list[str]) -> str:
+    """Mask label, reference and citation keys (`_` or `&` there belong to the key).
+
+    A key whose closing brace is missing gets one after its last non-blank character.
+    """
+    pieces, position = [], 0
+    for match in _KEYED_COMMAND.finditer(text):
+        if match.start() < position:
+            continue
+        end = skip_optional_arguments(text, match.end())
+        command = text[match.start() : end]
+        if match.group(1) != "hyperref":
+            key = _KEY_ARGUMENT.match(text, end)
+            end = key.end() if key else end
+            key_text = key.group(0).strip() if key else ""
+            # An empty key (\cref{}) is an error; a missing } is added.
+            command = command + key_text + ("" if key_text.endswith("}") else "}") if key_text.strip("{}") else ""
+        pieces += [text[position : match.start()], mask(command, stash) if command else ""]
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def escape_percent_after_digits(text: str) -> str:
+    """`50%` means fifty percent, not 50 followed by a comment."""
+    return re.sub(r"(?<=\d)(?<!\\)%", r"\\%", text)
+
+
+def protect_comments(text: str, stash: list[str]) -> str:
+    """Mask comments (from an unescaped % to the end of the line)."""
+    pattern = re.compile(ESCAPE + r"|%[^\n]*")
+    return pattern.sub(lambda m: m.group(0) if m.group(0)[0] == "\\" else mask(m.group(0), stash), text)
+
+
+def protect_definitions(text: str, stash: list[str]) -> str:
+    """Mask macro and environment definitions, rewritten so they never clash with ours."""
+    pieces, position = [], 0
+    for start, end, complete in _definition_spans(text):
+        if start < position:
+            continue
+        # A definition whose braces never close would swallow the rest of the paper.
+        replacement = mask(_safe_definition(text[start:end]), stash) if complete else ""
+        pieces += [text[position:start], replacement]
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def _definition_spans(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, complete) of each definition; an unclosed one ends at its line end."""
+    spans = []
+    for match in _DEFINING_COMMANDS.finditer(text):
+        end = _definition_end(text, match.group(1), match.end())
+        if end is None:
+            line_end = text.find("\n", match.end())
+            spans.append((match.start(), len(text) if line_end < 0 else line_end, False))
+        else:
+            spans.append((match.start(), end, True))
+    return spans
+
+
+def _definition_end(text: str, command: str, index: int) -> int | None:
+    """Where a definition's last argument ends, or None when its braces never close."""
+    if command.endswith("def"):
+        name = re.compile(r"\s*" + ESCAPE).match(text, index)
+        body_start = text.find("{", name.end()) if name else -1
+        return matching_brace(text, body_start) if body_start >= 0 else None
+    end = mandatory_argument_end(text, index)  # the name
+    bodies = next((n for suffix, n in _DEFINITION_BODIES.items() if command.endswith(suffix)), 1)
+    for _ in range(bodies):
+        if end is None:
+            return None
+        end = mandatory_argument_end(text, skip_optional_arguments(text, end))
+    return end
+
+
+def _safe_definition(definition: str) -> str:
+    """Make a definition override instead of failing on a name that is already taken."""
+    match = re.match(r"\\(newcommand|renewcommand|DeclareRobustCommand|DeclareMathOperator)(\*?)\s*", definition)
+    if match is None:
+        return _safe_environment_definition(definition)
+    name_end = mandatory_argument_end(definition, match.end())
+    name = definition[match.end() : name_end].strip().strip("{}").strip()
+    if not re.fullmatch(r"\\(?:[A-Za-z@]+|.)", name):
+        return ""
+    rest = definition[name_end:]
+    if match.group(1) == "DeclareMathOperator":
+        star = "*" if match.group(2) else ""
+        return f"\\providecommand{{{name}}}{{}}\\renewcommand{{{name}}}{{\\operatorname{star}{rest.strip()}}}"
+    return f"\\providecommand{{{name}}}{{}}\\renewcommand{match.group(2)}{{{name}}}{rest}"
+
+
+def _safe_environment_definition(definition: str) -> str:
+    """(Re)define an environment with the command that fits whether the preamble has it."""
+    if re.match(r"\\(?:New|Renew|Provide)Document", definition):  # Declare... overrides
+        return re.sub(r"^\\(?:New|Renew|Provide)", r"\\Declare", definition)
+    match = re.match(r"\\(new|renew)environment(\*?\s*\{([^{}]+)\}[\s\S]*)", definition)
+    if match is None:
+        return definition
+    known = match.group(3).strip() in KNOWN_ENVIRONMENTS
+    return ("\\renewenvironment" if known else "\\newenvironment") + match.group(2)
+
+
+def drop_commands(text: str) -> str:
+    """Remove preamble-only, front-matter, bibliography and file-reading commands."""
+    text = re.sub(r"\\(?:input|include)[ \t]+[^\s{}\\]+", "", text)  # \input file.tex
+    pattern = re.compile(r"\\(" + "|".join(_REMOVED_COMMANDS) + r")(?![A-Za-z@])\*?")
+    pieces, position = [], 0
+    for match in pattern.finditer(text):
+        if match.start() < position:
+            continue
+        end = _arguments_end(text, match.group(1), match.end())
+        pieces.append(text[position : match.start()])
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def _arguments_end(text: str, command: str, index: int) -> int:
+    """Index after the command's optional and mandatory arguments (as many as are present)."""
+    end = index
+    for _ in range(_REMOVED_COMMANDS[command]):
+        following = mandatory_argument_end(text, skip_optional_arguments(text, end))
+        if following is None or text[skip_optional_arguments(text, end):following].lstrip()[:1] != "{":
+            break
+        end = following
+    if command in _TRAILING_OPTIONAL or _REMOVED_COMMANDS[command] == 0:
+        end = skip_optional_arguments(text, end)
+    return end
+
+
+def fix_float_placement(text: str) -> str:
+    """Keep only the placement letters LaTeX knows: `[H]` needs the float package."""
+
+    def placement(match: re.Match[str]) -> str:
+        letters = "".join(char for char in match.group(2) if char in "htbp!")
+        return "\\begin{" + match.group(1) + "}" + (f"[{letters}]" if letters.strip("!") else "")
+
+    return re.sub(r"\\begin\{(figure\*?|table\*?)\}[ \t]*\[([^\]\n]*)\]", placement, text)

@@ -1,0 +1,251 @@
+"""Real pdflatex/bibtex compiles of rendered documents, the sandbox, and log parsing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from lemmata.artifacts import PaperRecord
+from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
+from lemmata.latex.compile import LatexCompileError, compile_paper, parse_latex_log
+from lemmata.latex.document import (
+    MATH_PACKAGE_PATH,
+    THEOREM_ENVIRONMENTS,
+    escape_latex_text,
+    preamble_text,
+    render_document,
+)
+
+needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+
+EXTRA_ENVIRONMENTS = ("assumption", "maintheorem", "conjecture", "claim", "example", "fact", "observation")
+# lemmata-math macros that take an argument; every other one is used bare.
+ARGUMENT_MACROS = {
+    "\\bm", "\\mathbbm", "\\mathds", "\\mathscr", "\\abs", "\\norm", "\\inner", "\\set", "\\paren",
+    "\\bracket", "\\floor", "\\ceil",
+}
+
+
+@pytest.fixture
+def tex_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory for the paper; compile_paper's private TEXMFVAR is created under it too."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TEXMFVAR", str(tmp_path / "texmf-var"))
+    paper_dir = tmp_path / "paper"
+    paper_dir.mkdir()
+    return paper_dir
+
+
+def sty_macros() -> list[str]:
+    """Every macro lemmata-math.sty defines."""
+    sty = MATH_PACKAGE_PATH.read_text(encoding="utf-8")
+    return re.findall(r"^\\lemmata@(?:provide|define)\{(\\[A-Za-z]+)\}", sty, flags=re.MULTILINE)
+
+
+def macro_showcase() -> str:
+    """Display math using every lemmata-math macro once."""
+    uses = [f"{name}{{x}} {name}*{{x}}" if name in ARGUMENT_MACROS - {"\\bm", "\\mathbbm", "\\mathds", "\\mathscr"}
+            else f"{name}{{A}}" if name in ARGUMENT_MACROS else name for name in sty_macros()]
+    lines = [" ".join(uses[i : i + 8]) for i in range(0, len(uses), 8)]
+    return "\n".join(f"\\[ {line} \\]" for line in lines)
+
+
+def full_body(keys: list[str]) -> str:
+    """A body with every theorem environment, every macro, \\unverified and citations."""
+    parts = ["\\section{Results}", f"We build on \\citet{{{keys[0]}}} and \\citep{{{keys[1]}}}."]
+    for name in THEOREM_ENVIRONMENTS:
+        parts.append(f"\\begin{{{name}}}\\label{{env:{name}}}A statement about $\\RR$.\\end{{{name}}}")
+    parts.append("\\begin{proof}By \\cref{env:lemma} and \\eqref{eq:one}. \\unverified\\end{proof}")
+    parts.append("\\begin{equation}\\label{eq:one} \\norm{\\bx} \\leq \\abs{\\balpha} \\end{equation}")
+    parts.append(macro_showcase())
+    return "\n\n".join(parts)
+
+
+def records() -> list[PaperRecord]:
+    return [
+        PaperRecord(id="p1", title="Sharp bounds", authors=["Ann Lee"], year=2020, venue="Annals"),
+        PaperRecord(id="p2", title="A survey", authors=["Bob Stone"], year=2021, url="https://example.org/s"),
+    ]
+
+
+@needs_tex
+def test_full_document_compiles_without_errors_or_warnings(tex_dir: Path) -> None:
+    keyed = assign_citation_keys(records())
+    (tex_dir / "refs.bib").write_text(render_bibtex(keyed), encoding="utf-8")
+    tex_path = tex_dir / "paper_v1.tex"
+    body = full_body([key for key, _ in keyed])
+    tex_path.write_text(render_document(title="On $x$ & Friends", abstract="We prove 100% of it.",
+                                        body=body, bibliography_stem="refs"), encoding="utf-8")
+    result = compile_paper(tex_path, bibliography=True)
+    assert result.pdf_path == tex_dir / "paper_v1.pdf" and result.pdf_path.is_file()
+    assert result.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
+    assert result.warnings == [] and result.seconds > 0
+    errors, warnings = parse_latex_log((tex_dir / "paper_v1.log").read_text(encoding="latin-1"))
+    assert errors == [] and warnings == []
+    text = " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
+    assert "[Unverified step]" in text
+    assert "Lee" in text and "Stone" in text and "On $x$ & Friends" in text
+    for heading in ("Main Theorem", "Assumption", "Conjecture", "Claim", "Example", "Fact", "Observation"):
+        assert heading in text
+    assert (tex_dir / MATH_PACKAGE_PATH.name).is_file()
+
+
+@needs_tex
+def test_compile_without_bibliography(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="Hello.", bibliography_stem=None))
+    result = compile_paper(tex_path, bibliography=False)
+    assert result.pdf_path.is_file() and result.warnings == []
+    assert result.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
+
+
+@needs_tex
+def test_recoverable_slips_are_warnings_not_errors(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    body = "\\section{A}\\\\ Text \\begin{itemize}\\item a\\end{itemize}\\\\ and 张."
+    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None))
+    result = compile_paper(tex_path, bibliography=False)
+    assert len(result.warnings) == 1 and "(U+5F20) replaced by ?" in result.warnings[0]
+
+
+@needs_tex
+def test_undefined_macro_raises_one_line_with_file_and_line(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper_v1.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="Hello \\undefinedmacro.",
+                                        bibliography_stem=None))
+    with pytest.raises(LatexCompileError) as caught:
+        compile_paper(tex_path, bibliography=False)
+    message = str(caught.value)
+    assert "\n" not in message
+    line = tex_path.read_text().splitlines().index("Hello \\undefinedmacro.") + 1
+    assert message == f"paper_v1.tex:{line}: Undefined control sequence \\undefinedmacro"
+    assert tex_path.with_suffix(".log").is_file()
+
+
+@needs_tex
+def test_missing_bibliography_entry_is_reported_as_warning(tex_dir: Path) -> None:
+    (tex_dir / "refs.bib").write_text(render_bibtex(assign_citation_keys(records()[:1])))
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="See \\citet{lee2020} and \\cite{nobody1999}.",
+                                        bibliography_stem="refs"))
+    result = compile_paper(tex_path, bibliography=True)
+    assert len(result.warnings) == 1 and "nobody1999" in result.warnings[0]
+
+
+@needs_tex
+def test_bib_syntax_error_raises(tex_dir: Path) -> None:
+    (tex_dir / "refs.bib").write_text("@article{broken,\n  title = {Unclosed,\n")
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="\\cite{broken}", bibliography_stem="refs"))
+    with pytest.raises(LatexCompileError, match="bibtex failed") as caught:
+        compile_paper(tex_path, bibliography=True)
+    assert "\n" not in str(caught.value)
+
+
+@needs_tex
+@pytest.mark.parametrize("target", ["/etc/hostname", "absolute-secret", "relative-secret"])
+def test_reading_files_outside_the_directory_is_refused(tex_dir: Path, target: str) -> None:
+    secret = tex_dir.parent / "secret.tex"
+    secret.write_text("SECRETMARKER\n")
+    path = {"absolute-secret": str(secret), "relative-secret": "../secret.tex"}.get(target, target)
+    content = Path(path).read_text().strip() if target == "/etc/hostname" else "SECRETMARKER"
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body=f"Leak: [\\input{{{path}}}]",
+                                        bibliography_stem=None))
+    try:
+        result = compile_paper(tex_path, bibliography=False)
+    except LatexCompileError as error:
+        # paranoid mode makes the file invisible to TeX
+        assert re.fullmatch(r"paper\.tex:\d+: LaTeX Error: File `.*' not found\.", str(error))
+        return
+    text = " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
+    assert f"[{content}]" not in text.replace(" ", "")
+
+
+@needs_tex
+def test_endless_macro_loop_times_out(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="\\def\\x{\\x}\\x", bibliography_stem=None))
+    started = time.monotonic()
+    with pytest.raises(LatexCompileError, match="timed out"):
+        compile_paper(tex_path, bibliography=False, timeout_per_pass=3)
+    assert time.monotonic() - started < 10
+
+
+@needs_tex
+def test_stale_outputs_of_an_earlier_run_are_removed(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    (tex_dir / "paper.aux").write_text("\\relax \\garbage{")  # left by a killed run
+    tex_path.write_text(render_document(title="T", abstract="", body="Fine.", bibliography_stem=None))
+    assert compile_paper(tex_path, bibliography=False).pdf_path.is_file()
+
+
+def test_parse_latex_log_errors_and_warnings() -> None:
+    log = "\n".join([
+        "(./paper.tex",
+        "./paper.tex:12: Undefined control sequence.",
+        "l.12 Some text \\foo",
+        "                  bar",
+        "./paper.tex:30: LaTeX Error: Environment lemmax undefined.",
+        "Package natbib Warning: Citation `smith2020' on page 1 undefined on input line 7.",
+        "LaTeX Warning: Reference `eq:1' on page 2 undefined on input line 9.",
+        "LaTeX Font Warning: Font shape `T1/lmr/m/sc' undefined",
+        "! LaTeX Error: File `missing.sty' not found.",
+        "Enter file name: ",
+        "./paper.tex:41: Emergency stop.",
+        "./paper.tex:41:  ==> Fatal error occurred, no output PDF file produced!",
+    ])
+    errors, warnings = parse_latex_log(log)
+    assert errors == [
+        "paper.tex:12: Undefined control sequence \\foo",
+        "paper.tex:30: LaTeX Error: Environment lemmax undefined.",
+        "paper.tex:41: LaTeX Error: File `missing.sty' not found.",
+    ]
+    assert warnings == [
+        "Package natbib Warning: Citation `smith2020' on page 1 undefined on input line 7.",
+        "LaTeX Warning: Reference `eq:1' on page 2 undefined on input line 9.",
+    ]
+
+
+def test_parse_latex_log_of_a_clean_run_is_empty() -> None:
+    assert parse_latex_log("This is pdfTeX\nOutput written on paper.pdf (1 page).\n") == ([], [])
+
+
+def test_preamble_defines_exactly_the_listed_theorem_environments() -> None:
+    declared = re.findall(r"\\newtheorem\*?\{([a-z]+)\}", preamble_text())
+    assert set(THEOREM_ENVIRONMENTS) == {name for name in declared if not name.startswith("lemmata")}
+    assert set(EXTRA_ENVIRONMENTS) <= set(THEOREM_ENVIRONMENTS)
+
+
+def test_render_document_structure() -> None:
+    tex = render_document(title="A & B_1", abstract="", body="Body.", bibliography_stem=None)
+    assert "\\title{A \\& B\\_1}" in tex and "\\author{lemmata}" in tex and "\\date{}" in tex
+    assert "\\begin{abstract}" not in tex and "\\bibliography" not in tex
+    assert tex.index("\\maketitle") < tex.index("Body.") < tex.index("\\end{document}")
+    with_bib = render_document(title="T", abstract="Short.", body="B", bibliography_stem="refs")
+    assert "\\begin{abstract}\nShort.\n\\end{abstract}" in with_bib
+    assert "\\bibliographystyle{plainnat}\n\\bibliography{refs}\n\\end{document}" in with_bib
+
+
+@pytest.mark.parametrize("stem", ["refs.bib", "../refs", "my refs", ""])
+def test_render_document_rejects_unsafe_bibliography_stems(stem: str) -> None:
+    with pytest.raises(ValueError):
+        render_document(title="T", abstract="", body="B", bibliography_stem=stem)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("50% & $5 #1 a_b", "50\\% \\& \\$5 \\#1 a\\_b", id="specials"),
+        pytest.param("{x} ~ ^ \\", "\\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}", id="braces"),
+        pytest.param("α ≤ 1", "{\\ensuremath{\\alpha}} \\ensuremath{\\leq} 1", id="unicode-math"),
+    ],
+)
+def test_escape_latex_text(text: str, expected: str) -> None:
+    assert escape_latex_text(text) == expected

@@ -1,0 +1,209 @@
+"""The whole pipeline end to end: real CLI, real Snakemake subprocess, real pdflatex, the
+model replaced by the fake OpenAI-compatible server on 127.0.0.1 (or by replay)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+import lemmata
+from lemmata.artifacts import (
+    Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, TheoryPlan,
+    read_artifact,
+)
+from lemmata.llm.calllog import read_call_records
+from lemmata.runs import load_record
+from lemmata.testing import even_sum_session
+from lemmata.testing.fake_llm_server import Fault, FakeLLMServer
+
+pytestmark = pytest.mark.e2e
+TASK = even_sum_session.TASK
+ROLES_OF_A_RUN = {"survey", "ideation", "planner", "decomposer", "prover", "verifier", "assembler",
+                  "consistency", "crystallizer", "experiment", "writer"}
+
+
+@pytest.fixture
+def fake_server():
+    server = FakeLLMServer()
+    even_sum_session.install(server)
+    with server:
+        yield server
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+def lemmata_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX"))}
+    env.update(LEMMATA_HOME=str(home), LLM_RETRY_WAIT_MIN="0", LLM_RETRY_WAIT_MAX="0.01",
+               TEXMFVAR=str(home / "texmf-var"), **extra)
+    return env
+
+
+def local_env(home: Path, server: FakeLLMServer, **extra: str) -> dict[str, str]:
+    return lemmata_env(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=server.openai_base_url, **extra)
+
+
+def run_lemmata(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def only_run_dir(home: Path) -> Path:
+    runs = list((home / "runs").iterdir())
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_path):
+    result = run_lemmata(["prove", TASK, "--output", "out"], local_env(home, fake_server), tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib"}
+    run_dir = only_run_dir(home)
+    assert read_artifact(run_dir / "input.json", TaskInput).task == TASK
+    assert read_artifact(run_dir / "survey.json", Survey).open_problems
+    assert read_artifact(run_dir / "directions.json", Directions).goal
+    plan = read_artifact(run_dir / "theory/plan.json", TheoryPlan)
+    assert plan.level == "full" and [lemma.id for lemma in plan.lemmas] == ["L1", "L2", "L3", "L4"]
+    lemmas = {p.stem: read_artifact(p, ProvedLemma) for p in (run_dir / "theory/lemmas").glob("*.json")}
+    assert lemmas["L4"].status == "low_confidence" and not lemmas["L4"].verified
+    theory = read_artifact(run_dir / "theory.json", Theory)
+    assert theory.proof_status == "partial" and theory.consistency.passed
+    assert read_artifact(run_dir / "gates/theory_review.json", GateDecision).decided_by == "default"
+    experiment = read_artifact(run_dir / "experiment.json", Experiment)
+    assert experiment.checks[0].lemma_id == "L4" and experiment.checks[0].trials == 2000
+    assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
+
+    records = list(read_call_records(run_dir / "llm_calls.jsonl"))
+    assert {r["role"] for r in records} == ROLES_OF_A_RUN
+    assert all(r["backend"] == "local" and r["attempts"] == 1 and r["response"] for r in records)
+    assert {r.headers.get("x-lemmata-role") for r in fake_server.requests} == ROLES_OF_A_RUN
+    assert len(records) == len(fake_server.requests) == 14
+
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(out / "paper_v1.pdf").pages).split())
+    assert "[Unverified step]" in text and "Limitations" in text
+    assert "\\cite{knuth1997}" not in (out / "paper_v1.tex").read_text()
+
+    status = run_lemmata(["status"], local_env(home, fake_server), tmp_path)
+    assert run_dir.name in status.stdout and "completed" in status.stdout
+    detail = run_lemmata(["status", run_dir.name], local_env(home, fake_server), tmp_path)
+    assert detail.stdout.count(" done ") == 7, detail.stdout
+
+
+def test_transient_errors_are_retried_and_logged_as_attempts(fake_server, home, tmp_path):
+    fake_server.inject_fault("survey", Fault(status=429, message="slow down"), Fault(status=500, message="oops"))
+    result = run_lemmata(["prove", TASK], local_env(home, fake_server), tmp_path)
+    assert result.returncode == 0, result.stderr
+    records = list(read_call_records(only_run_dir(home) / "llm_calls.jsonl"))
+    survey = [r for r in records if r["role"] == "survey"]
+    assert len(survey) == 1 and survey[0]["attempts"] == 3 and survey[0]["error"] is None
+    assert len(fake_server.calls("survey")) == 3
+
+
+def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_server, home, tmp_path):
+    fake_server.inject_fault("decomposer", Fault(status=429, message="quota exceeded for today"))
+    result = run_lemmata(["prove", TASK], local_env(home, fake_server, LLM_RETRY_ATTEMPTS="1"), tmp_path)
+    assert result.returncode == 1
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("lemmata: error:")]
+    assert error_lines == [
+        "lemmata: error: theory_plan: model call for role 'decomposer' (local) failed after 1 attempt: "
+        "local answered HTTP 429: quota exceeded for today"
+    ]
+    assert "Traceback" not in result.stderr
+    run_dir = only_run_dir(home)
+    assert not (run_dir / "theory/plan.json").exists()
+    assert not list(run_dir.rglob("*.tmp"))
+    read_artifact(run_dir / "directions.json", Directions)  # earlier work is intact
+    assert load_record(run_dir).status == "failed"
+    records = list(read_call_records(run_dir / "llm_calls.jsonl"))
+    assert records[-1]["role"] == "decomposer" and records[-1]["error"] and records[-1]["response"] is None
+
+
+def test_replaying_a_run_reproduces_the_paper_byte_for_byte(fake_server, home, tmp_path):
+    first = run_lemmata(["prove", TASK, "-o", "first"], local_env(home, fake_server), tmp_path)
+    assert first.returncode == 0, first.stderr
+    recording = only_run_dir(home) / "llm_calls.jsonl"
+    replay_home = tmp_path / "replay-home"
+    env = lemmata_env(replay_home, LLM_BACKEND="replay", LEMMATA_REPLAY=str(recording))
+    second = run_lemmata(["prove", TASK, "-o", "second"], env, tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert (tmp_path / "second/paper_v1.tex").read_bytes() == (tmp_path / "first/paper_v1.tex").read_bytes()
+    replayed = list(read_call_records(only_run_dir(replay_home) / "llm_calls.jsonl"))
+    assert {r["backend"] for r in replayed} == {"replay"} and len(replayed) == 14
+
+
+def test_a_second_process_on_a_running_run_is_refused(fake_server, home, tmp_path):
+    fake_server.latency = 0.4
+    env = local_env(home, fake_server)
+    first = subprocess.Popen([sys.executable, "-m", "lemmata", "prove", TASK], env=env, cwd=tmp_path,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run_dir = _wait_for_calls(home)
+        second = run_lemmata(["resume", run_dir.name], env, tmp_path)
+        assert second.returncode == 3
+        assert f"lemmata: error: run {run_dir.name} is in progress" in second.stderr
+        _, stderr = first.communicate(timeout=240)
+        assert first.returncode == 0, stderr
+    finally:
+        first.kill()
+    assert (run_dir / "paper_v1.pdf").exists() and load_record(run_dir).status == "completed"
+
+
+def _wait_for_calls(home: Path) -> Path:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        logs = list((home / "runs").glob("*/llm_calls.jsonl")) if (home / "runs").exists() else []
+        if logs:
+            return logs[0].parent
+        time.sleep(0.1)
+    raise AssertionError("the first run made no model call within 60 s")
+
+
+@pytest.mark.parametrize(("variable", "value", "allowed"), [
+    ("MAX_TOKENS_PROVER", "abc", "expected an integer greater than 0"),
+    ("GATE_MODE", "sometimes", "allowed values are none, auto, human"),
+])
+def test_a_wrong_setting_stops_before_any_work(home, tmp_path, variable, value, allowed):
+    result = run_lemmata(["prove", TASK], lemmata_env(home, LLM_BACKEND="local", **{variable: value}), tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"lemmata: error: {variable}={value!r} is not valid: {allowed}"
+    assert not (home / "runs").exists()
+
+
+def test_the_workflow_ships_inside_the_installed_package():
+    from lemmata.runner import snakefile
+
+    package = Path(lemmata.__file__).parent
+    assert snakefile() == package / "Snakefile"
+    for relative in ("rules/theory.smk", "scripts/prove_lemma.py", "config/config.yaml", "config/schema.yaml",
+                     "latex/lemmata-math.sty", "stages/prompts/prover.md"):
+        assert (package / relative).is_file(), relative
+
+
+def test_the_recorded_demo_replays_from_a_relative_path(home, tmp_path):
+    """The README's main job: the bundled recording, named relative to the working directory."""
+    demo = Path(__file__).parent.parent / "examples/even-sum/llm_calls.jsonl"
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples/llm_calls.jsonl").write_bytes(demo.read_bytes())
+    env = lemmata_env(home, LLM_BACKEND="replay", LEMMATA_REPLAY="examples/llm_calls.jsonl")
+    result = run_lemmata(["prove", TASK], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "results/paper_v1.pdf").is_file()
+
+
+def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
+    env = lemmata_env(home, LLM_BACKEND="replay", LEMMATA_REPLAY="nowhere.jsonl")
+    result = run_lemmata(["prove", TASK], env, tmp_path)
+    assert result.returncode == 2 and "no such file" in result.stderr
+    assert not (home / "runs").exists()
