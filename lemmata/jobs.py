@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ class StageJob:
         self.run_dir = Path.cwd()  # Snakemake runs scripts in the run directory.
         self.rule = str(smk.rule)
 
-    @property
+    @cached_property
     def settings(self) -> Settings:
         return Settings.from_mapping(self.smk.config)
 

@@ -16,7 +16,7 @@ from typing import Protocol
 import yaml
 
 import lemmata
-from lemmata.artifacts import TaskInput, Theory, read_artifact
+from lemmata.artifacts import TaskInput, Theory, atomic_write_text, read_artifact
 from lemmata.errors import LemmataError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import THEORY_REVIEW, gate_path, record_decision
@@ -31,6 +31,8 @@ POLL_SECONDS = 0.2
 
 class RunConsole(Protocol):
     """What the driver needs from whoever shows the run: the terminal now, the browser later."""
+
+    interactive: bool  # False: every prompt takes its default answer
 
     def progress(self, board: JobBoard, tally: TokenTally, elapsed: float) -> None: ...
     def card(self, text: str) -> None: ...
@@ -68,20 +70,18 @@ class Driver:
                 return self._complete(record)
             if result.paused:
                 return save_record(self.run_dir, record, status="paused",
-                                   message=f"paused; continue with `lemmata resume {record.session_id}`")
+                                   message=f"continue with `lemmata resume {record.session_id}`")
             if self._gate_closed(result):
                 approved, feedback = self.console.review_theory(read_artifact(self.run_dir / "theory.json", Theory))
                 if not approved:
                     return save_record(self.run_dir, record, status="stopped",
                                        message=f"stopped at the theory review: {feedback or 'rejected'}")
-                record_decision(self.run_dir, THEORY_REVIEW, True, feedback, self.console_decider())
+                decided_by = "user" if self.console.interactive else "default"
+                record_decision(self.run_dir, THEORY_REVIEW, True, feedback, decided_by)
                 continue
             message = self._failure_message(result)
             save_record(self.run_dir, record, status="failed", message=message)
             raise LemmataError(message)
-
-    def console_decider(self) -> str:
-        return "user" if getattr(self.console, "interactive", False) else "default"
 
     def _invoke_snakemake(self, calls: TailReader) -> Invocation:
         (self.run_dir / FAILURE_FILE).unlink(missing_ok=True)
@@ -177,5 +177,5 @@ def create_run(run_dir: Path, record: RunRecord, task: TaskInput, settings: Sett
     """A new run directory: record, the complete workflow config (no credentials), logs dir."""
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     config = {**settings.workflow_config(), **task.model_dump()}
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
     save_record(run_dir, record)

@@ -141,6 +141,15 @@ BALANCING = [
     pytest.param("$$ \\Pr\\left( x", "$$ \\Pr\\left( x\\right.{}$$", id="truncated-display"),
 ]
 
+TRUNCATION = [
+    pytest.param("Text \\nabl", "Text", id="cut-off-command"),
+    pytest.param("A\n\\begin{align*}\na &\\le \\frac{\\epsilon", "A \\begin{align*} \\end{align*}",
+                 id="cut-off-line"),
+    pytest.param("See \\begin{lemma}[Smoo", "See \\begin{lemma} \\end{lemma}", id="cut-off-option"),
+    pytest.param("Done. \\qed", "Done. \\qed", id="complete-last-command-kept"),
+    pytest.param("Done.\n\\nabl\n", "Done. \\nabl", id="clean-ending-not-trimmed"),
+]
+
 CHARACTERS = [
     pytest.param("Item #3 costs $5 each, 50% off, R&D.", "Item \\#3 costs \\$5 each, 50\\% off, R\\&D.",
                  id="stray-specials-escaped"),
@@ -175,7 +184,7 @@ CHARACTERS = [
 
 @pytest.mark.parametrize(
     ("model_text", "expected"),
-    FENCES + FULL_DOCUMENTS + MARKDOWN + ENVIRONMENTS + PROOF_ENDINGS + BALANCING + CHARACTERS,
+    FENCES + FULL_DOCUMENTS + MARKDOWN + ENVIRONMENTS + PROOF_ENDINGS + BALANCING + TRUNCATION + CHARACTERS,
 )
 def test_extraction_rule(model_text: str, expected: str) -> None:
     assert squash(extract_latex_body(model_text)) == squash(expected)
@@ -292,6 +301,7 @@ def test_messy_full_document_keeps_its_content() -> None:
         pytest.param(MESSY_FULL_DOCUMENT, id="full-document"),
         pytest.param(MESSY_MARKDOWN_ANSWER, id="markdown-answer"),
         pytest.param(MESSY_ENVIRONMENTS, id="environments"),
+        pytest.param(MESSY_MARKDOWN_ANSWER[: MESSY_MARKDOWN_ANSWER.index("a_n \\geq") + 9], id="cut-off-answer"),
     ],
 )
 def test_extracted_messy_bodies_compile(model_text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -129,6 +129,7 @@ def remove_unknown_citations(latex: str, known_keys: set[str]) -> tuple[str, lis
     removed: list[str] = []
 
     def rewrite(match: re.Match[str]) -> str:
+        """One citation command with only the known keys (or nothing)."""
         keys = [key.strip() for key in match.group("keys").split(",") if key.strip()]
         kept = [key for key in keys if key in known_keys or key == "*" and match["command"] == "nocite"]
         removed.extend(key for key in keys if key not in kept and key not in removed)

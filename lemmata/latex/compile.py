@@ -21,7 +21,9 @@ PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-erro
 # or make a failed compile look like a fresh PDF.
 _STALE_SUFFIXES = (".aux", ".bbl", ".blg", ".out", ".toc", ".log", ".pdf")
 
-_FILE_LINE_ERROR = re.compile(r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$")
+_FILE_LINE_ERROR = re.compile(
+    r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$"
+)
 _FATAL_NOISE = ("==> Fatal error occurred", "Emergency stop")
 # Each names its label or citation; the "There were undefined ..." summaries add nothing.
 _WARNING_PATTERNS = (

@@ -41,6 +41,11 @@ _CHAT_OPENING = re.compile(
 _CHAT_CLOSING = re.compile(r"\n\s*(?:Let me know|I hope this|Hope this|Feel free)\b[^\n\\$]*\s*\Z")
 # The unfinished last token of a cut-off answer: \nabl, \begin{assum, \begin{lemma}[Smoo.
 _TRUNCATED_TAIL = re.compile(r"(?:\\(?:begin|end)[ \t]*\{[^{}\n]*|\\[A-Za-z@]*|(?<!\\)\[[^\]\n]*)\Z")
+# Commands an answer may well end with, which are not taken for a cut-off one.
+_COMPLETE_LAST_COMMANDS = {
+    "qed", "qedhere", "blacksquare", "square", "Box", "par", "bigskip", "medskip", "smallskip",
+    "newpage", "clearpage", "hfill", "noindent", "appendix", "unverified", "dots", "ldots",
+}
 _HTML_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "~"}
 
 # Commands we remove, with how many {..} arguments each takes. Front matter and the
@@ -65,6 +70,9 @@ _DEFINING_COMMANDS = re.compile(
     r"\\(newcommand|renewcommand|providecommand|DeclareRobustCommand|DeclareMathOperator"
     r"|newenvironment|renewenvironment|[gex]?def"
     r"|(?:New|Renew|Provide|Declare)Document(?:Command|Environment))(?![A-Za-z@])(\*?)"
+)
+_OVERRIDABLE_DEFINITION = re.compile(
+    r"\\(newcommand|renewcommand|DeclareRobustCommand|DeclareMathOperator)(\*?)\s*"
 )
 # How many {..} groups follow the defined name: argument spec, body, end code.
 _DEFINITION_BODIES = {"DocumentEnvironment": 3, "DocumentCommand": 2, "environment": 2}
@@ -139,9 +147,13 @@ def drop_truncated_tail(text: str) -> str:
         return text  # ends cleanly
     head, _, last = text.rpartition("\n")
     unbalanced = last.count("{") > last.count("}") or last.count("[") > last.count("]")
-    if head and (unbalanced or len(unescaped_positions(last, "$")) % 2):
+    odd_math = "\\verb" not in last and len(unescaped_positions(last, "$")) % 2 == 1
+    if head and (unbalanced or odd_math):
         return head + "\n"
-    return _TRUNCATED_TAIL.sub("", text)
+    tail = _TRUNCATED_TAIL.search(text)
+    if tail and tail.group(0).lstrip("\\") in _COMPLETE_LAST_COMMANDS:
+        return text
+    return text[: tail.start()] if tail else text
 
 
 def drop_chat_lines(text: str) -> str:
@@ -175,6 +187,7 @@ def protect_verbatim(text: str, stash: list[str]) -> str:
     """Mask verbatim environments (closing an unclosed one) and \\verb|..|."""
 
     def environment(match: re.Match[str]) -> str:
+        """The masked verbatim block, closed if the answer never closed it."""
         block = match.group(0)
         if not match.group(2):
             block = block.rstrip("\n") + "\n\\end{" + match.group(1) + "}\n"
@@ -212,8 +225,9 @@ def protect_reference_keys(text: str, stash: list[str]) -> str:
             key = _KEY_ARGUMENT.match(text, end)
             end = key.end() if key else end
             key_text = key.group(0).strip() if key else ""
-            # An empty key (\cref{}) is an error; a missing } is added.
-            command = command + key_text + ("" if key_text.endswith("}") else "}") if key_text.strip("{}") else ""
+            if not key_text.endswith("}"):
+                key_text += "}"  # the closing brace the model forgot
+            command = command + key_text if key_text.strip("{}") else ""  # \cref{} is an error
         pieces += [text[position : match.start()], mask(command, stash) if command else ""]
         position = end
     return "".join(pieces) + text[position:]
@@ -273,7 +287,7 @@ def _definition_end(text: str, command: str, index: int) -> int | None:
 
 def _safe_definition(definition: str) -> str:
     """Make a definition override instead of failing on a name that is already taken."""
-    match = re.match(r"\\(newcommand|renewcommand|DeclareRobustCommand|DeclareMathOperator)(\*?)\s*", definition)
+    match = _OVERRIDABLE_DEFINITION.match(definition)
     if match is None:
         return _safe_environment_definition(definition)
     name_end = mandatory_argument_end(definition, match.end())
@@ -329,6 +343,7 @@ def fix_float_placement(text: str) -> str:
     """Keep only the placement letters LaTeX knows: `[H]` needs the float package."""
 
     def placement(match: re.Match[str]) -> str:
+        """The begin tag with only the valid placement letters."""
         letters = "".join(char for char in match.group(2) if char in "htbp!")
         return "\\begin{" + match.group(1) + "}" + (f"[{letters}]" if letters.strip("!") else "")
 

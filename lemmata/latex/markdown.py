@@ -47,6 +47,7 @@ def convert_markdown_headings(text: str) -> str:
     shift = min(levels, default=1) - 1
 
     def heading(match: re.Match[str]) -> str:
+        """The sectioning command for one heading line."""
         command = _HEADING_COMMANDS.get(len(match.group(1)) - shift, "subsubsection")
         title = _HEADING_NUMBER.sub("", match.group(2).replace("**", "").strip())
         return "\\" + command + "{" + title + "}"
@@ -166,6 +167,7 @@ def convert_markdown_lists(text: str) -> str:
     """Runs of `- item` or `1. item` lines become itemize or enumerate (not inside math or tables)."""
 
     def as_list(match: re.Match[str]) -> str:
+        """The list environment for one run of item lines, or the run unchanged."""
         block = match.group(0)
         if "&" in block or "\\\\" in block or _inside_math_or_table(text, match.start()):
             return block

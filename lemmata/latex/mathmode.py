@@ -25,7 +25,8 @@ _MATH_ONLY = frozenset(
 _OPENERS = {"$": "$", "$$": "$$", "\\[": "\\]", "\\(": "\\)"}
 _CLOSERS = frozenset(_OPENERS.values())
 _TOKEN = re.compile(
-    ENV_TAG.pattern + r"|(?P<break>\n[ \t]*\n)|(?P<block>\\(?:item|part|section|subsection|subsubsection)(?![A-Za-z@]))"
+    ENV_TAG.pattern
+    + r"|(?P<break>\n[ \t]*\n)|(?P<block>\\(?:item|part|section|subsection|subsubsection)(?![A-Za-z@]))"
     + "|" + ESCAPE + r"|\$\$|\$"
 )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
 
 # A control sequence or escaped character: matching it first means `\%`, `\{`, `\\`
 # and `\begin` are never mistaken for a comment, a brace or a bare character.
@@ -73,19 +72,6 @@ def skip_optional_arguments(text: str, index: int) -> int:
     while (end := optional_argument_end(text, index)) is not None:
         index = end
     return index
-
-
-def replace_spans(text: str, spans: Iterable[tuple[int, int]], replace: Callable[[str], str]) -> str:
-    """Replace non-overlapping (start, end) spans, given in any order, by replace(span_text)."""
-    pieces: list[str] = []
-    position = 0
-    for start, end in sorted(spans):
-        if start < position:
-            continue
-        pieces += [text[position:start], replace(text[start:end])]
-        position = end
-    pieces.append(text[position:])
-    return "".join(pieces)
 
 
 def mask(fragment: str, stash: list[str]) -> str:
