@@ -6,7 +6,6 @@ a file either holds a complete, valid artifact or does not exist.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -209,12 +208,3 @@ def read_artifact(path: Path, model: type[A]) -> A:
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ArtifactError(f"{path} is corrupt: {where}: {first['msg']}") from None
 
-
-def read_json(path: Path) -> object:
-    """Read any JSON file, with the same error contract as read_artifact."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ArtifactError(f"{path} is missing") from None
-    except json.JSONDecodeError as exc:
-        raise ArtifactError(f"{path} is corrupt: {exc}") from None

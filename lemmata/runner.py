@@ -17,6 +17,7 @@ import yaml
 
 import lemmata
 from lemmata.artifacts import TaskInput, Theory, atomic_write_text, read_artifact
+from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import THEORY_REVIEW, gate_path, record_decision
@@ -123,8 +124,6 @@ class Driver:
         self.console.progress(board, self.tally, time.monotonic() - self.started)
 
     def _show_card(self, artifact: str) -> None:
-        from lemmata.cards import stage_card
-
         card = stage_card(self.run_dir / artifact)
         if card:
             self.console.card(card)
@@ -145,8 +144,6 @@ class Driver:
         output.mkdir(parents=True, exist_ok=True)
         for name in USER_FILES:
             shutil.copy2(self.run_dir / name, output / name)
-        from lemmata.cards import writer_card
-
         self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
         return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
 

@@ -50,9 +50,6 @@ class Layout:
     def run_dir(self, session_id: str) -> Path:
         return self.home / "runs" / validate_session_id(session_id)
 
-    def session_dir(self, session_id: str) -> Path:
-        return self.home / "sessions" / validate_session_id(session_id)
-
     def existing_run_dir(self, session_id: str) -> Path:
         run_dir = self.run_dir(session_id)
         if not (run_dir / RUN_RECORD).is_file():
@@ -124,6 +121,14 @@ class RunLock:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None
+
+
+def live_status(run_dir: Path, record: RunRecord) -> str:
+    """The recorded status, except that a "running" run whose lock nobody holds was left by a
+    process that died: it is "interrupted"."""
+    if record.status == "running" and not is_run_active(run_dir):
+        return "interrupted"
+    return record.status
 
 
 def is_run_active(run_dir: Path) -> bool:

@@ -18,7 +18,7 @@ from lemmata.errors import LemmataError, UserError
 from lemmata.llm.resolve import choose_backend
 from lemmata.llm.roles import ROLES
 from lemmata.pipeline import stage_states
-from lemmata.runs import Layout, RunRecord, is_run_active, load_record, new_session_id, validate_session_id
+from lemmata.runs import Layout, RunRecord, live_status, load_record, new_session_id, validate_session_id
 from lemmata.settings import Settings, load_environment
 
 
@@ -155,14 +155,14 @@ def list_runs(layout: Layout) -> None:
         click.echo(f"no runs yet in {layout.home / 'runs'}")
         return
     for record in records:
-        state = _live_status(layout.run_dir(record.session_id), record)
+        state = live_status(layout.run_dir(record.session_id), record)
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
         click.echo(f"{record.session_id:<24} {state:<10} {record.mode:<11} {created}  {record.task[:60]}")
 
 
 def show_run(run_dir: Path) -> None:
     record = load_record(run_dir)
-    click.echo(f"run {record.session_id}: {_live_status(run_dir, record)}"
+    click.echo(f"run {record.session_id}: {live_status(run_dir, record)}"
                + (f" — {record.message}" if record.message else ""))
     click.echo(f"task ({record.mode}): {record.task}")
     failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
@@ -170,13 +170,6 @@ def show_run(run_dir: Path) -> None:
         failed_rule = "theory_review_gate"
     for stage, state in stage_states(run_dir, set(), failed_rule):
         click.echo(f"  {stage.name:<20} {state:<8} {stage.artifact}")
-
-
-def _live_status(run_dir: Path, record: RunRecord) -> str:
-    # A "running" record whose lock nobody holds was left by a process that died.
-    if record.status == "running" and not is_run_active(run_dir):
-        return "interrupted"
-    return record.status
 
 
 @cli.command()

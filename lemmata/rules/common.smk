@@ -6,20 +6,17 @@ import json
 localrules: all, intake, theory_review_gate
 
 
-def planned_lemma_ids():
-    plan_path = checkpoints.theory_plan.get().output[0]
-    with open(plan_path, encoding="utf-8") as handle:
-        return [lemma["id"] for lemma in json.load(handle)["lemmas"]]
+def lemma_plan():
+    with open(checkpoints.theory_plan.get().output[0], encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 def proved_lemma_files(wildcards):
-    return expand("theory/lemmas/{lemma}.json", lemma=planned_lemma_ids())
+    return expand("theory/lemmas/{lemma}.json", lemma=[lemma["id"] for lemma in lemma_plan()["lemmas"]])
 
 
 def lemma_fingerprint(wildcards):
     # The plan is an ancient() input; this param reruns a lemma's job only when that lemma changed.
-    plan_path = checkpoints.theory_plan.get().output[0]
-    with open(plan_path, encoding="utf-8") as handle:
-        plan = json.load(handle)
+    plan = lemma_plan()
     lemma = next(l for l in plan["lemmas"] if l["id"] == wildcards.lemma)
     return hashlib.sha256(json.dumps([plan["goal"], lemma], sort_keys=True).encode()).hexdigest()

@@ -11,16 +11,13 @@ from starlette.routing import Route
 
 from lemmata.errors import LemmataError, UserError
 from lemmata.pipeline import stage_states
-from lemmata.runs import Layout, RunRecord, is_run_active, load_record
+from lemmata.runs import Layout, RunRecord, live_status, load_record
 
 log = logging.getLogger("lemmata.server")
 
 
 def _summary(layout: Layout, record: RunRecord) -> dict[str, object]:
-    run_dir = layout.run_dir(record.session_id)
-    status = record.status
-    if status == "running" and not is_run_active(run_dir):
-        status = "interrupted"
+    status = live_status(layout.run_dir(record.session_id), record)
     return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": status,
             "message": record.message, "created": record.created, "updated": record.updated}
 
