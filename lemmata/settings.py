@@ -64,17 +64,26 @@ class Settings(BaseModel):
     GATE_MODE: Literal["none", "auto", "human"] = Field("auto", description="human gates")
     EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field("auto", description="auto: run only when the statement has quantitative signals")
     ENFORCE_PROOF_STYLE: bool = Field(True, description="writer proof-style rules")
-    LLM_BACKEND: Literal["", "vendora", "router", "local", "vendorx", "replay"] = Field(
-        "", description="model backend; empty: vendora when an Anthropic key is set (anthropic is an alias of vendora)"
+    LLM_BACKEND: Literal["", "vendora", "router", "local", "vendorx", "embedded", "replay"] = Field(
+        "",
+        description="model backend; empty: vendora when an Anthropic credential exists, else embedded "
+        "(anthropic is an alias of vendora)",
     )
     LEMMATA_ACTIVE_MODEL: str = Field("", description="overrides the backend's active model")
     LEMMATA_FAST_MODEL: str = Field("", description="overrides the backend's fast model")
     VENDORA_BASE_URL: str = Field("", description="Anthropic API base URL; empty: the SDK default")
+    VENDORA_CREDENTIALS_FILE: str = Field(
+        "", description="the provider CLI's credentials file, used through a local proxy when no key is set; "
+        "empty: ~/.claude/.credentials.json"
+    )
     COMPAT_BASE_URL: str = Field("https://openrouter.ai/api/v1", description="router backend base URL")
     LOCAL_LLM_BASE_URL: str = Field("http://localhost:8000/v1", description="local OpenAI-compatible server")
     LOCAL_LLM_MODEL: str = Field("local-model", description="model name sent to the local server")
     VENDORX_BASE_URL: str = Field("https://api.novita.ai/v3/openai", description="vendorx backend base URL")
     VENDORX_MODEL: str = Field("deepseek/deepseek-v3.1", description="vendorx model name")
+    LEMMATA_EMBEDDED_MODEL: str = Field("", description="GGUF file for the embedded backend; empty: the bundled default model")
+    LEMMATA_EMBEDDED_CONTEXT: int = Field(16384, ge=2048, description="embedded model context window, tokens")
+    LEMMATA_EMBEDDED_THREADS: int = Field(0, ge=0, description="embedded model threads; 0: one per available core")
     LEMMATA_REPLAY: str = Field("", description="recorded llm_calls.jsonl (or a script of that shape) for LLM_BACKEND=replay")
 
     @field_validator("LLM_BACKEND", mode="before")

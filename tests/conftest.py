@@ -19,6 +19,7 @@ ISOLATED_VARIABLES = (
     "VENDORX_API_KEY",
     "LLM_BACKEND",
     "LEMMATA_REPLAY",
+    "LEMMATA_EMBEDDED_MODEL",
 )
 #: Proxies would route 127.0.0.1 traffic of the SDKs elsewhere.
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -30,6 +31,8 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     home = tmp_path_factory.mktemp("lemmata_home")
     workdir = tmp_path_factory.mktemp("cwd")
     monkeypatch.setenv("LEMMATA_HOME", str(home))
+    # A developer's real provider-CLI login must never be picked up by backend resolution.
+    monkeypatch.setenv("VENDORA_CREDENTIALS_FILE", str(home / "no-cli-credentials.json"))
     for name in ISOLATED_VARIABLES + PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):

@@ -89,7 +89,7 @@ WRONG_VALUES = [
     ("LLM_RETRY_WAIT_MAX", "-0.5", "at least 0"),
     ("AUTO_VERIFY_CONFIDENCE", "2", "at most 1"),
     ("AUTO_VERIFY_CONFIDENCE", "-0.1", "at least 0"),
-    ("LLM_BACKEND", "x", "vendora, router, local, vendorx, replay"),
+    ("LLM_BACKEND", "x", "vendora, router, local, vendorx, embedded, replay"),
     ("ENFORCE_PROOF_STYLE", "maybe", "true or false"),
 ]
 
