@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 
+from lemmata.settings import lemmata_home
 from lemmata.testing.fake_llm_server import FakeLLMServer
+
+#: The developer's (or CI's) real lemmata home, read before any test isolates it: the one
+#: place the embedded smoke test looks for the installed model.
+REAL_LEMMATA_HOME = lemmata_home()
 
 #: Credentials and backend selection that must never leak in from the developer's shell.
 ISOLATED_VARIABLES = (

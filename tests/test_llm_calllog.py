@@ -19,7 +19,7 @@ from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
 SECRET = "sk-test-secret-123456"
 RECORD_FIELDS = {
     "role", "backend", "model", "scope", "messages", "max_tokens", "response", "tokens_in", "tokens_out",
-    "cache_read_tokens", "cache_write_tokens", "latency_s", "attempts", "error", "timestamp",
+    "cache_read_tokens", "cache_write_tokens", "latency_s", "attempts", "error", "timings", "timestamp",
 }
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from lemmata.errors import UserError
 from lemmata.llm.client import LLMClient, ModelChoice
-from lemmata.llm.resolve import choose_backend, make_client
+from lemmata.llm.resolve import backend_name, choose_backend, make_client
 from lemmata.llm.roles import ROLES
 from lemmata.settings import Settings
 from lemmata.testing.scripted_backend import ScriptedBackend
@@ -24,25 +24,25 @@ def test_empty_backend_with_an_anthropic_key_means_vendora(key_variable: str) ->
     assert choice.models == ModelChoice("claude-sonnet-4-5", "claude-haiku-4-5")
 
 
-def test_empty_backend_and_no_key_says_how_to_configure() -> None:
+def test_no_credential_at_all_means_the_embedded_model() -> None:
+    assert backend_name(settings(), {}) == "embedded"
+
+
+@pytest.mark.parametrize("key_variable", ["COMPAT_API_KEY", "VENDORX_API_KEY"])
+def test_other_keys_do_not_pick_their_backend_silently(key_variable: str) -> None:
+    assert backend_name(settings(), {key_variable: "key-123456789"}) == "embedded"
+
+
+def test_embedded_without_an_installed_model_says_what_to_install() -> None:
     with pytest.raises(UserError) as caught:
         choose_backend(settings(), {})
     message = str(caught.value)
     assert "\n" not in message
-    assert "LLM_BACKEND" in message and "VENDORA_API_KEY" in message
-    for backend in ("vendora", "router", "local", "vendorx", "replay"):
-        assert backend in message
-
-
-@pytest.mark.parametrize("key_variable", ["COMPAT_API_KEY", "VENDORX_API_KEY"])
-def test_other_keys_do_not_pick_a_backend_silently(key_variable: str) -> None:
-    with pytest.raises(UserError, match="no language model is configured"):
-        choose_backend(settings(), {key_variable: "key-123456789"})
+    assert "lemmata model install" in message and "LEMMATA_EMBEDDED_MODEL" in message
 
 
 def test_empty_key_counts_as_missing() -> None:
-    with pytest.raises(UserError):
-        choose_backend(settings(), {"VENDORA_API_KEY": ""})
+    assert backend_name(settings(), {"VENDORA_API_KEY": ""}) == "embedded"
 
 
 @pytest.mark.parametrize(
@@ -147,3 +147,63 @@ def test_make_client_uses_the_chosen_backend_and_models(tmp_path: Path) -> None:
     assert client.models == ModelChoice("m1", "m1")
     assert client.scope == "survey"
     assert client.call_log is not None and client.call_log.path == tmp_path / "llm_calls.jsonl"
+
+
+def cli_login(path: Path, token: str = "sk-ant-oat01-test-login-token", expires_in: float = 3600) -> Path:
+    import json
+    import time
+
+    path.write_text(json.dumps({"claudeAiOauth": {"accessToken": token, "refreshToken": "sk-ant-ort01-refresh",
+                                                  "expiresAt": int((time.time() + expires_in) * 1000)}}))
+    return path
+
+
+def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_llm, tmp_path: Path) -> None:
+    from lemmata.llm.calllog import CALL_LOG_NAME
+
+    token = "sk-ant-oat01-test-login-token"
+    values = {"VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", token)),
+              "VENDORA_BASE_URL": fake_llm.anthropic_base_url, "LLM_RETRY_ATTEMPTS": 1}
+    assert choose_backend(settings(**values), {}).name == "vendora"
+    fake_llm.enqueue("survey", '{"summary": "s"}')
+    client = make_client(settings(**values), {}, tmp_path / "run")
+    assert client.complete("survey", "SYSTEM", "hello") == '{"summary": "s"}'
+    headers = fake_llm.calls("survey")[0].headers
+    assert headers["authorization"] == f"Bearer {token}"
+    assert "x-api-key" not in headers and "oauth-2025-04-20" in headers["anthropic-beta"]
+    assert token not in (tmp_path / "run" / CALL_LOG_NAME).read_text()
+
+
+def test_an_expired_cli_login_is_a_clear_error_before_any_call(tmp_path: Path) -> None:
+    values = {"VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", expires_in=-60)),
+              "LLM_BACKEND": "vendora"}
+    with pytest.raises(UserError, match="VENDORA_API_KEY") as caught:
+        make_client(settings(**values), {}, tmp_path / "run")
+    assert "sk-ant-oat01" not in str(caught.value)
+
+
+def test_explicit_vendora_without_key_or_login_names_both(tmp_path: Path) -> None:
+    values = {"LLM_BACKEND": "vendora", "VENDORA_CREDENTIALS_FILE": str(tmp_path / "absent.json")}
+    with pytest.raises(UserError, match=r"VENDORA_API_KEY or ANTHROPIC_API_KEY \(or a login of the provider's CLI\)"):
+        choose_backend(settings(**values), {})
+
+
+def test_embedded_backend_loads_the_configured_gguf(tmp_path: Path) -> None:
+    from lemmata.llm.embedded_backend import EmbeddedBackend
+    from lemmata.llm.resolve import build_backend
+
+    gguf = tmp_path / "tiny-model.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(60))
+    chosen = settings(LLM_BACKEND="embedded", LEMMATA_EMBEDDED_MODEL=str(gguf), LEMMATA_EMBEDDED_CONTEXT=4096,
+                      LEMMATA_EMBEDDED_THREADS=3)
+    choice = choose_backend(chosen, {})
+    assert choice.name == "embedded" and choice.models == ModelChoice("tiny-model", "tiny-model")
+    backend = build_backend("embedded", chosen, {}, tmp_path / "run")
+    assert isinstance(backend, EmbeddedBackend)
+    assert (backend.model_path, backend.context_tokens, backend.threads) == (gguf.resolve(), 4096, 3)
+
+
+def test_embedded_with_a_file_that_is_not_gguf_names_the_variable(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a model")
+    with pytest.raises(UserError, match="LEMMATA_EMBEDDED_MODEL"):
+        choose_backend(settings(LLM_BACKEND="embedded", LEMMATA_EMBEDDED_MODEL=str(tmp_path / "notes.txt")), {})

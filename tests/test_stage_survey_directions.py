@@ -14,7 +14,7 @@ import pytest
 from lemmata.artifacts import Direction, Survey, TaskInput
 from lemmata.errors import ModelOutputError
 from lemmata.llm.base import ChatRequest
-from lemmata.stages.directions import run_directions
+from lemmata.stages.directions import run_directions, statement_of
 from lemmata.stages.survey import run_survey
 from lemmata.testing.scripted_backend import scripted_client
 
@@ -128,7 +128,7 @@ def planner(chosen: int = 1, goal: str = "For all even n, m: n + m is even.", br
 
 def test_ideation_then_planner() -> None:
     client, backend = scripted_client({"ideation": [json.dumps(IDEATION)], "planner": [planner()]})
-    directions = run_directions(client, task(), SURVEY)
+    directions = run_directions(client, task(mode="explore"), SURVEY)
     assert [r.role for r in backend.requests] == ["ideation", "planner"]
     assert directions.candidates == [
         Direction(title="Direct parity", summary="write n=2k", rationale="elementary"),
@@ -186,7 +186,26 @@ def test_empty_ideation_is_a_model_output_error(answer: str) -> None:
 def test_empty_goal_is_a_model_output_error(answer: str, match: str) -> None:
     client, _ = scripted_client({"ideation": [json.dumps(IDEATION)], "planner": [answer]})
     with pytest.raises(ModelOutputError, match=match):
-        run_directions(client, task(), SURVEY)
+        run_directions(client, task(mode="explore"), SURVEY)
+
+
+@pytest.mark.parametrize("planner_goal", ["Even and odd numbers have many applications.", ""])
+def test_prove_mode_keeps_the_researchers_statement_as_the_goal(planner_goal: str) -> None:
+    """Malformed model output met on the embedded model: a planner widening the theorem into a survey topic."""
+    client, _ = scripted_client({"ideation": [json.dumps(IDEATION)], "planner": [planner(goal=planner_goal)]})
+    directions = run_directions(client, task(mode="prove"), SURVEY)
+    assert directions.goal == "The sum of two even integers is even."
+    assert directions.research_brief == "Use Z/2Z."
+
+
+@pytest.mark.parametrize(("task_text", "statement"), [
+    ("Prove that the sum of two even integers is even.", "The sum of two even integers is even."),
+    ("show: every prime p > 2 is odd", "Every prime p > 2 is odd"),
+    ("the sum of two even integers is even", "The sum of two even integers is even"),
+    ("Prove", "Prove"),
+])
+def test_statement_of_a_prove_task(task_text: str, statement: str) -> None:
+    assert statement_of(task_text) == statement
 
 
 def test_garbage_ideation_is_a_model_output_error_naming_the_role() -> None:

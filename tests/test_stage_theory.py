@@ -304,7 +304,7 @@ def test_prover_context_is_dependency_statements_truncated_to_120_chars() -> Non
     client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] and [L2] the claim follows at once.")]})
     prove_lemma(client, the_plan(), "L3", client.settings)
     prompt = user_text(backend.calls("prover")[0])
-    context = prompt.split("Earlier lemmas you may use (cite as [id]):\n", 1)[1].strip()
+    context = prover_context(prompt)
     lines = context.splitlines()
     assert len(lines) == 2
     assert lines[0].startswith("[L1] ")
@@ -314,7 +314,7 @@ def test_prover_context_is_dependency_statements_truncated_to_120_chars() -> Non
     assert LONG_STATEMENT.startswith(l1_context.rstrip("…"))
     assert "END_OF_STATEMENT" not in prompt  # the tail of L1's statement is cut
     # the lemma being proved is stated in full
-    assert "Lemma [L3]: Statement three." in prompt
+    assert prompt.rstrip().endswith("Lemma to prove now [L3]: Statement three.")
 
 
 def test_prover_context_never_carries_a_dependency_proof() -> None:
@@ -322,7 +322,7 @@ def test_prover_context_never_carries_a_dependency_proof() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] the claim follows, done here.")]})
     prove_lemma(client, the_plan(), "L2", client.settings)
     prompt = user_text(backend.calls("prover")[0])
-    context = prompt.split("Earlier lemmas you may use (cite as [id]):\n", 1)[1].strip()
+    context = prover_context(prompt)
     assert context.count("\n") == 0
     assert "Proof" not in context and "confidence" not in context
 
@@ -330,7 +330,13 @@ def test_prover_context_never_carries_a_dependency_proof() -> None:
 def test_prover_context_for_a_lemma_without_dependencies() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.9, "Direct computation settles it.")]})
     prove_lemma(client, the_plan(), "L1", client.settings)
-    assert user_text(backend.calls("prover")[0]).rstrip().endswith("(none)")
+    assert prover_context(user_text(backend.calls("prover")[0])) == "(none)"
+
+
+def prover_context(prompt: str) -> str:
+    """The earlier-lemmas block; it sits before the lemma to prove, so calls share the longest prefix."""
+    after = prompt.split("Earlier lemmas you may use (cite as [id]):\n", 1)[1]
+    return after.split("\n\nLemma to prove now [", 1)[0].strip()
 
 
 def _verifier_excerpt(request: ChatRequest) -> str:

@@ -69,6 +69,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     result = run_lemmata(["prove", TASK, "--output", "out"], local_env(home, fake_server), tmp_path)
     assert result.returncode == 0, result.stderr
     out = tmp_path / "out"
+    assert result.stdout.splitlines()[-1] == str(out / "paper_v1.pdf")  # the run ends with the paper's path
     assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib"}
     run_dir = only_run_dir(home)
     assert read_artifact(run_dir / "input.json", TaskInput).task == TASK

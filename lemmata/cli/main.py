@@ -6,7 +6,6 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
 from typing import Any
 
@@ -14,26 +13,14 @@ import click
 
 from lemmata import __version__
 from lemmata.artifacts import TaskInput
-from lemmata.errors import LemmataError, UserError
-from lemmata.llm.resolve import choose_backend
+from lemmata.cli.errors import reports_errors
+from lemmata.cli.model_cmd import model
+from lemmata.errors import UserError
+from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.llm.roles import ROLES
 from lemmata.pipeline import stage_states
 from lemmata.runs import Layout, RunRecord, live_status, load_record, new_session_id, validate_session_id
 from lemmata.settings import Settings, load_environment
-
-
-def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Our errors become one line on stderr and their exit code; bugs keep their traceback."""
-
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except LemmataError as exc:
-            click.echo(f"lemmata: error: {exc}", err=True)
-            sys.exit(exc.exit_code)
-
-    return wrapper
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -88,9 +75,17 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
         raise click.UsageError("the task is empty: say what to prove or explore")
     environ = load_environment()
     settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
+    if backend_name(settings, environ) == "embedded":
+        if not settings.LLM_BACKEND:
+            # Said first, so nobody mistakes the small offline model's paper for a provider's.
+            click.echo("lemmata: no provider credential found: using the embedded offline model "
+                       "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)", err=True)
+        settings = prepared_embedded_settings(settings)
     backend = choose_backend(settings, environ)  # a missing credential stops us before any work
     if backend.name == "replay":
         settings = checked_replay_settings(settings)
+    # The run keeps the backend it started with, on resume too.
+    settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
     layout = Layout.from_environment()
     session_id = new_session_id()
     run_dir = layout.run_dir(session_id)
@@ -102,6 +97,13 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
     click.echo(f"lemmata {__version__}: run {session_id} with backend {backend.name} "
                f"(model {backend.models.active}); run directory {run_dir}", err=True)
     drive(run_dir, jobs)
+
+
+def prepared_embedded_settings(settings: Settings) -> Settings:
+    """Assemble the default model on first use (once, with a progress bar); the run keeps its path."""
+    from lemmata.cli.model_cmd import installed_model_with_progress
+
+    return settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(installed_model_with_progress(settings))})
 
 
 def checked_replay_settings(settings: Settings) -> Settings:
@@ -125,6 +127,9 @@ def drive(run_dir: Path, jobs: int | None) -> None:
                err=True)
     if record.status == "stopped":
         sys.exit(1)
+    if record.status == "completed":
+        # The last line on stdout: scripts can take the paper's path from it.
+        click.echo(Path(record.output_dir) / "paper_v1.pdf")
 
 
 @cli.command()
@@ -203,6 +208,9 @@ def serve(host: str, port: int) -> None:
     from lemmata.server.app import create_app
 
     uvicorn.run(create_app(), host=host, port=port, log_level="info")
+
+
+cli.add_command(model)
 
 
 def main() -> None:

@@ -31,6 +31,8 @@ class CallRecord:
     latency_s: float
     attempts: int
     error: str | None = None
+    #: Backend-specific measurements, e.g. the embedded model's seconds and prompt tokens evaluated.
+    timings: dict[str, Any] | None = None
     timestamp: float = field(default_factory=time.time)
 
 

@@ -1,7 +1,9 @@
 """Choosing the backend and its models from settings and credentials.
 
-Resolution order when LLM_BACKEND is empty: `vendora` if VENDORA_API_KEY or
-ANTHROPIC_API_KEY is set; otherwise a clear error saying how to configure a backend.
+Resolution order when LLM_BACKEND is empty:
+1. `vendora` if VENDORA_API_KEY or ANTHROPIC_API_KEY is set;
+2. `vendora` through a local proxy if the provider CLI's credentials file holds a login;
+3. otherwise `embedded`, the offline model (the CLI announces it on its first line).
 An explicit LLM_BACKEND is obeyed strictly: a missing credential is an error, never a
 silent switch to another provider.
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from lemmata.errors import UserError
 from lemmata.llm.base import Backend
+from lemmata.llm.credentials_proxy import credentials_file, has_cli_credentials
 from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, Redactor
 from lemmata.llm.client import LLMClient, ModelChoice
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
@@ -24,6 +27,7 @@ DEFAULT_MODELS = {
     "router": ("anthropic/claude-sonnet-4.5", "anthropic/claude-haiku-4.5"),
     "local": (None, None),  # LOCAL_LLM_MODEL for both
     "vendorx": (None, None),  # VENDORX_MODEL for both
+    "embedded": (None, None),  # the GGUF file's name for both
     "replay": ("replay", "replay"),
 }
 
@@ -37,12 +41,9 @@ class BackendChoice:
 def backend_name(settings: Settings, environ: Mapping[str, str]) -> str:
     if settings.LLM_BACKEND:
         return settings.LLM_BACKEND
-    if anthropic_key(environ):
+    if anthropic_key(environ) or has_cli_credentials(credentials_file(settings.VENDORA_CREDENTIALS_FILE)):
         return "vendora"
-    raise UserError(
-        "no language model is configured: set LLM_BACKEND to vendora, router, local, vendorx or replay "
-        "(with its credentials), or set VENDORA_API_KEY; see the README's configuration table"
-    )
+    return "embedded"
 
 
 def anthropic_key(environ: Mapping[str, str]) -> str:
@@ -55,6 +56,8 @@ def resolve_models(name: str, settings: Settings) -> ModelChoice:
         active = fast = settings.LOCAL_LLM_MODEL
     if name == "vendorx":
         active = fast = settings.VENDORX_MODEL
+    if name == "embedded":
+        active = fast = embedded_model_file(settings).stem
     active = settings.LEMMATA_ACTIVE_MODEL or active
     fast = settings.LEMMATA_FAST_MODEL or (settings.LEMMATA_ACTIVE_MODEL if name in ("local", "vendorx") else "") or fast
     return ModelChoice(active=str(active), fast=str(fast))
@@ -67,8 +70,21 @@ def choose_backend(settings: Settings, environ: Mapping[str, str]) -> BackendCho
     return BackendChoice(name=name, models=resolve_models(name, settings))
 
 
+def embedded_model_file(settings: Settings) -> Path:
+    """The GGUF file the embedded backend loads: LEMMATA_EMBEDDED_MODEL, else the default model."""
+    from lemmata.embedded_model import model_path
+    from lemmata.settings import lemmata_home
+
+    return model_path(settings, lemmata_home())
+
+
 def _require_credentials(name: str, settings: Settings, environ: Mapping[str, str]) -> None:
-    needed = {"vendora": ("VENDORA_API_KEY or ANTHROPIC_API_KEY", anthropic_key(environ)),
+    if name == "embedded":
+        embedded_model_file(settings)  # raises with what to install when the model is missing
+        return
+    cli_login = has_cli_credentials(credentials_file(settings.VENDORA_CREDENTIALS_FILE))
+    needed = {"vendora": ("VENDORA_API_KEY or ANTHROPIC_API_KEY (or a login of the provider's CLI)",
+                          anthropic_key(environ) or cli_login),
               "router": ("COMPAT_API_KEY", environ.get("COMPAT_API_KEY", "")),
               "vendorx": ("VENDORX_API_KEY", environ.get("VENDORX_API_KEY", "")),
               "replay": ("LEMMATA_REPLAY", settings.LEMMATA_REPLAY)}
@@ -82,7 +98,15 @@ def build_backend(name: str, settings: Settings, environ: Mapping[str, str], run
     if name == "vendora":
         from lemmata.llm.anthropic_backend import AnthropicBackend
 
-        return AnthropicBackend(anthropic_key(environ), timeout, settings.VENDORA_BASE_URL)
+        if anthropic_key(environ):
+            return AnthropicBackend(anthropic_key(environ), timeout, settings.VENDORA_BASE_URL)
+        return _vendora_through_cli_login(settings, timeout)
+    if name == "embedded":
+        from lemmata.llm.embedded_backend import EmbeddedBackend
+        from lemmata.settings import lemmata_home
+
+        return EmbeddedBackend(embedded_model_file(settings), settings.LEMMATA_EMBEDDED_CONTEXT,
+                               settings.LEMMATA_EMBEDDED_THREADS, lock_path=lemmata_home() / "models" / ".generate.lock")
     if name == "replay":
         from lemmata.llm.replay import ReplayBackend
 
@@ -96,6 +120,20 @@ def build_backend(name: str, settings: Settings, environ: Mapping[str, str], run
     }
     base_url, key = endpoints[name]
     return OpenAICompatibleBackend(name, base_url, key, timeout, send_json_schema=name == "local")
+
+
+def _vendora_through_cli_login(settings: Settings, timeout: float) -> Backend:
+    """The spec's fallback: the provider CLI's login, added to each request by a loopback proxy,
+    so the token never passes through the SDK, our logs or our errors."""
+    from lemmata.llm.anthropic_backend import AnthropicBackend
+    from lemmata.llm.credentials_proxy import CredentialsProxy, read_access_token
+
+    path = credentials_file(settings.VENDORA_CREDENTIALS_FILE)
+    read_access_token(path)  # an expired or unreadable login is a clear error now, not a 401 later
+    proxy = CredentialsProxy(path, settings.VENDORA_BASE_URL or "https://api.anthropic.com").start()
+    backend = AnthropicBackend("cli-login-via-local-proxy", timeout, proxy.base_url)
+    backend.proxy = proxy  # lives as long as the backend
+    return backend
 
 
 def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, scope: str = "") -> LLMClient:

@@ -48,7 +48,10 @@ class LemmaListAnswer(Answer):
 
 
 class VerifierAnswer(Answer):
-    verdict: str = Field(description="valid, invalid or uncertain")
+    # The enum reaches the schema only: grammar-constrained backends must pick one of the three,
+    # while a provider's stray "Valid." is still read leniently.
+    verdict: str = Field(description="valid, invalid or uncertain",
+                         json_schema_extra={"enum": ["valid", "invalid", "uncertain"]})
     issues: list[str] = Field(default_factory=list)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lemmata.artifacts import Direction, Directions, Survey, TaskInput
 from lemmata.errors import ModelOutputError
 from lemmata.llm.client import LLMClient
@@ -15,14 +17,25 @@ def run_directions(client: LLMClient, task: TaskInput, survey: Survey) -> Direct
     prompt = render_prompt("planner", task=task.task, directions=_numbered(candidates))
     text = client.complete("planner", prompt.system, prompt.user, json_answer=True)
     answer = parse_json_answer(text, PlannerAnswer, "planner")
-    if not answer.goal.strip():
+    goal = answer.goal.strip()
+    if task.mode == "prove":
+        # The researcher stated the theorem: a planner may choose the approach, never swap the
+        # statement for a broader (or vaguer) one. Small models do exactly that.
+        goal = statement_of(task.task)
+    if not goal:
         raise ModelOutputError("the planner chose no goal to prove")
     return Directions(
         candidates=candidates,
         chosen=min(max(answer.chosen, 0), len(candidates) - 1),
-        goal=answer.goal.strip(),
+        goal=goal,
         research_brief=answer.research_brief.strip(),
     )
+
+
+def statement_of(task: str) -> str:
+    """The theorem in a `prove` task: "Prove that the sum ..." -> "The sum ..."."""
+    statement = re.sub(r"^\s*(?:please\s+)?(?:prove|show)(?:\s+that)?\s*[:,]?\s*", "", task, flags=re.IGNORECASE).strip()
+    return statement[:1].upper() + statement[1:] if statement else task.strip()
 
 
 def propose_directions(client: LLMClient, task: TaskInput, survey: Survey) -> list[Direction]:

@@ -97,18 +97,34 @@ def paper_title(directions: Directions) -> str:
 
 
 def ensure_limitations(body: str, theory: Theory) -> str:
-    """Every unverified lemma is named in a Limitations section, whatever the model wrote."""
+    """Every unverified lemma is marked and named under Limitations, whatever the model wrote:
+    the lemmas the model's own Limitations section leaves out are listed in ours."""
     unverified = [lemma for lemma in theory.lemmas if not lemma.verified]
-    if not unverified or ("\\unverified" in body and LIMITATIONS_HEADING.search(body)):
+    if not unverified:
         return body
+    own_section = _limitations_text(body)
+    missing = [lemma for lemma in unverified if not re.search(rf"\b{re.escape(lemma.id)}\b", own_section)]
+    if not missing and "\\unverified" in body:
+        return body
+    missing = missing or unverified  # named, but never marked: our list carries the markers
     items = "\n".join(
         f"  \\item \\unverified{{}} Lemma {escape_latex_text(lemma.id)} ({lemma.status.replace('_', ' ')}, "
         f"confidence {lemma.confidence:.2f}): {escape_latex_text(lemma.verification or 'not verified')}."
-        for lemma in unverified
+        for lemma in missing
     )
     return body.rstrip() + "\n\n\\section*{Limitations of the verification}\n" \
         "The following steps were not verified and should be read with care.\n" \
         f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n"
+
+
+def _limitations_text(body: str) -> str:
+    """The model's Limitations section, up to the next section; empty when it wrote none."""
+    found = LIMITATIONS_HEADING.search(body)
+    if not found:
+        return ""
+    rest = body[found.end():]
+    following = re.search(r"\\section\*?\{", rest)
+    return rest[: following.start()] if following else rest
 
 
 def read_writer_inputs(paths: Any) -> WriterInputs:

@@ -128,7 +128,7 @@ def _fenced(value: Any) -> str:
 
 def prover_answer(request: Any) -> str:
     """The proof of whichever lemma the request asks for (prover jobs run in parallel)."""
-    lemma_id = re.search(r"Lemma \[(\w+)\]", _last_user_text(request.body)).group(1)
+    lemma_id = re.search(r"Lemma to prove now \[(\w+)\]", _last_user_text(request.body)).group(1)
     assessment = {"confidence": CONFIDENCE[lemma_id], "completeness": "complete" if CONFIDENCE[lemma_id] > 0.9
                   else "partial", "gaps": [], "weakest_step": "none", "techniques_used": ["definition unfolding"]}
     return PROOFS[lemma_id] + "\n\n" + _fenced(assessment)

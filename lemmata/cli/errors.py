@@ -1,0 +1,26 @@
+"""How every command reports our errors: one line on stderr and the error's exit code."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import click
+
+from lemmata.errors import LemmataError
+
+
+def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Our errors become one line on stderr and their exit code; bugs keep their traceback."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except LemmataError as exc:
+            click.echo(f"lemmata: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper

@@ -1,0 +1,198 @@
+"""The `embedded` backend: a GGUF model run in-process by llama-cpp-python. The only llama_cpp import.
+
+Each Snakemake job is its own process, so each job loads the model once (memory-mapped: 1-2 s
+after the first load) and keeps it for all its calls; consecutive calls reuse the runtime's
+prefix cache, which is why prompts put their fixed parts first. Jobs of one machine take
+turns on the model under a file lock: two jobs generating at once on the same cores would
+each run at half speed and hold two copies of the context in memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from lemmata.errors import ProviderError
+from lemmata.llm.base import ChatRequest, ChatResponse
+
+#: Low temperature: the small model follows formats better; a fixed seed makes runs repeatable.
+SAMPLING = {"temperature": 0.2, "top_p": 0.9, "repeat_penalty": 1.05, "seed": 7}
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class EmbeddedBackend:
+    name = "embedded"
+
+    def __init__(self, model_path: Path, context_tokens: int, threads: int = 0, lock_path: Path | None = None,
+                 llama_factory: Any = None) -> None:
+        self.model_path = Path(model_path)
+        self.context_tokens = context_tokens
+        self.threads = threads or available_cores()
+        self.lock_path = lock_path
+        self._llama_factory = llama_factory
+        self._llama: Any = None
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        llama = self._model()
+        messages = [{"role": "system", "content": request.system}]
+        messages += [{"role": m.role, "content": m.content} for m in request.messages]
+        kwargs: dict[str, Any] = dict(SAMPLING)
+        guard = None
+        if request.json_schema is not None:
+            # Grammar-constrained decoding: the answer is valid JSON of the role's schema.
+            kwargs["response_format"] = {"type": "json_object", "schema": every_field_required(request.json_schema)}
+        else:
+            # (Not under a grammar: it would refuse an end of turn in the middle of the JSON.)
+            guard = RepetitionGuard(llama.token_eos())
+            kwargs["logits_processor"] = [guard]
+        asked = time.monotonic()
+        with self._turn():
+            started = time.monotonic()
+            try:
+                # llama-cpp shortens max_tokens itself when prompt + answer would overflow the context.
+                answer = llama.create_chat_completion(messages=messages, max_tokens=request.max_tokens, **kwargs)
+            except ValueError as exc:  # a prompt longer than the context, or a schema it cannot compile
+                raise ProviderError(
+                    f"embedded model, role '{request.role}': {exc}; raise LEMMATA_EMBEDDED_CONTEXT "
+                    f"(now {self.context_tokens}) or use a provider backend"
+                ) from None
+            elapsed = time.monotonic() - started
+            evaluated = _prompt_tokens_evaluated(llama)
+        response = _response_from(answer, evaluated, elapsed)
+        response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
+        if guard is not None and guard.tripped:
+            response.extra["finish_reason"] = "repetition"
+        return response
+
+    def _model(self) -> Any:
+        if self._llama is None:
+            factory = self._llama_factory or _load_llama
+            self._llama = factory(self.model_path, self.context_tokens, self.threads)
+        return self._llama
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        if self.lock_path is None:
+            yield
+            return
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.lock_path, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class RepetitionGuard:
+    """Ends an answer whose tail keeps repeating. A small model caught in a loop would otherwise
+    spend its whole token budget on the same phrase: minutes of a laptop's time for nothing.
+
+    Used as a logits processor: once the last TAIL tokens have occurred REPEATS times in the
+    answer, every token but end-of-turn is masked, so the runtime ends the answer cleanly.
+    """
+
+    TAIL = 24
+    REPEATS = 3
+    CHECK_EVERY = 8
+
+    def __init__(self, end_token: int) -> None:
+        self.end_token = end_token
+        self.answer_start: int | None = None
+        self.tripped = False
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import numpy as np
+
+        if self.answer_start is None:
+            self.answer_start = len(input_ids)  # first call: nothing generated yet
+        answer = np.asarray(input_ids[self.answer_start:])
+        due = len(answer) >= self.TAIL * self.REPEATS and len(answer) % self.CHECK_EVERY == 0
+        if self.tripped or (due and _tail_repeats(answer, self.TAIL) >= self.REPEATS):
+            self.tripped = True
+            forced = np.full_like(scores, -np.inf)
+            forced[self.end_token] = 0.0
+            return forced
+        return scores
+
+
+def _tail_repeats(tokens: Any, tail: int) -> int:
+    """How often the last `tail` tokens occur in `tokens` (the tail itself included)."""
+    import numpy as np
+
+    windows = np.lib.stride_tricks.sliding_window_view(tokens, tail)
+    return int(np.all(windows == tokens[-tail:], axis=1).sum())
+
+
+def every_field_required(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with every property required, recursively: under a grammar, an optional field
+    is one the small model may simply leave out (an empty survey is valid JSON)."""
+    if isinstance(schema, dict):
+        strict = {key: every_field_required(value) for key, value in schema.items()}
+        if isinstance(strict.get("properties"), dict):
+            strict["required"] = list(strict["properties"])
+        return strict
+    if isinstance(schema, list):
+        return [every_field_required(item) for item in schema]
+    return schema
+
+
+def _prompt_tokens_evaluated(llama: Any) -> int | None:
+    """Prompt tokens the runtime actually computed in the last call; the rest came from its prefix cache."""
+    try:
+        import llama_cpp
+
+        data = llama_cpp.llama_perf_context(llama.ctx)
+        llama_cpp.llama_perf_context_reset(llama.ctx)
+        return int(data.n_p_eval)
+    except (ImportError, AttributeError, TypeError, ctypes.ArgumentError):  # a stand-in model in tests
+        return None
+
+
+def _response_from(answer: dict[str, Any], evaluated: int | None, elapsed: float) -> ChatResponse:
+    choices = answer.get("choices") or []
+    if not choices:
+        raise ProviderError("embedded model returned no choices")
+    text = choices[0].get("message", {}).get("content") or ""
+    usage = answer.get("usage") or {}
+    prompt_tokens = usage.get("prompt_tokens")
+    reused = prompt_tokens - evaluated if prompt_tokens is not None and evaluated is not None else None
+    return ChatResponse(
+        text=text,
+        tokens_in=prompt_tokens,
+        tokens_out=usage.get("completion_tokens"),
+        cache_read_tokens=reused,
+        extra={"seconds": round(elapsed, 3), "prompt_tokens_evaluated": evaluated,
+               "finish_reason": choices[0].get("finish_reason")},
+    )
+
+
+def _load_llama(model_path: Path, context_tokens: int, threads: int) -> Any:
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        raise ProviderError(
+            "the embedded backend needs llama-cpp-python: run bin/setup, or pip install 'lemmata[embedded]'"
+        ) from None
+    try:
+        return Llama(
+            model_path=str(model_path),
+            n_ctx=context_tokens,
+            n_threads=threads,
+            n_threads_batch=threads,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise ProviderError(f"cannot load the embedded model {model_path}: {exc}") from None

@@ -1,0 +1,83 @@
+"""One bounded end-to-end run on the real embedded model: no key, no network, real llama.cpp.
+
+Every other test uses fakes. This one proves the default a new user meets works: the CLI
+announces the offline model on its first line, every stage runs on it, and the PDF compiles
+with its unverified steps marked. Token caps keep it to a few minutes on 2 cores.
+bin/test sets LEMMATA_REQUIRE_EMBEDDED=1, so in CI a missing model fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from conftest import REAL_LEMMATA_HOME
+from lemmata.artifacts import PaperMeta, Theory, read_artifact
+from lemmata.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
+from lemmata.llm.calllog import read_call_records
+
+pytestmark = pytest.mark.e2e
+
+#: Small answers everywhere: the smoke test checks the path through the pipeline, not the prose.
+TOKEN_CAPS = {"MAX_TOKENS_AGENT": "900", "MAX_TOKENS_PLANNER": "450", "MAX_TOKENS_DECOMPOSER": "500",
+              "MAX_TOKENS_ARCHITECT": "500", "MAX_TOKENS_PROVER": "300", "MAX_TOKENS_VERIFIER": "100",
+              "MAX_TOKENS_ASSEMBLER": "300", "MAX_TOKENS_CRYSTALLIZER": "120", "MAX_TOKENS_FORMALIZER": "200",
+              "MAX_TOKENS_COMPRESS": "200", "MAX_TOKENS_ANALYST": "200", "MAX_TOKENS_SKETCH": "200"}
+
+
+def installed_model() -> Path:
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        reason = "llama-cpp-python is not installed (pip install 'lemmata[embedded]')"
+    else:
+        if is_installed(REAL_LEMMATA_HOME):
+            return default_model_path(REAL_LEMMATA_HOME)
+        reason = f"the embedded model is not installed in {REAL_LEMMATA_HOME} (run: lemmata model install)"
+    if os.environ.get("LEMMATA_REQUIRE_EMBEDDED") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) -> None:
+    model = installed_model()
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX"))}
+    env.update(TOKEN_CAPS, LEMMATA_HOME=str(home), LEMMATA_EMBEDDED_MODEL=str(model),
+               VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"), TEXMFVAR=str(home / "texmf-var"),
+               EXPERIMENT_MODE="false")
+    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", "Prove that the sum of two even integers is even.",
+                             "--output", "out"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=1500, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr.splitlines()[0].startswith("lemmata: no provider credential found: using the embedded offline model")
+    pdf = tmp_path / "out" / "paper_v1.pdf"
+    assert result.stdout.splitlines()[-1] == str(pdf)
+
+    run_dir = next((home / "runs").iterdir())
+    calls = list(read_call_records(run_dir / "llm_calls.jsonl"))
+    assert {c["backend"] for c in calls} == {"embedded"}
+    assert {c["model"] for c in calls} == {Path(DEFAULT_MODEL.file_name).stem}
+    assert not [c for c in calls if c["error"]]
+    assert {"survey", "ideation", "planner", "decomposer", "prover", "assembler", "writer"} <= {c["role"] for c in calls}
+
+    theory = read_artifact(run_dir / "theory.json", Theory)
+    assert theory.goal == "The sum of two even integers is even."
+    tex = (tmp_path / "out" / "paper_v1.tex").read_text()
+    unverified = [lemma for lemma in theory.lemmas if not lemma.verified]
+    if unverified:
+        assert "\\unverified" in tex
+        for lemma in unverified:
+            assert lemma.id in tex
+    meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
+    assert meta.bib_entries == 0  # nothing was retrieved, so nothing may be cited
+    text = " ".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "The sum of two even integers is even" in " ".join(text.split())
+    if unverified:
+        assert "[Unverified step]" in text
