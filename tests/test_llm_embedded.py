@@ -182,3 +182,12 @@ def test_jobs_take_turns_on_the_model(tmp_path: Path) -> None:
         thread.join()
     assert len(llama.calls) == 2 and llama.max_active == 1
     assert (tmp_path / "models" / ".generate.lock").exists()
+
+
+def test_answers_are_capped_by_the_backend_limit_within_the_role_limit(tmp_path: Path) -> None:
+    llama = FakeLlama()
+    backend = EmbeddedBackend(tmp_path / "m.gguf", 8192, 1, None, llama_factory=lambda *a: llama, max_answer_tokens=200)
+    backend.complete(request("prover"))  # role limit 321
+    small = ChatRequest(role="verifier", model="q", system="S", messages=(Message("user", "U"),), max_tokens=50)
+    backend.complete(small)
+    assert [call["max_tokens"] for call in llama.calls] == [200, 50]

@@ -76,10 +76,10 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
     environ = load_environment()
     settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
     if backend_name(settings, environ) == "embedded":
-        if not settings.LLM_BACKEND:
-            # Said first, so nobody mistakes the small offline model's paper for a provider's.
-            click.echo("lemmata: no provider credential found: using the embedded offline model "
-                       "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)", err=True)
+        # Said first, so nobody mistakes the small offline model's paper for a provider's.
+        why = "" if settings.LLM_BACKEND else "no provider credential found: "
+        click.echo(f"lemmata: {why}using the embedded offline model, small and slow: its papers are demos "
+                   "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)", err=True)
         settings = prepared_embedded_settings(settings)
     backend = choose_backend(settings, environ)  # a missing credential stops us before any work
     if backend.name == "replay":

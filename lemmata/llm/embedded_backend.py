@@ -36,9 +36,10 @@ class EmbeddedBackend:
     name = "embedded"
 
     def __init__(self, model_path: Path, context_tokens: int, threads: int = 0, lock_path: Path | None = None,
-                 llama_factory: Any = None) -> None:
+                 llama_factory: Any = None, max_answer_tokens: int | None = None) -> None:
         self.model_path = Path(model_path)
         self.context_tokens = context_tokens
+        self.max_answer_tokens = max_answer_tokens
         self.threads = threads or available_cores()
         self.lock_path = lock_path
         self._llama_factory = llama_factory
@@ -62,7 +63,7 @@ class EmbeddedBackend:
             started = time.monotonic()
             try:
                 # llama-cpp shortens max_tokens itself when prompt + answer would overflow the context.
-                answer = llama.create_chat_completion(messages=messages, max_tokens=request.max_tokens, **kwargs)
+                answer = llama.create_chat_completion(messages=messages, max_tokens=self._answer_budget(request), **kwargs)
             except ValueError as exc:  # a prompt longer than the context, or a schema it cannot compile
                 raise ProviderError(
                     f"embedded model, role '{request.role}': {exc}; raise LEMMATA_EMBEDDED_CONTEXT "
@@ -75,6 +76,13 @@ class EmbeddedBackend:
         if guard is not None and guard.tripped:
             response.extra["finish_reason"] = "repetition"
         return response
+
+    def _answer_budget(self, request: ChatRequest) -> int:
+        """The role's token limit, within the backend's own cap: on 2 cores every 1,000 tokens
+        cost about 40 s, and the small model's answers past its cap are loops or padding."""
+        if self.max_answer_tokens is None:
+            return request.max_tokens
+        return min(request.max_tokens, self.max_answer_tokens)
 
     def _model(self) -> Any:
         if self._llama is None:

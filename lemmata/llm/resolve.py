@@ -106,7 +106,8 @@ def build_backend(name: str, settings: Settings, environ: Mapping[str, str], run
         from lemmata.settings import lemmata_home
 
         return EmbeddedBackend(embedded_model_file(settings), settings.LEMMATA_EMBEDDED_CONTEXT,
-                               settings.LEMMATA_EMBEDDED_THREADS, lock_path=lemmata_home() / "models" / ".generate.lock")
+                               settings.LEMMATA_EMBEDDED_THREADS, lock_path=lemmata_home() / "models" / ".generate.lock",
+                               max_answer_tokens=settings.LEMMATA_EMBEDDED_MAX_TOKENS)
     if name == "replay":
         from lemmata.llm.replay import ReplayBackend
 
