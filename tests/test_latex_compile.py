@@ -45,25 +45,37 @@ def tex_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def sty_macros() -> list[str]:
     """Every macro lemmata-math.sty defines."""
     sty = MATH_PACKAGE_PATH.read_text(encoding="utf-8")
-    return re.findall(r"^\\lemmata@(?:provide|define)\{(\\[A-Za-z]+)\}", sty, flags=re.MULTILINE)
+    return re.findall(r"^\\lemmata@(?:provide|define|delimiter|operator)\*?\{(\\[A-Za-z]+)\}", sty, re.MULTILINE)
+
+
+def macro_uses() -> list[str]:
+    """Every lemmata-math macro, each argument-taking one in all its forms."""
+    delimiters = ARGUMENT_MACROS - {"\\bm", "\\mathbbm", "\\mathds", "\\mathscr"}
+    return [f"{name}{{x}} {name}*{{x}} {name}[\\big]{{x}}" if name in delimiters
+            else f"{name}{{A}}" if name in ARGUMENT_MACROS else name for name in sty_macros()]
 
 
 def macro_showcase() -> str:
     """Display math using every lemmata-math macro once."""
-    uses = [f"{name}{{x}} {name}*{{x}}" if name in ARGUMENT_MACROS - {"\\bm", "\\mathbbm", "\\mathds", "\\mathscr"}
-            else f"{name}{{A}}" if name in ARGUMENT_MACROS else name for name in sty_macros()]
+    uses = macro_uses()
     lines = [" ".join(uses[i : i + 8]) for i in range(0, len(uses), 8)]
     return "\n".join(f"\\[ {line} \\]" for line in lines)
 
 
+def macro_text_showcase() -> str:
+    """Running text using every lemmata-math macro: each must work outside math too."""
+    return "In running text: " + ", ".join(macro_uses()) + "."
+
+
 def full_body(keys: list[str]) -> str:
-    """A body with every theorem environment, every macro, \\unverified and citations."""
+    """A body with every theorem environment, every macro (in math and in text), \\unverified and citations."""
     parts = ["\\section{Results}", f"We build on \\citet{{{keys[0]}}} and \\citep{{{keys[1]}}}."]
     for name in THEOREM_ENVIRONMENTS:
         parts.append(f"\\begin{{{name}}}\\label{{env:{name}}}A statement about $\\RR$.\\end{{{name}}}")
     parts.append("\\begin{proof}By \\cref{env:lemma} and \\eqref{eq:one}. \\unverified\\end{proof}")
     parts.append("\\begin{equation}\\label{eq:one} \\norm{\\bx} \\leq \\abs{\\balpha} \\end{equation}")
     parts.append(macro_showcase())
+    parts.append(macro_text_showcase())
     return "\n\n".join(parts)
 
 
@@ -86,8 +98,10 @@ def test_full_document_compiles_without_errors_or_warnings(tex_dir: Path) -> Non
     assert result.pdf_path == tex_dir / "paper_v1.pdf" and result.pdf_path.is_file()
     assert result.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
     assert result.warnings == [] and result.seconds > 0
-    errors, warnings = parse_latex_log((tex_dir / "paper_v1.log").read_text(encoding="latin-1"))
+    log = (tex_dir / "paper_v1.log").read_text(encoding="latin-1")
+    errors, warnings = parse_latex_log(log)
     assert errors == [] and warnings == []
+    assert "Warning:" not in log  # not even one that parse_latex_log leaves out
     text = " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
     assert "[Unverified step]" in text
     assert "Lee" in text and "Stone" in text and "On $x$ & Friends" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -12,8 +13,11 @@ import pytest
 from lemmata.latex.compile import compile_paper
 from lemmata.latex.document import MATH_PACKAGE_PATH, NAMED_ENVIRONMENTS, THEOREM_ENVIRONMENTS, preamble_text
 from lemmata.latex.macros import MACRO_SUMMARY, PREAMBLE_SUMMARY
+from lemmata.latex.mathcommands import MATH_ONLY, TEXT_SAFE
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+# Every definition line of the .sty starts with one of the \lemmata@ helpers.
+STY_DEFINITION = re.compile(r"^\\lemmata@(?:provide|define|delimiter|operator)\*?\{(\\[A-Za-z]+)\}", re.MULTILINE)
 
 
 def summary_macros() -> list[str]:
@@ -22,9 +26,8 @@ def summary_macros() -> list[str]:
 
 
 def sty_defined() -> set[str]:
-    """Names the .sty defines (each definition line starts with \\lemmata@provide or @define)."""
-    sty = MATH_PACKAGE_PATH.read_text(encoding="utf-8")
-    return set(re.findall(r"^\\lemmata@(?:provide|define)\{(\\[A-Za-z]+)\}", sty, flags=re.MULTILINE))
+    """Names the .sty defines."""
+    return set(STY_DEFINITION.findall(MATH_PACKAGE_PATH.read_text(encoding="utf-8")))
 
 
 @pytest.fixture
@@ -77,3 +80,74 @@ def test_package_loads_after_packages_that_define_the_same_names(tex_dir: Path) 
     log = tex_path.with_suffix(".log").read_text(encoding="latin-1")
     assert result.pdf_path.is_file()
     assert "\\R is already defined; keeping it" in log
+
+
+def test_text_math_repair_knows_every_sty_macro() -> None:
+    # textmath wraps a lemmata-math macro only when a script follows it; it reads the .sty.
+    assert set(TEXT_SAFE) - {"\\ensuremath"} == sty_defined()
+    assert set(TEXT_SAFE).isdisjoint(MATH_ONLY)
+
+
+# What lemmata-math defined before its macros worked in text: mathtools and amsmath
+# commands under their own names. In math the package must typeset exactly like them.
+REFERENCE_DEFINITIONS = r"""
+\DeclarePairedDelimiter{\abs}{\lvert}{\rvert}
+\DeclarePairedDelimiter{\norm}{\lVert}{\rVert}
+\DeclarePairedDelimiter{\inner}{\langle}{\rangle}
+\DeclarePairedDelimiter{\set}{\{}{\}}
+\DeclarePairedDelimiter{\paren}{(}{)}
+\DeclarePairedDelimiter{\bracket}{[}{]}
+\DeclarePairedDelimiter{\floor}{\lfloor}{\rfloor}
+\DeclarePairedDelimiter{\ceil}{\lceil}{\rceil}
+\DeclareMathOperator*{\argmin}{arg\,min}
+\DeclareMathOperator*{\argmax}{arg\,max}
+\DeclareMathOperator{\Var}{Var}
+\DeclareMathOperator{\Cov}{Cov}
+\DeclareMathOperator{\tr}{tr}
+\DeclareMathOperator{\rank}{rank}
+\DeclareMathOperator{\diag}{diag}
+\DeclareMathOperator{\supp}{supp}
+\DeclareMathOperator{\sign}{sign}
+\DeclareMathOperator{\dist}{dist}
+\newcommand{\defeq}{\coloneqq}
+"""
+DELIMITERS = ("\\abs", "\\norm", "\\inner", "\\set", "\\paren", "\\bracket", "\\floor", "\\ceil")
+OPERATORS = ("\\argmin", "\\argmax", "\\Var", "\\Cov", "\\tr", "\\rank", "\\diag", "\\supp", "\\sign", "\\dist")
+MATH_USES = [
+    use
+    for name in DELIMITERS
+    for use in (f"{name}{{x}}", f"{name}*{{\\frac{{a}}{{b}}}}", f"{name}[\\big]{{x}}^2",
+                f"f{name}{{x}}_{{{name}*{{y}}}}")
+] + [
+    use
+    for name in OPERATORS
+    for use in (f"{name} X", f"{name}_{{x \\in X}} f(x)", f"a{name}\\limits_x b", f"{name}\\nolimits^2 (x)")
+] + [
+    "x \\defeq y", "\\begin{aligned} \\abs{x} &\\defeq \\Var X \\\\ \\argmin_x &= \\norm*{x} \\end{aligned}",
+]
+
+
+def box_dumps(tex_dir: Path, name: str, preamble: str) -> list[str]:
+    """pdflatex's \\showbox dump of every use in MATH_USES, inline and displayed."""
+    boxes = "\n".join(
+        f"\\setbox0\\hbox{{${style}{use}$}}\\showbox0" for use in MATH_USES for style in ("", "\\displaystyle")
+    )
+    tex_path = tex_dir / f"{name}.tex"
+    tex_path.write_text(
+        "\\documentclass{article}\n\\usepackage{amsmath,amssymb,mathtools}\n" + preamble + "\n\\begin{document}\n"
+        "\\showboxdepth=1000 \\showboxbreadth=100000\n" + boxes + "\n\\end{document}\n"
+    )
+    shutil.copy(MATH_PACKAGE_PATH, tex_dir)
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", tex_path.name], cwd=tex_dir, capture_output=True,
+                   timeout=120, check=False)
+    log = tex_path.with_suffix(".log").read_text(encoding="latin-1")
+    return re.findall(r"^> \\box0=\n(.*?)\n\n?! OK", log, flags=re.MULTILINE | re.DOTALL)
+
+
+@needs_tex
+def test_macros_typeset_in_math_exactly_as_the_commands_they_wrap(tex_dir: Path) -> None:
+    ours = box_dumps(tex_dir, "ours", "\\usepackage{lemmata-math}")
+    reference = box_dumps(tex_dir, "reference", REFERENCE_DEFINITIONS)
+    assert len(ours) == len(reference) == 2 * len(MATH_USES)
+    for use, our_box, reference_box in zip([u for u in MATH_USES for _ in (0, 1)], ours, reference, strict=True):
+        assert our_box == reference_box, use

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from lemmata.errors import ModelOutputError
-from lemmata.stages.answers import ConsistencyAnswer, VerifierAnswer
+from lemmata.stages.answers import ConsistencyAnswer, IdeationAnswer, PlannerAnswer, VerifierAnswer
 from lemmata.stages.parsing import (
     LIST_KEYS,
+    close_truncated_json,
     first_json_value,
     normalise_lemma_items,
     parse_json_answer,
@@ -336,3 +337,36 @@ def test_parse_json_answer_error_excerpt_is_short() -> None:
 )
 def test_first_json_value(text: str, opener: str, expected: Any) -> None:
     assert first_json_value(text, opener) == expected
+
+
+# --- answers cut off by their token limit (met on the embedded model with capped tokens) ---
+
+TRUNCATED_IDEATION = (
+    '{"directions": [{"title": "Direct parity", "summary": "write n = 2k and m = 2l", "rationale": "elementary"}, '
+    '{"title": "Modular arithmetic", "summary": "work in Z/2Z, where the sum of two zeros is'
+)
+
+
+def test_a_truncated_ideation_answer_keeps_its_complete_directions() -> None:
+    """Malformed model output met on the embedded model: ideation JSON cut at MAX_TOKENS_PLANNER."""
+    answer = parse_json_answer(TRUNCATED_IDEATION, IdeationAnswer, "ideation")
+    assert [d.title for d in answer.directions] == ["Direct parity"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    pytest.param('{"a": 1, "b": "x\\"y", "c": [1, 2', {"a": 1, "b": 'x"y', "c": [1]}, id="escaped-quote-then-cut"),
+    pytest.param('{"lemmas": [{"id": "L1", "statement": "s1"}, {"id": "L2", "statem',
+                 {"lemmas": [{"id": "L1", "statement": "s1"}]}, id="half-item-dropped"),
+    pytest.param('{"summary": "a, b and c", "open_problems": ["p1", "p2', {"summary": "a, b and c", "open_problems": ["p1"]},
+                 id="comma-inside-a-string-is-not-a-cut"),
+    pytest.param('{"a": 1}', None, id="complete-object-is-not-repaired"),
+    pytest.param('{"a": "never closed', None, id="nothing-complete-survives"),
+    pytest.param("no json here", None, id="no-object"),
+])
+def test_close_truncated_json(text: str, expected: object) -> None:
+    assert close_truncated_json(text) == expected
+
+
+def test_a_truncated_answer_that_lost_a_required_field_is_still_an_error() -> None:
+    with pytest.raises(ModelOutputError, match="planner"):
+        parse_json_answer('{"chosen": 1, "research_brief": "Use Z/2Z", "goal": "For all even', PlannerAnswer, "planner")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
-from lemmata.stages.writer import ensure_limitations
+from lemmata.artifacts import ConsistencyCheck, Direction, Directions, ProvedLemma, TaskInput, Theory
+from lemmata.stages.writer import ensure_limitations, paper_title
 
 
 def lemma(lemma_id: str, verified: bool, status: str = "proved", confidence: float = 0.9) -> ProvedLemma:
@@ -54,3 +54,23 @@ def test_a_complete_limitations_section_with_markers_is_kept_as_written() -> Non
 def test_named_but_never_marked_lemmas_get_markers(body: str) -> None:
     out = ensure_limitations(body, SOME_UNVERIFIED)
     assert out.count("\\unverified{}") == 2
+
+
+def directions(goal: str) -> Directions:
+    return Directions(candidates=[Direction(title="Prove the sum of two odd integers is even", summary="s")],
+                      chosen=0, goal=goal, research_brief="")
+
+
+def task(mode: str) -> TaskInput:
+    return TaskInput(session_id="s1", mode=mode, task="Prove that the sum of two even integers is even.")  # type: ignore[arg-type]
+
+
+def test_a_prove_paper_is_titled_by_its_theorem() -> None:
+    """Malformed model output met on the embedded model: a direction titled with the wrong theorem."""
+    assert paper_title(task("prove"), directions("The sum of two even integers is even.")) == \
+        "The sum of two even integers is even"
+
+
+def test_other_papers_and_long_theorems_take_the_direction_title() -> None:
+    assert paper_title(task("explore"), directions("Short goal.")) == "Prove the sum of two odd integers is even"
+    assert paper_title(task("prove"), directions("x" * 121)) == "Prove the sum of two odd integers is even"

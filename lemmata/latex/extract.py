@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from lemmata.latex import escapes, markdown, mathmode, repair
+from lemmata.latex import escapes, markdown, mathmode, repair, textmath
 from lemmata.latex.environments import (
     KNOWN_ENVIRONMENTS,
     code_environments_to_verbatim,
@@ -122,8 +122,9 @@ def _repair_structure(text: str, stash: list[str], titles: Mapping[str, str], kn
     text = replace_unicode_symbols(text)
     text = escapes.escape_stray_hashes(text)
     text = escapes.escape_stray_ampersands(text)
-    text = escapes.wrap_math_outside_math(text)
-    text = escapes.escape_scripts_outside_math(text)
+    # Only now is it known where math is: repair_math closed it, and symbols are commands.
+    text = textmath.wrap_math_in_text(text)
+    text = textmath.escape_scripts_in_text(text)
     text = repair.drop_line_breaks_at_paragraph_start(text)
     text = unmask(text, stash)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

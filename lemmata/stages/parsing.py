@@ -37,13 +37,16 @@ def first_json_value(text: str, opener: str) -> Any | None:
 
 
 def parse_json_answer(text: str, model: type[M], role: str) -> M:
-    """The answer as `model`: the whole text, a fenced block, or the first object in it."""
+    """The answer as `model`: the whole text, a fenced block, the complete part of a truncated
+    object, or the first object in it."""
     candidates: list[Any] = []
     for chunk in [text, *fenced_blocks(text)]:
         try:
             candidates.append(json.loads(chunk))
         except json.JSONDecodeError:
             pass
+    # Before the first inner object: in a truncated answer that is one item, not the answer.
+    candidates.append(close_truncated_json(text))
     candidates.append(first_json_value(text, "{"))
     for candidate in candidates:
         if isinstance(candidate, dict):
@@ -52,6 +55,43 @@ def parse_json_answer(text: str, model: type[M], role: str) -> M:
             except ValidationError:
                 continue
     raise ModelOutputError(f"the {role} answer is not the JSON asked for: {_excerpt(text)}")
+
+
+def close_truncated_json(text: str, attempts: int = 200) -> Any | None:
+    """The complete part of a JSON object cut off mid-way (an answer that hit its token limit):
+    cut after the last complete member or item, then close what is still open. None when the
+    object is not truncated, or nothing of it survives."""
+    start = text.find("{")
+    if start == -1:
+        return None
+    body, closers, cuts = text[start:], [], []
+    in_string = escaped = False
+    for index, char in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            closers.append("}" if char == "{" else "]")
+        elif char in "}]":
+            closers.pop()
+            if not closers:
+                return None  # complete, so not ours to repair
+            cuts.append((index + 1, "".join(reversed(closers))))
+        elif char == "," and (closers[-1] == "]" or len(closers) == 1):
+            # Inside a nested object a cut would keep a half item (a lemma without its statement).
+            cuts.append((index, "".join(reversed(closers))))
+    for cut, closing in reversed(cuts[-attempts:]):
+        try:
+            return json.loads(body[:cut] + closing)
+        except json.JSONDecodeError:
+            continue
+    return None
 
 
 def parse_lemma_list(text: str) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ PROOF_STYLE_RULES = """Proof style rules (enforced):
 - The Limitations section explains all unverified steps."""
 LIMITATIONS_HEADING = re.compile(r"\\section\*?\{\s*Limitations\s*\}", re.IGNORECASE)
 BIB_STEM = "references"
+TITLE_MAX_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class WriterInputs:
 def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforce_style: bool) -> WrittenPaper:
     keyed = assign_citation_keys(inputs.survey.papers)
     known_keys = {key for key, _ in keyed}
-    title = paper_title(inputs.directions)
+    title = paper_title(inputs.task, inputs.directions)
     prompt = render_prompt("writer", **_prompt_values(inputs, title, known_keys, enforce_style))
     body = extract_latex_body(client.complete("writer", prompt.system, prompt.user))
     body, removed = remove_unknown_citations(body, known_keys)
@@ -92,7 +93,11 @@ def experiment_summary(experiment: Experiment) -> str:
     return "\n".join(lines) or f"(no checks: {experiment.skip_reason})"
 
 
-def paper_title(directions: Directions) -> str:
+def paper_title(task: TaskInput, directions: Directions) -> str:
+    """A `prove` paper is titled by its theorem (when short enough): a direction's title can
+    promise something else entirely. Other modes take the chosen direction's title."""
+    if task.mode == "prove" and len(directions.goal) <= TITLE_MAX_CHARS:
+        return directions.goal.rstrip(".")
     return directions.candidates[directions.chosen].title
 
 
