@@ -29,6 +29,9 @@ def cli() -> None:
     """lemmata turns a research task into a LaTeX paper with checked proofs.
 
     Settings come from environment variables and .env files (see the README).
+    The model backend is LLM_BACKEND; unset, it is the Anthropic API when VENDORA_API_KEY
+    (or ANTHROPIC_API_KEY, or a login of Anthropic's CLI) exists, else the embedded offline
+    model (`lemmata model status`).
     """
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from lemmata.errors import UserError
 from lemmata.llm.base import Backend
-from lemmata.llm.credentials_proxy import credentials_file, has_cli_credentials
 from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, Redactor
 from lemmata.llm.client import LLMClient, ModelChoice
+from lemmata.llm.credentials_proxy import credentials_file, has_cli_credentials
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
 
 #: Each backend's default (active, fast) models; LEMMATA_ACTIVE_MODEL / LEMMATA_FAST_MODEL override.
