@@ -8,6 +8,7 @@ bin/test sets LEMMATA_REQUIRE_EMBEDDED=1, so in CI a missing model fails instead
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -31,13 +32,12 @@ TOKEN_CAPS = {"MAX_TOKENS_AGENT": "900", "MAX_TOKENS_PLANNER": "600", "MAX_TOKEN
 
 
 def installed_model() -> Path:
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError:
+    # find_spec, not import: llama_cpp opens files at import that it never closes.
+    if importlib.util.find_spec("llama_cpp") is None:
         reason = "llama-cpp-python is not installed (pip install 'lemmata[embedded]')"
+    elif is_installed(REAL_LEMMATA_HOME):
+        return default_model_path(REAL_LEMMATA_HOME)
     else:
-        if is_installed(REAL_LEMMATA_HOME):
-            return default_model_path(REAL_LEMMATA_HOME)
         reason = f"the embedded model is not installed in {REAL_LEMMATA_HOME} (run: lemmata model install)"
     if os.environ.get("LEMMATA_REQUIRE_EMBEDDED") == "1":
         pytest.fail(reason)

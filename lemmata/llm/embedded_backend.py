@@ -4,7 +4,7 @@ Each Snakemake job is its own process, so each job loads the model once (memory-
 after the first load) and keeps it for all its calls; consecutive calls reuse the runtime's
 prefix cache, which is why prompts put their fixed parts first. Jobs of one machine take
 turns on the model under a file lock: two jobs generating at once on the same cores would
-each run at half speed and hold two copies of the context in memory.
+each run at half speed, and neither answer would arrive sooner.
 """
 
 from __future__ import annotations
