@@ -2,8 +2,8 @@
 
 Scenarios: zero latency (pure overhead: Snakemake, job start-up, pdflatex) and a fixed
 latency per model call, compared with the latency on the run's critical path (calls that
-must happen one after another; lemma proofs run in parallel, so only the slowest lemma's
-calls count). Prints a table. Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 1]
+must happen one after another; a lemma's proof waits for the lemmas it depends on, so the
+lemma part counts the longest dependency chain). Prints a table. Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from lemmata.artifacts import TheoryPlan, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
@@ -32,21 +33,27 @@ def run_once(latency: float) -> dict[str, float]:
         subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"], env=env,
                        cwd=tmp, check=True, capture_output=True, stdin=subprocess.DEVNULL)
         wall = time.monotonic() - started
-        records = list(read_call_records(next((home / "runs").iterdir()) / "llm_calls.jsonl"))
+        run_dir = next((home / "runs").iterdir())
+        records = list(read_call_records(run_dir / "llm_calls.jsonl"))
+        plan = read_artifact(run_dir / "theory" / "plan.json", TheoryPlan)
     return {"wall": wall, "calls": len(records), "sum": sum(r["latency_s"] for r in records),
-            "critical": critical_path(records)}
+            "critical": critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas})}
 
 
-def critical_path(records: list[dict]) -> float:
-    """Sequential calls add up; of the parallel lemma jobs only the slowest counts."""
+def critical_path(records: list[dict], depends_on: dict[str, list[str]]) -> float:
+    """Sequential calls add up; a lemma job's calls start when its dependencies' jobs have ended,
+    so the lemma part counts its longest dependency chain."""
     per_lemma: dict[str, float] = defaultdict(float)
     sequential = 0.0
     for record in records:
         if record["scope"].startswith("prove_lemma:"):
-            per_lemma[record["scope"]] += record["latency_s"]
+            per_lemma[record["scope"].split(":", 1)[1]] += record["latency_s"]
         else:
             sequential += record["latency_s"]
-    return sequential + max(per_lemma.values(), default=0.0)
+    finish: dict[str, float] = {}
+    for lemma_id in depends_on:  # plan order: dependencies come first
+        finish[lemma_id] = per_lemma[lemma_id] + max((finish[d] for d in depends_on[lemma_id]), default=0.0)
+    return sequential + max(finish.values(), default=0.0)
 
 
 def main() -> None:

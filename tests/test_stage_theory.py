@@ -333,6 +333,18 @@ def test_prover_context_for_a_lemma_without_dependencies() -> None:
     assert prover_context(user_text(backend.calls("prover")[0])) == "(none)"
 
 
+def test_prover_is_told_not_to_rely_on_a_dependency_whose_proof_failed() -> None:
+    client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] and [L2] the claim follows at once.")]})
+    failed_l2 = ProvedLemma(id="L2", statement="Short statement two.", depends_on=["L1"], proof_text="",
+                            confidence=0.0, verified=False, status="failed", verification="no usable proof")
+    proved_l1 = ProvedLemma(id="L1", statement=LONG_STATEMENT, proof_text="Direct.", confidence=0.95,
+                            verified=True, status="proved", verification="auto-accepted")
+    prove_lemma(client, the_plan(), "L3", client.settings, [proved_l1, failed_l2])
+    lines = prover_context(user_text(backend.calls("prover")[0])).splitlines()
+    assert lines[1] == "[L2] Short statement two. (its proof failed: do not rely on it)"
+    assert "failed" not in lines[0]
+
+
 def prover_context(prompt: str) -> str:
     """The earlier-lemmas block; it sits before the lemma to prove, so calls share the longest prefix."""
     after = prompt.split("Earlier lemmas you may use (cite as [id]):\n", 1)[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -59,6 +60,14 @@ def run_lemmata(args: list[str], env: dict[str, str], cwd: Path, timeout: float 
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def lemma_of(request) -> str:
+    """The lemma a prover or verifier request is about ("" for other roles)."""
+    markers = {"prover": r"Lemma to prove now \[(\w+)\]", "verifier": r"Lemma \[(\w+)\]"}
+    pattern = markers.get(request.headers.get("x-lemmata-role", ""))
+    found = re.search(pattern, request.body["messages"][-1]["content"]) if pattern else None
+    return found.group(1) if found else ""
+
+
 def only_run_dir(home: Path) -> Path:
     runs = list((home / "runs").iterdir())
     assert len(runs) == 1, runs
@@ -91,6 +100,13 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert all(r["backend"] == "local" and r["attempts"] == 1 and r["response"] for r in records)
     assert {r.headers.get("x-lemmata-role") for r in fake_server.requests} == ROLES_OF_A_RUN
     assert len(records) == len(fake_server.requests) == 14
+    # L2 builds on L1 and L4 on L1 and L3: a lemma's job starts only after its dependencies' jobs ended.
+    def span(lemma_id: str) -> tuple[float, float]:
+        calls = [r for r in fake_server.requests if lemma_of(r) == lemma_id]
+        return min(c.started_at for c in calls), max(c.finished_at for c in calls)
+
+    assert span("L2")[0] >= span("L1")[1]
+    assert span("L4")[0] >= max(span("L1")[1], span("L3")[1])
 
     text = " ".join(" ".join(page.extract_text() for page in PdfReader(out / "paper_v1.pdf").pages).split())
     assert "[Unverified step]" in text and "Limitations" in text

@@ -12,6 +12,7 @@ checkpoint theory_plan:
 rule prove_lemma:
     input:
         plan=ancient("theory/plan.json"),
+        dependencies=lemma_dependency_files,
     output:
         "theory/lemmas/{lemma}.json",
     params:

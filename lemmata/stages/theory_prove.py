@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lemmata.artifacts import Lemma, ProvedLemma, TheoryPlan
 from lemmata.llm.client import LLMClient
 from lemmata.settings import Settings
@@ -14,10 +16,15 @@ CONTEXT_STATEMENT_CHARS = 120
 VERIFIER_EXCERPT_CHARS = 1000
 
 
-def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Settings) -> ProvedLemma:
+def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Settings,
+                dependencies: Sequence[ProvedLemma] = ()) -> ProvedLemma:
+    """Prove one lemma; `dependencies` are the proved lemmas it builds on, when their jobs ran first."""
     lemma = plan.lemma(lemma_id)
+    failed = {dep.id for dep in dependencies if dep.status == "failed"}
     context = "\n".join(
-        f"[{dep}] {short_statement(plan.lemma(dep).statement)}" for dep in lemma.depends_on
+        f"[{dep}] {short_statement(plan.lemma(dep).statement)}"
+        + (" (its proof failed: do not rely on it)" if dep in failed else "")
+        for dep in lemma.depends_on
     ) or "(none)"
     prompt = render_prompt(
         "prover", goal=plan.goal, lemma_id=lemma.id, statement=lemma.statement, context=context
