@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -224,3 +225,32 @@ def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
     result = run_lemmata(["prove", TASK], env, tmp_path)
     assert result.returncode == 2 and "no such file" in result.stderr
     assert not (home / "runs").exists()
+
+
+def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path):
+    """Ctrl+C while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not recomputed."""
+    fake_server.latency = 1.0
+    env = local_env(home, fake_server)
+    first = subprocess.Popen([sys.executable, "-m", "lemmata", "prove", TASK], env=env, cwd=tmp_path,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not fake_server.calls("prover") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first.send_signal(signal.SIGINT)  # L1 and L3 (no dependencies) are being proved now
+        _, stderr = first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 0, stderr
+    run_dir = only_run_dir(home)
+    assert load_record(run_dir).status == "paused"
+    # The running jobs finished; L2 and L4, which wait for them, never started.
+    assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == {"L1", "L3"}
+
+    fake_server.latency = 0.0
+    resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert load_record(run_dir).status == "completed"
+    provers = [r["scope"] for r in read_call_records(run_dir / "llm_calls.jsonl") if r["role"] == "prover"]
+    assert sorted(provers) == [f"prove_lemma:L{i}" for i in range(1, 5)]  # one proof per lemma, over both runs
+
