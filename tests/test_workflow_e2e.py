@@ -210,7 +210,7 @@ def test_the_workflow_ships_inside_the_installed_package():
 
 
 def test_the_recorded_demo_replays_from_a_relative_path(home, tmp_path):
-    """The README's main job: the bundled recording, named relative to the working directory."""
+    """The README's replay demo: the bundled recording, named relative to the working directory."""
     demo = Path(__file__).parent.parent / "examples/even-sum/llm_calls.jsonl"
     (tmp_path / "examples").mkdir()
     (tmp_path / "examples/llm_calls.jsonl").write_bytes(demo.read_bytes())
