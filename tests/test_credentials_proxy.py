@@ -54,7 +54,7 @@ def proxy(login: Path, fake_llm: FakeLLMServer) -> Iterator[CredentialsProxy]:
 
 
 def sdk(proxy: CredentialsProxy) -> anthropic.Anthropic:
-    return anthropic.Anthropic(api_key="placeholder", base_url=proxy.base_url, max_retries=0, timeout=10)
+    return anthropic.Anthropic(api_key=proxy.client_key, base_url=proxy.base_url, max_retries=0, timeout=10)
 
 
 def ask(proxy: CredentialsProxy, **extra: Any) -> Any:
@@ -101,7 +101,8 @@ def test_path_prefix_and_query_reach_the_upstream(login: Path, fake_llm: FakeLLM
     # The fake only routes /v1/messages, so a prefixed upstream shows up as a recorded 404 path.
     with CredentialsProxy(login, fake_llm.anthropic_base_url + "/prefix/") as proxy:
         with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(f"{proxy.base_url}/v1/models?limit=5", timeout=10)
+            urllib.request.urlopen(urllib.request.Request(f"{proxy.base_url}/v1/models?limit=5",
+                                                          headers={"x-api-key": proxy.client_key}), timeout=10)
     caught.value.close()  # an HTTPError holds the response's socket
     assert caught.value.code == 404
     assert fake_llm.requests[0].path == "/prefix/v1/models"
@@ -144,7 +145,8 @@ def test_stream_chunks_are_relayed_as_they_arrive(login: Path) -> None:
     threading.Thread(target=upstream.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         with CredentialsProxy(login, f"http://127.0.0.1:{upstream.server_address[1]}") as proxy:
-            request = urllib.request.Request(f"{proxy.base_url}/v1/messages", data=b"{}", method="POST")
+            request = urllib.request.Request(f"{proxy.base_url}/v1/messages", data=b"{}", method="POST",
+                                             headers={"x-api-key": proxy.client_key})
             with urllib.request.urlopen(request, timeout=10) as response:
                 assert response.readline() == b"data: first\n"
                 handler.first_seen.set()
@@ -276,3 +278,13 @@ def test_close_frees_the_port_and_is_idempotent(login: Path) -> None:
 def test_upstream_must_be_an_http_url(login: Path) -> None:
     with pytest.raises(ValueError, match="http"):
         CredentialsProxy(login, "ftp://example.com")
+
+
+def test_a_caller_without_the_proxy_key_is_refused(fake_llm: FakeLLMServer, login: Path) -> None:
+    """Another local process (another user of a shared node) must not spend the researcher's login."""
+    with CredentialsProxy(login, fake_llm.anthropic_base_url) as proxy:
+        stranger = anthropic.Anthropic(api_key="guessed-key", base_url=proxy.base_url, max_retries=0, timeout=10)
+        with pytest.raises(anthropic.AuthenticationError):
+            stranger.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}],
+                                     extra_headers=ROLE)
+    assert fake_llm.calls("survey") == []

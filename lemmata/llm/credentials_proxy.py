@@ -8,8 +8,10 @@ long run must pick up the new one without a restart. The token never appears in 
 
 from __future__ import annotations
 
+import hmac
 import http.client
 import json
+import secrets
 import socketserver
 import threading
 import time
@@ -75,6 +77,13 @@ def read_access_token(path: Path, now: float | None = None) -> str:
     return token
 
 
+def _presented_key(incoming: Message) -> str:
+    """The key a client sent: as x-api-key, or (as this SDK does) as a bearer token."""
+    authorization = incoming.get("Authorization", "")
+    bearer = authorization[len("Bearer "):] if authorization.startswith("Bearer ") else ""
+    return incoming.get("x-api-key", "") or bearer
+
+
 def _upstream_headers(incoming: Message, token: str) -> dict[str, str]:
     """The client's headers without its credentials and hop-by-hop ones, plus the OAuth ones."""
     listed = {name.strip().lower() for name in incoming.get("Connection", "").split(",")}  # also hop-by-hop
@@ -101,6 +110,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _relay(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         proxy = self.server.proxy
+        # Any local process can reach a loopback port (other users of a shared node too): only
+        # the holder of this proxy's own key may spend the researcher's login.
+        if not hmac.compare_digest(_presented_key(self.headers), proxy.client_key):
+            return self._send_error(401, "authentication_error", "credentials proxy: wrong or missing client key")
         try:
             token = read_access_token(proxy.credentials_path)
         except UserError as exc:
@@ -165,6 +178,8 @@ class CredentialsProxy:
         self._prefix = upstream.path.rstrip("/")
         self.upstream_host = upstream.netloc
         self.timeout = timeout  # per socket operation upstream; long streams are fine while bytes flow
+        #: What the SDK must send as its API key; never leaves this process.
+        self.client_key = secrets.token_urlsafe(32)
         self._server: _Server | None = None
 
     def _connect(self) -> http.client.HTTPConnection:

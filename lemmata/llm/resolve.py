@@ -132,7 +132,7 @@ def _vendora_through_cli_login(settings: Settings, timeout: float) -> Backend:
     path = credentials_file(settings.VENDORA_CREDENTIALS_FILE)
     read_access_token(path)  # an expired or unreadable login is a clear error now, not a 401 later
     proxy = CredentialsProxy(path, settings.VENDORA_BASE_URL or "https://api.anthropic.com").start()
-    backend = AnthropicBackend("cli-login-via-local-proxy", timeout, proxy.base_url)
+    backend = AnthropicBackend(proxy.client_key, timeout, proxy.base_url)
     backend.proxy = proxy  # lives as long as the backend
     return backend
 
