@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import json
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -94,3 +96,25 @@ def llm_client(fake_llm: FakeLLMServer, tmp_path: Path) -> Callable[..., Any]:
         return make_client(Settings.from_mapping(values), env, run_dir or tmp_path / "run", scope=scope)
 
     return factory
+
+
+def cli_environment(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for a `lemmata` subprocess: this process's, minus every lemmata, model and
+    credential variable, with LEMMATA_HOME at `home` and fast retries."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX"))}
+    env.update(LEMMATA_HOME=str(home), LLM_RETRY_WAIT_MIN="0", LLM_RETRY_WAIT_MAX="0.01",
+               TEXMFVAR=str(home / "texmf-var"), **extra)
+    return env
+
+
+def write_cli_login(path: Path, token: str | None = "sk-ant-oat01-first-secret-token", expires_at: float | None = None,
+                    **entry: Any) -> Path:
+    """A credentials file shaped like Anthropic's CLI writes it; expires_at in seconds (the file
+    holds milliseconds), default an hour from now; token None leaves it out."""
+    oauth: dict[str, Any] = {"refreshToken": "sk-ant-ort01-refresh", "scopes": ["user:inference"], **entry}
+    if token is not None:
+        oauth["accessToken"] = token
+    oauth["expiresAt"] = int(((time.time() + 3600) if expires_at is None else expires_at) * 1000)
+    path.write_text(json.dumps({"claudeAiOauth": oauth}), encoding="utf-8")
+    return path

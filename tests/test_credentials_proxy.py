@@ -16,6 +16,7 @@ from typing import Any
 import anthropic
 import pytest
 
+from conftest import write_cli_login
 from lemmata.errors import UserError
 from lemmata.llm.credentials_proxy import (
     DEFAULT_CREDENTIALS_FILE,
@@ -33,13 +34,7 @@ HOUR = 3600.0
 
 
 def write_login(path: Path, token: str | None = TOKEN, expires_at: float | None = None, **entry: Any) -> Path:
-    """A credentials file shaped like the CLI's; expires_at in seconds (the file holds milliseconds)."""
-    oauth: dict[str, Any] = {"refreshToken": "sk-ant-ort01-refresh", "scopes": ["user:inference"], **entry}
-    if token is not None:
-        oauth["accessToken"] = token
-    oauth["expiresAt"] = int(((time.time() + HOUR) if expires_at is None else expires_at) * 1000)
-    path.write_text(json.dumps({"claudeAiOauth": oauth}), encoding="utf-8")
-    return path
+    return write_cli_login(path, token, expires_at, **entry)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from conftest import REAL_LEMMATA_HOME
+from conftest import REAL_LEMMATA_HOME, cli_environment
 from lemmata.artifacts import PaperMeta, Theory, read_artifact
 from lemmata.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from lemmata.llm.calllog import read_call_records
@@ -47,11 +47,8 @@ def installed_model() -> Path:
 def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) -> None:
     model = installed_model()
     home = tmp_path / "home"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX"))}
-    env.update(TOKEN_CAPS, LEMMATA_HOME=str(home), LEMMATA_EMBEDDED_MODEL=str(model),
-               VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"), TEXMFVAR=str(home / "texmf-var"),
-               EXPERIMENT_MODE="false")
+    env = cli_environment(home, **TOKEN_CAPS, LEMMATA_EMBEDDED_MODEL=str(model),
+                          VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"), EXPERIMENT_MODE="false")
     result = subprocess.run([sys.executable, "-m", "lemmata", "prove", "Prove that the sum of two even integers is even.",
                              "--output", "out"], env=env, cwd=tmp_path, capture_output=True, text=True,
                             timeout=1500, stdin=subprocess.DEVNULL)

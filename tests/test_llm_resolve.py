@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+from conftest import write_cli_login
 from lemmata.errors import UserError
 from lemmata.llm.client import LLMClient, ModelChoice
 from lemmata.llm.resolve import backend_name, choose_backend, make_client
@@ -150,12 +152,7 @@ def test_make_client_uses_the_chosen_backend_and_models(tmp_path: Path) -> None:
 
 
 def cli_login(path: Path, token: str = "sk-ant-oat01-test-login-token", expires_in: float = 3600) -> Path:
-    import json
-    import time
-
-    path.write_text(json.dumps({"claudeAiOauth": {"accessToken": token, "refreshToken": "sk-ant-ort01-refresh",
-                                                  "expiresAt": int((time.time() + expires_in) * 1000)}}))
-    return path
+    return write_cli_login(path, token, time.time() + expires_in)
 
 
 def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_llm, tmp_path: Path) -> None:

@@ -3,8 +3,6 @@ model replaced by the fake OpenAI-compatible server on 127.0.0.1 (or by replay).
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import signal
 import subprocess
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from conftest import cli_environment
 import lemmata
 from lemmata.artifacts import (
     Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, TheoryPlan,
@@ -45,11 +44,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def lemmata_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX"))}
-    env.update(LEMMATA_HOME=str(home), LLM_RETRY_WAIT_MIN="0", LLM_RETRY_WAIT_MAX="0.01",
-               TEXMFVAR=str(home / "texmf-var"), **extra)
-    return env
+    return cli_environment(home, **extra)
 
 
 def local_env(home: Path, server: FakeLLMServer, **extra: str) -> dict[str, str]:
@@ -59,6 +54,12 @@ def local_env(home: Path, server: FakeLLMServer, **extra: str) -> dict[str, str]
 def run_lemmata(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def start_lemmata(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    """`lemmata ARGS` running in the background, its output captured."""
+    return subprocess.Popen([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def lemma_of(request) -> str:
@@ -164,8 +165,7 @@ def test_replaying_a_run_reproduces_the_paper_byte_for_byte(fake_server, home, t
 def test_a_second_process_on_a_running_run_is_refused(fake_server, home, tmp_path):
     fake_server.latency = 0.4
     env = local_env(home, fake_server)
-    first = subprocess.Popen([sys.executable, "-m", "lemmata", "prove", TASK], env=env, cwd=tmp_path,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
         run_dir = _wait_for_calls(home)
         second = run_lemmata(["resume", run_dir.name], env, tmp_path)
@@ -231,8 +231,7 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
     """Ctrl+C while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not recomputed."""
     fake_server.latency = 1.0
     env = local_env(home, fake_server)
-    first = subprocess.Popen([sys.executable, "-m", "lemmata", "prove", TASK], env=env, cwd=tmp_path,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
         deadline = time.monotonic() + 90
         while not fake_server.calls("prover") and time.monotonic() < deadline:

@@ -112,6 +112,6 @@ class LLMClient:
                 latency_s=round(latency, 4),
                 attempts=attempts,
                 error=str(error) if error else None,
-                timings=response.extra or None if response else None,
+                timings=(response.extra or None) if response else None,
             )
         )
