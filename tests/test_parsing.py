@@ -17,7 +17,9 @@ import pytest
 from lemmata.errors import ModelOutputError
 from lemmata.stages.answers import ConsistencyAnswer, IdeationAnswer, PlannerAnswer, VerifierAnswer
 from lemmata.stages.parsing import (
+    ID_KEYS,
     LIST_KEYS,
+    STATEMENT_KEYS,
     close_truncated_json,
     first_json_value,
     normalise_lemma_items,
@@ -31,8 +33,11 @@ TWO = [
 ]
 
 
-def item(id_: str, statement: str, depends_on: list[str] | None = None, source: str = "") -> dict[str, Any]:
-    return {"id": id_, "statement": statement, "depends_on": depends_on or [], "source": source}
+def item(
+    id_: str, statement: str, depends_on: list[str] | None = None, source: str = "", approach: str = ""
+) -> dict[str, Any]:
+    """One lemma exactly as `normalise_lemma_items` returns it."""
+    return {"id": id_, "statement": statement, "depends_on": depends_on or [], "source": source, "approach": approach}
 
 
 EXPECTED_TWO = [
@@ -59,6 +64,61 @@ EXPECTED_TWO = [
 )
 def test_pass1_fenced_json(text: str) -> None:
     assert parse_lemma_list(text) == EXPECTED_TWO
+
+
+# Real answers around a fence: prose, LaTeX (escaped in JSON), null sources, other fences.
+FENCED_ANSWERS = [
+    pytest.param(
+        r"""I will split the proof into two lemmas.
+
+```
+{"lemmas": [
+  {"id": "L1", "statement": "For all $a, b \\in \\mathbb{R}$, $2ab \\le a^2 + b^2$.", "depends_on": [], "source": null},
+  {"id": "L2", "statement": "$\\sqrt{ab} \\le \\frac{a+b}{2}$ for $a, b \\ge 0$.", "depends_on": ["L1"], "source": "AM-GM"}
+]}
+```
+
+The second lemma is the crux; the first is routine algebra.""",
+        [
+            item("L1", r"For all $a, b \in \mathbb{R}$, $2ab \le a^2 + b^2$."),
+            item("L2", r"$\sqrt{ab} \le \frac{a+b}{2}$ for $a, b \ge 0$.", ["L1"], "AM-GM"),
+        ],
+        id="fence-without-language-tag-between-prose-with-latex",
+    ),
+    pytest.param(
+        "```json \n"  # a trailing space after the language tag
+        '{"lemmas": [{"id": "L1", "statement": "Every prime $p > 2$ is odd.", "source": null}]}\n'
+        "```",
+        [item("L1", "Every prime $p > 2$ is odd.")],
+        id="fence-json-tag-with-trailing-space",
+    ),
+    pytest.param(
+        "Plan:\n"
+        "1. Decompose:\n"
+        "   ```json\n"
+        '   {"steps": [{"id": "S1", "statement": "Reduce to the case $\\\\gcd(a, m) = 1$."}]}\n'
+        "   ```\n"
+        "2. Prove each step.",
+        [item("S1", r"Reduce to the case $\gcd(a, m) = 1$.")],
+        id="fence-indented-inside-a-markdown-list",
+    ),
+    pytest.param(
+        "First a quick check:\n```python\nprint(sum(range(10)))\n```\nAnd the plan:\n"
+        '```json\n[{"id": "L1", "statement": "$\\\\sum_{k=0}^{n} k = n(n+1)/2$."}]\n```',
+        [item("L1", r"$\sum_{k=0}^{n} k = n(n+1)/2$.")],
+        id="python-fence-then-json-fence-holding-an-array",
+    ),
+    pytest.param(
+        '```json\r\n{"lemmas": [{"id": "L1", "statement": "$|x + y| \\\\le |x| + |y|$."}]}\r\n```\r\n',
+        [item("L1", r"$|x + y| \le |x| + |y|$.")],
+        id="fence-with-windows-line-endings",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", FENCED_ANSWERS)
+def test_pass1_fenced_answers(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected
 
 
 @pytest.mark.parametrize("label", ["json", "JSON", "Json", ""])
@@ -88,10 +148,103 @@ def test_list_keys_are_the_seven_of_the_spec() -> None:
     assert set(LIST_KEYS) == {"lemmas", "steps", "subgoals", "proof_steps", "lemma_list", "components", "parts"}
 
 
-@pytest.mark.parametrize("key", ["lemmas", "steps", "subgoals", "proof_steps", "lemma_list", "components", "parts"])
-def test_pass2_first_object_with_each_known_key(key: str) -> None:
-    text = f"Sure, the decomposition is {json.dumps({key: TWO})} — let me know if you need more."
-    assert parse_lemma_list(text) == EXPECTED_TWO
+# One unfenced answer per key of the spec, each in a shape a model has produced.
+KEYED_OBJECTS = [
+    pytest.param(
+        r"""Sure! Here is the decomposition of the theorem into lemmas:
+
+{
+  "lemmas": [
+    {"id": "L1", "statement": "For every $n \\in \\mathbb{Z}$, $n^2 - n$ is even.", "depends_on": [], "source": null},
+    {"id": "L2", "statement": "If $n$ is odd then $n^2 \\equiv 1 \\pmod 8$.", "depends_on": ["L1"], "source": "folklore"}
+  ]
+}
+
+Let me know if you want me to refine any step.""",
+        [
+            item("L1", r"For every $n \in \mathbb{Z}$, $n^2 - n$ is even."),
+            item("L2", r"If $n$ is odd then $n^2 \equiv 1 \pmod 8$.", ["L1"], "folklore"),
+        ],
+        id="key-lemmas-pretty-printed-between-prose",
+    ),
+    pytest.param(
+        r"""The proof has three steps. {"goal": "$\\sqrt{2} \\notin \\mathbb{Q}$", "steps": [
+"Assume $\\sqrt{2} = p/q$ with $\\gcd(p, q) = 1$.", "Then $p^2 = 2q^2$, so $p$ is even.",
+"Writing $p = 2r$ makes $q$ even too: a contradiction."]} Each step uses parity only.""",
+        [
+            item("", r"Assume $\sqrt{2} = p/q$ with $\gcd(p, q) = 1$."),
+            item("", "Then $p^2 = 2q^2$, so $p$ is even."),
+            item("", "Writing $p = 2r$ makes $q$ even too: a contradiction."),
+        ],
+        id="key-steps-as-strings-after-a-goal-key",
+    ),
+    pytest.param(
+        r"""Subgoals:
+{"subgoals": [
+  {"name": "compactness", "hypothesis": "The closed ball $\\overline{B}(0,1) \\subset \\mathbb{R}^n$ is compact."},
+  {"name": "extreme-value", "hypothesis": "A continuous $f \\colon K \\to \\mathbb{R}$ has a maximum on compact $K$.",
+   "requires": ["compactness"]}
+]}""",
+        [
+            item("compactness", r"The closed ball $\overline{B}(0,1) \subset \mathbb{R}^n$ is compact."),
+            item(
+                "extreme-value", r"A continuous $f \colon K \to \mathbb{R}$ has a maximum on compact $K$.", ["compactness"]
+            ),
+        ],
+        id="key-subgoals-with-name-and-hypothesis-fields",
+    ),
+    pytest.param(
+        "Proof outline (JSON):\r\n"
+        '{\r\n  "proof_steps": [\r\n'
+        '    {"lemma_id": "P1", "content": "$f$ is Lipschitz with constant $L < 1$.", "uses": []},\r\n'
+        '    {"lemma_id": "P2", "content": "$(f^n(x_0))$ is Cauchy.", "uses": ["P1"]}\r\n'
+        "  ]\r\n}\r\n",
+        [
+            item("P1", "$f$ is Lipschitz with constant $L < 1$."),
+            item("P2", "$(f^n(x_0))$ is Cauchy.", ["P1"]),
+        ],
+        id="key-proof_steps-with-windows-line-endings",
+    ),
+    pytest.param(
+        '{"theorem": "Every finite integral domain is a field.", "strategy": "multiplication by $a$ is injective", '
+        '"lemma_list": [{"id": "L1", "statement": "In an integral domain, $x \\\\mapsto ax$ is injective for $a \\\\neq 0$."}, '
+        '{"id": "L2", "statement": "An injective map of a finite set to itself is surjective.", "source": "pigeonhole"}]}\n'
+        "Note: L2 is where finiteness is used.",
+        [
+            item("L1", r"In an integral domain, $x \mapsto ax$ is injective for $a \neq 0$."),
+            item("L2", "An injective map of a finite set to itself is surjective.", [], "pigeonhole"),
+        ],
+        id="key-lemma_list-after-other-keys-with-trailing-note",
+    ),
+    pytest.param(
+        "Components of the argument:\n"
+        '{"components": [{"id": "C1", "statement": "$\\\\mathbb{E}[X] = \\\\sum_k P(X \\\\ge k)$ for $X \\\\in \\\\mathbb{N}$.", '
+        '"source": null}, {"id": "C2", "statement": "Markov: $P(X \\\\ge a) \\\\le \\\\mathbb{E}[X]/a$.", '
+        '"dependencies": ["C1"], "source": null}]}',
+        [
+            item("C1", r"$\mathbb{E}[X] = \sum_k P(X \ge k)$ for $X \in \mathbb{N}$."),
+            item("C2", r"Markov: $P(X \ge a) \le \mathbb{E}[X]/a$.", ["C1"]),
+        ],
+        id="key-components-with-null-sources-and-dependencies",
+    ),
+    pytest.param(
+        '{"parts": [{"title": "base case", "statement": "$P(1)$ holds."}, '
+        '{"title": "inductive step", "statement": "$P(n) \\\\Rightarrow P(n+1)$."}]}\n\n'
+        "Here {n} ranges over the positive integers and [0, 1] is not used.",
+        [item("base case", "$P(1)$ holds."), item("inductive step", r"$P(n) \Rightarrow P(n+1)$.")],
+        id="key-parts-with-braces-and-brackets-in-trailing-commentary",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", KEYED_OBJECTS)
+def test_pass2_first_object_with_each_known_key(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected
+
+
+def test_pass2_cases_cover_every_key_of_the_spec() -> None:
+    covered = {case.id.split("-")[1] for case in KEYED_OBJECTS}
+    assert covered == set(LIST_KEYS)
 
 
 @pytest.mark.parametrize("key", ["lemmas", "steps", "subgoals", "proof_steps", "lemma_list", "components", "parts"])
@@ -159,6 +312,42 @@ def test_pass3_array_of_strings_gets_empty_ids() -> None:
     ]
 
 
+ARRAY_ANSWERS = [
+    pytest.param(
+        r"""I propose the following lemmas, ordered by dependency:
+[
+  {"id": "L1", "statement": "$\\|x\\|_2 \\le \\sqrt{n}\\,\\|x\\|_\\infty$ for $x \\in \\mathbb{R}^n$.", "source": null},
+  {"id": "L2", "statement": "$\\|Ax\\|_2 \\le \\|A\\|_F \\|x\\|_2$.", "depends_on": ["L1"], "source": "Cauchy-Schwarz"}
+]
+(The Frobenius bound in L2 is standard.)""",
+        [
+            item("L1", r"$\|x\|_2 \le \sqrt{n}\,\|x\|_\infty$ for $x \in \mathbb{R}^n$."),
+            item("L2", r"$\|Ax\|_2 \le \|A\|_F \|x\|_2$.", ["L1"], "Cauchy-Schwarz"),
+        ],
+        id="array-between-prose-with-latex-and-null-source",
+    ),
+    pytest.param(
+        '[\r\n  "Every bounded monotone sequence converges.",\r\n  "$a_n = (1 + 1/n)^n$ is increasing and bounded by $3$."\r\n]\r\n',
+        [
+            item("", "Every bounded monotone sequence converges."),
+            item("", "$a_n = (1 + 1/n)^n$ is increasing and bounded by $3$."),
+        ],
+        id="array-of-strings-with-windows-line-endings",
+    ),
+    pytest.param(
+        '[{"id": "L1", "statement": "$G$ acts transitively on $X$."}, "Orbit-stabiliser: $|G| = |X|\\\\,|G_x|$.", 7, null, '
+        '{"id": "L3", "statement": ""}]\nThe last entry is a placeholder.',
+        [item("L1", "$G$ acts transitively on $X$."), item("", r"Orbit-stabiliser: $|G| = |X|\,|G_x|$.")],
+        id="array-mixing-objects-strings-numbers-nulls-and-an-empty-statement",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", ARRAY_ANSWERS)
+def test_pass3_array_answers(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected
+
+
 # --------------------------------------------------------------------------- pass 4: text list
 
 
@@ -175,6 +364,42 @@ def test_pass3_array_of_strings_gets_empty_ids() -> None:
             ["First lemma statement.", "Second lemma statement.", "Tenth, indented."],
             id="numbered-list",
         ),
+        pytest.param(
+            r"""To prove $\sum_{k=1}^n k^3 = \left(\frac{n(n+1)}{2}\right)^2$ I would establish:
+
+1. $\sum_{k=1}^n k = \frac{n(n+1)}{2}$ (Gauss).
+2. The identity holds for $n = 1$.
+3. If it holds for $n$, it holds for $n + 1$, using step 1.
+
+Together these give the result by induction.""",
+            [
+                r"$\sum_{k=1}^n k = \frac{n(n+1)}{2}$ (Gauss).",
+                "The identity holds for $n = 1$.",
+                "If it holds for $n$, it holds for $n + 1$, using step 1.",
+            ],
+            id="numbered-prose-with-latex-braces-between-intro-and-outro",
+        ),
+        pytest.param(
+            "Lemmas needed:\r\n1) $p \\mid ab \\Rightarrow p \\mid a$ or $p \\mid b$.\r\n2) Factorisations are unique up to order.\r\n",
+            [r"$p \mid ab \Rightarrow p \mid a$ or $p \mid b$.", "Factorisations are unique up to order."],
+            id="numbered-prose-with-parentheses-and-windows-line-endings",
+        ),
+        pytest.param(
+            "Here is a plan.\n\n*   Show $f$ is continuous on $[a, b]$.\n*   Apply the extreme value theorem.\n\nThe rest follows.",
+            ["Show $f$ is continuous on $[a, b]$.", "Apply the extreme value theorem."],
+            id="bulleted-prose-with-asterisks-and-extra-spaces",
+        ),
+        pytest.param(
+            # [0, 1] is valid JSON: pass 3 reads it, finds no lemma in it, and the list heuristic runs
+            "Let $f \\colon [0, 1] \\to \\mathbb{R}$ be convex.\n- $f$ is continuous on $(0, 1)$.\n- $f$ has one-sided derivatives.",
+            ["$f$ is continuous on $(0, 1)$.", "$f$ has one-sided derivatives."],
+            id="bulleted-prose-after-a-numeric-interval-in-latex",
+        ),
+        pytest.param(
+            "Sketch:\n\n• Reduce to $n$ prime.\n• Use Fermat's little theorem.\n\n(Both are standard.)",
+            ["Reduce to $n$ prime.", "Use Fermat's little theorem."],
+            id="bulleted-prose-with-unicode-bullets",
+        ),
     ],
 )
 def test_pass4_text_list(text: str, expected: list[str]) -> None:
@@ -184,6 +409,55 @@ def test_pass4_text_list(text: str, expected: list[str]) -> None:
 def test_pass4_not_used_when_an_earlier_pass_succeeds() -> None:
     text = "- a bullet that is not a lemma\n```json\n" + json.dumps({"lemmas": TWO}) + "\n```"
     assert parse_lemma_list(text) == EXPECTED_TWO
+
+
+# --------------------------------------------------------------------------- order of the passes
+
+DRAFT = [item("D1", "A draft lemma the model later replaced.")]
+FINAL = [item("F1", "The final lemma.")]
+DRAFT_JSON = json.dumps([{"id": "D1", "statement": "A draft lemma the model later replaced."}])
+FINAL_JSON = json.dumps([{"id": "F1", "statement": "The final lemma."}])
+
+# Each answer holds two candidate lists; the spec's pass order, not their position, picks one.
+PASS_ORDER = [
+    pytest.param(
+        f"Rough list: {DRAFT_JSON}\nFinal:\n```json\n{FINAL_JSON}\n```", FINAL, id="fence-wins-over-an-earlier-bare-array"
+    ),
+    pytest.param(
+        f'Candidate ids: ["L-parity", "L-sum"].\nPlan: {{"lemmas": {FINAL_JSON}}}',
+        FINAL,
+        id="object-with-a-list-key-wins-over-an-earlier-array",
+    ),
+    pytest.param(
+        f"- A draft lemma the model later replaced.\n- Another draft bullet.\nAs JSON:\n{FINAL_JSON}",
+        FINAL,
+        id="array-wins-over-earlier-bulleted-prose",
+    ),
+    pytest.param(
+        f'1. A draft lemma the model later replaced.\n2. Another numbered draft.\nStructured: {{"steps": {FINAL_JSON}}}',
+        FINAL,
+        id="object-wins-over-earlier-numbered-prose",
+    ),
+    pytest.param(
+        f'First attempt: {{"lemmas": {DRAFT_JSON}}}\nRevised: {{"lemmas": {FINAL_JSON}}}',
+        DRAFT,
+        id="first-of-two-keyed-objects-wins-even-when-the-second-is-a-revision",
+    ),
+    pytest.param(f"{DRAFT_JSON}\nAlternatively:\n{FINAL_JSON}", DRAFT, id="first-of-two-bare-arrays-wins"),
+    pytest.param(
+        f"```json\n{DRAFT_JSON}\n```\nor, better:\n```json\n{FINAL_JSON}\n```", DRAFT, id="first-of-two-json-fences-wins"
+    ),
+    pytest.param(
+        f'Draft: {{"lemmas": {DRAFT_JSON}}}\r\nFinal:\r\n```json\r\n{FINAL_JSON}\r\n```\r\n',
+        FINAL,
+        id="fence-with-windows-line-endings-wins-over-an-earlier-bare-object",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", PASS_ORDER)
+def test_the_four_passes_are_tried_in_the_spec_order(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected
 
 
 # --------------------------------------------------------------------------- garbage
@@ -208,11 +482,77 @@ def test_garbage_gives_an_empty_list(text: str) -> None:
 # --------------------------------------------------------------------------- item fields
 
 
-@pytest.mark.parametrize("id_key", ["id", "lemma_id", "name", "title"])
-@pytest.mark.parametrize("statement_key", ["statement", "formal_statement", "hypothesis", "content"])
-def test_alternative_field_names(id_key: str, statement_key: str) -> None:
-    text = json.dumps({"lemmas": [{id_key: "A1", statement_key: "  Some statement.  "}]})
-    assert parse_lemma_list(text) == [item("A1", "Some statement.")]
+# One answer per accepted field name of the lemma record (spec: 4 id names, 4 statement names).
+FIELD_NAMES = [
+    pytest.param(
+        r"""```json
+{"lemmas": [{"id": "lem:young",
+             "statement": "$ab \\le \\frac{a^p}{p} + \\frac{b^q}{q}$ for conjugate exponents $p, q$.",
+             "source": "Young"}]}
+```""",
+        [item("lem:young", r"$ab \le \frac{a^p}{p} + \frac{b^q}{q}$ for conjugate exponents $p, q$.", [], "Young")],
+        id="id-field-id",
+    ),
+    pytest.param(
+        r"""Here are the lemmas:
+[{"lemma_id": "L1", "statement": "$\\det(AB) = \\det A \\det B$."},
+ {"lemma_id": "L2", "statement": "$\\det A^{-1} = 1/\\det A$.", "depends_on": ["L1"]}]""",
+        [item("L1", r"$\det(AB) = \det A \det B$."), item("L2", r"$\det A^{-1} = 1/\det A$.", ["L1"])],
+        id="id-field-lemma_id",
+    ),
+    pytest.param(
+        r"""{"components": [{"name": "Hoelder", "statement": "$\\|fg\\|_1 \\le \\|f\\|_p \\|g\\|_q$."}]}
+-- I named each component.""",
+        [item("Hoelder", r"$\|fg\|_1 \le \|f\|_p \|g\|_q$.")],
+        id="id-field-name",
+    ),
+    pytest.param(
+        "```\n"
+        '{"parts": [{"title": "Existence", "statement": "A minimiser exists by compactness."}, '
+        '{"title": "Uniqueness", "statement": "Strict convexity rules out two minimisers.", "depends_on": ["Existence"]}]}\n'
+        "```",
+        [
+            item("Existence", "A minimiser exists by compactness."),
+            item("Uniqueness", "Strict convexity rules out two minimisers.", ["Existence"]),
+        ],
+        id="id-field-title",
+    ),
+    pytest.param(
+        '{"steps": [{"id": "S1", "statement": "The kernel of a homomorphism is a normal subgroup.", '
+        '"proof_sketch": "conjugate an element of the kernel"}]}',
+        [item("S1", "The kernel of a homomorphism is a normal subgroup.")],
+        id="statement-field-statement-beside-an-unknown-field",
+    ),
+    pytest.param(
+        '{"lemmas": [{"id": "L1", "formal_statement": "∀ ε > 0, ∃ N, ∀ n ≥ N, |a_n - L| < ε", '
+        '"informal": "a_n converges to L"}]}',
+        [item("L1", "∀ ε > 0, ∃ N, ∀ n ≥ N, |a_n - L| < ε")],
+        id="statement-field-formal_statement-with-unicode-quantifiers",
+    ),
+    pytest.param(
+        r"""{"subgoals": [
+    {"id": "H1", "hypothesis": "$\\mu(A) < \\infty$ for every $A$ in the generating $\\pi$-system."}
+]}""",
+        [item("H1", r"$\mu(A) < \infty$ for every $A$ in the generating $\pi$-system.")],
+        id="statement-field-hypothesis",
+    ),
+    pytest.param(
+        '[{"id": "C1", "content": "\\n  Every Cauchy sequence in $\\\\mathbb{R}$ is bounded.\\n  "}]',
+        [item("C1", r"Every Cauchy sequence in $\mathbb{R}$ is bounded.")],
+        id="statement-field-content-padded-with-newlines",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", FIELD_NAMES)
+def test_alternative_field_names(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected
+
+
+def test_field_name_cases_cover_every_name_of_the_spec() -> None:
+    covered = {tuple(case.id.split("-")[:3]) for case in FIELD_NAMES}
+    expected = {("id", "field", k) for k in ID_KEYS} | {("statement", "field", k) for k in STATEMENT_KEYS}
+    assert covered == expected
 
 
 def test_field_name_priority_follows_the_spec_order() -> None:
@@ -236,6 +576,40 @@ def test_field_name_priority_follows_the_spec_order() -> None:
 def test_source(entry: dict[str, Any], expected_source: str) -> None:
     items = parse_lemma_list(json.dumps({"lemmas": [{"id": "L1", "statement": "s", **entry}]}))
     assert items[0]["source"] == expected_source
+
+
+# Architect answers where `source` is null: the spec turns it into "", in every pass.
+NULL_SOURCES = [
+    pytest.param(
+        "The architect's plan:\n```json\n"
+        '{"lemmas": [\n'
+        '  {"id": "L1", "statement": "Every subgroup of a cyclic group is cyclic.", "depends_on": [], "source": null},\n'
+        '  {"id": "L2", "statement": "A group of prime order is cyclic.", "depends_on": [], "source": "Lagrange"},\n'
+        '  {"id": "L3", "statement": "A group of order $p^2$ is abelian.", "depends_on": ["L1", "L2"], "source": null}\n'
+        "]}\n```\nL3 is new; L1 and L2 are textbook.",
+        [
+            item("L1", "Every subgroup of a cyclic group is cyclic."),
+            item("L2", "A group of prime order is cyclic.", [], "Lagrange"),
+            item("L3", "A group of order $p^2$ is abelian.", ["L1", "L2"]),
+        ],
+        id="null-source-beside-a-named-source-in-a-fenced-plan",
+    ),
+    pytest.param(
+        '[{"id": "L1", "statement": "$\\\\pi$ is irrational.", "source": null, "depends_on": null}]',
+        [item("L1", r"$\pi$ is irrational.")],
+        id="null-source-and-null-depends_on-in-a-bare-array",
+    ),
+    pytest.param(
+        '{"proof_steps": [{"id": "P1", "statement": "The series $\\\\sum 1/n^2$ converges.", "source": null}]}\r\n',
+        [item("P1", r"The series $\sum 1/n^2$ converges.")],
+        id="null-source-in-an-unfenced-object-with-windows-line-ending",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", NULL_SOURCES)
+def test_null_source_becomes_empty_string(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -370,3 +744,18 @@ def test_close_truncated_json(text: str, expected: object) -> None:
 def test_a_truncated_answer_that_lost_a_required_field_is_still_an_error() -> None:
     with pytest.raises(ModelOutputError, match="planner"):
         parse_json_answer('{"chosen": 1, "research_brief": "Use Z/2Z", "goal": "For all even', PlannerAnswer, "planner")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        pytest.param('As shown in [1], we need:\n[{"id": "L1", "statement": "$a$ even."}]',
+                     [item("L1", "$a$ even.")], id="citation-number-before-the-array"),
+        pytest.param('On $[0, 1]$ the plan is\n[{"id": "L1", "statement": "$f$ is bounded."}]',
+                     [item("L1", "$f$ is bounded.")], id="interval-before-the-array"),
+        pytest.param('[{"id": "L1", "statement": "s", "steps": ["expand", "simplify"]}]',
+                     [item("L1", "s")], id="steps-key-inside-an-item-is-not-the-list"),
+    ],
+)
+def test_brackets_and_items_that_are_not_the_lemma_list(text: str, expected: list[dict[str, Any]]) -> None:
+    assert parse_lemma_list(text) == expected

@@ -49,6 +49,40 @@ def test_inline_gaps_are_extracted_and_merged_with_assessment_gaps() -> None:
     assert "[GAP: the case $n = 0$]" in attempt.proof_text
 
 
+GAP_ANSWERS = [
+    pytest.param(
+        f"{PROOF} [GAP: the case $n = 0$ is not treated] QED",
+        ["the case $n = 0$ is not treated"],
+        id="single-gap-tag-without-a-block",
+    ),
+    pytest.param(
+        r"By dominated convergence [GAP:   an integrable majorant for $f_n$ is assumed ] we swap limit and "
+        r"integral, so $\int f = \lim_n \int f_n$.[GAP: uniform integrability not checked]" + "\n" + block(0.55),
+        ["an integrable majorant for $f_n$ is assumed", "uniform integrability not checked"],
+        id="two-gap-tags-with-latex-and-padding-before-a-block",
+    ),
+    pytest.param(
+        f"{PROOF} [GAP: the estimate\nholds only for $n \\ge 3$]\n{block(0.5)}",
+        ["the estimate\nholds only for $n \\ge 3$"],
+        id="gap-tag-spanning-two-lines",
+    ),
+    pytest.param(
+        f"{PROOF}\n{block(0.6, gaps=['measurability of $f$'])}", ["measurability of $f$"], id="gaps-only-in-the-block"
+    ),
+    pytest.param(f"{PROOF} QED\n{block(0.9)}", [], id="no-gap-tags-and-an-empty-block-list"),
+    pytest.param(
+        f"{PROOF} [GAP: the bound $\\|f\\|_{{L^2([0,1])}} \\le C$ for all $f$] QED",
+        ["the bound $\\|f\\|_{L^2([0,1])} \\le C$ for all $f$"],
+        id="gap-tag-holding-an-interval-in-brackets",
+    ),
+]
+
+
+@pytest.mark.parametrize("answer, expected_gaps", GAP_ANSWERS)
+def test_gap_tags_in_messy_answers(answer: str, expected_gaps: list[str]) -> None:
+    assert parse_proof_attempt(answer, []).gaps == expected_gaps
+
+
 # --------------------------------------------------------------------------- step 2: the block
 
 
@@ -83,6 +117,63 @@ def test_block_is_removed_from_the_stored_proof(answer: str) -> None:
     assert "```" not in attempt.proof_text
     assert '"completeness"' not in attempt.proof_text
     assert PROOF in attempt.proof_text
+
+
+# Blocks that bend the format but are still valid: (answer, assessment read, stored proof_text).
+VALID_BLOCKS = [
+    pytest.param(
+        f'{PROOF}\n\n```json\n{{"confidence": "0.8", "completeness": "complete", "gaps": []}}\n```',
+        SelfAssessment(confidence=0.8, completeness="complete"),
+        PROOF,
+        id="block-with-confidence-as-string",
+    ),
+    pytest.param(
+        f'{PROOF}\n{{"confidence": 1, "completeness": "complete"}}',
+        SelfAssessment(confidence=1.0, completeness="complete"),
+        PROOF,
+        id="bare-block-with-integer-confidence-1",
+    ),
+    pytest.param(
+        f'{PROOF}\n```json\n{{"confidence": 0.7}}\n```',
+        SelfAssessment(confidence=0.7),
+        PROOF,
+        id="block-with-only-confidence",
+    ),
+    pytest.param(
+        f'{PROOF}\n```json\n{{"confidence": 0.85, "completeness": "partial", "reasoning": "step 2 is terse", '
+        f'"model": "prover-v2"}}\n```',
+        SelfAssessment(confidence=0.85, completeness="partial"),
+        PROOF,
+        id="block-with-unknown-extra-keys",
+    ),
+    pytest.param(
+        PROOF + "\n\n" + json.dumps({"confidence": 0.9, "completeness": "complete", "techniques_used": ["parity"]}, indent=2),
+        SelfAssessment(confidence=0.9, completeness="complete", techniques_used=["parity"]),
+        PROOF,
+        id="bare-block-pretty-printed-over-several-lines",
+    ),
+    pytest.param(
+        PROOF + '\r\n\r\n{\r\n  "confidence": 0.65,\r\n  "completeness": "sketch"\r\n}\r\n',
+        SelfAssessment(confidence=0.65, completeness="sketch"),
+        PROOF,
+        id="bare-block-with-windows-line-endings",
+    ),
+    pytest.param(
+        f"{PROOF}\n\n{block(0.9)}\n\nLet me know if any step needs more detail.",
+        SelfAssessment(confidence=0.9, completeness="complete"),
+        f"{PROOF}\n\n\n\nLet me know if any step needs more detail.",
+        id="block-followed-by-trailing-chat",
+    ),
+]
+
+
+@pytest.mark.parametrize("answer, assessment, proof_text", VALID_BLOCKS)
+def test_a_valid_block_in_a_messy_answer(answer: str, assessment: SelfAssessment, proof_text: str) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.assessment == assessment
+    assert attempt.confidence == pytest.approx(assessment.confidence)
+    assert attempt.proof_text == proof_text
+    assert attempt.notes == []
 
 
 def test_fenced_block_removal_leaves_exactly_the_proof() -> None:
@@ -156,6 +247,17 @@ def test_only_the_chosen_block_is_removed_when_there_are_two_objects() -> None:
         pytest.param(r" \qed", HEURISTIC_WITH_END, id="latex-qed"),
         pytest.param(r" $\blacksquare$", HEURISTIC_WITH_END, id="latex-blacksquare"),
         pytest.param(" This completes the proof.", HEURISTIC_WITH_END, id="this-completes"),
+        pytest.param(r" Hence $n + m \in 2\mathbb{Z}$. $\square$", HEURISTIC_WITH_END, id="latex-square-in-math-mode"),
+        pytest.param(r" \hfill $\Box$", HEURISTIC_WITH_END, id="latex-Box-pushed-right"),
+        pytest.param(" qed.", HEURISTIC_WITH_END, id="lowercase-qed"),
+        pytest.param(
+            " This completes the inductive step; the base case was done above.",
+            HEURISTIC_WITH_END,
+            id="this-completes-mid-paragraph",
+        ),
+        pytest.param(
+            " QED\n\nHope this helps! Tell me if you want the Lean version.", HEURISTIC_WITH_END, id="QED-followed-by-chat"
+        ),
         pytest.param("", HEURISTIC_WITHOUT_END, id="no-end-marker"),
         pytest.param(" The remaining case is left open.", HEURISTIC_WITHOUT_END, id="open-ending"),
     ],
@@ -187,6 +289,63 @@ def test_an_invalid_block_falls_back_to_the_heuristic(bad_block: str) -> None:
     attempt = parse_proof_attempt(f"{PROOF} QED\n```json\n{bad_block}\n```", [])
     assert attempt.assessment is None
     assert attempt.confidence == pytest.approx(HEURISTIC_WITH_END)
+
+
+# Answers without a usable block: (answer, heuristic confidence, stored proof_text). A block that
+# is JSON but fails the spec's types is cut out; text that is not JSON stays in the proof.
+MISSING_OR_INVALID_BLOCKS = [
+    pytest.param(
+        f"{PROOF} QED\n\nSelf-assessment: confidence 0.9, complete, no gaps.",
+        HEURISTIC_WITH_END,
+        f"{PROOF} QED\n\nSelf-assessment: confidence 0.9, complete, no gaps.",
+        id="no-block-self-assessment-written-as-prose",
+    ),
+    pytest.param(
+        f"{PROOF} QED\n{{'confidence': 0.9, 'completeness': 'complete'}}",
+        HEURISTIC_WITH_END,
+        f"{PROOF} QED\n{{'confidence': 0.9, 'completeness': 'complete'}}",
+        id="block-as-python-dict-with-single-quotes",
+    ),
+    pytest.param(
+        f'{PROOF} This completes the proof.\n```json\n{{"confidence": 0.9, "completeness": "Complete"}}\n```',
+        HEURISTIC_WITH_END,
+        f"{PROOF} This completes the proof.",
+        id="block-with-capitalised-completeness",
+    ),
+    pytest.param(
+        f'{PROOF}\n```json\n{{"confidence": 85, "completeness": "complete"}}\n```',
+        HEURISTIC_WITHOUT_END,
+        PROOF,
+        id="block-with-confidence-as-percentage",
+    ),
+    pytest.param(
+        f'{PROOF} ∎\n{{"confidence": 0.7, "completeness": "partial", "gaps": "none"}}',
+        HEURISTIC_WITH_END,
+        f"{PROOF} ∎",
+        id="block-with-gaps-as-a-string",
+    ),
+    pytest.param(
+        f'{PROOF} QED\n```json\n{{"confidence": null, "completeness": "sketch"}}\n```',
+        HEURISTIC_WITH_END,
+        f"{PROOF} QED",
+        id="block-with-null-confidence",
+    ),
+    pytest.param(
+        f'{PROOF} QED\n\n```json\n{{"confidence": 0.9, "completeness": "comp',
+        HEURISTIC_WITH_END,
+        f'{PROOF} QED\n\n```json\n{{"confidence": 0.9, "completeness": "comp',
+        id="block-cut-off-by-the-token-limit-before-its-fence-closes",
+    ),
+]
+
+
+@pytest.mark.parametrize("answer, confidence, proof_text", MISSING_OR_INVALID_BLOCKS)
+def test_a_missing_or_invalid_block_gives_the_heuristic(answer: str, confidence: float, proof_text: str) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.assessment is None
+    assert attempt.confidence == pytest.approx(confidence)
+    assert attempt.proof_text == proof_text
+    assert attempt.notes == ["no self-assessment block: heuristic confidence"]
 
 
 def test_an_invalid_block_is_not_trusted_but_is_still_cut_out() -> None:
@@ -260,6 +419,47 @@ def test_both_penalties_stack_with_both_caps() -> None:
     assert len(attempt.notes) == 2
 
 
+# Both penalties on a block's confidence, each below or at its cap:
+# (proof, block confidence, lemma ids to cite, final confidence, notes).
+PENALTY_COMBINATIONS = [
+    pytest.param(
+        "By [L1], $f$ is bounded on $[a, b]$. Clearly $f$ attains its supremum there.",
+        0.9, ["L1", "L2"], 0.70, ["does not cite L2", "unjustified clearly"],
+        id="block-0.9-one-uncited-one-weasel-both-below-cap",
+    ),
+    pytest.param(
+        "Obviously $g = f \\circ h$ is continuous, and trivially $g(0) = 0$, so $g$ has a root.",
+        0.9, ["L1", "L2"], 0.50, ["does not cite L1, L2", "unjustified obviously, trivially"],
+        id="block-0.9-uncited-at-cap-0.30-weasels-below-cap",
+    ),
+    pytest.param(
+        "By [L2], $h$ is injective. Clearly $h$ is onto; evidently it is open; it is easy to see it is closed.",
+        0.9, ["L1", "L2"], 0.60, ["does not cite L1", "unjustified clearly, evidently, it is easy to see"],
+        id="block-0.9-uncited-below-cap-weasels-at-cap-0.15",
+    ),
+    pytest.param(
+        "Clearly the series converges. Obviously the limit is $0$. Trivially, evidently, clearly so.",
+        0.85, ["L1", "L2", "L3", "L4"], 0.40,
+        ["does not cite L1, L2, L3, L4", "unjustified clearly, evidently, obviously, trivially"],
+        id="block-0.85-four-uncited-and-five-weasels-both-held-at-cap",
+    ),
+    pytest.param(
+        "Clearly $A \\subseteq B$. Obviously $B \\subseteq A$. Trivially they are equal.",
+        0.4, ["L1", "L2"], 0.0, ["does not cite L1, L2", "unjustified clearly, obviously, trivially"],
+        id="block-0.4-both-at-cap-floors-at-zero",
+    ),
+]
+
+
+@pytest.mark.parametrize("proof, block_confidence, cited_ids, confidence, notes", PENALTY_COMBINATIONS)
+def test_penalties_combined_with_a_block_confidence(
+    proof: str, block_confidence: float, cited_ids: list[str], confidence: float, notes: list[str]
+) -> None:
+    attempt = parse_proof_attempt(f"{proof}\n{block(block_confidence)}", cited_ids)
+    assert attempt.confidence == pytest.approx(confidence)
+    assert attempt.notes == notes
+
+
 def test_penalties_on_the_heuristic_and_floor_at_zero() -> None:
     attempt = parse_proof_attempt(f"{PROOF} Obviously true.", ["L1", "L2"])
     # heuristic 0.2 (no end marker) - 0.30 - 0.05 -> floored at 0.0
@@ -272,12 +472,14 @@ def test_penalties_on_the_heuristic_and_floor_at_zero() -> None:
 # --------------------------------------------------------------------------- step 6: Lean sketch
 
 
+LEAN = "theorem even_add (n m : ℕ) (hn : Even n) (hm : Even m) : Even (n + m) :=\n  Even.add hn hm"
+
+
 @pytest.mark.parametrize("label", ["lean", "lean4", "Lean"])
 def test_lean_sketch_is_extracted_and_removed_from_the_proof(label: str) -> None:
-    lean = "theorem even_add (n m : ℕ) (hn : Even n) (hm : Even m) : Even (n + m) :=\n  Even.add hn hm"
-    answer = f"{PROOF}\n\n```{label}\n{lean}\n```\n\n{block(0.9)}"
+    answer = f"{PROOF}\n\n```{label}\n{LEAN}\n```\n\n{block(0.9)}"
     attempt = parse_proof_attempt(answer, [])
-    assert attempt.lean_sketch == lean
+    assert attempt.lean_sketch == LEAN
     assert attempt.proof_text == PROOF
     assert attempt.confidence == pytest.approx(0.9)
 
@@ -286,6 +488,75 @@ def test_no_lean_fence_means_no_sketch() -> None:
     attempt = parse_proof_attempt(f"{PROOF}\n```python\nprint(1)\n```\n{block(0.9)}", [])
     assert attempt.lean_sketch == ""
     assert "print(1)" in attempt.proof_text
+
+
+LEAN_CRLF = LEAN.replace("\n", "\r\n")
+CRLF_BLOCK = '```json\r\n{"confidence": 0.9, "completeness": "complete"}\r\n```'
+
+# (answer, stored proof_text, lean_sketch): the block and the sketch are both gone from the proof.
+STORED_PROOFS = [
+    pytest.param(f"{PROOF}\n\n{block(0.9)}\n\n```lean4\n{LEAN}\n```\n", PROOF, LEAN, id="lean4-sketch-after-the-block"),
+    pytest.param(
+        f"```lean\n{LEAN}\n```\n{PROOF}\n{block(0.9, fenced=False)}",
+        PROOF,
+        LEAN,
+        id="lean-sketch-before-the-proof-and-a-bare-block",
+    ),
+    pytest.param(
+        f"{PROOF}\r\n\r\n{CRLF_BLOCK}\r\n",
+        PROOF,
+        "",
+        id="fenced-block-with-windows-line-endings",
+    ),
+    pytest.param(
+        f"{PROOF}\r\n\r\n```lean4\r\n{LEAN_CRLF}\r\n```\r\n\r\n{block(0.9, fenced=False)}",
+        PROOF,
+        LEAN_CRLF,
+        id="lean4-sketch-with-windows-line-endings",
+    ),
+]
+
+
+@pytest.mark.parametrize("answer, proof_text, lean_sketch", STORED_PROOFS)
+def test_stored_proof_lacks_the_block_and_the_lean_sketch(answer: str, proof_text: str, lean_sketch: str) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.confidence == pytest.approx(0.9)
+    assert attempt.proof_text == proof_text
+    assert attempt.lean_sketch == lean_sketch
+
+
+def test_a_complete_messy_answer_is_read_in_all_six_steps() -> None:
+    proof = (
+        r"**Proof.** Let $(x_n)$ be Cauchy in $\mathbb{R}$. By [L1] it is bounded, so by Bolzano-Weierstrass "
+        r"a subsequence converges, $x_{n_k} \to x$ [GAP: the choice of $k$ for a given $\varepsilon$ is implicit]. "
+        r"Clearly a Cauchy sequence with a convergent subsequence converges to the same limit. $\blacksquare$"
+    )
+    lean = (
+        "theorem cauchy_conv (x : ℕ → ℝ) (hx : CauchySeq x) :\n    ∃ l, Tendsto x atTop (𝓝 l) :=\n"
+        "  cauchySeq_tendsto_of_complete hx"
+    )
+    assessment = {
+        "confidence": 0.82,
+        "completeness": "complete",
+        "gaps": ["the choice of $k$ for a given $\\varepsilon$ is implicit", "completeness of $\\mathbb{R}$ assumed"],
+        "weakest_step": "the subsequence limit",
+        "techniques_used": ["Bolzano-Weierstrass"],
+    }
+    answer = (
+        f"Here is the proof.\n\n{proof}\n\n```lean4\n{lean}\n```\n\n"
+        f"Self-assessment:\n```json\n{json.dumps(assessment, indent=2)}\n```\n"
+    )
+    attempt = parse_proof_attempt(answer, ["L1", "L2"])
+    assert attempt.proof_text == f"Here is the proof.\n\n{proof}\n\n\n\nSelf-assessment:"
+    assert attempt.lean_sketch == lean
+    assert attempt.assessment == SelfAssessment(**assessment)
+    assert attempt.gaps == [
+        "the choice of $k$ for a given $\\varepsilon$ is implicit",
+        "completeness of $\\mathbb{R}$ assumed",
+    ]
+    # 0.82 - 0.15 (L2 not cited) - 0.05 (one "Clearly")
+    assert attempt.confidence == pytest.approx(0.62)
+    assert attempt.notes == ["does not cite L2", "unjustified clearly"]
 
 
 # --------------------------------------------------------------------------- no proof, no credit
@@ -306,3 +577,18 @@ def test_an_answer_without_proof_text_gets_zero_confidence(answer: str) -> None:
     attempt = parse_proof_attempt(answer, [])
     assert attempt.confidence == 0.0
     assert "the answer contains no proof" in attempt.gaps
+
+
+@pytest.mark.parametrize(
+    "proof, expected",
+    [
+        pytest.param("By [L1, L2] the sum is even.", 0.9, id="grouped-citation-comma"),
+        pytest.param("By [L1; L2] the sum is even.", 0.9, id="grouped-citation-semicolon"),
+        pytest.param("By [L1,L2] and [ L3 ] it follows.", 0.9, id="grouped-without-space-and-padded"),
+        pytest.param("By [L1, L12] the sum is even.", 0.75, id="L12-is-not-L2"),
+    ],
+)
+def test_grouped_citations_count_for_each_identifier(proof: str, expected: float) -> None:
+    answer = proof + "\n\n" + block(0.9)
+    ids = ["L1", "L2", "L3"] if "L3" in proof else ["L1", "L2"]
+    assert parse_proof_attempt(answer, ids).confidence == pytest.approx(expected)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from lemmata.errors import ModelOutputError
 
-FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 LIST_KEYS = ("lemmas", "steps", "subgoals", "proof_steps", "lemma_list", "components", "parts")
 ID_KEYS = ("id", "lemma_id", "name", "title")
 STATEMENT_KEYS = ("statement", "formal_statement", "hypothesis", "content")
 DEPENDENCY_KEYS = ("depends_on", "dependencies", "uses", "requires")
+APPROACH_KEYS = ("approach", "strategy", "proof_idea", "method")
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$")
 
 M = TypeVar("M", bound=BaseModel)
@@ -26,14 +28,20 @@ def fenced_blocks(text: str, languages: tuple[str, ...] = ("json", "")) -> list[
 
 def first_json_value(text: str, opener: str) -> Any | None:
     """The first complete JSON object (`{`) or array (`[`) in free text, or None."""
+    return next((value for value, _, _ in json_values(text, opener)), None)
+
+
+def json_values(text: str, opener: str) -> Iterator[tuple[Any, int, int]]:
+    """Each complete JSON object (`{`) or array (`[`) in free text, with its span, in order."""
     start = text.find(opener)
     while start != -1:
         try:
-            value, _ = json.JSONDecoder().raw_decode(text[start:])
-            return value
+            value, length = json.JSONDecoder().raw_decode(text[start:])
         except json.JSONDecodeError:
             start = text.find(opener, start + 1)
-    return None
+            continue
+        yield value, start, start + length
+        start = text.find(opener, start + length)
 
 
 def parse_json_answer(text: str, model: type[M], role: str) -> M:
@@ -117,11 +125,29 @@ def _from_fences(text: str) -> Any:
 
 
 def _from_first_object(text: str) -> Any:
-    return _list_in(first_json_value(text, "{"))
+    first = next(json_values(text, "{"), None)
+    if first is None:
+        return None
+    _, start, _ = first
+    # An object inside an array is a lemma item, not a plan: its "steps" are not lemmas.
+    if _inside_array(text, start):
+        return None
+    return _list_in(first[0])
+
+
+def _inside_array(text: str, position: int) -> bool:
+    for _, start, end in json_values(text, "["):
+        if start > position:
+            return False
+        if position < end:
+            return True
+    return False
 
 
 def _from_first_array(text: str) -> Any:
-    return first_json_value(text, "[")
+    # The first array that holds lemma items: a citation "[1]" or an interval "[0, 1]" in the
+    # prose before the list is not the list.
+    return next((value for value, _, _ in json_values(text, "[") if normalise_lemma_items(value)), None)
 
 
 def _from_text_list(text: str) -> list[dict[str, str]]:
@@ -162,6 +188,7 @@ def normalise_lemma_items(raw: Any) -> list[dict[str, Any]]:
             "statement": str(statement).strip(),
             "depends_on": [str(d) for d in depends] if isinstance(depends, list) else [str(depends)],
             "source": str(entry.get("source") or ""),
+            "approach": str(_first(entry, APPROACH_KEYS) or "").strip(),
         })
     return items
 

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from lemmata.artifacts import SelfAssessment
 from lemmata.stages.parsing import FENCE
 
-GAP_TAG = re.compile(r"\[GAP:\s*([^\]]*)\]")
+GAP_OPENER = re.compile(r"\[GAP:\s*")
+CITATION_GROUP = re.compile(r"\[([^\[\]]+)\]")
 END_MARKERS = re.compile(r"\bQED\b|∎|□|\\qed\b|\\blacksquare|\\square|\\Box\b|this completes", re.IGNORECASE)
 WEASEL_WORDS = re.compile(
     r"\b(clearly|obviously|trivially|evidently|it is easy to see|it is obvious|straightforward)\b", re.IGNORECASE
@@ -35,7 +36,7 @@ class ProofAttempt:
 
 def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
     """Gaps, assessment block (or heuristic), citation and weasel penalties, cleaned proof."""
-    gaps = [g.strip() for g in GAP_TAG.findall(answer)]
+    gaps = gap_tags(answer)
     assessment, block = find_assessment(answer)
     body = answer.replace(block, "") if block else answer
     body, lean_sketch = _split_lean_sketch(body)
@@ -47,7 +48,8 @@ def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
     else:
         confidence = HEURISTIC_WITH_END if END_MARKERS.search(proof_text) else HEURISTIC_WITHOUT_END
         notes.append("no self-assessment block: heuristic confidence")
-    uncited = [i for i in cited_ids if f"[{i}]" not in proof_text]
+    cited = cited_identifiers(proof_text)
+    uncited = [i for i in cited_ids if i not in cited]
     if uncited:
         confidence -= min(UNCITED_PENALTY * len(uncited), UNCITED_CAP)
         notes.append("does not cite " + ", ".join(uncited))
@@ -59,6 +61,24 @@ def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
         confidence = 0.0
         gaps.append("the answer contains no proof")
     return ProofAttempt(proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes)
+
+
+def gap_tags(text: str) -> list[str]:
+    """The text of each `[GAP: ...]` tag; brackets inside it (an interval, a citation) are kept."""
+    gaps = []
+    for opener in GAP_OPENER.finditer(text):
+        depth, start = 1, opener.end()
+        for index in range(start, len(text)):
+            depth += {"[": 1, "]": -1}.get(text[index], 0)
+            if depth == 0:
+                gaps.append(text[start:index].strip())
+                break
+    return gaps
+
+
+def cited_identifiers(text: str) -> set[str]:
+    """Every identifier cited in square brackets, alone ([L1]) or grouped ([L1, L2] or [L1; L2])."""
+    return {part.strip() for group in CITATION_GROUP.findall(text) for part in re.split(r"[,;]", group)}
 
 
 def find_assessment(answer: str) -> tuple[SelfAssessment | None, str]:
