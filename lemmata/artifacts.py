@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lemmata.errors import ArtifactError
 
@@ -64,17 +64,30 @@ class Directions(Artifact):
     research_brief: str = ""
 
 
+class FormalStatement(Artifact):
+    """The goal restated with every quantifier, domain and hypothesis explicit."""
+
+    goal: str
+    formal_statement: str
+    assumptions: list[str] = Field(default_factory=list)
+    input_sha256: str = Field(description="hash of the formalizer's input: same input, same statement, no call")
+    note: str = ""
+
+
 class Lemma(Artifact):
     id: str
     statement: str
     depends_on: list[str] = Field(default_factory=list)
     source: str = ""
+    approach: str = Field("", description="the proof architect's suggested route, given to the prover")
 
 
 class TheoryPlan(Artifact):
     goal: str
     level: Literal["full", "simplified", "single_goal"]
     lemmas: list[Lemma] = Field(min_length=1)
+    formal_statement: str = ""
+    architect_note: str = Field("", description="what the proof architect changed, or why its answer was not used")
 
     def lemma(self, lemma_id: str) -> Lemma:
         for lemma in self.lemmas:
@@ -91,6 +104,12 @@ class SelfAssessment(Artifact):
     techniques_used: list[str] = Field(default_factory=list)
 
 
+#: auto_accepted: confidence >= AUTO_VERIFY_CONFIDENCE, no model call; verifier_pass: the verifier
+#: said valid; failed: the verifier rejected it or there was no proof to check; not_checked: the
+#: verifier could not run or its answer was unreadable. Only the first two mean `verified`.
+VerificationMethod = Literal["auto_accepted", "verifier_pass", "failed", "not_checked"]
+
+
 class ProvedLemma(Artifact):
     """One lemma after the prover and the verifier. `verified` is never true by default."""
 
@@ -104,8 +123,20 @@ class ProvedLemma(Artifact):
     status: Literal["proved", "low_confidence", "failed"]
     gaps: list[str] = Field(default_factory=list)
     assessment: SelfAssessment | None = None
-    verification: str = Field("", description="how `verified` was decided")
+    verification_method: VerificationMethod
+    verification: str = Field("", description="how `verified` was decided, in words")
     lean_sketch: str = ""
+    attempts: int = Field(1, ge=1, description="prover turns spent on this lemma")
+    refinements: list[str] = Field(default_factory=list, description="strategies the refiner proposed after stagnation")
+
+    @model_validator(mode="after")
+    def _verified_only_when_checked(self) -> ProvedLemma:
+        # Honesty is structural: no artifact can call an unchecked or failed proof verified.
+        checked = self.verification_method in ("auto_accepted", "verifier_pass")
+        if self.verified != checked or (self.status == "proved") != checked:
+            raise ValueError(f"lemma {self.id}: verified={self.verified}, status={self.status} "
+                             f"contradict verification_method={self.verification_method}")
+        return self
 
 
 class ConsistencyCheck(Artifact):
@@ -121,6 +152,8 @@ class Theory(Artifact):
     assembled_proof: str
     consistency: ConsistencyCheck
     proof_status: Literal["proved", "partial", "failed"]
+    formal_statement: str = ""
+    crystallization_error: str = Field("", description="why the theorem statement fell back to the goal")
 
     @property
     def proven_count(self) -> int:

@@ -16,7 +16,7 @@ class Stage:
 STAGES = (
     Stage("survey", ("intake", "survey"), "survey.json"),
     Stage("direction planning", ("directions",), "directions.json"),
-    Stage("theory", ("theory_plan", "prove_lemma", "theory_assemble"), "theory.json"),
+    Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json"),
     Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json"),
     Stage("experiment", ("experiment",), "experiment.json"),
     Stage("writer", ("writer",), "paper_v1.tex"),

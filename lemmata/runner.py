@@ -28,6 +28,9 @@ from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
 POLL_SECONDS = 0.2
+PAUSE_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: What Snakemake logs when it is told to stop (SIGTERM/SIGINT) and lets running jobs finish.
+STOP_NOTICE = "Will exit after finishing currently running jobs"
 
 
 class RunConsole(Protocol):
@@ -46,6 +49,11 @@ class Invocation:
     returncode: int
     board: JobBoard
     paused: bool = False
+    log_text: str = ""  # what Snakemake wrote during this invocation
+
+    def stopped_from_outside(self) -> bool:
+        """Snakemake got a signal (not from us): it let running jobs finish, and no job failed."""
+        return not self.paused and not self.board.failed_rules and STOP_NOTICE in self.log_text
 
 
 @dataclass
@@ -72,6 +80,10 @@ class Driver:
             if result.paused:
                 return save_record(self.run_dir, record, status="paused",
                                    message=f"continue with `lemmata resume {record.session_id}`")
+            if result.stopped_from_outside():
+                return save_record(self.run_dir, record, status="stopped",
+                                   message="the workflow process was stopped by a signal; finished work is kept: "
+                                           f"continue with `lemmata resume {record.session_id}`")
             if self._gate_closed(result):
                 approved, feedback = self.console.review_theory(read_artifact(self.run_dir / "theory.json", Theory))
                 if not approved:
@@ -89,21 +101,28 @@ class Driver:
         events = TailReader(self.run_dir / EVENTS_FILE, start_at_end=True)
         board = JobBoard()
         done_before = {s.artifact for s in STAGES if (self.run_dir / s.artifact).exists()}
-        log = open(self.run_dir / "logs" / "snakemake.log", "ab")
+        log_path = self.run_dir / "logs" / "snakemake.log"
+        log_start = log_path.stat().st_size if log_path.exists() else 0
+        log = open(log_path, "ab")
         process = subprocess.Popen(
             snakemake_command(self.run_dir, self.jobs), cwd=self.run_dir, env=workflow_environment(self.run_dir),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        previous = signal.signal(signal.SIGINT, lambda *_: self._request_pause(process))
+        # Ctrl+C and a plain `kill` both ask for a pause: the run stops at a rule boundary.
+        previous = {signum: signal.signal(signum, lambda *_: self._request_pause(process)) for signum in PAUSE_SIGNALS}
         try:
             while process.poll() is None:
                 self._update(events, calls, board, done_before)
                 time.sleep(POLL_SECONDS)
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
             log.close()
         self._update(events, calls, board, done_before)
-        return Invocation(process.returncode, board, paused=self._pause_requested)
+        with open(log_path, "rb") as written:
+            written.seek(log_start)
+            log_text = written.read().decode("utf-8", "replace")
+        return Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
 
     def _request_pause(self, process: subprocess.Popen[bytes]) -> None:
         # SIGTERM to Snakemake alone: running jobs finish and their outputs stay clean.

@@ -34,7 +34,8 @@ EXPECTED_SETTING = {
     "qa": "MAX_TOKENS_AGENT",
 }
 #: Roles whose answer is parsed as JSON (they have an answer schema).
-JSON_ROLES = {"survey", "ideation", "planner", "decomposer", "architect", "verifier", "consistency", "experiment"}
+JSON_ROLES = {"survey", "ideation", "planner", "decomposer", "architect", "verifier", "consistency", "experiment",
+              "formalizer"}
 
 
 def run_roles(*args: str, env: dict[str, str] | None = None):

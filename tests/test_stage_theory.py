@@ -51,7 +51,7 @@ def raw(id_: str, statement: str = "", depends_on: list[str] | None = None, sour
 
 @pytest.mark.parametrize("count", [4, 7, 10])
 def test_full_plan_in_one_call(count: int) -> None:
-    client, backend = scripted_client({"decomposer": [lemma_plan(count)]})
+    client, backend = scripted_client({"decomposer": [lemma_plan(count)], "architect": ["The plan is sound."]})
     plan = plan_theory(client, GOAL)
     assert plan.level == "full"
     assert plan.goal == GOAL
@@ -75,7 +75,8 @@ def test_full_plan_in_one_call(count: int) -> None:
     ],
 )
 def test_full_plan_out_of_range_asks_for_a_simplified_plan(first: str) -> None:
-    client, backend = scripted_client({"decomposer": [first, lemma_plan(5, prefix="Simple")]})
+    client, backend = scripted_client({"decomposer": [first, lemma_plan(5, prefix="Simple")],
+                                       "architect": ["No changes."]})
     plan = plan_theory(client, GOAL)
     assert plan.level == "simplified"
     # a simplified plan has 3 lemmas: the first three of the second answer
@@ -114,9 +115,10 @@ def test_feedback_reaches_both_decomposer_prompts() -> None:
 
 
 def test_no_feedback_line_without_feedback() -> None:
-    client, backend = scripted_client({"decomposer": [lemma_plan(4)]})
+    client, backend = scripted_client({"decomposer": [lemma_plan(4)], "architect": ["No changes."]})
     plan_theory(client, GOAL)
     assert "feedback" not in user_text(backend.calls("decomposer")[0]).lower()
+    assert "feedback" not in user_text(backend.calls("architect")[0]).lower()
 
 
 # =========================================================================== normalise_plan
@@ -232,6 +234,7 @@ def test_auto_accept_without_a_verifier_call(confidence: float) -> None:
     assert proved.status == "proved"
     assert proved.confidence == pytest.approx(confidence)
     assert proved.verification.startswith("auto-accepted")
+    assert proved.verification_method == "auto_accepted"
     assert backend.calls("verifier") == []
     assert len(backend.calls("prover")) == 1
 
@@ -252,12 +255,14 @@ def test_auto_verify_threshold_is_0_85_by_default() -> None:
 )
 def test_below_threshold_the_verifier_decides(verdict: str, status: str, verified: bool) -> None:
     client, backend = scripted_client(
-        {"prover": [prover_answer(0.84)], "verifier": [verifier_answer(verdict, ["step 2 unclear"])]}
+        {"prover": [prover_answer(0.84)], "verifier": [verifier_answer(verdict, ["step 2 unclear"])]},
+        THEORY_STAGE_MAX_TURNS=1,
     )
     proved = prove_lemma(client, the_plan(), "L2", client.settings)
     assert len(backend.calls("verifier")) == 1
     assert proved.status == status
     assert proved.verified is verified
+    assert proved.verification_method == ("verifier_pass" if verified else "failed")
     assert proved.confidence == pytest.approx(0.84)
     assert "step 2 unclear" in proved.verification
     assert backend.pending() == 0
@@ -273,7 +278,8 @@ def test_threshold_comes_from_settings() -> None:
 def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier() -> None:
     # 0.95 - 0.15 (L1 not cited as [L1]) = 0.80 < 0.85
     answer = prover_answer(0.95, body="Write $n = 2k$ and $m = 2j$; then $n + m = 2(k + j)$ is even.")
-    client, backend = scripted_client({"prover": [answer], "verifier": [verifier_answer("uncertain")]})
+    client, backend = scripted_client({"prover": [answer], "verifier": [verifier_answer("uncertain")]},
+                                      THEORY_STAGE_MAX_TURNS=1)
     proved = prove_lemma(client, the_plan(), "L2", client.settings)
     assert proved.confidence == pytest.approx(0.80)
     assert len(backend.calls("verifier")) == 1
@@ -292,9 +298,10 @@ def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier(
     ],
 )
 def test_a_failed_proof_is_never_proven(answer: str) -> None:
-    client, backend = scripted_client({"prover": [answer]})
+    client, backend = scripted_client({"prover": [answer]}, THEORY_STAGE_MAX_TURNS=1)
     proved = prove_lemma(client, the_plan(), "L1", client.settings)
     assert proved.status == "failed"
+    assert proved.verification_method == "failed"
     assert proved.verified is False
     assert proved.confidence == 0.0
     assert backend.calls("verifier") == []
@@ -314,7 +321,7 @@ def test_prover_context_is_dependency_statements_truncated_to_120_chars() -> Non
     assert LONG_STATEMENT.startswith(l1_context.rstrip("…"))
     assert "END_OF_STATEMENT" not in prompt  # the tail of L1's statement is cut
     # the lemma being proved is stated in full
-    assert prompt.rstrip().endswith("Lemma to prove now [L3]: Statement three.")
+    assert "\nLemma to prove now [L3]: Statement three.\n" in prompt
 
 
 def test_prover_context_never_carries_a_dependency_proof() -> None:
@@ -336,9 +343,11 @@ def test_prover_context_for_a_lemma_without_dependencies() -> None:
 def test_prover_is_told_not_to_rely_on_a_dependency_whose_proof_failed() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] and [L2] the claim follows at once.")]})
     failed_l2 = ProvedLemma(id="L2", statement="Short statement two.", depends_on=["L1"], proof_text="",
-                            confidence=0.0, verified=False, status="failed", verification="no usable proof")
+                            confidence=0.0, verified=False, status="failed", verification_method="failed",
+                            verification="no usable proof")
     proved_l1 = ProvedLemma(id="L1", statement=LONG_STATEMENT, proof_text="Direct.", confidence=0.95,
-                            verified=True, status="proved", verification="auto-accepted")
+                            verified=True, status="proved", verification_method="auto_accepted",
+                            verification="auto-accepted")
     prove_lemma(client, the_plan(), "L3", client.settings, [proved_l1, failed_l2])
     lines = prover_context(user_text(backend.calls("prover")[0])).splitlines()
     assert lines[1] == "[L2] Short statement two. (its proof failed: do not rely on it)"
@@ -406,6 +415,7 @@ def proved_lemma(id_: str, status: str = "proved", confidence: float = 0.9) -> P
         confidence=confidence if status != "failed" else 0.0,
         verified=status == "proved",
         status=status,  # type: ignore[arg-type]
+        verification_method="auto_accepted" if status == "proved" else "failed",
     )
 
 

@@ -11,6 +11,7 @@ from lemmata.stages.writer import ensure_limitations, paper_title
 def lemma(lemma_id: str, verified: bool, status: str = "proved", confidence: float = 0.9) -> ProvedLemma:
     return ProvedLemma(id=lemma_id, statement=f"Statement {lemma_id}.", proof_text="Proof.", confidence=confidence,
                        verified=verified, status=status,  # type: ignore[arg-type]
+                       verification_method="auto_accepted" if verified else "failed",
                        verification="verifier: invalid (gap in step 2)" if not verified else "auto-accepted")
 
 

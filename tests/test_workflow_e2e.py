@@ -3,8 +3,10 @@ model replaced by the fake OpenAI-compatible server on 127.0.0.1 (or by replay).
 
 from __future__ import annotations
 
+import os
 import re
 import signal
+from collections import Counter
 import subprocess
 import sys
 import time
@@ -16,18 +18,24 @@ from pypdf import PdfReader
 from conftest import cli_environment
 import lemmata
 from lemmata.artifacts import (
-    Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, TheoryPlan,
-    read_artifact,
+    Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory,
+    TheoryPlan, read_artifact, write_artifact,
 )
 from lemmata.llm.calllog import read_call_records
+from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
+from lemmata.runner import snakemake_command, workflow_environment
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import Fault, FakeLLMServer
 
 pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
-ROLES_OF_A_RUN = {"survey", "ideation", "planner", "decomposer", "prover", "verifier", "assembler",
-                  "consistency", "crystallizer", "experiment", "writer"}
+ROLES_OF_A_RUN = {"survey", "ideation", "planner", "formalizer", "decomposer", "architect", "prover", "verifier",
+                  "refiner", "assembler", "consistency", "crystallizer", "experiment", "writer"}
+#: L1-L3 are auto-accepted in one turn each; L4 stays at 0.70 for THEORY_STAGE_MAX_TURNS (6) turns,
+#: each checked by the verifier, with one refinement after STAGNATION_WINDOW (3) stagnant turns.
+PROVER_CALLS = {"L1": 1, "L2": 1, "L3": 1, "L4": 6}
+CALLS_OF_A_RUN = 6 + sum(PROVER_CALLS.values()) + 6 + 1 + 3 + 2  # upstream, prover, verifier, refiner, assembly, rest
 
 
 @pytest.fixture
@@ -88,10 +96,16 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert read_artifact(run_dir / "directions.json", Directions).goal
     plan = read_artifact(run_dir / "theory/plan.json", TheoryPlan)
     assert plan.level == "full" and [lemma.id for lemma in plan.lemmas] == ["L1", "L2", "L3", "L4"]
+    assert plan.formal_statement == read_artifact(run_dir / "theory/formal.json", FormalStatement).formal_statement
+    assert plan.lemmas[3].approach and plan.architect_note.startswith("applied")
     lemmas = {p.stem: read_artifact(p, ProvedLemma) for p in (run_dir / "theory/lemmas").glob("*.json")}
     assert lemmas["L4"].status == "low_confidence" and not lemmas["L4"].verified
+    assert (lemmas["L4"].verification_method, lemmas["L4"].attempts, len(lemmas["L4"].refinements)) == ("failed", 6, 1)
+    assert {lemmas[i].verification_method for i in ("L1", "L2", "L3")} == {"auto_accepted"}
     theory = read_artifact(run_dir / "theory.json", Theory)
     assert theory.proof_status == "partial" and theory.consistency.passed
+    graph = KnowledgeGraph.model_validate_json(graph_path(home, run_dir.name).read_text(encoding="utf-8"))
+    assert [node.id for node in graph.nodes] == ["L1", "L2", "L3", "L4", "theorem"]
     assert read_artifact(run_dir / "gates/theory_review.json", GateDecision).decided_by == "default"
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert experiment.checks[0].lemma_id == "L4" and experiment.checks[0].trials == 2000
@@ -101,7 +115,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
     assert all(r["backend"] == "local" and r["attempts"] == 1 and r["response"] for r in records)
     assert {r.headers.get("x-lemmata-role") for r in fake_server.requests} == ROLES_OF_A_RUN
-    assert len(records) == len(fake_server.requests) == 14
+    assert len(records) == len(fake_server.requests) == CALLS_OF_A_RUN
     # L2 builds on L1 and L4 on L1 and L3: a lemma's job starts only after its dependencies' jobs ended.
     def span(lemma_id: str) -> tuple[float, float]:
         calls = [r for r in fake_server.requests if lemma_of(r) == lemma_id]
@@ -159,7 +173,7 @@ def test_replaying_a_run_reproduces_the_paper_byte_for_byte(fake_server, home, t
     assert second.returncode == 0, second.stderr
     assert (tmp_path / "second/paper_v1.tex").read_bytes() == (tmp_path / "first/paper_v1.tex").read_bytes()
     replayed = list(read_call_records(only_run_dir(replay_home) / "llm_calls.jsonl"))
-    assert {r["backend"] for r in replayed} == {"replay"} and len(replayed) == 14
+    assert {r["backend"] for r in replayed} == {"replay"} and len(replayed) == CALLS_OF_A_RUN
 
 
 def test_a_second_process_on_a_running_run_is_refused(fake_server, home, tmp_path):
@@ -227,22 +241,48 @@ def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
     assert not (home / "runs").exists()
 
 
-def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path):
-    """Ctrl+C while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not recomputed."""
+def snakemake_child(process: subprocess.Popen) -> int:
+    """The pid of the Snakemake process the lemmata driver started."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        if children:
+            return int(children[0])
+        time.sleep(0.02)
+    raise AssertionError("lemmata started no Snakemake process")
+
+
+@pytest.mark.parametrize(
+    "target, signum",
+    [
+        pytest.param("lemmata", signal.SIGINT, id="ctrl-c-to-lemmata"),
+        pytest.param("lemmata", signal.SIGTERM, id="sigterm-to-lemmata"),
+        pytest.param("snakemake", signal.SIGTERM, id="sigterm-to-the-workflow-process"),
+    ],
+)
+def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path, target, signum):
+    """A run stopped while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not recomputed."""
     fake_server.latency = 1.0
     env = local_env(home, fake_server)
     first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
+        workflow = snakemake_child(first)
         deadline = time.monotonic() + 90
         while not fake_server.calls("prover") and time.monotonic() < deadline:
             time.sleep(0.02)
-        first.send_signal(signal.SIGINT)  # L1 and L3 (no dependencies) are being proved now
+        # L1 and L3 (no dependencies) are being proved now.
+        os.kill(first.pid if target == "lemmata" else workflow, signum)
         _, stderr = first.communicate(timeout=120)
     finally:
         first.kill()
-    assert first.returncode == 0, stderr
     run_dir = only_run_dir(home)
-    assert load_record(run_dir).status == "paused"
+    if target == "lemmata":
+        assert first.returncode == 0, stderr
+        assert load_record(run_dir).status == "paused"
+    else:
+        assert first.returncode == 1
+        assert load_record(run_dir).status == "stopped"
+        assert f"lemmata resume {run_dir.name}" in stderr
     # The running jobs finished; L2 and L4, which wait for them, never started.
     assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == {"L1", "L3"}
 
@@ -250,6 +290,30 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert load_record(run_dir).status == "completed"
-    provers = [r["scope"] for r in read_call_records(run_dir / "llm_calls.jsonl") if r["role"] == "prover"]
-    assert sorted(provers) == [f"prove_lemma:L{i}" for i in range(1, 5)]  # one proof per lemma, over both runs
+    provers = Counter(r["scope"].split(":")[1] for r in read_call_records(run_dir / "llm_calls.jsonl")
+                      if r["role"] == "prover")
+    assert provers == PROVER_CALLS  # over both runs: no lemma proved twice
 
+
+def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, home, tmp_path):
+    """Rerunning the theory after directions.json was rewritten: same goal, no formalizer call."""
+    env = local_env(home, fake_server)
+    assert run_lemmata(["prove", TASK], env, tmp_path).returncode == 0
+    run_dir = only_run_dir(home)
+    directions_file = run_dir / "directions.json"
+
+    def rerun_plan_with(**changes: str) -> None:
+        directions = read_artifact(directions_file, Directions)
+        write_artifact(directions_file, directions.model_copy(update=changes))
+        command = [*snakemake_command(run_dir, 2), "theory/plan.json"]
+        workflow_env = {**workflow_environment(run_dir), **env}
+        subprocess.run(command, cwd=run_dir, env=workflow_env, check=True, capture_output=True, timeout=120)
+
+    def calls(role: str) -> int:
+        return sum(r["role"] == role for r in read_call_records(run_dir / "llm_calls.jsonl"))
+
+    rerun_plan_with(research_brief="A new brief, the same goal.")
+    assert (calls("formalizer"), calls("decomposer")) == (1, 2)  # the plan was redone, the formalization reused
+    rerun_plan_with(goal="For all integers $a$, if $a$ is even then $3a$ is even.")
+    assert (calls("formalizer"), calls("decomposer")) == (2, 3)
+    assert read_artifact(run_dir / "theory/formal.json", FormalStatement).goal.endswith("then $3a$ is even.")

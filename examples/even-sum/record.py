@@ -1,7 +1,7 @@
 """Re-record `llm_calls.jsonl`: the scripted even-sum session through the real workflow.
 
-The recording is what the README's main job replays (LLM_BACKEND=replay) until the embedded
-offline model exists. Its answers are the scripted ones of lemmata/testing/even_sum_session.py,
+The recording is what the README's quick demo replays (LLM_BACKEND=replay). Re-record it
+whenever the workflow asks the model something new. Its answers are the scripted ones of lemmata/testing/even_sum_session.py,
 not a real model's. Usage: python examples/even-sum/record.py
 """
 

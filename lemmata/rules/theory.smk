@@ -1,6 +1,18 @@
+rule formalize:
+    input:
+        directions="directions.json",
+    output:
+        "theory/formal.json",
+    log:
+        "logs/formalize.log",
+    script:
+        "../scripts/formalize.py"
+
+
 checkpoint theory_plan:
     input:
         directions="directions.json",
+        formal="theory/formal.json",
     output:
         "theory/plan.json",
     log:

@@ -1,10 +1,17 @@
-"""theory_assemble: plan + proved lemmas -> theory.json."""
+"""theory_assemble: plan + proved lemmas -> theory.json, and the tier-3 knowledge graph."""
 from lemmata.artifacts import ProvedLemma, TheoryPlan, read_artifact, write_artifact
 from lemmata.jobs import StageJob
+from lemmata.memory.knowledge_graph import build_graph, record_graph
+from lemmata.settings import lemmata_home
 from lemmata.stages.theory_assemble import assemble_theory
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     plan = read_artifact(job.input("plan"), TheoryPlan)
     lemmas = [read_artifact(path, ProvedLemma) for path in snakemake.input.lemmas]  # noqa: F821
-    write_artifact(job.output(), assemble_theory(job.client(), plan, lemmas))
+    session_id = job.task_input().session_id
+    # Before the assembly: the lemma nodes and edges are kept even if what follows fails.
+    record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas))
+    theory = assemble_theory(job.client(), plan, lemmas)
+    write_artifact(job.output(), theory)
+    record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas, theory))

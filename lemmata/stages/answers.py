@@ -47,12 +47,25 @@ class LemmaListAnswer(Answer):
     lemmas: list[LemmaItem]
 
 
+class ArchitectItem(LemmaItem):
+    approach: str = Field("", description="how to prove the lemma: technique, key step, what to cite")
+
+
+class ArchitectAnswer(Answer):
+    lemmas: list[ArchitectItem]
+
+
 class VerifierAnswer(Answer):
     # The enum reaches the schema only: grammar-constrained backends must pick one of the three,
     # while a provider's stray "Valid." is still read leniently.
     verdict: str = Field(description="valid, invalid or uncertain",
                          json_schema_extra={"enum": ["valid", "invalid", "uncertain"]})
     issues: list[str] = Field(default_factory=list)
+
+
+class FormalizerAnswer(Answer):
+    formal_statement: str = Field(description="the goal with every quantifier, domain and hypothesis explicit")
+    assumptions: list[str] = Field(default_factory=list)
 
 
 class ConsistencyAnswer(Answer):

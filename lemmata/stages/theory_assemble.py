@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
+from lemmata.errors import ModelOutputError, ProviderError
 from lemmata.llm.client import LLMClient
 from lemmata.stages.answers import ConsistencyAnswer
 from lemmata.stages.parsing import FENCE, parse_json_answer
+from lemmata.stages.proof_attempt import cited_identifiers
 from lemmata.stages.prompts import render_prompt
 
 CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
@@ -17,19 +19,20 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
     usable = [lemma for lemma in lemmas if lemma.status != "failed"]
     if not usable:
         check = ConsistencyCheck(passed=False, issues=["no lemma was proved"])
-        return Theory(goal=plan.goal, theorem_statement=plan.goal, lemmas=lemmas,
-                      assembled_proof="", consistency=check, proof_status="failed")
+        return Theory(goal=plan.goal, theorem_statement=plan.goal, lemmas=lemmas, assembled_proof="",
+                      consistency=check, proof_status="failed", formal_statement=plan.formal_statement)
     proof = assemble(client, plan.goal, usable)
     check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
-    statement = crystallize(client, plan.goal, proof)
+    statement, error = crystallize_or_goal(client, plan.goal, proof)
     if not check.passed:
         # Citation failures need a new assembly; other failures only a more careful statement.
         if is_citation_problem(check):
             proof = assemble(client, plan.goal, usable, retry_note(check))
             check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
-        statement = crystallize(client, plan.goal, proof, retry_note(check) if not check.passed else "")
+        statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
     return Theory(goal=plan.goal, theorem_statement=statement, lemmas=lemmas, assembled_proof=proof,
-                  consistency=check, proof_status=proof_status(lemmas, check))
+                  consistency=check, proof_status=proof_status(lemmas, check),
+                  formal_statement=plan.formal_statement, crystallization_error=error)
 
 
 def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: str = "") -> str:
@@ -44,11 +47,25 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
 def check_consistency(client: LLMClient, goal: str, proof: str, lemma_ids: list[str]) -> ConsistencyCheck:
     uncited = uncited_lemmas(proof, lemma_ids)
     prompt = render_prompt("consistency", goal=goal, lemma_ids=", ".join(lemma_ids), proof=proof)
-    text = client.complete("consistency", prompt.system, prompt.user, json_answer=True)
-    answer = parse_json_answer(text, ConsistencyAnswer, "consistency")
+    try:
+        text = client.complete("consistency", prompt.system, prompt.user, json_answer=True)
+        answer = parse_json_answer(text, ConsistencyAnswer, "consistency")
+    except (ProviderError, ModelOutputError) as exc:
+        # A check that could not run has not passed.
+        return ConsistencyCheck(passed=False, uncited_lemmas=uncited,
+                                issues=[f"the consistency check could not run: {exc}",
+                                        *(f"uncited lemma {lemma_id}" for lemma_id in uncited)])
     issues = [issue for issue in answer.issues if issue.strip()]
     issues += [f"uncited lemma {lemma_id}" for lemma_id in uncited if not any(lemma_id in i for i in issues)]
     return ConsistencyCheck(passed=answer.consistent and not uncited, uncited_lemmas=uncited, issues=issues)
+
+
+def crystallize_or_goal(client: LLMClient, goal: str, proof: str, feedback: str = "") -> tuple[str, str]:
+    """The crystallized statement, or the goal and why: lemma work is never lost to this call."""
+    try:
+        return crystallize(client, goal, proof, feedback), ""
+    except (ProviderError, ModelOutputError) as exc:
+        return goal, f"the crystallizer failed, the goal is stated instead: {exc}"
 
 
 def crystallize(client: LLMClient, goal: str, proof: str, feedback: str = "") -> str:
@@ -57,7 +74,8 @@ def crystallize(client: LLMClient, goal: str, proof: str, feedback: str = "") ->
 
 
 def uncited_lemmas(proof: str, lemma_ids: list[str]) -> list[str]:
-    return [lemma_id for lemma_id in lemma_ids if f"[{lemma_id}]" not in proof]
+    cited = cited_identifiers(proof)
+    return [lemma_id for lemma_id in lemma_ids if lemma_id not in cited]
 
 
 def is_citation_problem(check: ConsistencyCheck) -> bool:

@@ -1,10 +1,15 @@
-"""Theory, step one: the lemma plan, with three fallback layers.
+"""Theory, step one: the lemma plan, with three fallback layers, then the proof architect.
 
-Full plan of 4 to 10 lemmas; then a simplified plan of 3; then the single goal `main_result`.
+The decomposer proposes a full plan of 4 to 10 lemmas; failing that, a simplified plan of 3;
+failing that, the single goal `main_result`. The proof architect then reviews the plan: it may
+sharpen statements, fix dependencies, name sources and suggest each lemma's route. Its answer is
+read with the same four parsing passes; if it is unusable, or breaks the plan size of the
+level, the decomposer's plan is kept and the plan says why.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -19,20 +24,58 @@ SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 MAIN_RESULT = "main_result"
 
 
-def plan_theory(client: LLMClient, goal: str, feedback: str = "") -> TheoryPlan:
-    items = _ask(client, goal, "4 to 10 lemmas", feedback)
+def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_statement: str = "") -> TheoryPlan:
+    statement = formal_statement or goal
+    items = _decompose(client, goal, statement, "4 to 10 lemmas", feedback)
     if len(items) in FULL_PLAN:
-        return TheoryPlan(goal=goal, level="full", lemmas=normalise_plan(items))
-    items = _ask(client, goal, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback)
+        plan = TheoryPlan(goal=goal, level="full", lemmas=normalise_plan(items), formal_statement=formal_statement)
+        return architect(client, plan, feedback, sizes=FULL_PLAN)
+    items = _decompose(client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback)
     if items:
-        return TheoryPlan(goal=goal, level="simplified", lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]))
-    return TheoryPlan(goal=goal, level="single_goal", lemmas=[Lemma(id=MAIN_RESULT, statement=goal)])
+        plan = TheoryPlan(goal=goal, level="simplified", lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]),
+                          formal_statement=formal_statement)
+        return architect(client, plan, feedback, sizes=range(1, SIMPLIFIED_SIZE + 1))
+    # The last resort has nothing for an architect to arrange.
+    return TheoryPlan(goal=goal, level="single_goal", lemmas=[Lemma(id=MAIN_RESULT, statement=statement)],
+                      formal_statement=formal_statement,
+                      architect_note="not consulted: the plan is the single goal")
 
 
-def _ask(client: LLMClient, goal: str, plan_size: str, feedback: str) -> list[dict[str, Any]]:
-    note = f"Reviewer feedback to take into account: {feedback}" if feedback else ""
-    prompt = render_prompt("decomposer", goal=goal, plan_size=plan_size, feedback=note)
+def _decompose(client: LLMClient, goal: str, statement: str, plan_size: str, feedback: str) -> list[dict[str, Any]]:
+    prompt = render_prompt("decomposer", goal=goal, formal_statement=statement, plan_size=plan_size,
+                           feedback=_feedback_line(feedback))
     return parse_lemma_list(client.complete("decomposer", prompt.system, prompt.user, json_answer=True))
+
+
+def architect(client: LLMClient, plan: TheoryPlan, feedback: str, sizes: range) -> TheoryPlan:
+    """The architect's arrangement of `plan`, or `plan` itself with the reason it was kept."""
+    listing = json.dumps([lemma.model_dump(exclude={"approach"}) for lemma in plan.lemmas], indent=1)
+    prompt = render_prompt("architect", goal=plan.goal, formal_statement=plan.formal_statement or plan.goal,
+                           lemmas=listing, feedback=_feedback_line(feedback))
+    items = parse_lemma_list(client.complete("architect", prompt.system, prompt.user, json_answer=True))
+    if not items:
+        return plan.model_copy(update={"architect_note": "answer unusable: the decomposer's plan is kept"})
+    if len(items) not in sizes:
+        return plan.model_copy(update={"architect_note": f"proposed {len(items)} lemmas, outside "
+                                       f"{sizes.start}-{sizes.stop - 1}: the decomposer's plan is kept"})
+    lemmas = normalise_plan(items)
+    return plan.model_copy(update={"lemmas": lemmas, "architect_note": _changes(plan.lemmas, lemmas)})
+
+
+def _changes(before: list[Lemma], after: list[Lemma]) -> str:
+    old = {lemma.id: lemma for lemma in before}
+    changed = [lemma.id for lemma in after
+               if lemma.id not in old or old[lemma.id].model_dump(exclude={"approach"})
+               != lemma.model_dump(exclude={"approach"})]
+    removed = [lemma_id for lemma_id in old if lemma_id not in {lemma.id for lemma in after}]
+    parts = [f"changed {', '.join(changed)}" if changed else "statements kept",
+             *([f"removed {', '.join(removed)}"] if removed else []),
+             f"routes suggested for {sum(bool(lemma.approach) for lemma in after)} of {len(after)} lemmas"]
+    return "applied: " + "; ".join(parts)
+
+
+def _feedback_line(feedback: str) -> str:
+    return f"Reviewer feedback to take into account: {feedback}" if feedback else ""
 
 
 def normalise_plan(items: list[dict[str, Any]]) -> list[Lemma]:
@@ -54,6 +97,7 @@ def normalise_plan(items: list[dict[str, Any]]) -> list[Lemma]:
                 statement=item["statement"],
                 depends_on=list(dict.fromkeys(d for d in depends if d in earlier)),
                 source=item["source"],
+                approach=item.get("approach", ""),
             )
         )
     return lemmas

@@ -1,8 +1,9 @@
 """A scripted research session for "the sum of two even integers is even".
 
 Realistic answers, one set per agent role, for the fake model server: they drive the real
-workflow through every stage — a four-lemma plan, one lemma left at low confidence so the
-verifier and the numerical experiment run, citations checked, a LaTeX body with the
+workflow through every stage — a formal statement, a four-lemma plan the architect annotates,
+one lemma left at low confidence in every turn (so the verifier, the refiner after stagnation
+and the numerical experiment run), citations checked, a LaTeX body with the
 markdown and environment slips models make. Used by the end-to-end tests, the benchmark
 and the recorded demo run.
 """
@@ -31,6 +32,8 @@ IDEATION = {"directions": [
 ]}
 PLANNER = {"chosen": 0, "goal": "For all integers $a$ and $b$, if $a$ and $b$ are even then $a + b$ is even.",
            "research_brief": "Unfold the definition of evenness, add the witnesses, and close under addition."}
+FORMAL = {"formal_statement": "$\\forall a, b \\in \\mathbb{Z}:\\ (2 \\mid a \\wedge 2 \\mid b) \\Rightarrow 2 \\mid (a + b)$",
+          "assumptions": ["$\\mathbb{Z}$ is a commutative ring", "$2 \\mid n$ means $n = 2k$ for some $k \\in \\mathbb{Z}$"]}
 LEMMAS = [
     {"id": "L1", "statement": "An integer $n$ is even if and only if $n = 2k$ for some integer $k$.",
      "depends_on": [], "source": "definition of evenness"},
@@ -47,6 +50,16 @@ PROOFS = {
     "L4": "The integers are closed under addition, so $m + n \\in \\mathbb{Z}$; with [L3] and [L1], $2(m+n)$ is even. "
           "[GAP: closure of $\\mathbb{Z}$ under addition is taken from the axioms without proof]",
 }
+APPROACHES = {
+    "L1": "Unfold the definition of divisibility by 2.",
+    "L2": "Apply [L1] to $a$ and to $b$ separately.",
+    "L3": "Distributivity of multiplication over addition in $\\mathbb{Z}$.",
+    "L4": "Closure of $\\mathbb{Z}$ under addition, then [L3] and [L1].",
+}
+ARCHITECTURE = [{**lemma, "approach": APPROACHES[lemma["id"]]} for lemma in LEMMAS]
+REFINED = ("The attempts take closure of $\\mathbb{Z}$ under addition from the axioms. Derive it instead from the "
+           "ring axioms: $m + n$ is the sum of two ring elements, and a ring is closed under its addition.")
+COMPRESSED = "Earlier attempts proved L4 at confidence 0.70; the verifier found closure under addition assumed."
 CONFIDENCE = {"L1": 0.98, "L2": 0.96, "L3": 0.97, "L4": 0.7}
 VERIFIER = {"verdict": "uncertain", "issues": ["closure under addition is assumed, not proved"]}
 ASSEMBLED = ("Let $a, b$ be even integers. By [L2] (which rests on [L1]) write $a = 2m$ and $b = 2n$. "
@@ -146,9 +159,13 @@ def answers() -> dict[str, Any]:
         "survey": json.dumps(SURVEY),
         "ideation": json.dumps(IDEATION),
         "planner": "Here is my choice.\n" + _fenced(PLANNER),
+        "formalizer": json.dumps(FORMAL),
         "decomposer": "The plan:\n" + _fenced({"lemmas": LEMMAS}),
+        "architect": "I kept the plan and added routes.\n" + _fenced({"lemmas": ARCHITECTURE}),
         "prover": prover_answer,
         "verifier": json.dumps(VERIFIER),
+        "refiner": REFINED,
+        "compress": COMPRESSED,
         "assembler": ASSEMBLED,
         "consistency": json.dumps(CONSISTENCY),
         "crystallizer": THEOREM,
