@@ -34,12 +34,19 @@ def survey_card(survey: Survey) -> str:
     return _box("survey", lines)
 
 
+METHOD_LABELS = {"auto_accepted": "auto-accepted", "verifier_pass": "verifier pass",
+                 "failed": "did not pass the check", "not_checked": "not checked"}
+
+
 def lemma_chain(theory: Theory) -> list[str]:
-    """The chain L1, L2, … each tagged 'verified' or 'low confidence' (or 'failed')."""
+    """The chain L1, L2, … each tagged 'verified' or 'low confidence' (or 'failed'), with how it
+    was verified and, when not verified, why."""
     lines = []
     for number, lemma in enumerate(theory.lemmas, start=1):
         tag = "verified" if lemma.verified else ("failed" if lemma.status == "failed" else "low confidence")
-        lines.append(f"L{number} [{lemma.id}] {tag}, confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}")
+        turns = f", {lemma.attempts} turns" if lemma.attempts > 1 else ""
+        lines.append(f"L{number} [{lemma.id}] {tag} ({METHOD_LABELS[lemma.verification_method]}{turns}), "
+                     f"confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}")
         if not lemma.verified:
             lines.append(f"    why: {_shorten(lemma.verification, 80)}")
     return lines

@@ -28,7 +28,10 @@ pytestmark = pytest.mark.e2e
 TOKEN_CAPS = {"MAX_TOKENS_AGENT": "900", "MAX_TOKENS_PLANNER": "600", "MAX_TOKENS_DECOMPOSER": "500",
               "MAX_TOKENS_ARCHITECT": "500", "MAX_TOKENS_PROVER": "300", "MAX_TOKENS_VERIFIER": "100",
               "MAX_TOKENS_ASSEMBLER": "300", "MAX_TOKENS_CRYSTALLIZER": "120", "MAX_TOKENS_FORMALIZER": "200",
-              "MAX_TOKENS_COMPRESS": "200", "MAX_TOKENS_ANALYST": "200", "MAX_TOKENS_SKETCH": "200"}
+              "MAX_TOKENS_COMPRESS": "200", "MAX_TOKENS_ANALYST": "200", "MAX_TOKENS_SKETCH": "200",
+              # Two proof turns per lemma: the retry path runs on the real model without
+              # multiplying the test's time (refinement and compression are covered with fakes).
+              "THEORY_STAGE_MAX_TURNS": "2"}
 
 
 def installed_model() -> Path:
@@ -62,7 +65,8 @@ def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) 
     assert {c["backend"] for c in calls} == {"embedded"}
     assert {c["model"] for c in calls} == {Path(DEFAULT_MODEL.file_name).stem}
     assert not [c for c in calls if c["error"]]
-    assert {"survey", "ideation", "planner", "decomposer", "prover", "assembler", "writer"} <= {c["role"] for c in calls}
+    assert {"survey", "ideation", "planner", "formalizer", "decomposer", "architect", "prover", "assembler",
+            "writer"} <= {c["role"] for c in calls}
 
     theory = read_artifact(run_dir / "theory.json", Theory)
     assert theory.goal == "The sum of two even integers is even."
