@@ -295,6 +295,29 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
     assert provers == PROVER_CALLS  # over both runs: no lemma proved twice
 
 
+def run_workflow(run_dir: Path, env: dict[str, str], target: str) -> None:
+    """Snakemake on the run directory, as the driver starts it, up to `target`."""
+    command = [*snakemake_command(run_dir, 2), target]
+    subprocess.run(command, cwd=run_dir, env={**workflow_environment(run_dir), **env}, check=True,
+                   capture_output=True, timeout=120)
+
+
+def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(fake_server, home, tmp_path):
+    env = local_env(home, fake_server)
+    assert run_lemmata(["prove", TASK], env, tmp_path).returncode == 0
+    run_dir = only_run_dir(home)
+    plan_file = run_dir / "theory/plan.json"
+    plan = read_artifact(plan_file, TheoryPlan)
+    plan.lemmas[2].statement = "For all integers $m, n$: $2m + 2n = 2(n + m)$."  # L3; L4 builds on L1 and L3
+    write_artifact(plan_file, plan)
+    before = len(list(read_call_records(run_dir / "llm_calls.jsonl")))
+    run_workflow(run_dir, env, "theory.json")
+    again = Counter(r["scope"].split(":")[1] for r in list(read_call_records(run_dir / "llm_calls.jsonl"))[before:]
+                    if r["role"] == "prover")
+    assert again == {"L3": PROVER_CALLS["L3"], "L4": PROVER_CALLS["L4"]}  # L1 and L2 untouched
+    assert read_artifact(run_dir / "theory.json", Theory).lemmas[2].statement.endswith("2(n + m)$.")
+
+
 def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, home, tmp_path):
     """Rerunning the theory after directions.json was rewritten: same goal, no formalizer call."""
     env = local_env(home, fake_server)
@@ -305,9 +328,7 @@ def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, h
     def rerun_plan_with(**changes: str) -> None:
         directions = read_artifact(directions_file, Directions)
         write_artifact(directions_file, directions.model_copy(update=changes))
-        command = [*snakemake_command(run_dir, 2), "theory/plan.json"]
-        workflow_env = {**workflow_environment(run_dir), **env}
-        subprocess.run(command, cwd=run_dir, env=workflow_env, check=True, capture_output=True, timeout=120)
+        run_workflow(run_dir, env, "theory/plan.json")
 
     def calls(role: str) -> int:
         return sum(r["role"] == role for r in read_call_records(run_dir / "llm_calls.jsonl"))
