@@ -14,13 +14,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 from lemmata.artifacts import TheoryPlan, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
+
+from _common import critical_path  # bench/ is the script directory, hence on sys.path
 
 
 def run_once(latency: float) -> dict[str, float]:
@@ -38,22 +39,6 @@ def run_once(latency: float) -> dict[str, float]:
         plan = read_artifact(run_dir / "theory" / "plan.json", TheoryPlan)
     return {"wall": wall, "calls": len(records), "sum": sum(r["latency_s"] for r in records),
             "critical": critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas})}
-
-
-def critical_path(records: list[dict], depends_on: dict[str, list[str]]) -> float:
-    """Sequential calls add up; a lemma job's calls start when its dependencies' jobs have ended,
-    so the lemma part counts its longest dependency chain."""
-    per_lemma: dict[str, float] = defaultdict(float)
-    sequential = 0.0
-    for record in records:
-        if record["scope"].startswith("prove_lemma:"):
-            per_lemma[record["scope"].split(":", 1)[1]] += record["latency_s"]
-        else:
-            sequential += record["latency_s"]
-    finish: dict[str, float] = {}
-    for lemma_id in depends_on:  # plan order: dependencies come first
-        finish[lemma_id] = per_lemma[lemma_id] + max((finish[d] for d in depends_on[lemma_id]), default=0.0)
-    return sequential + max(finish.values(), default=0.0)
 
 
 def main() -> None:

@@ -1,0 +1,21 @@
+"""What the benchmark scripts share: the model latency a run cannot avoid, from its call log."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+
+def critical_path(records: list[dict], depends_on: dict[str, list[str]]) -> float:
+    """Sequential calls add up; a lemma job's calls start when its dependencies' jobs have ended,
+    so the lemma part counts its longest dependency chain."""
+    per_lemma: dict[str, float] = defaultdict(float)
+    sequential = 0.0
+    for record in records:
+        if record["scope"].startswith("prove_lemma:"):
+            per_lemma[record["scope"].split(":", 1)[1]] += record["latency_s"]
+        else:
+            sequential += record["latency_s"]
+    finish: dict[str, float] = {}
+    for lemma_id in depends_on:  # plan order: dependencies come first
+        finish[lemma_id] = per_lemma[lemma_id] + max((finish[d] for d in depends_on[lemma_id]), default=0.0)
+    return sequential + max(finish.values(), default=0.0)
