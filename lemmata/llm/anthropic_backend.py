@@ -6,8 +6,7 @@ from __future__ import annotations
 import anthropic
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import ChatRequest, ChatResponse, provider_message
-from lemmata.llm.openai_backend import ROLE_HEADER
+from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message
 
 
 class AnthropicBackend:

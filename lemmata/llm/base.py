@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+#: Every HTTP request names its agent role in this header (proxies, logs and the fake server read it).
+ROLE_HEADER = "X-Lemmata-Role"
+
 
 @dataclass(frozen=True)
 class Message:

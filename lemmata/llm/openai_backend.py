@@ -7,9 +7,8 @@ from typing import Any
 import openai
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import ChatRequest, ChatResponse, provider_message
+from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message
 
-ROLE_HEADER = "X-Lemmata-Role"
 
 
 class OpenAICompatibleBackend:

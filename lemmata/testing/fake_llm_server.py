@@ -17,7 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, Union
 
-ROLE_HEADER = "X-Lemmata-Role"
+from lemmata.llm.base import ROLE_HEADER
+
 UNKNOWN_ROLE = "unknown"
 ANY_ROLE_IN_SCRIPT = "*"
 DEFAULT_MODELS = ("fake-model",)
