@@ -61,15 +61,12 @@ def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Se
                                history=history.render(FIRST_TURN))
         attempt = parse_proof_attempt(client.complete("prover", prompt.system, prompt.user), lemma.depends_on)
         turn = Turn(number, attempt, verify(client, lemma, attempt, settings))
-        if turn.check.verified or turn.check.method == "not_checked":
-            # Verified, or the checker cannot run: another attempt could not be checked either.
-            best = turn if turn.check.verified or best is None or _better(turn, best) else best
-            break
-        if best is None or _better(turn, best):
+        if best is None or turn.check.verified or _better(turn, best):
             best, stagnant = turn, 0
         else:
             stagnant += 1
-        if number == settings.THEORY_STAGE_MAX_TURNS:
+        if turn.check.verified or turn.check.method == "not_checked" or number == settings.THEORY_STAGE_MAX_TURNS:
+            # Done; or the checker cannot run, and another attempt could not be checked either.
             break
         history.add(turn_summary(turn))
         if stagnant >= settings.STAGNATION_WINDOW:
