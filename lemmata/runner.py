@@ -28,6 +28,8 @@ from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
 POLL_SECONDS = 0.2
+PROVIDER_JOBS = 10
+EMBEDDED_JOBS = 2
 PAUSE_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: What Snakemake logs when it is told to stop (SIGTERM/SIGINT) and lets running jobs finish.
 STOP_NOTICE = "Will exit after finishing currently running jobs"
@@ -60,7 +62,7 @@ class Invocation:
 class Driver:
     run_dir: Path
     console: RunConsole
-    jobs: int = max(4, os.cpu_count() or 1)
+    jobs: int | None = None  # None: default_jobs(the run's backend)
     tally: TokenTally = field(default_factory=TokenTally)
     started: float = field(default_factory=time.monotonic)
     _pause_requested: bool = False
@@ -69,6 +71,7 @@ class Driver:
         """Run until completed, paused, stopped at a gate, or failed; the record says which."""
         with RunLock(self.run_dir):
             record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="")
+            self.jobs = self.jobs or default_jobs(record.backend)
             return self._loop(record)
 
     def _loop(self, record: RunRecord) -> RunRecord:
@@ -165,6 +168,15 @@ class Driver:
             shutil.copy2(self.run_dir / name, output / name)
         self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
         return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
+
+
+def default_jobs(backend: str) -> int:
+    """Parallel jobs: lemma jobs wait on a provider, not on the CPU, so a full plan (up to 10
+    lemmas) is proved at once; the embedded model answers one call at a time (a file lock), so
+    more than two processes would only hold more memory."""
+    if backend == "embedded":
+        return EMBEDDED_JOBS
+    return max(PROVIDER_JOBS, os.cpu_count() or 1)
 
 
 def snakefile() -> Path:

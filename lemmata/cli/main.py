@@ -41,7 +41,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = click.option("--gate", type=click.Choice(["none", "auto", "human"]), default=None,
                            help="gate mode for this run (default: GATE_MODE)")(command)
     command = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
-                           help="parallel jobs, e.g. lemmas proved at once (default: max(4, cores))")(command)
+                           help="parallel jobs, e.g. lemmas proved at once (default: 10, or the cores if more; "
+                                "2 on the embedded model)")(command)
     return command
 
 
