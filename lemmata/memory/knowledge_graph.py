@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from lemmata.artifacts import Artifact, ProvedLemma, Theory, write_artifact
+from lemmata.artifacts import Artifact, ProvedLemma, Theory, proven_count, write_artifact
 
 THEOREM_NODE = "theorem"
 
@@ -43,10 +43,6 @@ class KnowledgeGraph(Artifact):
     nodes: list[GraphNode]
     edges: list[GraphEdge]
     updated: float = Field(default_factory=time.time)
-
-
-def proven_count(lemmas: Sequence[ProvedLemma]) -> int:
-    return sum(1 for lemma in lemmas if lemma.status != "failed")
 
 
 def build_graph(session_id: str, goal: str, lemmas: Sequence[ProvedLemma],
