@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import re
 import shutil
 import tempfile
@@ -107,7 +109,7 @@ def test_full_document_compiles_without_errors_or_warnings(tex_dir: Path) -> Non
     assert "Lee" in text and "Stone" in text and "On $x$ & Friends" in text
     for heading in ("Main Theorem", "Assumption", "Conjecture", "Claim", "Example", "Fact", "Observation"):
         assert heading in text
-    assert (tex_dir / MATH_PACKAGE_PATH.name).is_file()
+    assert (tex_dir / "build" / "paper_v1" / MATH_PACKAGE_PATH.name).is_file()  # TeX worked on copies
 
 
 @needs_tex
@@ -195,9 +197,44 @@ def test_endless_macro_loop_times_out(tex_dir: Path) -> None:
 @needs_tex
 def test_stale_outputs_of_an_earlier_run_are_removed(tex_dir: Path) -> None:
     tex_path = tex_dir / "paper.tex"
-    (tex_dir / "paper.aux").write_text("\\relax \\garbage{")  # left by a killed run
+    (tex_dir / "build" / "paper").mkdir(parents=True)
+    (tex_dir / "build" / "paper" / "paper.aux").write_text("\\relax \\garbage{")  # left by a killed run
     tex_path.write_text(render_document(title="T", abstract="", body="Fine.", bibliography_stem=None))
     assert compile_paper(tex_path, bibliography=False).pdf_path.is_file()
+
+
+@needs_tex
+@pytest.mark.parametrize("target", ["theory.json", "../../theory.json"])
+def test_model_latex_cannot_overwrite_run_artifacts(tex_dir: Path, target: str) -> None:
+    artifact = tex_dir / "theory.json"
+    artifact.write_text('{"goal": "kept"}\n')
+    tex_path = tex_dir / "paper.tex"
+    body = f"\\newwrite\\out\\immediate\\openout\\out={target}\\immediate\\write\\out{{PWNED}}\\immediate\\closeout\\out Done."
+    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None))
+    with contextlib.suppress(LatexCompileError):  # refusing the write is as good as redirecting it
+        compile_paper(tex_path, bibliography=False)
+    assert artifact.read_text() == '{"goal": "kept"}\n'
+
+
+@needs_tex
+def test_shell_escape_runs_nothing(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    body = "\\immediate\\write18{touch PWNED-BY-WRITE18} Text."
+    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None))
+    assert compile_paper(tex_path, bibliography=False).pdf_path.is_file()
+    assert not list(tex_dir.parent.rglob("PWNED-BY-WRITE18"))
+
+
+@needs_tex
+def test_a_failed_compile_leaves_the_earlier_pdf_as_it_was(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="First version.", bibliography_stem=None))
+    earlier = compile_paper(tex_path, bibliography=False).pdf_path.read_bytes()
+    tex_path.write_text(render_document(title="T", abstract="", body="\\undefinedmacro", bibliography_stem=None))
+    with pytest.raises(LatexCompileError, match="Undefined control sequence"):
+        compile_paper(tex_path, bibliography=False)
+    assert (tex_dir / "paper.pdf").read_bytes() == earlier
+    assert "Undefined control sequence" in tex_path.with_suffix(".log").read_text(encoding="latin-1")
 
 
 def test_parse_latex_log_errors_and_warnings() -> None:

@@ -17,9 +17,7 @@ from lemmata.errors import LemmataError
 from lemmata.latex.document import support_files
 
 PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error")
-# Left over from an earlier (possibly killed) run, these could break the first pass
-# or make a failed compile look like a fresh PDF.
-_STALE_SUFFIXES = (".aux", ".bbl", ".blg", ".out", ".toc", ".log", ".pdf")
+BUILD_DIRECTORY = "build"
 
 _FILE_LINE_ERROR = re.compile(
     r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$"
@@ -105,34 +103,51 @@ def _culprit(context: list[str]) -> str:
 
 
 def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float = 60.0) -> CompileResult:
-    """pdflatex, bibtex, pdflatex, pdflatex in the .tex's directory; raise LatexCompileError on failure."""
+    """pdflatex, bibtex, pdflatex, pdflatex; raise LatexCompileError on failure.
+
+    TeX runs in a fresh build directory, `build/<stem>/` beside the .tex, holding copies of the
+    .tex, the .bib files and our support files. Paranoid `openin_any`/`openout_any` keep it from
+    going up to the parent, so model-written LaTeX can neither read nor overwrite the run's
+    artifacts. Only a successful compile replaces `<stem>.pdf` beside the .tex (atomically):
+    a failed one leaves the earlier PDF as it was. The final log is copied beside the .tex.
+    """
     tex_path = Path(tex_path).resolve()
     directory, stem = tex_path.parent, tex_path.stem
-    _prepare_directory(directory, stem)
+    build_tex = _prepare_build_directory(tex_path)
     started = time.monotonic()
     passes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="lemmata-texmfvar-") as texmfvar:
-        environment = sandbox_environment(Path(texmfvar))
-        for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
-            passes.append(command)
-            if command == "pdflatex":
-                _run_pdflatex(tex_path, environment, timeout_per_pass)
-            else:
-                _run_bibtex(tex_path, environment, timeout_per_pass, bibliography)
-    log_text = tex_path.with_suffix(".log").read_text(encoding="latin-1")
-    _, warnings = parse_latex_log(log_text)
-    pdf_path = tex_path.with_suffix(".pdf")
-    if not pdf_path.is_file():
+    try:
+        with tempfile.TemporaryDirectory(prefix="lemmata-texmfvar-") as texmfvar:
+            environment = sandbox_environment(Path(texmfvar))
+            for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
+                passes.append(command)
+                if command == "pdflatex":
+                    _run_pdflatex(build_tex, environment, timeout_per_pass)
+                else:
+                    _run_bibtex(build_tex, environment, timeout_per_pass, bibliography)
+    finally:
+        if build_tex.with_suffix(".log").is_file():
+            shutil.copyfile(build_tex.with_suffix(".log"), tex_path.with_suffix(".log"))
+    _, warnings = parse_latex_log(tex_path.with_suffix(".log").read_text(encoding="latin-1"))
+    built_pdf = build_tex.with_suffix(".pdf")
+    if not built_pdf.is_file():
         raise LatexCompileError(f"{tex_path.name}: pdflatex reported success but wrote no PDF")
+    pdf_path = directory / f"{stem}.pdf"
+    os.replace(built_pdf, pdf_path)
     return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings)
 
 
-def _prepare_directory(directory: Path, stem: str) -> None:
-    """Copy the support files next to the .tex and remove outputs of earlier runs."""
-    for source in support_files():
-        shutil.copyfile(source, directory / source.name)
-    for suffix in _STALE_SUFFIXES:
-        (directory / (stem + suffix)).unlink(missing_ok=True)
+def _prepare_build_directory(tex_path: Path) -> Path:
+    """A fresh `build/<stem>/` with the .tex, the .bib files beside it and our support files.
+
+    Fresh, because outputs of an earlier (possibly killed) run could break the first pass or
+    make a failed compile look like a new PDF."""
+    build = tex_path.parent / BUILD_DIRECTORY / tex_path.stem
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True)
+    for source in [tex_path, *sorted(tex_path.parent.glob("*.bib")), *support_files()]:
+        shutil.copyfile(source, build / source.name)
+    return build / tex_path.name
 
 
 def sandbox_environment(texmfvar: Path) -> dict[str, str]:
