@@ -14,6 +14,7 @@ from lemmata.artifacts import PaperRecord
 from lemmata.latex.bibliography import (
     assign_citation_keys,
     citation_key_base,
+    cited_keys,
     escape_bibtex,
     remove_unknown_citations,
     render_bibtex,
@@ -136,3 +137,17 @@ def test_bibtex_accepts_rendered_bib_and_resolves_citations(tmp_path: Path, monk
     assert result.warnings == []
     text = " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
     assert "Díaz" in text and "Author-less preprint" in text
+
+
+@pytest.mark.parametrize(
+    "latex, keys",
+    [
+        pytest.param("See \\cite{smith2020a} and \\citep[p.~3]{lee2019, smith2020a}.", ["smith2020a", "lee2019"],
+                     id="each-key-once-in-order"),
+        pytest.param("\\cite{smith2020a}", ["smith2020a"], id="suffixed-key-does-not-count-its-base"),
+        pytest.param("smith2020 is mentioned in prose only.", [], id="a-key-in-prose-is-not-a-citation"),
+        pytest.param("\\nocite{*}", [], id="nocite-star-names-no-key"),
+    ],
+)
+def test_cited_keys(latex: str, keys: list[str]) -> None:
+    assert cited_keys(latex) == keys

@@ -122,6 +122,18 @@ def test_compile_without_bibliography(tex_dir: Path) -> None:
 
 
 @needs_tex
+def test_a_bibliography_nothing_cites_still_compiles(tex_dir: Path) -> None:
+    """Every citation the model wrote was unknown and removed, yet the survey found papers."""
+    (tex_dir / "references.bib").write_text(render_bibtex(assign_citation_keys(records())), encoding="utf-8")
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="No citation survived.",
+                                        bibliography_stem="references"), encoding="utf-8")
+    result = compile_paper(tex_path, bibliography=True)
+    assert result.pdf_path.is_file()
+    assert "No citation survived." in " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
+
+
+@needs_tex
 def test_recoverable_slips_are_warnings_not_errors(tex_dir: Path) -> None:
     tex_path = tex_dir / "paper.tex"
     body = "\\section{A}\\\\ Text \\begin{itemize}\\item a\\end{itemize}\\\\ and 张."

@@ -140,3 +140,9 @@ def remove_unknown_citations(latex: str, known_keys: set[str]) -> tuple[str, lis
         return head + "{" + ",".join(kept) + "}"
 
     return _CITE_COMMAND.sub(rewrite, latex), removed
+
+
+def cited_keys(latex: str) -> list[str]:
+    """The keys the citation commands of `latex` name, each once, in order of first use."""
+    keys = (key.strip() for match in _CITE_COMMAND.finditer(latex) for key in match.group("keys").split(","))
+    return list(dict.fromkeys(key for key in keys if key and key != "*"))

@@ -32,6 +32,7 @@ _WARNING_PATTERNS = (
     re.compile(r"^Package lemmata Warning:"),
 )
 _NO_BIBDATA = "I found no \\bibdata command"
+_NO_CITATIONS = "I found no \\citation commands"
 
 
 class LatexCompileError(LemmataError):
@@ -186,6 +187,8 @@ def _run_bibtex(tex_path: Path, environment: dict[str, str], timeout: float, bib
     blg_text = blg_path.read_text(encoding="latin-1") if blg_path.is_file() else ""
     if not bibliography and _NO_BIBDATA in blg_text:
         return
+    if _NO_CITATIONS in blg_text:
+        return  # a bibliography nothing cites (every model citation was unknown): no entries to list
     raise LatexCompileError(_one_line(f"{tex_path.stem}: bibtex failed: {_bibtex_error(blg_text)}"))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from lemmata.artifacts import (
     Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
 )
-from lemmata.latex.bibliography import assign_citation_keys, remove_unknown_citations, render_bibtex
+from lemmata.latex.bibliography import assign_citation_keys, cited_keys, remove_unknown_citations, render_bibtex
 from lemmata.latex.document import escape_latex_text, render_document
 from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.macros import MACRO_SUMMARY
@@ -56,7 +56,7 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     bibtex = render_bibtex(keyed) if keyed else ""
     tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
     meta = PaperMeta(version=version, title=title, tex_file=f"paper_v{version}.tex", bib_entries=len(keyed),
-                     cited_keys=sorted(k for k in known_keys if k in body), removed_citations=removed)
+                     cited_keys=sorted(cited_keys(body)), removed_citations=removed)
     return WrittenPaper(tex=tex, bibtex=bibtex, meta=meta)
 
 
