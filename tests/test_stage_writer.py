@@ -1,11 +1,11 @@
-"""The writer's guarantee that every unverified lemma is marked and named, whatever the model wrote."""
+"""The writer's guarantee: exactly one marker per unverified lemma, every one named under Limitations,
+whatever the model wrote."""
 
 from __future__ import annotations
 
-import pytest
-
 from lemmata.artifacts import ConsistencyCheck, Direction, Directions, ProvedLemma, TaskInput, Theory
-from lemmata.stages.writer import ensure_limitations, paper_title
+from lemmata.stages.unverified_marks import mark_unverified
+from lemmata.stages.writer import paper_title
 
 
 def lemma(lemma_id: str, verified: bool, status: str = "proved", confidence: float = 0.9) -> ProvedLemma:
@@ -24,37 +24,67 @@ ALL_VERIFIED = theory(lemma("L1", True), lemma("L2", True))
 SOME_UNVERIFIED = theory(lemma("L1", True), lemma("L2", False, "low_confidence", 0.55), lemma("L3", False, "failed", 0.3))
 
 
-def test_a_fully_verified_theory_leaves_the_body_alone() -> None:
-    body = "\\section{Introduction}\nText."
-    assert ensure_limitations(body, ALL_VERIFIED) == body
+def markers(body: str) -> int:
+    return body.count("\\unverified")
 
 
-def test_no_markers_and_no_limitations_get_our_section_with_every_unverified_lemma() -> None:
-    out = ensure_limitations("\\section{Introduction}\nText.", SOME_UNVERIFIED)
+def test_a_fully_verified_theory_keeps_no_marker_at_all() -> None:
+    body = "\\section{Introduction}\nText \\unverified{} and [Unverified step] typed by the model."
+    assert mark_unverified(body, ALL_VERIFIED) == "\\section{Introduction}\nText and typed by the model."
+
+
+def test_no_lemma_environments_put_one_marker_per_lemma_in_our_limitations() -> None:
+    out = mark_unverified("\\section{Introduction}\nText.", SOME_UNVERIFIED)
     section = out.split("\\section*{Limitations of the verification}", 1)[1]
-    assert section.count("\\item \\unverified{}") == 2
+    assert section.count("\\item \\unverified{} ") == 2 and markers(out) == 2
     assert "Lemma L2 (low confidence, confidence 0.55)" in section and "Lemma L3 (failed" in section
     assert "L1" not in section
 
 
+LEMMAS_BODY = ("\\begin{lemma}[L1]\\label{lem:L1} One.\\end{lemma}\n\\begin{proof}A.\\end{proof}\n"
+               "\\begin{lemma}[Lemma L2] Two.\\end{lemma}\n\\unverified\n\\begin{proof}\\unverified B.\\end{proof}\n"
+               "\\begin{lemma}\\label{lem:L3} Three.\\end{lemma}\n\\begin{proof}C. [Unverified step]\\end{proof}\n"
+               "\\section{Limitations}\nL2 and L3 are weak; see \\unverified.\n")
+
+
+def test_each_unverified_lemma_gets_exactly_one_marker_after_its_statement() -> None:
+    """Malformed model output: markers twice for L2, a literal one inside L3's proof, one in Limitations."""
+    out = mark_unverified(LEMMAS_BODY, SOME_UNVERIFIED)
+    assert markers(out) == 2 and "[Unverified step]" not in out
+    assert "Two.\\end{lemma}\n\\unverified{}\n" in out and "Three.\\end{lemma}\n\\unverified{}\n" in out
+    assert "One.\\end{lemma}\n\\begin{proof}" in out  # the verified lemma is left alone
+    assert "Limitations of the verification" not in out  # the model's section names both
+
+
+def test_lemmas_without_ids_are_matched_by_position_when_the_counts_agree() -> None:
+    body = "".join(f"\\begin{{lemma}} S{i}.\\end{{lemma}}\\begin{{proof}}P{i}.\\end{{proof}}\n" for i in (1, 2, 3))
+    out = mark_unverified(body, SOME_UNVERIFIED)
+    assert "S2.\\end{lemma}\n\\unverified{}\n" in out and "S3.\\end{lemma}\n\\unverified{}\n" in out
+    assert markers(out) == 2
+
+
+def test_titled_and_untitled_lemmas_mix_when_the_counts_agree() -> None:
+    body = "\\begin{lemma}[L1] S1.\\end{lemma}\\begin{lemma} S2.\\end{lemma}\\begin{lemma}[L3] S3.\\end{lemma}"
+    out = mark_unverified(body, SOME_UNVERIFIED)
+    assert "S2.\\end{lemma}\n\\unverified{}\n" in out and "S3.\\end{lemma}\n\\unverified{}\n" in out
+
+
+def test_a_lemma_missing_from_the_text_carries_its_marker_in_our_list() -> None:
+    body = "\\begin{lemma}[L2] Two.\\end{lemma}\n\\section{Limitations}\nL2 and L3 are weak.\n"
+    out = mark_unverified(body, SOME_UNVERIFIED)
+    added = out.split("\\section*{Limitations of the verification}", 1)[1]
+    assert "\\item \\unverified{} Lemma L3" in added and "L2" not in added
+    assert markers(out) == 2
+
+
 def test_a_limitations_section_naming_only_some_lemmas_gets_the_rest_listed() -> None:
     """Malformed model output met on the embedded model: its Limitations section named one of two unverified lemmas."""
-    body = ("\\begin{proof}\\unverified By algebra.\\end{proof}\n"
+    body = ("\\begin{lemma}[L2] Two.\\end{lemma}\\begin{lemma}[L3] Three.\\end{lemma}\n"
             "\\section{Limitations}\nLemma L2 is only sketched.\n\\section{Conclusion}\nL3 is fine.")
-    out = ensure_limitations(body, SOME_UNVERIFIED)
+    out = mark_unverified(body, SOME_UNVERIFIED)
     added = out.split("\\section*{Limitations of the verification}", 1)[1]
     assert "Lemma L3" in added and "Lemma L2" not in added  # L3 appears in the Conclusion, not under Limitations
-
-
-def test_a_complete_limitations_section_with_markers_is_kept_as_written() -> None:
-    body = "\\unverified\n\\section*{Limitations}\nSteps L2 and L3 are unverified.\n"
-    assert ensure_limitations(body, SOME_UNVERIFIED) == body
-
-
-@pytest.mark.parametrize("body", ["\\section{Limitations}\nL2 and L3 are weak.", "Text without sections."])
-def test_named_but_never_marked_lemmas_get_markers(body: str) -> None:
-    out = ensure_limitations(body, SOME_UNVERIFIED)
-    assert out.count("\\unverified{}") == 2
+    assert "\\unverified" not in added and markers(out) == 2  # its marker sits after its lemma
 
 
 def directions(goal: str) -> Directions:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,19 +10,19 @@ from lemmata.artifacts import (
     Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
 )
 from lemmata.latex.bibliography import assign_citation_keys, cited_keys, remove_unknown_citations, render_bibtex
-from lemmata.latex.document import escape_latex_text, render_document
+from lemmata.latex.document import render_document
 from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.llm.client import LLMClient
 from lemmata.stages.prompts import render_prompt
+from lemmata.stages.unverified_marks import mark_unverified
 
 PROOF_STYLE_RULES = """Proof style rules (enforced):
 - No skip words ('clearly', 'trivially', 'by standard arguments') without an immediate justification.
 - Every inequality names the lemma or theorem it uses.
 - Each lemma proof opens with 1 to 2 sentences of informal explanation.
-- Low-confidence lemmas are tagged with \\unverified (an orange bold [Unverified step] marker).
+- Low-confidence lemmas are tagged with an orange bold [Unverified step] marker: lemmata adds it after each lemma marked NOT VERIFIED; do not write it yourself.
 - The Limitations section explains all unverified steps."""
-LIMITATIONS_HEADING = re.compile(r"\\section\*?\{\s*Limitations\s*\}", re.IGNORECASE)
 BIB_STEM = "references"
 TITLE_MAX_CHARS = 120
 
@@ -52,7 +51,7 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     prompt = render_prompt("writer", **_prompt_values(inputs, title, known_keys, enforce_style))
     body = extract_latex_body(client.complete("writer", prompt.system, prompt.user))
     body, removed = remove_unknown_citations(body, known_keys)
-    body = ensure_limitations(body, inputs.theory)
+    body = mark_unverified(body, inputs.theory)
     bibtex = render_bibtex(keyed) if keyed else ""
     tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
     meta = PaperMeta(version=version, title=title, tex_file=f"paper_v{version}.tex", bib_entries=len(keyed),
@@ -80,7 +79,7 @@ def _prompt_values(inputs: WriterInputs, title: str, keys: set[str], enforce_sty
 
 
 def _lemma_entry(lemma: ProvedLemma) -> str:
-    tag = "verified" if lemma.verified else "NOT VERIFIED: mark with \\unverified"
+    tag = "verified" if lemma.verified else "NOT VERIFIED: say so in Limitations"
     return f"[{lemma.id}] ({tag}; status {lemma.status}; confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text or '(none)'}"
 
 
@@ -99,37 +98,6 @@ def paper_title(task: TaskInput, directions: Directions) -> str:
     if task.mode == "prove" and len(directions.goal) <= TITLE_MAX_CHARS:
         return directions.goal.rstrip(".")
     return directions.candidates[directions.chosen].title
-
-
-def ensure_limitations(body: str, theory: Theory) -> str:
-    """Every unverified lemma is marked and named under Limitations, whatever the model wrote:
-    the lemmas the model's own Limitations section leaves out are listed in ours."""
-    unverified = [lemma for lemma in theory.lemmas if not lemma.verified]
-    if not unverified:
-        return body
-    own_section = _limitations_text(body)
-    missing = [lemma for lemma in unverified if not re.search(rf"\b{re.escape(lemma.id)}\b", own_section)]
-    if not missing and "\\unverified" in body:
-        return body
-    missing = missing or unverified  # named, but never marked: our list carries the markers
-    items = "\n".join(
-        f"  \\item \\unverified{{}} Lemma {escape_latex_text(lemma.id)} ({lemma.status.replace('_', ' ')}, "
-        f"confidence {lemma.confidence:.2f}): {escape_latex_text(lemma.verification or 'not verified')}."
-        for lemma in missing
-    )
-    return body.rstrip() + "\n\n\\section*{Limitations of the verification}\n" \
-        "The following steps were not verified and should be read with care.\n" \
-        f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n"
-
-
-def _limitations_text(body: str) -> str:
-    """The model's Limitations section, up to the next section; empty when it wrote none."""
-    found = LIMITATIONS_HEADING.search(body)
-    if not found:
-        return ""
-    rest = body[found.end():]
-    following = re.search(r"\\section\*?\{", rest)
-    return rest[: following.start()] if following else rest
 
 
 def read_writer_inputs(paths: Any) -> WriterInputs:
