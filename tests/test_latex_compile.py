@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from lemmata.artifacts import PaperRecord
+from lemmata.artifacts import Experiment, LemmaCheck, PaperRecord
 from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
 from lemmata.latex.compile import LatexCompileError, compile_paper, parse_latex_log
+from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.latex.document import (
     MATH_PACKAGE_PATH,
     THEOREM_ENVIRONMENTS,
@@ -131,6 +132,19 @@ def test_a_bibliography_nothing_cites_still_compiles(tex_dir: Path) -> None:
     result = compile_paper(tex_path, bibliography=True)
     assert result.pdf_path.is_file()
     assert "No citation survived." in " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
+
+
+@needs_tex
+def test_the_numerical_warning_compiles_cleanly(tex_dir: Path) -> None:
+    suspect = LemmaCheck(lemma_id="L_2", group="low_confidence", outcome="ran", trials=2000, violations=240,
+                         violation_rate=0.12, numerically_suspect=True)
+    body = add_numerical_warnings("Body.", Experiment(skipped=False, checks=[suspect]))
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None), encoding="utf-8")
+    result = compile_paper(tex_path, bibliography=False)
+    assert result.warnings == []
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages).split())
+    assert "Warning: numerical tests contradict Lemma L_2. 240 of 2000 random trials violate it (rate 12.0%)" in text
 
 
 @needs_tex

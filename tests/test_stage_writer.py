@@ -3,8 +3,10 @@ whatever the model wrote."""
 
 from __future__ import annotations
 
-from lemmata.artifacts import ConsistencyCheck, Direction, Directions, ProvedLemma, TaskInput, Theory
-from lemmata.stages.unverified_marks import mark_unverified
+from lemmata.artifacts import (
+    ConsistencyCheck, Direction, Directions, Experiment, LemmaCheck, ProvedLemma, TaskInput, Theory,
+)
+from lemmata.stages.unverified_marks import add_numerical_warnings, mark_unverified
 from lemmata.stages.writer import paper_title
 
 
@@ -105,3 +107,20 @@ def test_a_prove_paper_is_titled_by_its_theorem() -> None:
 def test_other_papers_and_long_theorems_take_the_direction_title() -> None:
     assert paper_title(task("explore"), directions("Short goal.")) == "Prove the sum of two odd integers is even"
     assert paper_title(task("prove"), directions("x" * 121)) == "Prove the sum of two odd integers is even"
+
+
+def check(lemma_id: str, violations: int, suspect: bool) -> LemmaCheck:
+    return LemmaCheck(lemma_id=lemma_id, group="low_confidence", outcome="ran", trials=2000, violations=violations,
+                      violation_rate=violations / 2000, numerically_suspect=suspect)
+
+
+def test_numerically_suspect_lemmas_get_a_bold_warning_with_their_figures() -> None:
+    experiment = Experiment(skipped=False, checks=[check("L2", 240, True), check("L3", 1, False)])
+    out = add_numerical_warnings("Body.", experiment)
+    assert out.count("\\textbf{Warning: numerical tests contradict Lemma") == 1
+    assert "Lemma L2.} 240 of 2000 random trials violate it (rate 12.0\\%)" in out
+    assert "L3" not in out
+
+
+def test_no_suspect_lemma_no_warning_section() -> None:
+    assert add_numerical_warnings("Body.", Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false")) == "Body."

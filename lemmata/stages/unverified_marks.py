@@ -5,14 +5,16 @@ marks too much, too little, or twice. Each unverified lemma then gets one marker
 its lemma environment (before its proof), found by the lemma id in the environment's title or
 label, or by position when the paper states as many lemmas as the theory has. A lemma not found
 in the body gets its marker in our Limitations list instead. The Limitations section names every
-unverified lemma: the ones the model's own section leaves out are listed in ours.
+unverified lemma: the ones the model's own section leaves out are listed in ours. A lemma the
+numerical tests contradict (`numerically_suspect`) gets a bold warning with its figures there,
+whatever the model wrote about it.
 """
 
 from __future__ import annotations
 
 import re
 
-from lemmata.artifacts import ProvedLemma, Theory
+from lemmata.artifacts import Experiment, ProvedLemma, Theory
 from lemmata.latex.document import escape_latex_text
 
 MARKER = "\\unverified{}"
@@ -88,3 +90,17 @@ def _limitations_text(body: str) -> str:
     rest = body[found.end():]
     following = re.search(r"\\section\*?\{", rest)
     return rest[: following.start()] if following else rest
+
+
+def add_numerical_warnings(body: str, experiment: Experiment) -> str:
+    """A bold warning per `numerically_suspect` lemma, with its violations, at the end of the body."""
+    suspect = [check for check in experiment.checks if check.numerically_suspect]
+    if not suspect:
+        return body
+    warnings = "\n\n".join(
+        f"\\textbf{{Warning: numerical tests contradict Lemma {escape_latex_text(check.lemma_id)}.}} "
+        f"{check.violations} of {check.trials} random trials violate it (rate {100 * (check.violation_rate or 0):.1f}\\%), "
+        "so the lemma is probably false as stated, and every result that uses it is in doubt."
+        for check in suspect
+    )
+    return body.rstrip() + f"\n\n\\section*{{Numerical warnings}}\n{warnings}\n"

@@ -15,7 +15,7 @@ from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.llm.client import LLMClient
 from lemmata.stages.prompts import render_prompt
-from lemmata.stages.unverified_marks import mark_unverified
+from lemmata.stages.unverified_marks import add_numerical_warnings, mark_unverified
 
 PROOF_STYLE_RULES = """Proof style rules (enforced):
 - No skip words ('clearly', 'trivially', 'by standard arguments') without an immediate justification.
@@ -51,7 +51,7 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     prompt = render_prompt("writer", **_prompt_values(inputs, title, known_keys, enforce_style))
     body = extract_latex_body(client.complete("writer", prompt.system, prompt.user))
     body, removed = remove_unknown_citations(body, known_keys)
-    body = mark_unverified(body, inputs.theory)
+    body = add_numerical_warnings(mark_unverified(body, inputs.theory), inputs.experiment)
     bibtex = render_bibtex(keyed) if keyed else ""
     tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
     meta = PaperMeta(version=version, title=title, tex_file=f"paper_v{version}.tex", bib_entries=len(keyed),
