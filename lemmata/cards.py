@@ -92,7 +92,7 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
         "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
-        f"Files in {output_dir}: paper_v1.pdf, paper_v1.tex, references.bib",
+        f"Files in {output_dir}: paper_v1.pdf, paper_v1.tex, references.bib, lemmata-math.sty",
     ]
     return _box("writer: session summary", lines)
 

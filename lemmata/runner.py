@@ -22,6 +22,7 @@ from lemmata.errors import LemmataError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import THEORY_REVIEW, gate_path, record_decision
 from lemmata.jobs import FAILURE_FILE
+from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.pipeline import STAGES, USER_FILES
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
@@ -166,6 +167,8 @@ class Driver:
         output.mkdir(parents=True, exist_ok=True)
         for name in USER_FILES:
             shutil.copy2(self.run_dir / name, output / name)
+        for source in support_files():  # so that the delivered .tex compiles on its own
+            shutil.copy2(source, output / source.name)
         self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
         return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
-from collections import Counter
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,11 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert result.returncode == 0, result.stderr
     out = tmp_path / "out"
     assert result.stdout.splitlines()[-1] == str(out / "paper_v1.pdf")  # the run ends with the paper's path
-    assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib"}
+    assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib", "lemmata-math.sty"}
+    elsewhere = shutil.copytree(out, tmp_path / "elsewhere")
+    rebuilt = subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "paper_v1.tex"],
+                             cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    assert rebuilt.returncode == 0, rebuilt.stdout[-2000:]  # the delivered .tex compiles on its own
     run_dir = only_run_dir(home)
     assert read_artifact(run_dir / "input.json", TaskInput).task == TASK
     assert read_artifact(run_dir / "survey.json", Survey).open_problems
