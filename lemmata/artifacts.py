@@ -204,10 +204,18 @@ class PaperMeta(Artifact):
 
 
 class CompileReport(Artifact):
-    pdf_file: str
-    passes: list[str]
-    seconds: float
-    warnings: list[str] = Field(default_factory=list)
+    """What pdflatex and bibtex said about one paper: written beside the PDF when the compile
+    succeeds, and to `logs/` when it fails (the failed job's outputs are removed)."""
+
+    tex_file: str
+    ok: bool
+    pdf_file: str = Field("", description="empty when the compile failed")
+    passes: list[str] = Field(default_factory=list, description="the passes that ran")
+    seconds: float = 0.0
+    errors: list[str] = Field(default_factory=list, description="'file:line: message', first error first")
+    warnings: list[str] = Field(default_factory=list, description="of the final pdflatex pass")
+    undefined_citations: list[str] = Field(default_factory=list)
+    undefined_references: list[str] = Field(default_factory=list)
 
 
 A = TypeVar("A", bound=BaseModel)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from lemmata.artifacts import Directions, Experiment, PaperMeta, Survey, Theory, read_artifact
+from lemmata.artifacts import CompileReport, Directions, Experiment, PaperMeta, Survey, Theory, read_artifact
 from lemmata.events import TokenTally
 
 WIDTH = 78
@@ -90,11 +90,23 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         f"Proof status: {theory.proof_status}; lemmas: {len(theory.lemmas)}, "
         f"verified {sum(l.verified for l in theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
+        compile_line(read_artifact(run_dir / "paper_v1.compile.json", CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
         "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
         f"Files in {output_dir}: paper_v1.pdf, paper_v1.tex, references.bib, lemmata-math.sty",
     ]
     return _box("writer: session summary", lines)
+
+
+def compile_line(report: CompileReport) -> str:
+    """The compile in one line: passes and time, or the first error; the warnings that matter."""
+    if not report.ok:
+        return f"Compile FAILED after {', '.join(report.passes)}: {report.errors[0] if report.errors else 'see logs'}"
+    line = f"Compile: {len(report.passes)} passes in {report.seconds:.1f} s, {len(report.warnings)} warnings"
+    if report.undefined_citations or report.undefined_references:
+        line += (f"; undefined citations: {', '.join(report.undefined_citations) or 'none'}"
+                 f", undefined references: {', '.join(report.undefined_references) or 'none'}")
+    return line
 
 
 def stage_card(stage_artifact: Path) -> str | None:

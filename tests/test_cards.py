@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
-from lemmata.cards import lemma_chain, theory_card
+import pytest
+
+from lemmata.artifacts import CompileReport, ConsistencyCheck, ProvedLemma, Theory
+from lemmata.cards import compile_line, lemma_chain, theory_card
 
 
 def lemma(lemma_id: str, method: str, status: str, confidence: float, attempts: int = 1,
@@ -47,3 +49,22 @@ def test_every_unverified_lemma_says_why() -> None:
 
 def test_the_theory_card_counts_verified_lemmas_from_the_artifact() -> None:
     assert "Proof status: partial (4/5 lemmas with a proof, 2 verified)" in theory_card(THEORY)
+
+
+@pytest.mark.parametrize(
+    "report, line",
+    [
+        pytest.param(CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf",
+                                   passes=["pdflatex", "bibtex", "pdflatex", "pdflatex"], seconds=1.234),
+                     "Compile: 4 passes in 1.2 s, 0 warnings", id="clean"),
+        pytest.param(CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf", passes=["pdflatex"] * 3,
+                                   seconds=2.0, warnings=["w1", "w2"], undefined_citations=["lee2019"]),
+                     "Compile: 3 passes in 2.0 s, 2 warnings; undefined citations: lee2019, undefined references: none",
+                     id="undefined-citation"),
+        pytest.param(CompileReport(tex_file="paper_v1.tex", ok=False, passes=["pdflatex"],
+                                   errors=["paper_v1.tex:41: Undefined control sequence \\Tr"]),
+                     "Compile FAILED after pdflatex: paper_v1.tex:41: Undefined control sequence \\Tr", id="failed"),
+    ],
+)
+def test_the_writer_card_shows_the_compile_report(report: CompileReport, line: str) -> None:
+    assert compile_line(report) == line

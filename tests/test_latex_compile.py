@@ -15,7 +15,9 @@ from pypdf import PdfReader
 
 from lemmata.artifacts import Experiment, LemmaCheck, PaperRecord
 from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
-from lemmata.latex.compile import LatexCompileError, compile_paper, parse_latex_log
+from lemmata.latex.compile import (
+    LatexCompileError, compile_paper, failure_report, parse_latex_log, success_report,
+)
 from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.latex.document import (
     MATH_PACKAGE_PATH,
@@ -132,6 +134,30 @@ def test_a_bibliography_nothing_cites_still_compiles(tex_dir: Path) -> None:
     result = compile_paper(tex_path, bibliography=True)
     assert result.pdf_path.is_file()
     assert "No citation survived." in " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
+
+
+@needs_tex
+def test_the_report_names_undefined_citations_and_references(tex_dir: Path) -> None:
+    (tex_dir / "references.bib").write_text(render_bibtex(assign_citation_keys(records())), encoding="utf-8")
+    tex_path = tex_dir / "paper.tex"
+    body = "See \\cite{nokey2020} and Section~\\ref{sec:missing}."
+    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem="references"),
+                        encoding="utf-8")
+    report = success_report(tex_path, compile_paper(tex_path, bibliography=True))
+    assert report.ok and report.pdf_file == "paper.pdf" and report.tex_file == "paper.tex"
+    assert (report.undefined_citations, report.undefined_references) == (["nokey2020"], ["sec:missing"])
+    assert report.errors == []
+
+
+@needs_tex
+def test_a_failed_compile_reports_its_errors_with_lines(tex_dir: Path) -> None:
+    tex_path = tex_dir / "paper.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="Fine.\n\n\\Tr(A)", bibliography_stem=None))
+    with pytest.raises(LatexCompileError) as failure:
+        compile_paper(tex_path, bibliography=False)
+    report = failure_report(tex_path, failure.value)
+    assert not report.ok and report.pdf_file == "" and report.passes == ["pdflatex"]
+    assert re.fullmatch(r"paper\.tex:\d+: Undefined control sequence \\Tr", report.errors[0])
 
 
 @needs_tex

@@ -19,8 +19,8 @@ from pypdf import PdfReader
 from conftest import cli_environment
 import lemmata
 from lemmata.artifacts import (
-    Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory,
-    TheoryPlan, read_artifact, write_artifact,
+    CompileReport, Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput,
+    Theory, TheoryPlan, read_artifact, write_artifact,
 )
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
@@ -115,6 +115,9 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert experiment.checks[0].lemma_id == "L4" and experiment.checks[0].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
+    compiled = read_artifact(run_dir / "paper_v1.compile.json", CompileReport)
+    assert compiled.ok and compiled.errors == [] and compiled.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
+    assert "Compile: 4 passes in" in result.stdout  # on the writer card
 
     records = list(read_call_records(run_dir / "llm_calls.jsonl"))
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
@@ -166,6 +169,19 @@ def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_
     assert load_record(run_dir).status == "failed"
     records = list(read_call_records(run_dir / "llm_calls.jsonl"))
     assert records[-1]["role"] == "decomposer" and records[-1]["error"] and records[-1]["response"] is None
+
+
+def test_a_paper_that_does_not_compile_stops_the_run_with_its_error_and_keeps_the_tex(fake_server, home, tmp_path):
+    """Malformed model output: a macro nobody defines (\\Tr) in the writer's answer."""
+    fake_server.set_default("writer", "\\section{Main}\nThe trace $\\Tr(A)$ is additive.\n")
+    result = run_lemmata(["prove", TASK], local_env(home, fake_server), tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "compile: paper_v1.tex:" in result.stderr and "Undefined control sequence \\Tr" in result.stderr
+    run_dir = only_run_dir(home)
+    report = read_artifact(run_dir / "logs/paper_v1.compile.json", CompileReport)
+    assert not report.ok and report.errors[0].endswith("Undefined control sequence \\Tr")
+    assert "\\Tr(A)" in (run_dir / "paper_v1.tex").read_text()  # the paper is kept for fixing
+    assert not (run_dir / "paper_v1.pdf").exists() and load_record(run_dir).status == "failed"
 
 
 def test_replaying_a_run_reproduces_the_paper_byte_for_byte(fake_server, home, tmp_path):

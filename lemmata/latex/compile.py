@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lemmata.artifacts import CompileReport
 from lemmata.errors import LemmataError
 from lemmata.latex.document import support_files
 
@@ -36,7 +37,13 @@ _NO_CITATIONS = "I found no \\citation commands"
 
 
 class LatexCompileError(LemmataError):
-    """pdflatex or bibtex failed; the message is one line naming file:line and the error."""
+    """pdflatex or bibtex failed; the message is one line naming file:line and the error.
+    `errors` holds every error the log names, `passes` the passes that ran."""
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or [message]
+        self.passes: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,9 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
                     _run_pdflatex(build_tex, environment, timeout_per_pass)
                 else:
                     _run_bibtex(build_tex, environment, timeout_per_pass, bibliography)
+    except LatexCompileError as error:
+        error.passes = passes
+        raise
     finally:
         if build_tex.with_suffix(".log").is_file():
             shutil.copyfile(build_tex.with_suffix(".log"), tex_path.with_suffix(".log"))
@@ -175,7 +185,7 @@ def _run_pdflatex(tex_path: Path, environment: dict[str, str], timeout: float) -
     log_text = log_path.read_text(encoding="latin-1") if log_path.is_file() else ""
     errors, _ = parse_latex_log(log_text)
     detail = errors[0] if errors else f"{tex_path.name}: pdflatex exited with status {returncode}"
-    raise LatexCompileError(_one_line(detail))
+    raise LatexCompileError(_one_line(detail), [_one_line(error) for error in errors] or None)
 
 
 def _run_bibtex(tex_path: Path, environment: dict[str, str], timeout: float, bibliography: bool) -> None:
@@ -234,3 +244,25 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 def _one_line(text: str) -> str:
     """Collapse whitespace so the message is a single line."""
     return " ".join(text.split())
+
+
+_UNDEFINED = re.compile(r"Warning: (?P<kind>Citation|Reference) `(?P<name>[^']*)' on page \S+ undefined")
+
+
+def undefined_names(warnings: list[str], kind: str) -> list[str]:
+    """The citation keys (kind "Citation") or labels ("Reference") the warnings call undefined."""
+    names = (match["name"] for warning in warnings for match in _UNDEFINED.finditer(warning) if match["kind"] == kind)
+    return list(dict.fromkeys(names))
+
+
+def success_report(tex_path: Path, result: CompileResult) -> CompileReport:
+    return CompileReport(
+        tex_file=Path(tex_path).name, ok=True, pdf_file=result.pdf_path.name, passes=list(result.passes),
+        seconds=round(result.seconds, 3), warnings=list(result.warnings),
+        undefined_citations=undefined_names(result.warnings, "Citation"),
+        undefined_references=undefined_names(result.warnings, "Reference"),
+    )
+
+
+def failure_report(tex_path: Path, error: LatexCompileError) -> CompileReport:
+    return CompileReport(tex_file=Path(tex_path).name, ok=False, passes=list(error.passes), errors=list(error.errors))

@@ -1,12 +1,18 @@
-"""compile: paper_v1.tex + references.bib -> paper_v1.pdf (pdflatex, bibtex, pdflatex, pdflatex)."""
-from lemmata.artifacts import CompileReport, write_artifact
+"""compile: paper_v1.tex + references.bib -> paper_v1.pdf (pdflatex, bibtex, pdflatex, pdflatex).
+
+The compile report goes beside the PDF; when the compile fails, to logs/ (Snakemake removes a
+failed job's outputs), so the errors stay readable after the run stops.
+"""
+from lemmata.artifacts import write_artifact
 from lemmata.jobs import StageJob
-from lemmata.latex.compile import compile_paper
+from lemmata.latex.compile import LatexCompileError, compile_paper, failure_report, success_report
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
-    has_bibliography = job.input("bib").stat().st_size > 0
-    result = compile_paper(job.input("tex"), bibliography=has_bibliography)
-    write_artifact(job.output("report"), CompileReport(
-        pdf_file=result.pdf_path.name, passes=list(result.passes), seconds=round(result.seconds, 3),
-        warnings=list(result.warnings)))
+    tex = job.input("tex")
+    try:
+        result = compile_paper(tex, bibliography=job.input("bib").stat().st_size > 0)
+    except LatexCompileError as error:
+        write_artifact(job.run_dir / "logs" / f"{tex.stem}.compile.json", failure_report(tex, error))
+        raise
+    write_artifact(job.output("report"), success_report(tex, result))
