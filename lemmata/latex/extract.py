@@ -235,8 +235,8 @@ def protect_reference_keys(text: str, stash: list[str]) -> str:
 
 
 def escape_percent_after_digits(text: str) -> str:
-    """`50%` means fifty percent, not 50 followed by a comment."""
-    return re.sub(r"(?<=\d)(?<!\\)%", r"\\%", text)
+    """`50%` and `5 %` mean percent, not a number followed by a comment."""
+    return re.sub(r"(?<=\d)([ \t]*)%", r"\1\\%", text)
 
 
 def protect_comments(text: str, stash: list[str]) -> str:
