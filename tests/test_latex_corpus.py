@@ -99,6 +99,12 @@ CORPUS = [
      + "[Unverified step] typed by hand.", ["typed by hand."]),
     ("chapter-and-appendix", "\\chapter{Start}\nChapter text.\n" + LEMMAS + "\\appendix\n\\section{Extra}\nAppendix.",
      ["Chapter text.", "Appendix."]),
+    ("inline-tikz-and-library", "\\usetikzlibrary{arrows}\n" + LEMMAS + "A dot \\tikz \\fill (0,0) circle (2pt); here.",
+     ["A dot here."]),
+    ("undefined-operators", LEMMAS + "The trace $\\Tr(A)$ and $\\poly(n)$ time; \\QED", ["time;", "QED"]),
+    ("macro-defined-by-the-model-and-used", "\\newcommand{\\Tr}{\\operatorname{tr}}\n" + LEMMAS + "Trace $\\Tr(A)$.",
+     ["Trace"]),
+    ("protect-and-relax-untouched", LEMMAS + "\\section{A \\protect\\footnote{note}}Text\\relax{} after.", ["after."]),
     ("truncated-mid-sentence", LEMMAS + "\\section{Conclusion}\nThe sum of two even integers is $2(m + n",
      ["Conclusion"]),
 ]

@@ -172,15 +172,15 @@ def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_
 
 
 def test_a_paper_that_does_not_compile_stops_the_run_with_its_error_and_keeps_the_tex(fake_server, home, tmp_path):
-    """Malformed model output: a macro nobody defines (\\Tr) in the writer's answer."""
-    fake_server.set_default("writer", "\\section{Main}\nThe trace $\\Tr(A)$ is additive.\n")
+    """Malformed model output: a double superscript, which no clean-up can read the meaning of."""
+    fake_server.set_default("writer", "\\section{Main}\nThe power $x^{1}^{2}$ is ambiguous.\n")
     result = run_lemmata(["prove", TASK], local_env(home, fake_server), tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert "compile: paper_v1.tex:" in result.stderr and "Undefined control sequence \\Tr" in result.stderr
+    assert "compile: paper_v1.tex:" in result.stderr and "Double superscript" in result.stderr
     run_dir = only_run_dir(home)
     report = read_artifact(run_dir / "logs/paper_v1.compile.json", CompileReport)
-    assert not report.ok and report.errors[0].endswith("Undefined control sequence \\Tr")
-    assert "\\Tr(A)" in (run_dir / "paper_v1.tex").read_text()  # the paper is kept for fixing
+    assert not report.ok and report.errors[0].endswith("Double superscript.")
+    assert "x^{1}^{2}" in (run_dir / "paper_v1.tex").read_text()  # the paper is kept for fixing
     assert not (run_dir / "paper_v1.pdf").exists() and load_record(run_dir).status == "failed"
 
 

@@ -43,7 +43,7 @@ _CHAT_CLOSING = re.compile(r"\n\s*(?:Let me know|I hope this|Hope this|Feel free
 _TRUNCATED_TAIL = re.compile(r"(?:\\(?:begin|end)[ \t]*\{[^{}\n]*|\\[A-Za-z@]*|(?<!\\)\[[^\]\n]*)\Z")
 # Commands an answer may well end with, which are not taken for a cut-off one.
 _COMPLETE_LAST_COMMANDS = {
-    "qed", "qedhere", "blacksquare", "square", "Box", "par", "bigskip", "medskip", "smallskip",
+    "qed", "QED", "qedhere", "blacksquare", "square", "Box", "par", "bigskip", "medskip", "smallskip",
     "newpage", "clearpage", "hfill", "noindent", "appendix", "unverified", "dots", "ldots",
 }
 _HTML_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "~"}
@@ -57,6 +57,7 @@ _REMOVED_COMMANDS: dict[str, int] = {
     "maketitle": 0, "affiliation": 1, "affil": 1, "institute": 1, "address": 1, "email": 1,
     "keywords": 1, "bibliography": 1, "bibliographystyle": 1, "printbibliography": 0,
     "addbibresource": 1, "input": 1, "include": 1, "includeonly": 1, "includegraphics": 1,
+    "usetikzlibrary": 1, "tikzset": 1, "pgfplotsset": 1,
     "endhead": 0, "endfirsthead": 0, "endfoot": 0, "endlastfoot": 0,
 }
 _TRAILING_OPTIONAL = {"newtheorem"}  # \newtheorem{a}{A}[section]
@@ -316,6 +317,7 @@ def _safe_environment_definition(definition: str) -> str:
 def drop_commands(text: str) -> str:
     """Remove preamble-only, front-matter, bibliography and file-reading commands."""
     text = re.sub(r"\\(?:input|include)[ \t]+[^\s{}\\]+", "", text)  # \input file.tex
+    text = re.sub(r"\\tikz(?![A-Za-z@])[^;]*;", "", text)  # an inline picture: \tikz \draw ...;
     pattern = re.compile(r"\\(" + "|".join(_REMOVED_COMMANDS) + r")(?![A-Za-z@])\*?")
     pieces, position = [], 0
     for match in pattern.finditer(text):

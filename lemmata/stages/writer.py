@@ -13,6 +13,7 @@ from lemmata.latex.bibliography import assign_citation_keys, cited_keys, remove_
 from lemmata.latex.document import render_document
 from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.macros import MACRO_SUMMARY
+from lemmata.latex.undefined import provide_undefined_commands
 from lemmata.llm.client import LLMClient
 from lemmata.stages.prompts import render_prompt
 from lemmata.stages.unverified_marks import add_numerical_warnings, mark_unverified
@@ -53,7 +54,8 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     body, removed = remove_unknown_citations(body, known_keys)
     body = add_numerical_warnings(mark_unverified(body, inputs.theory), inputs.experiment)
     bibtex = render_bibtex(keyed) if keyed else ""
-    tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
+    tex = render_document(title=title, abstract="", body=provide_undefined_commands(body),
+                          bibliography_stem=BIB_STEM if bibtex else None)
     meta = PaperMeta(version=version, title=title, tex_file=f"paper_v{version}.tex", bib_entries=len(keyed),
                      cited_keys=sorted(cited_keys(body)), removed_citations=removed)
     return WrittenPaper(tex=tex, bibtex=bibtex, meta=meta)
