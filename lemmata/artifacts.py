@@ -218,6 +218,35 @@ class CompileReport(Artifact):
     undefined_references: list[str] = Field(default_factory=list)
 
 
+class ChainEntry(Artifact):
+    id: str
+    statement: str
+    status: str
+    verified: bool
+    verification_method: str
+    confidence: float
+
+
+class PaperVersion(Artifact):
+    version: int = Field(ge=1)
+    title: str
+    tex_file: str
+    pdf_file: str
+
+
+class ResearchOutput(Artifact):
+    """The run's result in one record: theorem, lemma chain, paper versions, bibliography."""
+
+    session_id: str
+    goal: str
+    theorem_statement: str
+    proof_status: str
+    lemma_chain: list[ChainEntry]
+    papers: list[PaperVersion]
+    bibliography_json: str = Field("[]", description="JSON list of the bibliography's entries: key, id, title, "
+                                   "authors, year, url, source (the tool that retrieved it)")
+
+
 A = TypeVar("A", bound=BaseModel)
 
 

@@ -20,7 +20,7 @@ STAGES = (
     Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json"),
     Stage("experiment", ("experiment",), "experiment.json"),
     Stage("writer", ("writer",), "paper_v1.tex"),
-    Stage("compile", ("compile",), "paper_v1.pdf"),
+    Stage("compile", ("compile", "research_output"), "paper_v1.pdf"),
 )
 USER_FILES = ("paper_v1.tex", "paper_v1.pdf", "references.bib")
 

@@ -19,8 +19,8 @@ from pypdf import PdfReader
 from conftest import cli_environment
 import lemmata
 from lemmata.artifacts import (
-    CompileReport, Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput,
-    Theory, TheoryPlan, read_artifact, write_artifact,
+    CompileReport, Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, ResearchOutput,
+    Survey, TaskInput, Theory, TheoryPlan, read_artifact, write_artifact,
 )
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
@@ -115,6 +115,9 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert experiment.checks[0].lemma_id == "L4" and experiment.checks[0].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
+    output = read_artifact(run_dir / "research_output.json", ResearchOutput)
+    assert output.bibliography_json == "[]" and [c.id for c in output.lemma_chain] == ["L1", "L2", "L3", "L4"]
+    assert [p.pdf_file for p in output.papers] == ["paper_v1.pdf"]
     compiled = read_artifact(run_dir / "paper_v1.compile.json", CompileReport)
     assert compiled.ok and compiled.errors == [] and compiled.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
     assert "Compile: 4 passes in" in result.stdout  # on the writer card

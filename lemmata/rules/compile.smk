@@ -9,3 +9,17 @@ rule compile:
         "logs/compile.log",
     script:
         "../scripts/compile.py"
+
+
+rule research_output:
+    input:
+        survey="survey.json",
+        theory="theory.json",
+        meta="paper_v1.json",
+        report="paper_v1.compile.json",
+    output:
+        "research_output.json",
+    log:
+        "logs/research_output.log",
+    script:
+        "../scripts/research_output.py"
