@@ -26,7 +26,6 @@ class AgentHistory:
     summary: str = ""
     entries: list[str] = field(default_factory=list)
     turns_since_compression: int = 0
-    compressions: int = 0
 
     def add(self, entry: str, is_turn: bool = True) -> None:
         self.entries.append(entry.strip())
@@ -49,4 +48,3 @@ class AgentHistory:
             # Losing the history would make the agent repeat itself; keep a mechanical digest.
             summary = " ".join(filter(None, [self.summary, *(e[:FALLBACK_ENTRY_CHARS] for e in self.entries)]))
         self.summary, self.entries, self.turns_since_compression = summary, [], 0
-        self.compressions += 1

@@ -26,6 +26,11 @@ def fenced_blocks(text: str, languages: tuple[str, ...] = ("json", "")) -> list[
     return [body for lang, body in FENCE.findall(text) if lang.lower() in languages]
 
 
+def strip_fences(text: str) -> str:
+    """The answer with its code-fence lines removed; nothing inside or around them is cut."""
+    return FENCE.sub(lambda match: match.group(2), text).strip()
+
+
 def first_json_value(text: str, opener: str) -> Any | None:
     """The first complete JSON object (`{`) or array (`[`) in free text, or None."""
     return next((value for value, _, _ in json_values(text, opener)), None)

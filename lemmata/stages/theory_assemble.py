@@ -8,7 +8,7 @@ from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
 from lemmata.errors import ModelOutputError, ProviderError
 from lemmata.llm.client import LLMClient
 from lemmata.stages.answers import ConsistencyAnswer
-from lemmata.stages.parsing import FENCE, parse_json_answer
+from lemmata.stages.parsing import parse_json_answer, strip_fences
 from lemmata.stages.proof_attempt import cited_identifiers
 from lemmata.stages.prompts import render_prompt
 
@@ -91,8 +91,3 @@ def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck) -> str:
     if all(lemma.status == "proved" for lemma in lemmas) and check.passed:
         return "proved"
     return "partial" if any(lemma.status != "failed" for lemma in lemmas) else "failed"
-
-
-def strip_fences(text: str) -> str:
-    """The answer with its code-fence lines removed; nothing inside or around them is cut."""
-    return FENCE.sub(lambda match: match.group(2), text).strip()

@@ -18,7 +18,7 @@ from lemmata.llm.client import LLMClient
 from lemmata.settings import Settings
 from lemmata.stages.answers import VerifierAnswer
 from lemmata.stages.history import AgentHistory
-from lemmata.stages.parsing import FENCE, parse_json_answer
+from lemmata.stages.parsing import parse_json_answer, strip_fences
 from lemmata.stages.proof_attempt import ProofAttempt, parse_proof_attempt
 from lemmata.stages.prompts import render_prompt
 
@@ -33,6 +33,7 @@ class Check:
 
     method: VerificationMethod
     detail: str
+    rejected: bool = False  # the verifier said the proof is wrong (not merely unconfirmed)
 
     @property
     def verified(self) -> bool:
@@ -110,7 +111,7 @@ def verify(client: LLMClient, lemma: Lemma, attempt: ProofAttempt, settings: Set
     verdict = answer.verdict.strip().lower().rstrip(".")
     issues = "; ".join(issue for issue in answer.issues if issue.strip())
     detail = f"verifier: {verdict}" + (f" ({issues})" if issues else "")
-    return Check("verifier_pass" if verdict == "valid" else "failed", detail)
+    return Check("verifier_pass" if verdict == "valid" else "failed", detail, rejected=verdict == "invalid")
 
 
 def turn_summary(turn: Turn) -> str:
@@ -131,7 +132,7 @@ def refine(client: LLMClient, goal: str, lemma: Lemma, history: str) -> str:
         text = client.complete("refiner", prompt.system, prompt.user)
     except ProviderError as exc:
         return f"(the refiner could not run: {exc}) Try a proof technique different from the ones above."
-    return FENCE.sub(lambda match: match.group(2), text).strip() or "Try a proof technique different from the ones above."
+    return strip_fences(text) or "Try a proof technique different from the ones above."
 
 
 def proved_lemma(lemma: Lemma, turn: Turn, attempts: int, refinements: list[str]) -> ProvedLemma:
@@ -158,7 +159,7 @@ def proved_lemma(lemma: Lemma, turn: Turn, attempts: int, refinements: list[str]
 def lemma_status(attempt: ProofAttempt, check: Check) -> str:
     if check.verified:
         return "proved"
-    if attempt.confidence == 0.0 or check.detail.startswith("verifier: invalid"):
+    if attempt.confidence == 0.0 or check.rejected:
         return "failed"
     return "low_confidence"
 
