@@ -7,6 +7,8 @@ from pathlib import Path
 
 from lemmata.artifacts import CompileReport, Directions, Experiment, PaperMeta, Survey, Theory, read_artifact
 from lemmata.events import TokenTally
+from lemmata.latex.document import support_files
+from lemmata.pipeline import USER_FILES
 
 WIDTH = 78
 
@@ -93,9 +95,14 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         compile_line(read_artifact(run_dir / "paper_v1.compile.json", CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
         "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
-        f"Files in {output_dir}: paper_v1.pdf, paper_v1.tex, references.bib, lemmata-math.sty",
+        f"Files in {output_dir}: " + ", ".join(delivered_files()),
     ]
     return _box("writer: session summary", lines)
+
+
+def delivered_files() -> list[str]:
+    """What the output folder receives: the paper's files and what its .tex needs to compile."""
+    return [*USER_FILES, *(source.name for source in support_files())]
 
 
 def compile_line(report: CompileReport) -> str:
