@@ -97,6 +97,8 @@ class Driver:
                 record_decision(self.run_dir, THEORY_REVIEW, True, feedback, decided_by)
                 continue
             message = self._failure_message(result)
+            if self._deliver(record):  # e.g. a compile failure: the LaTeX is worth having
+                message += f"; the LaTeX written so far is in {record.output_dir}"
             save_record(self.run_dir, record, status="failed", message=message)
             raise LemmataError(message)
 
@@ -162,13 +164,22 @@ class Driver:
         rules = ", ".join(sorted(set(result.board.failed_rules))) or "the workflow"
         return f"{rules} failed; details in {self.run_dir / 'logs'}"
 
-    def _complete(self, record: RunRecord) -> RunRecord:
+    def _deliver(self, record: RunRecord) -> list[str]:
+        """Copy the user's files that exist to the output folder; the names copied."""
+        delivered = [name for name in USER_FILES if (self.run_dir / name).is_file()]
+        if not delivered:
+            return []
         output = Path(record.output_dir)
         output.mkdir(parents=True, exist_ok=True)
-        for name in USER_FILES:
+        for name in delivered:
             shutil.copy2(self.run_dir / name, output / name)
         for source in support_files():  # so that the delivered .tex compiles on its own
             shutil.copy2(source, output / source.name)
+        return delivered
+
+    def _complete(self, record: RunRecord) -> RunRecord:
+        self._deliver(record)
+        output = Path(record.output_dir)
         self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
         return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
 

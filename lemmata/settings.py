@@ -58,6 +58,9 @@ class Settings(BaseModel):
     LLM_RETRY_WAIT_MIN: float = Field(4.0, ge=0, description="exponential backoff lower bound, seconds")
     LLM_RETRY_WAIT_MAX: float = Field(90.0, ge=0, description="exponential backoff upper bound, seconds")
     LLM_TIMEOUT: float = Field(600.0, gt=0, description="seconds before one model request times out (then retried)")
+    LATEX_PASS_TIMEOUT: float = Field(
+        60.0, gt=0, description="seconds one pdflatex or bibtex pass may run before it is killed (an endless macro loop)"
+    )
     CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
     AUTO_VERIFY_CONFIDENCE: float = Field(0.85, ge=0, le=1, description="auto-accept threshold for verification")
     STAGNATION_WINDOW: int = Field(3, gt=0, description="stagnant iterations before forced refinement")

@@ -8,8 +8,10 @@ expected words present, and exactly one `[Unverified step]` (the one unverified 
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from pypdf import PdfReader
 from lemmata.artifacts import (
     ConsistencyCheck, Direction, Directions, Experiment, PaperRecord, ProvedLemma, Survey, TaskInput, Theory,
 )
-from lemmata.latex.compile import compile_paper, success_report
+from lemmata.latex.compile import LatexCompileError, compile_paper, success_report
 from lemmata.stages.writer import BIB_STEM, WriterInputs, write_paper
 from lemmata.testing.scripted_backend import scripted_client
 
@@ -105,21 +107,46 @@ CORPUS = [
     ("macro-defined-by-the-model-and-used", "\\newcommand{\\Tr}{\\operatorname{tr}}\n" + LEMMAS + "Trace $\\Tr(A)$.",
      ["Trace"]),
     ("protect-and-relax-untouched", LEMMAS + "\\section{A \\protect\\footnote{note}}Text\\relax{} after.", ["after."]),
+    ("code-fence-nested-in-latex-fence",
+     "```latex\n\\section{Intro}\nCode follows.\n```python\nprint(1)\n```\nAfter the code.\n" + LEMMAS + "```",
+     ["Code follows.", "print(1)", "After the code."]),
+    ("qedsymbol-and-display-box-ending-proofs",
+     "\\begin{lemma}[L1] A.\\end{lemma}\\begin{proof}First.\\qedsymbol\\end{proof}"
+     "\\begin{lemma}[L2] B.\\end{lemma}\\begin{proof}Second. $$\\blacksquare$$\\end{proof}", ["First.", "Second."]),
+    ("percent-with-the-number-left-out", LEMMAS + "About % of the trials fail; the rest pass.",
+     ["About % of the trials fail; the rest pass."]),
+    ("input-of-a-system-file", LEMMAS + "Before. \\input{/etc/passwd}\\include{/etc/hostname} After.",
+     ["Before.", "After."]),
+    ("shell-escape-attempts", LEMMAS + "\\immediate\\write18{touch pwned}\\write18{touch pwned2}Text stays.",
+     ["Text stays."]),
     ("truncated-mid-sentence", LEMMAS + "\\section{Conclusion}\nThe sum of two even integers is $2(m + n",
      ["Conclusion"]),
 ]
 
+# What must not survive into the .tex, beyond the words checked in the PDF.
+ABSENT_FROM_TEX = {
+    "code-fence-nested-in-latex-fence": ["```"],
+    "qedsymbol-and-display-box-ending-proofs": ["\\qedsymbol", "\\blacksquare"],  # amsthm prints the one box
+    "input-of-a-system-file": ["/etc/passwd", "/etc/hostname"],
+}
+
+
+def written(answer: str, directory: Path, version: int = 1) -> Path:
+    """The .tex (and references.bib) the writer makes from `answer`, saved as the stage saves them."""
+    client, _ = scripted_client({"writer": [answer]})
+    paper = write_paper(client, INPUTS, version=version, enforce_style=True)
+    (directory / f"{BIB_STEM}.bib").write_text(paper.bibtex, encoding="utf-8")
+    tex_path = directory / paper.meta.tex_file
+    tex_path.write_text(paper.tex, encoding="utf-8")
+    return tex_path
+
 
 def compiled(answer: str, directory: Path) -> tuple[object, str, str]:
     """(compile report, PDF text, tex) of the paper the writer makes from `answer`."""
-    client, _ = scripted_client({"writer": [answer]})
-    paper = write_paper(client, INPUTS, version=1, enforce_style=True)
-    (directory / f"{BIB_STEM}.bib").write_text(paper.bibtex, encoding="utf-8")
-    tex_path = directory / "paper_v1.tex"
-    tex_path.write_text(paper.tex, encoding="utf-8")
-    report = success_report(tex_path, compile_paper(tex_path, bibliography=bool(paper.bibtex)))
+    tex_path = written(answer, directory)
+    report = success_report(tex_path, compile_paper(tex_path, bibliography=True))
     text = " ".join(" ".join(page.extract_text() for page in PdfReader(directory / report.pdf_file).pages).split())
-    return report, text, paper.tex
+    return report, text, tex_path.read_text(encoding="utf-8")
 
 
 def test_the_corpus_covers_the_issue_list() -> None:
@@ -129,7 +156,7 @@ def test_the_corpus_covers_the_issue_list() -> None:
 @needs_tex
 @pytest.mark.parametrize("answer, words", [pytest.param(a, w, id=i) for i, a, w in CORPUS])
 def test_a_defective_answer_yields_a_clean_pdf(answer: str, words: list[str], tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+                                               monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("TEXMFVAR", str(tmp_path / "texmf-var"))
     report, text, tex = compiled(answer, tmp_path)
@@ -139,3 +166,22 @@ def test_a_defective_answer_yields_a_clean_pdf(answer: str, words: list[str], tm
         assert word in text, (word, text[:600])
     assert text.count("[Unverified step]") == 1  # L2, and nothing else
     assert "\\cite{knuth1997" not in tex and "nobody2020" not in tex
+    assert "root:" not in text and not list(tmp_path.rglob("pwned*"))  # nothing read or run outside
+    for leftover in ABSENT_FROM_TEX.get(request.node.callspec.id, []):
+        assert leftover not in tex, leftover
+
+
+@needs_tex
+def test_an_endless_macro_loop_ends_at_the_pass_timeout_and_earlier_versions_stay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    compiled(LEMMAS, tmp_path)
+    earlier = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in tmp_path.glob("paper_v1.*")}
+    assert {"paper_v1.tex", "paper_v1.pdf"} <= earlier.keys()
+    looping = written(LEMMAS + "\\def\\x{\\x}\\x and the text goes on.", tmp_path, version=2)
+    started = time.monotonic()
+    with pytest.raises(LatexCompileError, match=r"^pdflatex timed out after 3 s on paper_v2\.tex \(an endless macro loop\?\)$"):
+        compile_paper(looping, bibliography=True, timeout_per_pass=3)
+    assert time.monotonic() - started < 20  # the first pass is killed; no further pass starts
+    assert {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in tmp_path.glob("paper_v1.*")} == earlier
+    assert "\\def\\x{\\x}\\x and" in looping.read_text(encoding="utf-8") and not (tmp_path / "paper_v2.pdf").exists()

@@ -63,6 +63,11 @@ MARKDOWN = [
                  id="proof-ends-before-next-lemma"),
     pytest.param("\\begin{proof}\nProof. Inside already.\n\\end{proof}",
                  "\\begin{proof} Proof. Inside already. \\end{proof}", id="no-proof-inside-proof"),
+    pytest.param("Cases:\n- uses $n$ & $k$;\n- the rest.\nDone.",
+                 "Cases: \\begin{itemize} \\item uses $n$ \\& $k$; \\item the rest. \\end{itemize} Done.",
+                 id="list-with-ampersand-in-text"),
+    pytest.param("\\begin{tabular}{ll}\n- a & b \\\\\n- c & d\n\\end{tabular}",
+                 "\\begin{tabular}{ll} - a & b \\\\ - c & d \\end{tabular}", id="dash-rows-of-a-table-stay"),
 ]
 
 ALIASES = [

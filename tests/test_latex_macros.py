@@ -1,4 +1,4 @@
-"""lemmata-math.sty and the prompt text that describes it (MACRO_SUMMARY, PREAMBLE_SUMMARY)."""
+"""lemmata-math.sty, the prompt text that describes it (MACRO_SUMMARY) and the environments the writer prompt names."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from lemmata.latex.compile import compile_paper
-from lemmata.latex.document import MATH_PACKAGE_PATH, NAMED_ENVIRONMENTS, THEOREM_ENVIRONMENTS, preamble_text
-from lemmata.latex.macros import MACRO_SUMMARY, PREAMBLE_SUMMARY
+from lemmata.latex.document import MATH_PACKAGE_PATH, NAMED_ENVIRONMENTS, THEOREM_ENVIRONMENTS
+from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.latex.mathcommands import MATH_ONLY, TEXT_SAFE
+from lemmata.stages.prompts import PROMPT_DIR, SEPARATOR
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 # Every definition line of the .sty starts with one of the \lemmata@ helpers.
@@ -50,10 +51,10 @@ def test_every_sty_macro_is_in_the_summary() -> None:
     assert sty_defined() - set(summary_macros()) == compatibility_only
 
 
-def test_preamble_summary_names_every_environment() -> None:
+def test_the_writer_prompt_names_every_environment_of_the_preamble() -> None:
+    system = (PROMPT_DIR / "writer.md").read_text(encoding="utf-8").partition(SEPARATOR)[0]
     for name in THEOREM_ENVIRONMENTS + NAMED_ENVIRONMENTS + ("proof",):
-        assert re.search(rf"\b{name}\b", PREAMBLE_SUMMARY), name
-    assert "\\unverified" in PREAMBLE_SUMMARY and "{\\unverified}" in preamble_text()
+        assert re.search(rf"\b{name}\b", system), name
 
 
 @needs_tex

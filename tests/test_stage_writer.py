@@ -1,13 +1,18 @@
-"""The writer's guarantee: exactly one marker per unverified lemma, every one named under Limitations,
-whatever the model wrote."""
+"""The writer: exactly one marker per unverified lemma, every one named under Limitations, whatever
+the model wrote; the prompt it sends (style rules, macros, citation keys) and the paper it keeps."""
 
 from __future__ import annotations
 
+import re
+
 from lemmata.artifacts import (
-    ConsistencyCheck, Direction, Directions, Experiment, LemmaCheck, ProvedLemma, TaskInput, Theory,
+    ConsistencyCheck, Direction, Directions, Experiment, LemmaCheck, PaperRecord, ProvedLemma, Survey, TaskInput,
+    Theory,
 )
+from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.stages.unverified_marks import add_numerical_warnings, mark_unverified
-from lemmata.stages.writer import paper_title
+from lemmata.stages.writer import PROOF_STYLE_RULES, WriterInputs, paper_title, write_paper
+from lemmata.testing.scripted_backend import scripted_client
 
 
 def lemma(lemma_id: str, verified: bool, status: str = "proved", confidence: float = 0.9) -> ProvedLemma:
@@ -124,3 +129,62 @@ def test_numerically_suspect_lemmas_get_a_bold_warning_with_their_figures() -> N
 
 def test_no_suspect_lemma_no_warning_section() -> None:
     assert add_numerical_warnings("Body.", Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false")) == "Body."
+
+
+# write_paper with a scripted model: what the prompt carries and what the paper keeps.
+
+PAPERS = [
+    PaperRecord(id="arXiv:2101.00001", title="Parity in rings", authors=["José Díaz", "Ann Lee"], year=2021),
+    PaperRecord(id="arXiv:2101.00002", title="More parity", authors=["Diaz, J.", "B", "C", "D"], year=2021),
+    PaperRecord(id="s2:77", title="Anonymous notes"),
+]
+
+
+def writer_inputs(papers: list[PaperRecord], feedback: str = "") -> WriterInputs:
+    return WriterInputs(task=task("prove"), survey=Survey(papers=papers),
+                        directions=directions("The sum of two even integers is even."), theory=SOME_UNVERIFIED,
+                        experiment=Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false"), feedback=feedback)
+
+
+def write(answer: str, papers: list[PaperRecord], enforce_style: bool = True, feedback: str = ""):
+    client, backend = scripted_client({"writer": [answer]})
+    paper = write_paper(client, writer_inputs(papers, feedback), version=1, enforce_style=enforce_style)
+    return paper, backend.calls("writer")[0].messages[-1].content
+
+
+def test_the_five_proof_style_rules_are_sent_only_when_enforced() -> None:
+    _, enforced = write("Body.", [])
+    _, relaxed = write("Body.", [], enforce_style=False)
+    rules = PROOF_STYLE_RULES.splitlines()[1:]
+    assert len(rules) == 5 and all(rule in enforced for rule in rules)
+    assert not any(rule in relaxed for rule in rules)
+
+
+def test_the_prompt_lists_the_macros_and_each_key_with_its_paper() -> None:
+    paper, prompt = write("Body.", PAPERS)
+    assert MACRO_SUMMARY in prompt
+    assert "diaz2021: José Díaz, Ann Lee (2021), Parity in rings" in prompt
+    assert "diaz2021a: Diaz, J., B, C et al. (2021), More parity" in prompt
+    assert "unknown: unknown authors, Anonymous notes" in prompt
+    listed = re.findall(r"^(\w+): ", prompt.split("Citation keys", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
+    assert listed == re.findall(r"^@\w+\{(\w+),", paper.bibtex, re.MULTILINE) == ["diaz2021", "diaz2021a", "unknown"]
+
+
+def test_unknown_citations_leave_the_text_and_known_ones_stay() -> None:
+    paper, _ = write("As in \\cite{diaz2021a, knuth1997} and \\citep{made2020up}.", PAPERS)
+    assert paper.meta.removed_citations == ["knuth1997", "made2020up"]
+    assert paper.meta.cited_keys == ["diaz2021a"] and "\\cite{diaz2021a}" in paper.tex
+    assert "\\bibliography{references}" in paper.tex and paper.meta.bib_entries == 3
+
+
+def test_without_survey_papers_nothing_is_cited_and_there_is_no_bibliography() -> None:
+    paper, prompt = write("As in \\cite{diaz2021a}.", [])
+    assert "(none: cite nothing)" in prompt
+    assert paper.bibtex == "" and "\\bibliography" not in paper.tex and "\\cite" not in paper.tex
+
+
+def test_reviewer_feedback_reaches_the_prompt() -> None:
+    _, prompt = write("Body.", [], feedback="Shorten the introduction.")
+    assert "Reviewer feedback to follow: Shorten the introduction." in prompt
+    _, without = write("Body.", [])
+    assert "Reviewer feedback" not in without

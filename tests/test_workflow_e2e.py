@@ -177,9 +177,12 @@ def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_
 def test_a_paper_that_does_not_compile_stops_the_run_with_its_error_and_keeps_the_tex(fake_server, home, tmp_path):
     """Malformed model output: a double superscript, which no clean-up can read the meaning of."""
     fake_server.set_default("writer", "\\section{Main}\nThe power $x^{1}^{2}$ is ambiguous.\n")
-    result = run_lemmata(["prove", TASK], local_env(home, fake_server), tmp_path)
+    result = run_lemmata(["prove", TASK, "-o", "out"], local_env(home, fake_server), tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "compile: paper_v1.tex:" in result.stderr and "Double superscript" in result.stderr
+    assert f"the LaTeX written so far is in {tmp_path / 'out'}" in " ".join(result.stderr.split())
+    assert "x^{1}^{2}" in (tmp_path / "out/paper_v1.tex").read_text()  # delivered for fixing by hand
+    assert (tmp_path / "out/lemmata-math.sty").is_file() and not (tmp_path / "out/paper_v1.pdf").exists()
     run_dir = only_run_dir(home)
     report = read_artifact(run_dir / "logs/paper_v1.compile.json", CompileReport)
     assert not report.ok and report.errors[0].endswith("Double superscript.")

@@ -54,6 +54,7 @@ class CompileResult:
     passes: list[str]
     seconds: float
     warnings: list[str] = field(default_factory=list)
+    pass_seconds: list[float] = field(default_factory=list)  # one per pass, in order
 
 
 def parse_latex_log(log_text: str) -> tuple[list[str], list[str]]:
@@ -124,15 +125,18 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
     build_tex = _prepare_build_directory(tex_path)
     started = time.monotonic()
     passes: list[str] = []
+    pass_seconds: list[float] = []
     try:
         with tempfile.TemporaryDirectory(prefix="lemmata-texmfvar-") as texmfvar:
             environment = sandbox_environment(Path(texmfvar))
             for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
                 passes.append(command)
+                pass_started = time.monotonic()
                 if command == "pdflatex":
                     _run_pdflatex(build_tex, environment, timeout_per_pass)
                 else:
                     _run_bibtex(build_tex, environment, timeout_per_pass, bibliography)
+                pass_seconds.append(round(time.monotonic() - pass_started, 3))
     except LatexCompileError as error:
         error.passes = passes
         raise
@@ -145,7 +149,7 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
         raise LatexCompileError(f"{tex_path.name}: pdflatex reported success but wrote no PDF")
     pdf_path = directory / f"{stem}.pdf"
     os.replace(built_pdf, pdf_path)
-    return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings)
+    return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings, pass_seconds)
 
 
 def _prepare_build_directory(tex_path: Path) -> Path:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from lemmata.latex import escapes, markdown, mathmode, repair, textmath
 from lemmata.latex.environments import (
@@ -30,7 +31,7 @@ from lemmata.latex.texscan import (
 )
 from lemmata.latex.unicode_symbols import replace_unicode_symbols
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
+_FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*(?P<language>[\w+-]*)[^\n]*(?:\n|\Z)", re.M)
 _LATEX_FENCE_LANGUAGES = {"latex", "tex", ""}
 # Conversational lines around an unfenced answer; narrow on purpose, so that a paper's
 # own first sentence is never taken for chat.
@@ -89,7 +90,7 @@ def extract_latex_body(model_text: str) -> str:
     text = protect_verbatim(text, stash)
     text = protect_urls(text, stash)
     text = protect_reference_keys(text, stash)
-    text = escape_percent_after_digits(text)
+    text = escape_percent_meant_as_text(text)
     text = protect_comments(text, stash)
     known = KNOWN_ENVIRONMENTS | defined_environment_names(text)
     text = protect_definitions(text, stash)
@@ -164,13 +165,51 @@ def drop_chat_lines(text: str) -> str:
     return _CHAT_CLOSING.sub("", text, count=1)
 
 
+@dataclass(frozen=True)
+class _Fence:
+    language: str
+    content: str
+    start: int
+    end: int
+
+
+def _top_level_fences(text: str) -> list[_Fence]:
+    """The outermost ``` blocks. Inside one, a fence line naming a language opens a nested
+    block (a code sample in the paper) and a bare fence line closes the innermost block;
+    an unclosed block runs to the end of the text."""
+    fences: list[_Fence] = []
+    depth, opening = 0, None
+    for line in _FENCE_LINE.finditer(text):
+        if depth == 0:
+            depth, opening = 1, line
+        elif line.group("language"):
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                fences.append(_Fence(opening.group("language"), text[opening.end() : line.start()],
+                                     opening.start(), line.end()))
+    if depth:
+        fences.append(_Fence(opening.group("language"), text[opening.end() :], opening.start(), len(text)))
+    return fences
+
+
 def take_fenced_latex(text: str) -> str:
-    """The content of ```latex / ```tex / ``` fences (joined), else text with code fences as verbatim."""
-    fences = list(_FENCE.finditer(text))
-    latex = [m.group(2) for m in fences if m.group(1).lower() in _LATEX_FENCE_LANGUAGES]
+    """The content of ```latex / ```tex / ``` fences (joined), else text with code fences as verbatim.
+    Code fences nested in a LaTeX fence become verbatim too."""
+    fences = _top_level_fences(text)
+    latex = [fence.content for fence in fences if fence.language.lower() in _LATEX_FENCE_LANGUAGES]
     if latex:
-        return "\n\n".join(part.strip("\n") for part in latex)
-    return _FENCE.sub(lambda m: "\\begin{verbatim}\n" + m.group(2).rstrip("\n") + "\n\\end{verbatim}\n", text)
+        return code_fences_as_verbatim("\n\n".join(part.strip("\n") for part in latex))
+    return code_fences_as_verbatim(text)
+
+
+def code_fences_as_verbatim(text: str) -> str:
+    """Each top-level ``` block as a verbatim environment."""
+    for fence in reversed(_top_level_fences(text)):
+        verbatim = "\\begin{verbatim}\n" + fence.content.rstrip("\n") + "\n\\end{verbatim}\n"
+        text = text[: fence.start] + verbatim + text[fence.end :]
+    return text
 
 
 def keep_document_body(text: str) -> str:
@@ -235,9 +274,11 @@ def protect_reference_keys(text: str, stash: list[str]) -> str:
     return "".join(pieces) + text[position:]
 
 
-def escape_percent_after_digits(text: str) -> str:
-    """`50%` and `5 %` mean percent, not a number followed by a comment."""
-    return re.sub(r"(?<=\d)([ \t]*)%", r"\1\\%", text)
+def escape_percent_meant_as_text(text: str) -> str:
+    """`50%`, `5 %` and `about % of` (a number the model left out) mean percent, not a comment.
+    Any other `%` stays a comment: mid-line comments after words are common LaTeX."""
+    text = re.sub(r"(?<=\d)([ \t]*)%", r"\1\\%", text)
+    return re.sub(r"(?<=\w[ \t])%(?=[ \t]+of\b)", r"\\%", text)
 
 
 def protect_comments(text: str, stash: list[str]) -> str:

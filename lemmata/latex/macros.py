@@ -1,4 +1,4 @@
-"""What the writer may use: the lemmata-math macros and the preamble's environments, as prompt text."""
+"""What the writer may use of lemmata-math, as prompt text (the environments are in prompts/writer.md)."""
 
 from __future__ import annotations
 
@@ -20,14 +20,3 @@ _MACRO_GROUPS: tuple[tuple[str, str], ...] = (
 )
 
 MACRO_SUMMARY: str = "\n".join(f"- {title}: {macros}" for title, macros in _MACRO_GROUPS)
-
-PREAMBLE_SUMMARY: str = "\n".join((
-    r"- Packages: amsmath, amssymb, amsthm, mathtools, xcolor, graphicx, booktabs, "
-    r"enumitem, natbib (numbers), hyperref, cleveref (\cref{label}).",
-    r"- Numbered theorem-like environments (one shared counter): theorem, lemma, proposition, "
-    r"corollary, conjecture, claim, fact, observation, definition, assumption, example, remark.",
-    r"- Unnumbered: maintheorem (heading 'Main Theorem'); \begin{namedtheorem}{Heading} and "
-    r"\begin{nameddefinition}{Heading} for any other heading; proof (prints its own QED box).",
-    r"- \unverified prints an orange bold [Unverified step] marker for a step not checked.",
-    r"- Cite with \citet{key} / \citep{key} using only the keys you were given.",
-))

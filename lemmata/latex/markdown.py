@@ -23,7 +23,8 @@ _PROOF_OPENER = re.compile(
 )
 _BOX_COMMAND = r"\\(?:square|blacksquare|Box|qed|qedsymbol)(?![A-Za-z])"
 _BOX = (
-    r"(?:\$\s*(?:\\hfill\s*)?" + _BOX_COMMAND + r"\s*\$|\\\(\s*" + _BOX_COMMAND + r"\s*\\\)"
+    r"(?:\$\$\s*" + _BOX_COMMAND + r"\s*\$\$|\\\[\s*" + _BOX_COMMAND + r"\s*\\\]|\\qedsymbol(?![A-Za-z])"
+    r"|\$\s*(?:\\hfill\s*)?" + _BOX_COMMAND + r"\s*\$|\\\(\s*" + _BOX_COMMAND + r"\s*\\\)"
     r"|\\ensuremath\{" + _BOX_COMMAND + r"\}|∎|□|■|\(?Q\.E\.D\.?\)?)"
 )
 _SPACING = r"(?:\s|~|\\hfill|\\hspace\*?\{[^{}\n]*\}|\\q?quad(?![A-Za-z])|\\,|\\ )*"
@@ -169,7 +170,7 @@ def convert_markdown_lists(text: str) -> str:
     def as_list(match: re.Match[str]) -> str:
         """The list environment for one run of item lines, or the run unchanged."""
         block = match.group(0)
-        if "&" in block or "\\\\" in block or _inside_math_or_table(text, match.start()):
+        if "\\\\" in block or _inside_math_or_table(text, match.start()):
             return block
         markers = _LIST_MARKER.findall(block)
         environment = "itemize" if all(markers) else "enumerate" if not any(markers) else None

@@ -11,7 +11,8 @@ job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     tex = job.input("tex")
     try:
-        result = compile_paper(tex, bibliography=job.input("bib").stat().st_size > 0)
+        result = compile_paper(tex, bibliography=job.input("bib").stat().st_size > 0,
+                               timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT)
     except LatexCompileError as error:
         write_artifact(job.run_dir / "logs" / f"{tex.stem}.compile.json", failure_report(tex, error))
         raise

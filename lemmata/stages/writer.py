@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.artifacts import (
-    Directions, Experiment, GateDecision, PaperMeta, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
+    Directions, Experiment, GateDecision, PaperMeta, PaperRecord, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
 )
 from lemmata.latex.bibliography import assign_citation_keys, cited_keys, remove_unknown_citations, render_bibtex
 from lemmata.latex.document import render_document
@@ -26,6 +26,7 @@ PROOF_STYLE_RULES = """Proof style rules (enforced):
 - The Limitations section explains all unverified steps."""
 BIB_STEM = "references"
 TITLE_MAX_CHARS = 120
+AUTHORS_LISTED = 3
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     keyed = assign_citation_keys(inputs.survey.papers)
     known_keys = {key for key, _ in keyed}
     title = paper_title(inputs.task, inputs.directions)
-    prompt = render_prompt("writer", **_prompt_values(inputs, title, known_keys, enforce_style))
+    prompt = render_prompt("writer", **_prompt_values(inputs, title, keyed, enforce_style))
     body = extract_latex_body(client.complete("writer", prompt.system, prompt.user))
     body, removed = remove_unknown_citations(body, known_keys)
     body = add_numerical_warnings(mark_unverified(body, inputs.theory), inputs.experiment)
@@ -61,7 +62,8 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     return WrittenPaper(tex=tex, bibtex=bibtex, meta=meta)
 
 
-def _prompt_values(inputs: WriterInputs, title: str, keys: set[str], enforce_style: bool) -> dict[str, str]:
+def _prompt_values(inputs: WriterInputs, title: str, keyed: list[tuple[str, PaperRecord]],
+                   enforce_style: bool) -> dict[str, str]:
     theory = inputs.theory
     return {
         "macros": MACRO_SUMMARY,
@@ -69,7 +71,7 @@ def _prompt_values(inputs: WriterInputs, title: str, keys: set[str], enforce_sty
         "goal": inputs.directions.goal,
         "brief": inputs.directions.research_brief or "(none)",
         "survey_summary": inputs.survey.summary or "(none)",
-        "citation_keys": "\n".join(sorted(keys)) or "(none: cite nothing)",
+        "citation_keys": "\n".join(citation_line(key, paper) for key, paper in keyed) or "(none: cite nothing)",
         "theorem": theory.theorem_statement,
         "proof_status": theory.proof_status,
         "lemmas": "\n\n".join(_lemma_entry(lemma) for lemma in theory.lemmas),
@@ -78,6 +80,13 @@ def _prompt_values(inputs: WriterInputs, title: str, keys: set[str], enforce_sty
         "style_rules": PROOF_STYLE_RULES if enforce_style else "",
         "feedback": f"Reviewer feedback to follow: {inputs.feedback}" if inputs.feedback else "",
     }
+
+
+def citation_line(key: str, paper: PaperRecord) -> str:
+    """`key: authors (year), title`, so the model knows which paper each key stands for."""
+    authors = ", ".join(paper.authors[:AUTHORS_LISTED]) + (" et al." if len(paper.authors) > AUTHORS_LISTED else "")
+    year = f" ({paper.year})" if paper.year else ""
+    return f"{key}: {authors or 'unknown authors'}{year}, {paper.title}"
 
 
 def _lemma_entry(lemma: ProvedLemma) -> str:
