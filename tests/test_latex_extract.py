@@ -166,7 +166,9 @@ CHARACTERS = [
                  id="unicode-math"),
     pytest.param("file_name and x^2 but $a_1^2$, \\(b_2\\), \\ensuremath{c_3} and $\\text{d_4 $e_5$}$",
                  "file\\_name and \\ensuremath{x^2} but $a_1^2$, \\(b_2\\), \\ensuremath{c_3} and "
-                 "$\\text{d_4 $e_5$}$", id="scripts-outside-math"),
+                 "$\\text{\\ensuremath{d_4} $e_5$}$", id="scripts-outside-math"),  # \\text{} is text mode again
+    pytest.param("\\[\n\\text{6 = 2 \\times 3}\n\\]", "\\[ \\text{\\ensuremath{6 = 2 \\times 3}} \\]",
+                 id="math-command-in-text-inside-display-math"),  # the embedded model, run of 2026-11-21
     pytest.param("where \\alpha_1 is \\frac{1}{2} of \\mathbb{R}^n, \\textbf{\\leq} and x_α",
                  "where \\ensuremath{\\alpha_1} is \\ensuremath{\\frac{1}{2}} of \\ensuremath{\\mathbb{R}^n}, "
                  "\\textbf{\\ensuremath{\\leq}} and \\ensuremath{x_{\\ensuremath{\\alpha}}}",

@@ -44,6 +44,9 @@ TEXT_MATH = [
                  id="paired-delimiters-in-text"),
     pytest.param(r"Operators \Var, \argmin_{x} f(x) and \tr A.",
                  r"Operators \Var, \ensuremath{\argmin_{x} f(x)} and \tr A.", id="operators-in-text"),
+    pytest.param("\\[\n\\text{6 = 2 \\times 3}\n\\]\n\\[ \\text{Here, } k = 3 \\text{ is an integer.} \\]",
+                 "\\[\n\\text{\\ensuremath{6 = 2 \\times 3}}\n\\]\n\\[ \\text{Here, } k = 3 \\text{ is an integer.} \\]",
+                 id="math-command-in-text-inside-display-math"),  # the embedded model, run of 2026-11-21
     pytest.param(r"We have x^2 + y^2 = 1 on the circle.",
                  r"We have \ensuremath{x^2 + y^2 = 1} on the circle.", id="sum-of-squares-in-text"),
     pytest.param(r"Take $a$ and b_n together.", r"Take $a$ and \ensuremath{b_n} together.",

@@ -37,7 +37,7 @@ _MATH_ENVIRONMENT = re.compile(
     r"(?:equation|align|alignat|flalign|gather|multline|eqnarray|displaymath|math)\*?"
 )
 _MATH_OPENERS = {"$": "$", "$$": "$$", "\\[": "\\]", "\\(": "\\)"}
-# Commands whose argument is text even inside math: never scanned (the model's own business).
+# Commands whose argument is text even inside math: scanned as running text.
 _TEXT_INSIDE_MATH = frozenset(
     "\\text \\textrm \\textit \\textbf \\textsf \\texttt \\textnormal \\textup \\textsl \\textsc "
     "\\emph \\mbox \\hbox \\intertext \\shortintertext".split()
@@ -68,17 +68,23 @@ _DELIMITERS = frozenset(
 )
 
 
-def text_tokens(text: str) -> Iterator[re.Match[str]]:
-    """Control sequences, `_` and `^` read in text mode (not the math inside \\ensuremath{..} or \\abs{..})."""
-    closer, depth, index = "", 0, 0
-    while (match := _SCAN.search(text, index)) is not None:
+def text_tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """Control sequences, `_` and `^` read in text mode (not the math inside \\ensuremath{..} or \\abs{..}),
+    between `start` and `end`. The argument of \\text{..} inside math is text mode again: a model
+    writes `\\[ \\text{6 = 2 \\times 3} \\]`, so it is read as running text too."""
+    end = len(text) if end is None else end
+    closer, depth, index = "", 0, start
+    while (match := _SCAN.search(text, index, end)) is not None:
         token, index = match.group(0), match.end()
         if match.group(1):
             if _MATH_ENVIRONMENT.fullmatch(match.group(2).strip()):
                 depth = max(0, depth + (1 if match.group(1) == "begin" else -1))
         elif closer or depth:
             if token in _TEXT_INSIDE_MATH:
-                index = _group_end(text, index)
+                group_end = _group_end(text, index)
+                if group_end > index:
+                    yield from text_tokens(text, text.index("{", index) + 1, group_end - 1)
+                index = group_end
             elif token == closer:
                 closer = ""
         elif token in _MATH_OPENERS:
