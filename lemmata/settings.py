@@ -10,6 +10,7 @@ reach a config file, a log or an artifact.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,6 +54,10 @@ class Settings(BaseModel):
     SURVEY_MAX_TURNS: int = Field(8, gt=0, description="tool-use turns of the survey agent")
     THEORY_STAGE_MAX_TURNS: int = Field(6, gt=0, description="turns per theory stage")
     WRITER_MAX_TURNS: int = Field(4, gt=0, description="turns for paper generation")
+    EXPERIMENT_MAX_TURNS: int = Field(
+        5, gt=0, description="turns of the experiment agent per low-confidence lemma: a failed numerical test goes back "
+        "to the model for a corrected one"
+    )
     PREPRINT_MAX_RESULTS: int = Field(10, gt=0, description="hard cap on preprint search results")
     LLM_RETRY_ATTEMPTS: int = Field(5, gt=0, description="attempts per model call on rate-limit, 5xx, connection errors and timeouts")
     LLM_RETRY_WAIT_MIN: float = Field(4.0, ge=0, description="exponential backoff lower bound, seconds")
@@ -60,6 +65,30 @@ class Settings(BaseModel):
     LLM_TIMEOUT: float = Field(600.0, gt=0, description="seconds before one model request times out (then retried)")
     LATEX_PASS_TIMEOUT: float = Field(
         60.0, gt=0, description="seconds one pdflatex or bibtex pass may run before it is killed (an endless macro loop)"
+    )
+    SEARCH_TOOLS: bool = Field(
+        True, description="false: the agents get no literature or web search (a machine without network); "
+        "nothing can then be cited"
+    )
+    PREPRINT_BASE_URL: str = Field("http://export.arxiv.org/api/query", description="arXiv API query endpoint (preprint_search)")
+    SCHOLAR_BASE_URL: str = Field(
+        "https://api.semanticscholar.org/graph/v1", description="Semantic Scholar Graph API base URL (scholar_search)"
+    )
+    WEB_SEARCH_BASE_URL: str = Field(
+        "https://api.search.brave.com/res/v1/web/search", description="Brave Search API web endpoint (web_search)"
+    )
+    PDF_BASE_URL: str = Field("https://arxiv.org/pdf", description="where preprint PDFs are fetched: <base>/<arXiv id>")
+    SEARCH_TIMEOUT: float = Field(20.0, gt=0, description="seconds before one search or PDF request times out (then retried)")
+    SEARCH_RETRY_ATTEMPTS: int = Field(
+        3, gt=0, description="attempts per search or PDF request on timeouts, connection errors, 429 and 5xx"
+    )
+    SEARCH_RETRY_WAIT_MIN: float = Field(1.0, ge=0, description="search retry backoff lower bound, seconds")
+    SEARCH_RETRY_WAIT_MAX: float = Field(
+        20.0, ge=0, description="search retry backoff upper bound, seconds; also caps a service's Retry-After"
+    )
+    SEARCH_MIN_INTERVAL_SCALE: float = Field(
+        1.0, ge=0, description="factor on the polite minimum interval between requests to one service "
+        "(arXiv 3 s, Semantic Scholar 1 s, web search 1 s); 0 turns the spacing off"
     )
     CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
     AUTO_VERIFY_CONFIDENCE: float = Field(0.85, ge=0, le=1, description="auto-accept threshold for verification")
@@ -105,8 +134,9 @@ class Settings(BaseModel):
 
     @model_validator(mode="after")
     def _backoff_bounds_in_order(self) -> Settings:
-        if self.LLM_RETRY_WAIT_MIN > self.LLM_RETRY_WAIT_MAX:
-            raise ValueError("LLM_RETRY_WAIT_MIN must not exceed LLM_RETRY_WAIT_MAX")
+        for prefix in ("LLM", "SEARCH"):
+            if getattr(self, f"{prefix}_RETRY_WAIT_MIN") > getattr(self, f"{prefix}_RETRY_WAIT_MAX"):
+                raise ValueError(f"{prefix}_RETRY_WAIT_MIN must not exceed {prefix}_RETRY_WAIT_MAX")
         return self
 
     @classmethod
@@ -146,9 +176,12 @@ def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
     error = exc.errors()[0]
-    if not error["loc"]:  # a rule across settings
-        wait_min, wait_max = values.get("LLM_RETRY_WAIT_MIN", 4.0), values.get("LLM_RETRY_WAIT_MAX", 90.0)
-        return f"LLM_RETRY_WAIT_MIN={wait_min!r} exceeds LLM_RETRY_WAIT_MAX={wait_max!r}: lower the first or raise the second"
+    if not error["loc"]:  # a rule across settings: the backoff bounds of LLM_ or SEARCH_ retries
+        prefix = re.search(r"(\w+)_RETRY_WAIT_MIN", error["msg"]).group(1)
+        low, high = f"{prefix}_RETRY_WAIT_MIN", f"{prefix}_RETRY_WAIT_MAX"
+        wait_min = values.get(low, Settings.model_fields[low].default)
+        wait_max = values.get(high, Settings.model_fields[high].default)
+        return f"{low}={wait_min!r} exceeds {high}={wait_max!r}: lower the first or raise the second"
     name = str(error["loc"][0])
     return f"{name}={values.get(name)!r} is not valid: {allowed_values(name)}"
 
