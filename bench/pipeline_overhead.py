@@ -20,16 +20,19 @@ from lemmata.artifacts import TheoryPlan, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
+from lemmata.testing.fake_search_servers import FakeSearchServers
 
-from _common import critical_path  # bench/ is the script directory, hence on sys.path
+from _common import critical_path, search_settings  # bench/ is the script directory, hence on sys.path
 
 
 def run_once(latency: float) -> dict[str, float]:
-    with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer(latency=latency) as server:
+    with (tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer(latency=latency) as server,
+          FakeSearchServers() as search):
         even_sum_session.install(server)
         home = Path(tmp) / "home"
         env = {**os.environ, "LEMMATA_HOME": str(home), "LLM_BACKEND": "local",
-               "LOCAL_LLM_BASE_URL": server.openai_base_url, "TEXMFVAR": str(Path(tmp) / "texmf")}
+               "LOCAL_LLM_BASE_URL": server.openai_base_url, "TEXMFVAR": str(Path(tmp) / "texmf"),
+               **search_settings(search)}
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"], env=env,
                        cwd=tmp, check=True, capture_output=True, stdin=subprocess.DEVNULL)

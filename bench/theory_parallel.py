@@ -114,8 +114,10 @@ def install_answers(server: FakeLLMServer) -> None:
 
 
 def new_run(home: Path, server: FakeLLMServer) -> Path:
-    """A run directory as `lemmata prove` makes it; default settings, so the user's .env cannot skew timings."""
-    settings = Settings.from_mapping({"LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": server.openai_base_url})
+    """A run directory as `lemmata prove` makes it; default settings, so the user's .env cannot skew
+    timings, and no search (the upstream stages only set the theory up)."""
+    settings = Settings.from_mapping({"LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": server.openai_base_url,
+                                      "SEARCH_TOOLS": False})
     session_id = new_session_id()
     run_dir = Layout(home).run_dir(session_id)
     record = RunRecord(session_id=session_id, mode="prove", task=even_sum_session.TASK,

@@ -44,18 +44,53 @@ class PaperRecord(Artifact):
     source: str = Field("", description="the tool that retrieved it")
 
 
+class ToolCallRecord(Artifact):
+    """One tool call of an agent: what it asked, whether it worked, which records it returned."""
+
+    turn: int
+    tool: str
+    argument: str
+    ok: bool
+    error: str = ""
+    paper_ids: list[str] = Field(default_factory=list)
+
+
+class PaperNote(Artifact):
+    """What the paper reader took from one paper: from its PDF's theorem blocks or its abstract."""
+
+    paper_id: str
+    source: Literal["pdf", "abstract"]
+    results: list[str] = Field(default_factory=list)
+    techniques: list[str] = Field(default_factory=list)
+
+
 class Survey(Artifact):
-    papers: list[PaperRecord] = Field(default_factory=list)
+    papers: list[PaperRecord] = Field(default_factory=list, description="records a tool returned, chosen by the agent")
     open_problems: list[str] = Field(default_factory=list)
     key_objects: list[str] = Field(default_factory=list)
     summary: str = ""
     tools_available: list[str] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    retrieved: int = Field(0, description="distinct records the tools returned")
+    turns: int = 0
+    user_papers: list[str] = Field(default_factory=list, description="identifiers or titles the researcher supplied")
+    paper_notes: list[PaperNote] = Field(default_factory=list, description="what the paper reader extracted")
+    note: str = ""
 
 
 class Direction(Artifact):
     title: str
     summary: str = ""
     rationale: str = ""
+
+
+class DirectionIdeas(Artifact):
+    """The divergent step: candidate directions, or why there are none (the direction gate asks)."""
+
+    candidates: list[Direction] = Field(default_factory=list)
+    error: str = ""
+    turns: int = 0
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
 
 
 class Directions(Artifact):
@@ -170,7 +205,15 @@ class GateDecision(Artifact):
     gate: str
     approved: bool
     feedback: str = ""
-    decided_by: Literal["user", "default"]
+    decided_by: Literal["user", "default", "automatic"]  # automatic: the gate's condition did not hold
+
+
+class CheckPoint(Artifact):
+    """One point of a numerical test's series: the instances whose parameter was `x`."""
+
+    x: float
+    trials: int = Field(ge=1)
+    violations: int = Field(ge=0)
 
 
 class LemmaCheck(Artifact):
@@ -181,8 +224,17 @@ class LemmaCheck(Artifact):
     violations: int = 0
     violation_rate: float | None = None
     numerically_suspect: bool = False
-    code: str = ""
-    detail: str = ""
+    code: str = Field("", description="the test that ran (ran), or the last one written (error)")
+    detail: str = Field("", description="ran: the model's rationale; error: why the last attempt failed")
+    attempts: int = Field(0, description="experiment turns spent: tests written, including the failed ones")
+    failures: list[str] = Field(default_factory=list, description="why each failed attempt failed, in order")
+    series: list[CheckPoint] = Field(default_factory=list, description="the test's optional split by a parameter")
+    x_label: str = ""
+    notes: list[str] = Field(default_factory=list, description="e.g. why a printed series was not used")
+    plot: str = Field("", description="the plot of the check, relative to the run directory; empty: none")
+    sandbox: list[str] = Field(default_factory=list, description="protections active in the last run")
+    network_isolated: bool = False
+    cpu_seconds: float | None = None
 
 
 class Experiment(Artifact):

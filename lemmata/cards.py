@@ -5,10 +5,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from lemmata.artifacts import CompileReport, Directions, Experiment, PaperMeta, Survey, Theory, read_artifact
+from lemmata.artifacts import (
+    CompileReport, Directions, Experiment, LemmaCheck, PaperMeta, Survey, Theory, read_artifact,
+)
 from lemmata.events import TokenTally
 from lemmata.latex.document import support_files
-from lemmata.pipeline import USER_FILES
+from lemmata.pipeline import USER_FIGURES, USER_FILES
 
 WIDTH = 78
 
@@ -26,10 +28,16 @@ def _shorten(text: str, width: int = 90) -> str:
 
 
 def survey_card(survey: Survey) -> str:
-    lines = [f"Papers found: {len(survey.papers)}"]
-    lines += [f"  - {p.title} ({p.year or 'n.d.'})" for p in survey.papers]
+    failed = [call for call in survey.tool_calls if not call.ok]
+    lines = [f"Searches: {len(survey.tool_calls)} tool calls in {survey.turns} turns"
+             + (f", {len(failed)} failed" if failed else "") + f"; {survey.retrieved} records retrieved"]
+    lines += [f"  ! {call.tool}({call.argument!r}): {_shorten(call.error)}" for call in failed[:3]]
+    lines.append(f"Papers kept: {len(survey.papers)}")
+    lines += [f"  - [{p.id}] {_shorten(p.title)} ({p.year or 'n.d.'})" for p in survey.papers]
     if not survey.tools_available:
-        lines.append("  (no literature search tools in this version: nothing may be cited)")
+        lines.append("  (no literature search tools in this run: nothing may be cited)")
+    if survey.note:
+        lines.append(f"Note: {survey.note}")
     lines.append(f"Open problems: {len(survey.open_problems)}")
     lines += [f"  - {_shorten(p)}" for p in survey.open_problems]
     lines.append("Key mathematical objects: " + (", ".join(survey.key_objects) or "none"))
@@ -67,18 +75,32 @@ def theory_card(theory: Theory) -> str:
 def experiment_card(experiment: Experiment) -> str:
     if experiment.skipped:
         return _box("experiment", [f"Skipped: {experiment.skip_reason}"])
+    ran = [check for check in experiment.checks if check.outcome == "ran"]
     score = "n/a" if experiment.alignment_score is None else f"{experiment.alignment_score:.2f}"
-    lines = [f"Alignment score: {score}"]
+    agreeing = f" ({sum(not c.numerically_suspect for c in ran)} of {len(ran)} tests agree with their lemma)"
+    lines = [f"Alignment score: {score}" + (agreeing if ran else "")]
     for check in experiment.checks:
-        if check.outcome == "ran":
-            flag = "  NUMERICALLY SUSPECT" if check.numerically_suspect else ""
-            lines.append(f"{check.lemma_id}: {check.violations}/{check.trials} violations "
-                         f"(rate {check.violation_rate:.4f}){flag}")
-        else:
-            lines.append(f"{check.lemma_id}: test failed: {_shorten(check.detail, 70)}")
+        lines += check_lines(check)
     if not experiment.checks:
         lines.append(experiment.skip_reason or "no checks")
+    protections = next((check.sandbox for check in experiment.checks if check.sandbox), [])
+    if protections:
+        lines.append("Sandbox: " + ", ".join(protections))
     return _box("experiment", lines)
+
+
+def check_lines(check: LemmaCheck) -> list[str]:
+    """One lemma's numerical check: its numbers or why it has none, turns, earlier failures, notes."""
+    turns = f"{check.attempts} turn{'s' if check.attempts != 1 else ''}"
+    if check.outcome == "ran":
+        flag = ", NUMERICALLY SUSPECT" if check.numerically_suspect else ""
+        plot = f"; plot {check.plot}" if check.plot else ""
+        lines = [f"{check.lemma_id}: {check.violations}/{check.trials} violations, "
+                 f"rate {check.violation_rate or 0:.4f}{flag} ({turns}){plot}"]
+        lines += [f"    earlier attempt: {_shorten(failure, 80)}" for failure in check.failures]
+    else:
+        lines = [f"{check.lemma_id}: no valid test after {turns}: {_shorten(check.detail, 80)}"]
+    return lines + [f"    note: {_shorten(note, 80)}" for note in check.notes]
 
 
 def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path) -> str:
@@ -95,14 +117,16 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         compile_line(read_artifact(run_dir / "paper_v1.compile.json", CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
         "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
-        f"Files in {output_dir}: " + ", ".join(delivered_files()),
+        f"Files in {output_dir}: " + ", ".join(delivered_files(run_dir)),
     ]
     return _box("writer: session summary", lines)
 
 
-def delivered_files() -> list[str]:
+def delivered_files(run_dir: Path) -> list[str]:
     """What the output folder receives: the paper's files and what its .tex needs to compile."""
-    return [*USER_FILES, *(source.name for source in support_files())]
+    plots = len(list((run_dir / USER_FIGURES).glob("*.pdf")))
+    return [*USER_FILES, *(source.name for source in support_files()),
+            *([f"{USER_FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else [])]
 
 
 def compile_line(report: CompileReport) -> str:

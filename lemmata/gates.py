@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 from lemmata.artifacts import GateDecision, write_artifact
 
 GATE_CLOSED = "GATE CLOSED"
 THEORY_REVIEW = "theory_review"
+SURVEY_PAPERS = "survey_papers"  # the survey kept no paper: which papers to start from?
+DIRECTION = "direction"  # ideation proposed nothing: which direction to take?
+#: The rule that guards each gate's sentinel.
+GATE_RULES = {f"{gate}_gate": gate for gate in (THEORY_REVIEW, SURVEY_PAPERS, DIRECTION)}
 
 
 def gate_path(run_dir: Path, gate: str) -> Path:
@@ -18,6 +24,19 @@ def gate_closed_message(sentinel: str) -> str:
     gate = Path(sentinel).stem
     return (f"{GATE_CLOSED}: {gate} is waiting for a decision; write {sentinel} "
             '(e.g. {"gate": "' + gate + '", "approved": true, "decided_by": "user"}) and run again')
+
+
+def close_gate(sentinel: Path) -> NoReturn:
+    """End the gate rule's job with the recognisable GATE CLOSED failure."""
+    sys.stderr.write(gate_closed_message(str(sentinel)) + "\n")
+    raise SystemExit(1)
+
+
+def open_gate_automatically(sentinel: Path, reason: str) -> GateDecision:
+    """A conditional gate whose condition does not hold: nothing to ask."""
+    decision = GateDecision(gate=Path(sentinel).stem, approved=True, feedback=reason, decided_by="automatic")
+    write_artifact(Path(sentinel), decision)
+    return decision
 
 
 def record_decision(run_dir: Path, gate: str, approved: bool, feedback: str, decided_by: str) -> GateDecision:

@@ -14,8 +14,8 @@ class Stage:
 
 
 STAGES = (
-    Stage("survey", ("intake", "survey"), "survey.json"),
-    Stage("direction planning", ("directions",), "directions.json"),
+    Stage("survey", ("intake", "survey", "survey_papers_gate", "survey_final"), "survey.json"),
+    Stage("direction planning", ("ideation", "direction_gate", "directions"), "directions.json"),
     Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json"),
     Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json"),
     Stage("experiment", ("experiment",), "experiment.json"),
@@ -23,6 +23,8 @@ STAGES = (
     Stage("compile", ("compile", "research_output"), "paper_v1.pdf"),
 )
 USER_FILES = ("paper_v1.tex", "paper_v1.pdf", "references.bib")
+#: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
+USER_FIGURES = "figures"
 
 
 def stage_of_rule(rule: str) -> str:

@@ -16,15 +16,15 @@ from typing import Protocol
 import yaml
 
 import lemmata
-from lemmata.artifacts import TaskInput, Theory, atomic_write_text, read_artifact
+from lemmata.artifacts import DirectionIdeas, Survey, TaskInput, Theory, atomic_write_text, read_artifact
 from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
-from lemmata.gates import THEORY_REVIEW, gate_path, record_decision
+from lemmata.gates import DIRECTION, GATE_RULES, SURVEY_PAPERS, THEORY_REVIEW, gate_path, record_decision
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
-from lemmata.pipeline import STAGES, USER_FILES
+from lemmata.pipeline import STAGES, USER_FIGURES, USER_FILES
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
@@ -45,6 +45,8 @@ class RunConsole(Protocol):
     def card(self, text: str) -> None: ...
     def info(self, text: str) -> None: ...
     def review_theory(self, theory: Theory) -> tuple[bool, str]: ...
+    def survey_papers(self, survey: Survey) -> str: ...
+    def research_direction(self, survey: Survey, reason: str) -> str: ...
 
 
 @dataclass
@@ -88,13 +90,11 @@ class Driver:
                 return save_record(self.run_dir, record, status="stopped",
                                    message="the workflow process was stopped by a signal; finished work is kept: "
                                            f"continue with `lemmata resume {record.session_id}`")
-            if self._gate_closed(result):
-                approved, feedback = self.console.review_theory(read_artifact(self.run_dir / "theory.json", Theory))
-                if not approved:
-                    return save_record(self.run_dir, record, status="stopped",
-                                       message=f"stopped at the theory review: {feedback or 'rejected'}")
-                decided_by = "user" if self.console.interactive else "default"
-                record_decision(self.run_dir, THEORY_REVIEW, True, feedback, decided_by)
+            gate = self._closed_gate(result)
+            if gate:
+                stopped = self._ask_at_gate(gate, record)
+                if stopped:
+                    return stopped
                 continue
             message = self._failure_message(result)
             if self._deliver(record):  # e.g. a compile failure: the LaTeX is worth having
@@ -153,9 +153,37 @@ class Driver:
         if card:
             self.console.card(card)
 
-    def _gate_closed(self, result: Invocation) -> bool:
-        return (set(result.board.failed_rules) == {"theory_review_gate"}
-                and not gate_path(self.run_dir, THEORY_REVIEW).exists())
+    def _closed_gate(self, result: Invocation) -> str:
+        """The gate that stopped the workflow (its rule alone failed, its sentinel missing), or ""."""
+        failed = set(result.board.failed_rules)
+        if len(failed) != 1:
+            return ""
+        gate = GATE_RULES.get(failed.pop(), "")
+        return gate if gate and not gate_path(self.run_dir, gate).exists() else ""
+
+    def _ask_at_gate(self, gate: str, record: RunRecord) -> RunRecord | None:
+        """Ask the researcher and write the gate's sentinel; a record when the run stops here."""
+        decided_by = "user" if self.console.interactive else "default"
+        try:
+            if gate == SURVEY_PAPERS:
+                papers = self.console.survey_papers(read_artifact(self.run_dir / "survey" / "first.json", Survey))
+                record_decision(self.run_dir, gate, True, papers, decided_by)
+                return None
+            if gate == DIRECTION:
+                survey = read_artifact(self.run_dir / "survey.json", Survey)
+                ideas = read_artifact(self.run_dir / "directions" / "ideas.json", DirectionIdeas)
+                record_decision(self.run_dir, gate, True, self.console.research_direction(survey, ideas.error), "user")
+                return None
+        except RuntimeError as error:  # the spec: empty input or Ctrl+C ends the run cleanly
+            message = f"{error}; the gate asks again on `lemmata resume {record.session_id}`"
+            save_record(self.run_dir, record, status="stopped", message=message)
+            raise LemmataError(message) from None
+        approved, feedback = self.console.review_theory(read_artifact(self.run_dir / "theory.json", Theory))
+        if not approved:
+            return save_record(self.run_dir, record, status="stopped",
+                               message=f"stopped at the theory review: {feedback or 'rejected'}")
+        record_decision(self.run_dir, THEORY_REVIEW, True, feedback, decided_by)
+        return None
 
     def _failure_message(self, result: Invocation) -> str:
         failure = self.run_dir / FAILURE_FILE
@@ -175,6 +203,11 @@ class Driver:
             shutil.copy2(self.run_dir / name, output / name)
         for source in support_files():  # so that the delivered .tex compiles on its own
             shutil.copy2(source, output / source.name)
+        figures = sorted((self.run_dir / USER_FIGURES).glob("*.pdf"))
+        if figures:
+            (output / USER_FIGURES).mkdir(exist_ok=True)
+            for figure in figures:
+                shutil.copy2(figure, output / USER_FIGURES / figure.name)
         return delivered
 
     def _complete(self, record: RunRecord) -> RunRecord:

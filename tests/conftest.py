@@ -13,6 +13,7 @@ import pytest
 
 from lemmata.settings import lemmata_home
 from lemmata.testing.fake_llm_server import FakeLLMServer
+from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, unused_port
 
 #: The developer's (or CI's) real lemmata home, read before any test isolates it: the one
 #: place the embedded smoke test looks for the installed model.
@@ -27,6 +28,8 @@ ISOLATED_VARIABLES = (
     "LLM_BACKEND",
     "LEMMATA_REPLAY",
     "LEMMATA_EMBEDDED_MODEL",
+    "SEMANTIC_SCHOLAR_API_KEY",
+    "BRAVE_SEARCH_API_KEY",
 )
 #: Proxies would route 127.0.0.1 traffic of the SDKs elsewhere.
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -102,10 +105,21 @@ def cli_environment(home: Path, **extra: str) -> dict[str, str]:
     """The environment for a `lemmata` subprocess: this process's, minus every lemmata, model and
     credential variable, with LEMMATA_HOME at `home` and fast retries."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX"))}
-    env.update(LEMMATA_HOME=str(home), LLM_RETRY_WAIT_MIN="0", LLM_RETRY_WAIT_MAX="0.01",
-               TEXMFVAR=str(home / "texmf-var"), **extra)
+           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX", "SEARCH_"))
+           and k not in ISOLATED_VARIABLES + PROXY_VARIABLES}
+    env.update({"LEMMATA_HOME": str(home), "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01",
+                "TEXMFVAR": str(home / "texmf-var"), **SEARCH_SERVICES_DOWN, **extra})
     return env
+
+
+#: Every search service at a port nobody listens on, with fast retries: no test reaches the
+#: network; a test that wants results passes a FakeSearchServers' settings_values().
+_DOWN = f"http://127.0.0.1:{unused_port()}"
+SEARCH_SERVICES_DOWN = {
+    "PREPRINT_BASE_URL": _DOWN + "/arxiv/api/query", "SCHOLAR_BASE_URL": _DOWN + "/s2/graph/v1",
+    "WEB_SEARCH_BASE_URL": _DOWN + "/brave", "PDF_BASE_URL": _DOWN + "/arxiv/pdf",
+    **{name: str(value) for name, value in FAST_SEARCH_SETTINGS.items()},
+}
 
 
 def write_cli_login(path: Path, token: str | None = "sk-ant-oat01-first-secret-token", expires_at: float | None = None,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.artifacts import CompileReport, ConsistencyCheck, ProvedLemma, Theory
-from lemmata.cards import compile_line, lemma_chain, theory_card
+from lemmata.artifacts import CompileReport, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
+from lemmata.cards import compile_line, experiment_card, lemma_chain, theory_card
 
 
 def lemma(lemma_id: str, method: str, status: str, confidence: float, attempts: int = 1,
@@ -68,3 +68,49 @@ def test_the_theory_card_counts_verified_lemmas_from_the_artifact() -> None:
 )
 def test_the_writer_card_shows_the_compile_report(report: CompileReport, line: str) -> None:
     assert compile_line(report) == line
+
+
+SANDBOX = ["resource limits", "wall-clock timeout", "scrubbed environment", "scratch directory", "network namespace",
+           "pid namespace", "audit hook"]
+EXPERIMENT = Experiment(
+    skipped=False, verified_lemmas=["parity"], low_confidence_lemmas=["closure", "bound", "extra"], alignment_score=0.5,
+    checks=[
+        LemmaCheck(lemma_id="closure", group="low_confidence", outcome="ran", trials=2000, violations=0,
+                   violation_rate=0.0, attempts=1, plot="figures/closure.pdf", sandbox=SANDBOX),
+        LemmaCheck(lemma_id="bound", group="low_confidence", outcome="ran", trials=1000, violations=40,
+                   violation_rate=0.04, numerically_suspect=True, attempts=2, sandbox=SANDBOX,
+                   failures=["crashed (exit status 1): ZeroDivisionError: division by zero"],
+                   notes=["series ignored: two points have the same x"]),
+        LemmaCheck(lemma_id="extra", group="low_confidence", outcome="error", attempts=5, sandbox=SANDBOX,
+                   detail="denied: network access (socket.connect)",
+                   failures=["stopped: exceeded the 20 s CPU-time limit"] * 4 + ["denied: network access (socket.connect)"]),
+    ],
+)
+
+
+def test_the_experiment_card_shows_alignment_and_each_lemmas_check() -> None:
+    text = " ".join(experiment_card(EXPERIMENT).split())  # the card wraps long lines
+    expected = [
+        "Alignment score: 0.50 (1 of 2 tests agree with their lemma)",
+        "closure: 0/2000 violations, rate 0.0000 (1 turn); plot figures/closure.pdf",
+        "bound: 40/1000 violations, rate 0.0400, NUMERICALLY SUSPECT (2 turns)",
+        "earlier attempt: crashed (exit status 1): ZeroDivisionError: division by zero",
+        "note: series ignored: two points have the same x",
+        "extra: no valid test after 5 turns: denied: network access (socket.connect)",
+        "Sandbox: resource limits, wall-clock timeout, scrubbed environment, scratch directory, network namespace, "
+        "pid namespace, audit hook",
+    ]
+    positions = [text.index(part) for part in expected]
+    assert positions == sorted(positions)
+    assert "CPU-time" not in text  # the earlier failures of a lemma that never ran are not repeated
+
+
+@pytest.mark.parametrize("experiment, line", [
+    pytest.param(Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=auto and the statement has no quantitative "
+                            "signals"), "Skipped: EXPERIMENT_MODE=auto and the statement has no quantitative signals",
+                 id="skipped"),
+    pytest.param(Experiment(skipped=False, skip_reason="no low-confidence lemma to test"),
+                 "no low-confidence lemma to test", id="nothing-to-test"),
+])
+def test_the_experiment_card_says_why_nothing_was_tested(experiment: Experiment, line: str) -> None:
+    assert line in " ".join(experiment_card(experiment).split())

@@ -18,7 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import REAL_LEMMATA_HOME, cli_environment
-from lemmata.artifacts import PaperMeta, Theory, read_artifact
+from lemmata.artifacts import PaperMeta, Survey, Theory, read_artifact
 from lemmata.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from lemmata.llm.calllog import read_call_records
 
@@ -51,7 +51,8 @@ def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) 
     model = installed_model()
     home = tmp_path / "home"
     env = cli_environment(home, **TOKEN_CAPS, LEMMATA_EMBEDDED_MODEL=str(model),
-                          VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"), EXPERIMENT_MODE="false")
+                          VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"), EXPERIMENT_MODE="false",
+                          SEARCH_TOOLS="false")  # no network: a survey turn per failed search would only cost time
     result = subprocess.run([sys.executable, "-m", "lemmata", "prove", "Prove that the sum of two even integers is even.",
                              "--output", "out"], env=env, cwd=tmp_path, capture_output=True, text=True,
                             timeout=1500, stdin=subprocess.DEVNULL)
@@ -78,6 +79,7 @@ def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) 
             assert lemma.id in tex
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
     assert meta.bib_entries == 0  # nothing was retrieved, so nothing may be cited
+    assert read_artifact(run_dir / "survey.json", Survey).tools_available == []  # SEARCH_TOOLS=false
     pages = PdfReader(pdf).pages
     text = " ".join(" ".join(page.extract_text() for page in pages).split())
     assert " ".join(meta.title.split()[:3]) in text  # our template set the model's title

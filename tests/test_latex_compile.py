@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from lemmata.artifacts import Experiment, LemmaCheck, PaperRecord
+from lemmata.artifacts import CheckPoint, Experiment, LemmaCheck, PaperRecord
 from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
 from lemmata.latex.compile import (
     LatexCompileError, compile_paper, failure_report, parse_latex_log, success_report,
 )
+from lemmata.stages.experiment_figures import add_experiment_figures
+from lemmata.stages.experiment_plot import add_plots
 from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.latex.document import (
     MATH_PACKAGE_PATH,
@@ -171,6 +173,32 @@ def test_the_numerical_warning_compiles_cleanly(tex_dir: Path) -> None:
     assert result.warnings == []
     text = " ".join(" ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages).split())
     assert "Warning: numerical tests contradict Lemma L_2. 240 of 2000 random trials violate it (rate 12.0%)" in text
+
+
+@needs_tex
+def test_a_paper_with_the_experiments_plots_compiles_cleanly(tex_dir: Path) -> None:
+    """The plots are drawn beside the paper in figures/, copied into the build directory and
+    included as figures with their captions; an underscore in a lemma id is no trouble."""
+    checks = [LemmaCheck(lemma_id="main_result", group="low_confidence", outcome="ran", trials=2000, violations=0,
+                         violation_rate=0.0),
+              LemmaCheck(lemma_id="L4", group="low_confidence", outcome="ran", trials=300, violations=30,
+                         violation_rate=0.1, numerically_suspect=True, x_label="n",
+                         series=[CheckPoint(x=n, trials=100, violations=10 * (n == 100)) for n in (1, 10, 100)])]
+    experiment = add_plots(Experiment(skipped=False, checks=checks), tex_dir)
+    assert [check.plot for check in experiment.checks] == ["figures/main_result.pdf", "figures/L4.pdf"]
+    body = add_experiment_figures("\\section{Introduction}\nSee \\cref{fig:check-L4}.", experiment)
+    tex_path = tex_dir / "paper_v1.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None), encoding="utf-8")
+    started = time.monotonic()
+    result = compile_paper(tex_path, bibliography=False)
+    assert result.warnings == [] and time.monotonic() - started < 30
+    errors, warnings = parse_latex_log((tex_dir / "paper_v1.log").read_text(encoding="latin-1"))
+    assert errors == [] and warnings == []
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages).split())
+    assert "Numerical check of Lemma main_result: violation rate over 2000 random trials." in text
+    assert "Numerical check of Lemma L4" in text and "numerically suspect" in text and "Figure 2" in text
+    assert "Lemma L4: 30 of 300 trials violate it" in text  # the plot's own title, inside the included PDF
+    assert (tex_dir / "build" / "paper_v1" / "figures" / "L4.pdf").is_file()
 
 
 @needs_tex

@@ -166,7 +166,7 @@ def test_structured_text_repeating_twice_is_not_a_loop() -> None:
 def test_every_field_required_leaves_the_original_schema_untouched() -> None:
     original = role("survey").json_schema()
     strict = every_field_required(original)
-    assert set(strict["required"]) == {"summary", "open_problems", "key_objects"}
+    assert set(strict["required"]) == {"tool_calls", "papers", "summary", "open_problems", "key_objects"}
     assert "required" not in original
 
 

@@ -139,7 +139,7 @@ def test_fast_tier_roles_get_the_fast_model() -> None:
         client.complete(name, "s", "q")
     sent = {request.role: request.model for request in backend.requests}
     fast_roles = {name for name, spec in ROLES.items() if spec.tier == "fast"}
-    assert fast_roles == {"consistency", "formalizer", "analyst", "sketch", "compress"}
+    assert fast_roles == {"extractor", "consistency", "formalizer", "analyst", "sketch", "compress"}
     assert sent == {name: "claude-haiku-4-5" if name in fast_roles else "claude-sonnet-4-5" for name in ROLES}
 
 

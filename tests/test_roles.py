@@ -14,6 +14,7 @@ from lemmata.settings import Settings
 
 EXPECTED_SETTING = {
     "survey": "MAX_TOKENS_AGENT",
+    "extractor": "MAX_TOKENS_ANALYST",
     "ideation": "MAX_TOKENS_PLANNER",
     "planner": "MAX_TOKENS_PLANNER",
     "decomposer": "MAX_TOKENS_DECOMPOSER",
@@ -34,7 +35,7 @@ EXPECTED_SETTING = {
     "qa": "MAX_TOKENS_AGENT",
 }
 #: Roles whose answer is parsed as JSON (they have an answer schema).
-JSON_ROLES = {"survey", "ideation", "planner", "decomposer", "architect", "verifier", "consistency", "experiment",
+JSON_ROLES = {"survey", "extractor", "ideation", "planner", "decomposer", "architect", "verifier", "consistency", "experiment",
               "formalizer"}
 
 
@@ -44,9 +45,9 @@ def run_roles(*args: str, env: dict[str, str] | None = None):
     return result
 
 
-def test_exactly_the_nineteen_roles() -> None:
+def test_exactly_the_twenty_roles() -> None:
     assert list(ROLES) == list(EXPECTED_SETTING)
-    assert len(ROLES) == 19
+    assert len(ROLES) == 20
 
 
 @pytest.mark.parametrize("name", list(EXPECTED_SETTING))

@@ -3,6 +3,8 @@ model replaced by the fake OpenAI-compatible server on 127.0.0.1 (or by replay).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -28,15 +30,32 @@ from lemmata.runner import snakemake_command, workflow_environment
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import Fault, FakeLLMServer
+from lemmata.testing.fake_search_servers import DEFAULT_PAPERS, FakeSearchServers
 
 pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
-ROLES_OF_A_RUN = {"survey", "ideation", "planner", "formalizer", "decomposer", "architect", "prover", "verifier",
+ROLES_OF_A_RUN = {"survey", "extractor", "ideation", "planner", "formalizer", "decomposer", "architect", "prover", "verifier",
                   "refiner", "assembler", "consistency", "crystallizer", "experiment", "writer"}
 #: L1-L3 are auto-accepted in one turn each; L4 stays at 0.70 for THEORY_STAGE_MAX_TURNS (6) turns,
 #: each checked by the verifier, with one refinement after STAGNATION_WINDOW (3) stagnant turns.
 PROVER_CALLS = {"L1": 1, "L2": 1, "L3": 1, "L4": 6}
-CALLS_OF_A_RUN = 6 + sum(PROVER_CALLS.values()) + 6 + 1 + 3 + 2  # upstream, prover, verifier, refiner, assembly, rest
+#: Upstream: survey (a search turn and a final turn), the paper reader (two papers), ideation,
+#: planner, formalizer, decomposer, architect.
+CALLS_OF_A_RUN = 9 + sum(PROVER_CALLS.values()) + 6 + 1 + 3 + 2  # upstream, prover, verifier, refiner, assembly, rest
+
+
+@pytest.fixture(scope="module", autouse=True)
+def search_services():
+    """arXiv, Semantic Scholar and the web, faked on 127.0.0.1 for every run of this module; the
+    first paper has a PDF with theorem statements, for the paper reader."""
+    with_pdf = dataclasses.replace(DEFAULT_PAPERS[0], pdf=(Path(__file__).parent / "data/theorems.pdf").read_bytes())
+    with FakeSearchServers(papers=(with_pdf, *DEFAULT_PAPERS[1:])) as servers:
+        SEARCH_SETTINGS.update(servers.settings_values())
+        yield servers
+    SEARCH_SETTINGS.clear()
+
+
+SEARCH_SETTINGS: dict[str, str] = {}
 
 
 @pytest.fixture
@@ -53,7 +72,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def lemmata_env(home: Path, **extra: str) -> dict[str, str]:
-    return cli_environment(home, **extra)
+    return cli_environment(home, **{**SEARCH_SETTINGS, **extra})
 
 
 def local_env(home: Path, server: FakeLLMServer, **extra: str) -> dict[str, str]:
@@ -90,14 +109,27 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert result.returncode == 0, result.stderr
     out = tmp_path / "out"
     assert result.stdout.splitlines()[-1] == str(out / "paper_v1.pdf")  # the run ends with the paper's path
-    assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib", "lemmata-math.sty"}
+    assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib", "lemmata-math.sty", "figures"}
     elsewhere = shutil.copytree(out, tmp_path / "elsewhere")
     rebuilt = subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "paper_v1.tex"],
                              cwd=elsewhere, capture_output=True, text=True, timeout=60)
     assert rebuilt.returncode == 0, rebuilt.stdout[-2000:]  # the delivered .tex compiles on its own
     run_dir = only_run_dir(home)
     assert read_artifact(run_dir / "input.json", TaskInput).task == TASK
-    assert read_artifact(run_dir / "survey.json", Survey).open_problems
+    survey = read_artifact(run_dir / "survey.json", Survey)
+    assert survey.open_problems and [call.argument for call in survey.tool_calls] == ["sum of even integers"]
+    # What the search returned; the paper the model named from memory is not there, nor in the .bib.
+    assert [paper.id for paper in survey.papers] == ["arXiv:2101.00001", "arXiv:1905.01234"]
+    assert "Hallucinated" not in (run_dir / "survey.json").read_text() + (out / "references.bib").read_text()
+    assert read_artifact(run_dir / "gates/survey_papers.json", GateDecision).decided_by == "automatic"
+    assert [(n.paper_id, n.source) for n in survey.paper_notes] == [("arXiv:2101.00001", "pdf"),
+                                                                    ("arXiv:1905.01234", "abstract")]
+    extractor_prompts = [r.body["messages"][-1]["content"] for r in fake_server.requests
+                         if r.headers.get("x-lemmata-role") == "extractor"]
+    assert any("Theorem 1." in prompt for prompt in extractor_prompts)  # read from the PDF, not the abstract
+    decomposer = next(r.body["messages"][-1]["content"] for r in fake_server.requests
+                      if r.headers.get("x-lemmata-role") == "decomposer")
+    assert "Known results from the literature" in decomposer and "[arXiv:2101.00001] Parity of Sums" in decomposer
     assert read_artifact(run_dir / "directions.json", Directions).goal
     plan = read_artifact(run_dir / "theory/plan.json", TheoryPlan)
     assert plan.level == "full" and [lemma.id for lemma in plan.lemmas] == ["L1", "L2", "L3", "L4"]
@@ -116,11 +148,13 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert experiment.checks[0].lemma_id == "L4" and experiment.checks[0].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
     output = read_artifact(run_dir / "research_output.json", ResearchOutput)
-    assert output.bibliography_json == "[]" and [c.id for c in output.lemma_chain] == ["L1", "L2", "L3", "L4"]
+    assert [entry["key"] for entry in json.loads(output.bibliography_json)] == ["example2021", "placeholder2019"]
+    assert [c.id for c in output.lemma_chain] == ["L1", "L2", "L3", "L4"]
     assert [p.pdf_file for p in output.papers] == ["paper_v1.pdf"]
     compiled = read_artifact(run_dir / "paper_v1.compile.json", CompileReport)
     assert compiled.ok and compiled.errors == [] and compiled.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
     assert "Compile: 4 passes in" in result.stdout  # on the writer card
+    assert "lemmata-math.sty, figures/ (1 plot)" in " ".join(result.stdout.split())
 
     records = list(read_call_records(run_dir / "llm_calls.jsonl"))
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
@@ -138,6 +172,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     text = " ".join(" ".join(page.extract_text() for page in PdfReader(out / "paper_v1.pdf").pages).split())
     assert text.count("[Unverified step]") == 1 and "Limitations" in text  # L4, the only unverified lemma
     assert "\\cite{knuth1997}" not in (out / "paper_v1.tex").read_text()
+    assert "Parity of Sums of Even Integers" in text  # the one kept citation reaches the references
 
     status = run_lemmata(["status"], local_env(home, fake_server), tmp_path)
     assert run_dir.name in status.stdout and "completed" in status.stdout
@@ -150,9 +185,9 @@ def test_transient_errors_are_retried_and_logged_as_attempts(fake_server, home, 
     result = run_lemmata(["prove", TASK], local_env(home, fake_server), tmp_path)
     assert result.returncode == 0, result.stderr
     records = list(read_call_records(only_run_dir(home) / "llm_calls.jsonl"))
-    survey = [r for r in records if r["role"] == "survey"]
-    assert len(survey) == 1 and survey[0]["attempts"] == 3 and survey[0]["error"] is None
-    assert len(fake_server.calls("survey")) == 3
+    survey = [r for r in records if r["role"] == "survey"]  # two turns: the first met the faults
+    assert [(r["attempts"], r["error"]) for r in survey] == [(3, None), (1, None)]
+    assert len(fake_server.calls("survey")) == 4
 
 
 def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_server, home, tmp_path):
@@ -365,3 +400,15 @@ def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, h
     rerun_plan_with(goal="For all integers $a$, if $a$ is even then $3a$ is even.")
     assert (calls("formalizer"), calls("decomposer")) == (2, 3)
     assert read_artifact(run_dir / "theory/formal.json", FormalStatement).goal.endswith("then $3a$ is even.")
+
+
+def test_from_papers_starts_from_the_named_papers(fake_server, home, tmp_path):
+    result = run_lemmata(["from-papers", "2101.00001", "Parity Arguments in Graph Theory"],
+                         local_env(home, fake_server), tmp_path)
+    assert result.returncode == 0, result.stderr
+    survey = read_artifact(only_run_dir(home) / "survey.json", Survey)
+    assert [p.id for p in survey.papers][:2] == ["arXiv:2101.00001", "DOI:10.5555/graphs.2015.42"]  # looked up first
+    first_survey = next(r.body["messages"][-1]["content"] for r in fake_server.requests
+                        if r.headers.get("x-lemmata-role") == "survey")
+    assert "Mode: from-papers" in first_survey
+    assert "[DOI:10.5555/graphs.2015.42] Parity Arguments in Graph Theory" in first_survey

@@ -2,7 +2,7 @@
 
 The recording is what the README's quick demo replays (LLM_BACKEND=replay). Re-record it
 whenever the workflow asks the model something new. Its answers are the scripted ones of lemmata/testing/even_sum_session.py,
-not a real model's. Usage: python examples/even-sum/record.py
+not a real model's; the searches are answered by the fake search services. Usage: python examples/even-sum/record.py
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ from pathlib import Path
 
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
+from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers
 
 HERE = Path(__file__).parent
 
-with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
+with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server, FakeSearchServers() as search:
     even_sum_session.install(server)
     env = {**os.environ, "LEMMATA_HOME": f"{tmp}/home", "LLM_BACKEND": "local",
-           "LOCAL_LLM_BASE_URL": server.openai_base_url}
+           "LOCAL_LLM_BASE_URL": server.openai_base_url, **search.settings_values(),
+           **{name: str(value) for name, value in FAST_SEARCH_SETTINGS.items()}}
     subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", f"{tmp}/out"],
                    env=env, check=True, stdin=subprocess.DEVNULL)
     run_dir = next(Path(tmp, "home", "runs").iterdir())

@@ -7,10 +7,13 @@ from typing import TextIO
 
 import click
 
-from lemmata.artifacts import Theory
+from lemmata.artifacts import Survey, Theory
 from lemmata.cards import lemma_chain
 from lemmata.events import JobBoard, TokenTally
 from lemmata.pipeline import stage_of_rule
+
+
+MAX_FAILURES_SHOWN = 5
 
 
 class TerminalConsole:
@@ -54,6 +57,39 @@ class TerminalConsole:
         approved = click.confirm("Approve the lemma chain and continue to the writer?", default=True)
         prompt = "Feedback for the next agent (Enter for none)" if approved else "What is wrong (kept in the run record)"
         return approved, click.prompt(prompt, default="", show_default=False)
+
+    def survey_papers(self, survey: Survey) -> str:
+        """The survey fallback: identifiers or titles to survey once more, or "" to go on without."""
+        self._clear_line()
+        click.echo("The survey kept no papers" + (f" ({survey.note})" if survey.note else "") + ".")
+        failures = [f"{call.tool}({call.argument!r}): {call.error}" for call in survey.tool_calls if not call.ok]
+        for failure in failures[:MAX_FAILURES_SHOWN]:
+            click.echo(f"  tool error: {failure}")
+        question = "Paper identifiers or titles, comma-separated (Enter to continue without papers)"
+        if not self.interactive:
+            click.echo(f"{question}: (no terminal: continuing without papers)")
+            return ""
+        try:
+            return click.prompt(question, default="", show_default=False).strip()
+        except click.Abort:
+            raise RuntimeError("stopped at the survey fallback (cancelled)") from None
+
+    def research_direction(self, survey: Survey, reason: str) -> str:
+        """The direction-planning fallback; empty input or Ctrl+C raises RuntimeError (the spec)."""
+        self._clear_line()
+        click.echo(f"Direction planning needs a research direction: {reason or 'ideation proposed none'}.")
+        click.echo("Open problems from the survey:")
+        for problem in survey.open_problems or ["(none reported)"]:
+            click.echo(f"  - {problem}")
+        if not self.interactive:
+            raise RuntimeError("direction planning needs a research direction and there is no terminal to ask")
+        try:
+            direction = click.prompt("Research direction (Enter to stop)", default="", show_default=False).strip()
+        except click.Abort:
+            raise RuntimeError("no research direction given (cancelled)") from None
+        if not direction:
+            raise RuntimeError("no research direction given")
+        return direction
 
     def _clear_line(self) -> None:
         if self.live and self._last:

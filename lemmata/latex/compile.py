@@ -19,6 +19,8 @@ from lemmata.latex.document import support_files
 
 PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error")
 BUILD_DIRECTORY = "build"
+#: Figures beside the .tex (the experiment's plots), copied along into the build directory.
+FIGURES_DIRECTORY = "figures"
 
 _FILE_LINE_ERROR = re.compile(
     r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$"
@@ -153,7 +155,8 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
 
 
 def _prepare_build_directory(tex_path: Path) -> Path:
-    """A fresh `build/<stem>/` with the .tex, the .bib files beside it and our support files.
+    """A fresh `build/<stem>/` with the .tex, the .bib files beside it, our support files and
+    the PDF figures of `figures/`.
 
     Fresh, because outputs of an earlier (possibly killed) run could break the first pass or
     make a failed compile look like a new PDF."""
@@ -162,6 +165,11 @@ def _prepare_build_directory(tex_path: Path) -> Path:
     build.mkdir(parents=True)
     for source in [tex_path, *sorted(tex_path.parent.glob("*.bib")), *support_files()]:
         shutil.copyfile(source, build / source.name)
+    figures = sorted((tex_path.parent / FIGURES_DIRECTORY).glob("*.pdf"))
+    if figures:  # the experiment's plots, which the paper includes as figures/<name>.pdf
+        (build / FIGURES_DIRECTORY).mkdir()
+        for figure in figures:
+            shutil.copyfile(figure, build / FIGURES_DIRECTORY / figure.name)
     return build / tex_path.name
 
 

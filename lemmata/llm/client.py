@@ -40,6 +40,11 @@ class LLMClient:
         self.scope = scope
         self.redact = redact or Redactor()
 
+    def scoped(self, suffix: str) -> LLMClient:
+        """The same client for one of several concurrent calls of a job: its own scope, so the
+        call log (and a replay of it) tells them apart."""
+        return LLMClient(self.backend, self.settings, self.models, self.call_log, f"{self.scope}:{suffix}", self.redact)
+
     def complete(self, role: str, system: str, messages: list[Message] | str, *, json_answer: bool = False) -> str:
         """Ask `role`'s model; retries transient failures, raises ProviderError otherwise."""
         spec = lookup_role(role)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +45,9 @@ class EmbeddedBackend:
         self.lock_path = lock_path
         self._llama_factory = llama_factory
         self._llama: Any = None
+        # One llama context serves one call at a time: threads of a job (the paper reader reads
+        # papers concurrently) take turns here, processes through the lock file.
+        self._in_process = threading.Lock()
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         llama = self._model()
@@ -85,23 +89,25 @@ class EmbeddedBackend:
         return min(request.max_tokens, self.max_answer_tokens)
 
     def _model(self) -> Any:
-        if self._llama is None:
-            factory = self._llama_factory or _load_llama
-            self._llama = factory(self.model_path, self.context_tokens, self.threads)
-        return self._llama
+        with self._in_process:
+            if self._llama is None:
+                factory = self._llama_factory or _load_llama
+                self._llama = factory(self.model_path, self.context_tokens, self.threads)
+            return self._llama
 
     @contextmanager
     def _turn(self) -> Iterator[None]:
-        if self.lock_path is None:
-            yield
-            return
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
+        with self._in_process:
+            if self.lock_path is None:
                 yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                return
+            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.lock_path, "a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class RepetitionGuard:

@@ -30,6 +30,7 @@ ROLES: dict[str, Role] = {
     role.name: role
     for role in (
         Role("survey", "MAX_TOKENS_AGENT", "active", answers.SurveyAnswer, "literature survey"),
+        Role("extractor", "MAX_TOKENS_ANALYST", "fast", answers.ExtractorAnswer, "key results of a paper read"),
         Role("ideation", "MAX_TOKENS_PLANNER", "active", answers.IdeationAnswer, "divergent research directions"),
         Role("planner", "MAX_TOKENS_PLANNER", "active", answers.PlannerAnswer, "convergent choice of direction and goal"),
         Role("decomposer", "MAX_TOKENS_DECOMPOSER", "active", answers.LemmaListAnswer, "lemma plan"),

@@ -3,7 +3,7 @@ import hashlib
 import json
 
 
-localrules: all, intake, theory_review_gate, research_output
+localrules: all, intake, theory_review_gate, survey_papers_gate, direction_gate, research_output
 
 
 def lemma_plan():

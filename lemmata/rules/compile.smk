@@ -2,6 +2,7 @@ rule compile:
     input:
         tex="paper_v1.tex",
         bib="references.bib",
+        figures="figures",  # the experiment's plots, copied into the build directory
     output:
         pdf="paper_v1.pdf",
         report="paper_v1.compile.json",

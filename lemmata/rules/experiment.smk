@@ -3,7 +3,8 @@ rule experiment:
         theory="theory.json",
         review="gates/theory_review.json",
     output:
-        "experiment.json",
+        experiment="experiment.json",
+        figures=directory("figures"),
     log:
         "logs/experiment.log",
     script:

@@ -13,6 +13,7 @@ checkpoint theory_plan:
     input:
         directions="directions.json",
         formal="theory/formal.json",
+        survey="survey.json",
     output:
         "theory/plan.json",
     log:

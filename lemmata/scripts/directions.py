@@ -1,10 +1,11 @@
-"""directions: input.json + survey.json -> directions.json."""
-from lemmata.artifacts import Survey, TaskInput, read_artifact, write_artifact
+"""directions: ideas + the direction gate -> directions.json (the convergent step)."""
+from lemmata.artifacts import DirectionIdeas, GateDecision, TaskInput, read_artifact, write_artifact
 from lemmata.jobs import StageJob
 from lemmata.stages.directions import run_directions
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     task = read_artifact(job.input("task"), TaskInput)
-    survey = read_artifact(job.input("survey"), Survey)
-    write_artifact(job.output(), run_directions(job.client(), task, survey))
+    ideas = read_artifact(job.input("ideas"), DirectionIdeas)
+    decision = read_artifact(job.input("direction"), GateDecision)
+    write_artifact(job.output(), run_directions(job.client(), task, ideas, decision))

@@ -1,7 +1,6 @@
 """A gate whose decision sentinel is missing: fail on purpose, recognisably."""
-import sys
+from pathlib import Path
 
-from lemmata.gates import gate_closed_message
+from lemmata.gates import close_gate
 
-sys.stderr.write(gate_closed_message(snakemake.output[0]) + "\n")  # noqa: F821
-sys.exit(1)
+close_gate(Path(snakemake.output[0]))  # noqa: F821

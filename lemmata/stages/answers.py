@@ -7,17 +7,62 @@ describe what we ask for, not all that we accept.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Answer(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class SurveyAnswer(Answer):
+class ToolCallItem(Answer):
+    tool: str
+    argument: str = Field("", description="the query (search tools) or the section name (latex_section_read)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _other_shapes(cls, value: Any) -> Any:
+        """Also read {"name": t, "arguments": {"query": q}} and {"tool": t, "query": q}: the shapes
+        of native tool-calling APIs, which models trained on them write unasked."""
+        if not isinstance(value, dict):
+            return value
+        value = dict(value)
+        value.setdefault("tool", value.get("name") or value.get("function") or "")
+        arguments = value.get("arguments") if isinstance(value.get("arguments"), dict) else value
+        if not isinstance(value.get("argument"), str) or not value.get("argument"):
+            for key in ("query", "section", "q", "argument", "input"):
+                if isinstance(arguments.get(key), str):
+                    value["argument"] = arguments[key]
+                    break
+        return value
+
+
+class ToolTurnAnswer(Answer):
+    """One turn of a tool-using agent: the calls to make now (none to finish)."""
+
+    tool_calls: list[ToolCallItem] = Field(default_factory=list)
+
+
+class SurveyAnswer(ToolTurnAnswer):
+    papers: list[str] = Field(default_factory=list, description="identifiers of retrieved papers worth keeping")
     summary: str = ""
     open_problems: list[str] = Field(default_factory=list)
     key_objects: list[str] = Field(default_factory=list)
+
+    @field_validator("papers", mode="before")
+    @classmethod
+    def _records_as_identifiers(cls, value: Any) -> Any:
+        """Models copy whole records ({"id": ..., "title": ...}) where an identifier is asked for."""
+        if not isinstance(value, list):
+            return value
+        names = [item.get("id") or item.get("title") if isinstance(item, dict) else item for item in value]
+        return [name for name in names if isinstance(name, str)]
+
+
+class ExtractorAnswer(Answer):
+    results: list[str] = Field(default_factory=list, description="theorems, lemmas or bounds the text states")
+    techniques: list[str] = Field(default_factory=list)
 
 
 class DirectionItem(Answer):
@@ -26,7 +71,7 @@ class DirectionItem(Answer):
     rationale: str = ""
 
 
-class IdeationAnswer(Answer):
+class IdeationAnswer(ToolTurnAnswer):
     directions: list[DirectionItem] = Field(default_factory=list)
 
 
@@ -74,5 +119,6 @@ class ConsistencyAnswer(Answer):
 
 
 class ExperimentAnswer(Answer):
-    code: str = Field(description='a Python script that prints one JSON line {"trials": N, "violations": K}')
+    code: str = Field(description='a Python script whose last printed line is the JSON counts line '
+                      '{"trials": N, "violations": V}, optionally with "series" and "x_label"')
     rationale: str = ""

@@ -1,16 +1,24 @@
-"""Experiment stage: numerical tests of low-confidence lemmas, run in the sandbox."""
+"""Experiment stage: numerical tests of low-confidence lemmas, run in the sandbox.
+
+Each low-confidence lemma gets its own test, written by the experiment agent. A test that is
+stopped, denied, crashes or prints no valid counts line goes back to the agent with the reason
+and the end of its output, for a corrected one: up to EXPERIMENT_MAX_TURNS tests per lemma. A
+lemma whose turns all fail is recorded as an `error` with the reasons; the stage goes on.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.errors import ModelOutputError
 from lemmata.llm.client import LLMClient
 from lemmata.sandbox import SandboxResult, run_python
 from lemmata.stages.answers import ExperimentAnswer
+from lemmata.stages.experiment_counts import Counts, read_counts
+from lemmata.stages.history import AgentHistory
 from lemmata.stages.parsing import parse_json_answer
 from lemmata.stages.prompts import render_prompt
 
@@ -21,8 +29,19 @@ QUANTITATIVE_SIGNALS = re.compile(
     r"inequalit\w*|at most|at least|even|odd|divisible|number)\b",
     re.IGNORECASE,
 )
+# What of a failed attempt goes back to the model: enough to see the cause, not a flood.
+CODE_SHOWN = 4000
+STDERR_LINES_SHOWN = 12
+STDOUT_LINES_SHOWN = 3
+LINE_WIDTH_SHOWN = 300
 
 Runner = Callable[[str], SandboxResult]
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    max_turns: int = 5  # EXPERIMENT_MAX_TURNS
+    compress_every: int = 6  # CONTEXT_COMPRESS_AFTER_TURNS
 
 
 def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
@@ -37,13 +56,14 @@ def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
     return False, "EXPERIMENT_MODE=auto and the statement has no quantitative signals"
 
 
-def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python) -> Experiment:
+def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python,
+                   limits: AgentLimits = AgentLimits()) -> Experiment:
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
     verified = [lemma.id for lemma in theory.lemmas if lemma.status == "proved"]
     tested = [lemma for lemma in theory.lemmas if lemma.status == "low_confidence"]
-    checks = [check_lemma(client, lemma, runner) for lemma in tested]
+    checks = [check_lemma(client, lemma, runner, limits) for lemma in tested]
     ran = [check for check in checks if check.outcome == "ran"]
     alignment = round(sum(not c.numerically_suspect for c in ran) / len(ran), 4) if ran else None
     return Experiment(
@@ -56,34 +76,60 @@ def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner 
     )
 
 
-def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner) -> LemmaCheck:
-    prompt = render_prompt("experiment", lemma_id=lemma.id, statement=lemma.statement)
-    text = client.complete("experiment", prompt.system, prompt.user, json_answer=True)
-    base = {"lemma_id": lemma.id, "group": "low_confidence"}
-    try:
-        answer = parse_json_answer(text, ExperimentAnswer, "experiment")
-        base["code"] = answer.code
-        trials, violations = read_counts(runner(answer.code))
-    except ModelOutputError as exc:  # a bad test is this lemma's result, not the stage's failure
-        return LemmaCheck(**base, outcome="error", detail=str(exc))
-    rate = violations / trials
-    return LemmaCheck(**base, outcome="ran", trials=trials, violations=violations, violation_rate=round(rate, 6),
-                      numerically_suspect=rate > SUSPECT_RATE, detail=answer.rationale)
-
-
-def read_counts(result: SandboxResult) -> tuple[int, int]:
-    """The test's last JSON line; anything else is the test's failure, reported as such."""
-    if result.timed_out:
-        raise ModelOutputError("the numerical test ran out of time")
-    if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ModelOutputError(f"the numerical test crashed: {last[:200]}")
-    for line in reversed(result.stdout.strip().splitlines()):
+def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: AgentLimits) -> LemmaCheck:
+    """Turns of write, run, read the counts; the first test with valid counts ends them."""
+    history = AgentHistory(client, every=limits.compress_every)
+    failures: list[str] = []
+    last_code, last_result = "", None  # of the last test written, for the error record
+    for turn in range(1, limits.max_turns + 1):
+        prompt = render_prompt("experiment", lemma_id=lemma.id, statement=lemma.statement,
+                               attempts=history.render(empty="(none: this is the first attempt)"))
+        text = client.complete("experiment", prompt.system, prompt.user, json_answer=True)
+        code, result = "", None
         try:
-            counts = json.loads(line)
-        except json.JSONDecodeError:
+            answer = parse_json_answer(text, ExperimentAnswer, "experiment")
+            code = answer.code
+            result = runner(code)
+            counts = read_counts(result)
+        except ModelOutputError as exc:  # a bad answer or a failed test: this turn's failure
+            failures.append(str(exc))
+            history.add(attempt_feedback(turn, code, str(exc), result))
+            last_code, last_result = (code, result) if code else (last_code, last_result)
             continue
-        if isinstance(counts, dict) and isinstance(counts.get("trials"), int) and isinstance(counts.get("violations"), int):
-            if counts["trials"] > 0 and 0 <= counts["violations"] <= counts["trials"]:
-                return counts["trials"], counts["violations"]
-    raise ModelOutputError("the numerical test printed no valid {trials, violations} line")
+        return _ran(lemma, answer, counts, result, turn, failures)
+    return LemmaCheck(lemma_id=lemma.id, group="low_confidence", outcome="error", code=last_code,
+                      detail=failures[-1] if failures else "no turns", attempts=limits.max_turns,
+                      failures=failures, **_sandbox_fields(last_result))
+
+
+def _ran(lemma: ProvedLemma, answer: ExperimentAnswer, counts: Counts, result: SandboxResult, turn: int,
+         failures: list[str]) -> LemmaCheck:
+    rate = counts.violations / counts.trials
+    return LemmaCheck(
+        lemma_id=lemma.id, group="low_confidence", outcome="ran", trials=counts.trials, violations=counts.violations,
+        violation_rate=round(rate, 6), numerically_suspect=rate > SUSPECT_RATE, code=answer.code,
+        detail=answer.rationale, attempts=turn, failures=failures, series=counts.series, x_label=counts.x_label,
+        notes=counts.notes, **_sandbox_fields(result),
+    )
+
+
+def _sandbox_fields(result: SandboxResult | None) -> dict:
+    if result is None:
+        return {}
+    return {"sandbox": list(result.protections), "network_isolated": result.network_isolated,
+            "cpu_seconds": result.cpu_seconds}
+
+
+def attempt_feedback(turn: int, code: str, failure: str, result: SandboxResult | None) -> str:
+    """One history entry: the failed attempt's code, why it failed, and the end of its output."""
+    parts = [f"Attempt {turn} failed: {failure}"]
+    if code:
+        shown = code if len(code) <= CODE_SHOWN else code[:CODE_SHOWN] + "\n# ... (cut)"
+        parts.append(f"Its code:\n```python\n{shown}\n```")
+    if result is not None:
+        for name, text, count in (("stderr", result.stderr, STDERR_LINES_SHOWN),
+                                  ("stdout", result.stdout, STDOUT_LINES_SHOWN)):
+            tail = [line[:LINE_WIDTH_SHOWN] for line in text.strip().splitlines()[-count:]]
+            if tail:
+                parts.append(f"The last lines of its {name}:\n" + "\n".join(tail))
+    return "\n".join(parts)

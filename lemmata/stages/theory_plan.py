@@ -24,34 +24,46 @@ SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 MAIN_RESULT = "main_result"
 
 
-def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_statement: str = "") -> TheoryPlan:
+def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_statement: str = "",
+                literature: str = "") -> TheoryPlan:
+    """The lemma chain; `literature` (the survey's known results, `[id] title: result; ...`)
+    lets the decomposer and the architect build on published results, named in a lemma's source."""
     statement = formal_statement or goal
-    items = _decompose(client, goal, statement, "4 to 10 lemmas", feedback)
+    known = literature_block(literature)
+    items = _decompose(client, goal, statement, "4 to 10 lemmas", feedback, known)
     if len(items) in FULL_PLAN:
         plan = TheoryPlan(goal=goal, level="full", lemmas=normalise_plan(items), formal_statement=formal_statement)
-        return architect(client, plan, feedback, sizes=FULL_PLAN)
-    items = _decompose(client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback)
+        return architect(client, plan, feedback, sizes=FULL_PLAN, literature=known)
+    items = _decompose(client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback, known)
     if items:
         plan = TheoryPlan(goal=goal, level="simplified", lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]),
                           formal_statement=formal_statement)
-        return architect(client, plan, feedback, sizes=range(1, SIMPLIFIED_SIZE + 1))
+        return architect(client, plan, feedback, sizes=range(1, SIMPLIFIED_SIZE + 1), literature=known)
     # The last resort has nothing for an architect to arrange.
     return TheoryPlan(goal=goal, level="single_goal", lemmas=[Lemma(id=MAIN_RESULT, statement=statement)],
                       formal_statement=formal_statement,
                       architect_note="not consulted: the plan is the single goal")
 
 
-def _decompose(client: LLMClient, goal: str, statement: str, plan_size: str, feedback: str) -> list[dict[str, Any]]:
+def literature_block(literature: str) -> str:
+    if not literature.strip():
+        return ""
+    return ("Known results from the literature (a lemma that is one of them names it in its source, "
+            "e.g. \"[arXiv:2101.00001] Theorem 1\"):\n" + literature.strip() + "\n")
+
+
+def _decompose(client: LLMClient, goal: str, statement: str, plan_size: str, feedback: str,
+               literature: str) -> list[dict[str, Any]]:
     prompt = render_prompt("decomposer", goal=goal, formal_statement=statement, plan_size=plan_size,
-                           feedback=_feedback_line(feedback))
+                           literature=literature, feedback=_feedback_line(feedback))
     return parse_lemma_list(client.complete("decomposer", prompt.system, prompt.user, json_answer=True))
 
 
-def architect(client: LLMClient, plan: TheoryPlan, feedback: str, sizes: range) -> TheoryPlan:
+def architect(client: LLMClient, plan: TheoryPlan, feedback: str, sizes: range, literature: str = "") -> TheoryPlan:
     """The architect's arrangement of `plan`, or `plan` itself with the reason it was kept."""
     listing = json.dumps([lemma.model_dump(exclude={"approach"}) for lemma in plan.lemmas], indent=1)
     prompt = render_prompt("architect", goal=plan.goal, formal_statement=plan.formal_statement or plan.goal,
-                           lemmas=listing, feedback=_feedback_line(feedback))
+                           literature=literature, lemmas=listing, feedback=_feedback_line(feedback))
     items = parse_lemma_list(client.complete("architect", prompt.system, prompt.user, json_answer=True))
     if not items:
         return plan.model_copy(update={"architect_note": "answer unusable: the decomposer's plan is kept"})

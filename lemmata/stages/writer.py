@@ -15,6 +15,7 @@ from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.latex.undefined import provide_undefined_commands
 from lemmata.llm.client import LLMClient
+from lemmata.stages.experiment_figures import add_experiment_figures, figure_label, has_figure
 from lemmata.stages.prompts import render_prompt
 from lemmata.stages.unverified_marks import add_numerical_warnings, mark_unverified
 
@@ -53,6 +54,7 @@ def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforc
     prompt = render_prompt("writer", **_prompt_values(inputs, title, keyed, enforce_style))
     body = extract_latex_body(client.complete("writer", prompt.system, prompt.user))
     body, removed = remove_unknown_citations(body, known_keys)
+    body = add_experiment_figures(body, inputs.experiment)
     body = add_numerical_warnings(mark_unverified(body, inputs.theory), inputs.experiment)
     bibtex = render_bibtex(keyed) if keyed else ""
     tex = render_document(title=title, abstract="", body=provide_undefined_commands(body),
@@ -99,6 +101,7 @@ def experiment_summary(experiment: Experiment) -> str:
         return f"(not run: {experiment.skip_reason})"
     lines = [f"[{c.lemma_id}] " + (f"violation rate {c.violation_rate:.4f} over {c.trials} trials"
              + (" -- NUMERICALLY SUSPECT: warn strongly" if c.numerically_suspect else "")
+             + (f"; lemmata adds its plot as Figure \\ref{{{figure_label(c)}}}" if has_figure(c) else "")
              if c.outcome == "ran" else f"test failed: {c.detail}") for c in experiment.checks]
     return "\n".join(lines) or f"(no checks: {experiment.skip_reason})"
 

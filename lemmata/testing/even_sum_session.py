@@ -1,7 +1,8 @@
 """A scripted research session for "the sum of two even integers is even".
 
 Realistic answers, one set per agent role, for the fake model server: they drive the real
-workflow through every stage — a formal statement, a four-lemma plan the architect annotates,
+workflow through every stage — a survey that searches once (FakeSearchServers' default papers
+answer it), a formal statement, a four-lemma plan the architect annotates,
 one lemma left at low confidence in every turn (so the verifier, the refiner after stagnation
 and the numerical experiment run), citations checked, a LaTeX body with the
 markdown and environment slips models make. Used by the end-to-end tests, the benchmark
@@ -23,6 +24,24 @@ SURVEY = {
                       "Extend closure under addition to ideals nZ for every n"],
     "key_objects": ["the integers Z", "even integers 2Z", "parity (residue modulo 2)"],
 }
+SURVEY_QUERY = "sum of even integers"
+
+
+def survey_answer(request: Any) -> str:
+    """Search once for the task, then keep the records the search returned (at most two), and
+    name from memory a paper no tool returned (which lemmata must drop)."""
+    text = _last_user_text(request.body)
+    if "Earlier turns:\n(none)" in text and "preprint_search(query)" in text and "this is the last one" not in text:
+        return json.dumps({"tool_calls": [{"tool": "preprint_search", "argument": SURVEY_QUERY}], **SURVEY})
+    retrieved = list(dict.fromkeys(re.findall(r"^\[(arXiv:[^\]]+)\]", text, re.MULTILINE)))
+    return json.dumps({"tool_calls": [], "papers": [*retrieved[:2], INVENTED_PAPER], **SURVEY})
+
+
+INVENTED_PAPER = "A Complete Theory of Parity (Hallucinated et al., 2020)"
+
+
+EXTRACTED = {"results": ["If $a$ and $b$ are even integers, then $a + b$ is even."],
+             "techniques": ["unfolding the definition of evenness"]}
 IDEATION = {"directions": [
     {"title": "Closure of the even integers under addition",
      "summary": "Prove that the sum of two even integers is even, directly from the definition.",
@@ -125,7 +144,7 @@ Closure of $\ZZ$ under addition gives $m + n \in \ZZ$; by Lemma~L1, $2(m+n)$ is 
 For all integers $a$ and $b$, if $a$ and $b$ are even, then $a + b$ is even.
 \end{theorem}
 \begin{proof}
-By Lemma~L2, $a = 2m$ and $b = 2n$. By Lemma~L3, $a + b = 2(m+n)$, which is even by Lemma~L4 \cite{knuth1997}.
+By Lemma~L2, $a = 2m$ and $b = 2n$. By Lemma~L3, $a + b = 2(m+n)$, which is even by Lemma~L4 \cite{knuth1997}, as recorded in \cite{example2021}.
 
 # Limitations
 \unverified Lemma L4 takes closure of $\ZZ$ under addition from the axioms; its verification was uncertain.
@@ -156,7 +175,8 @@ def _last_user_text(body: dict[str, Any]) -> str:
 def answers() -> dict[str, Any]:
     """Role -> answer (text, or a responder taking the recorded request)."""
     return {
-        "survey": json.dumps(SURVEY),
+        "survey": survey_answer,
+        "extractor": json.dumps(EXTRACTED),
         "ideation": json.dumps(IDEATION),
         "planner": "Here is my choice.\n" + _fenced(PLANNER),
         "formalizer": json.dumps(FORMAL),

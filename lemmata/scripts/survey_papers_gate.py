@@ -1,0 +1,14 @@
+"""survey_papers_gate: survey/first.json -> gates/survey_papers.json, asked only when the survey
+kept no paper although it could search (with SEARCH_TOOLS false, papers named by the researcher
+could not be looked up either)."""
+from lemmata.artifacts import Survey, read_artifact
+from lemmata.gates import close_gate, open_gate_automatically
+
+survey = read_artifact(snakemake.input.survey, Survey)  # noqa: F821 (injected by Snakemake)
+sentinel = snakemake.output[0]  # noqa: F821
+if survey.papers:
+    open_gate_automatically(sentinel, f"the survey kept {len(survey.papers)} papers")
+elif not survey.tools_available:
+    open_gate_automatically(sentinel, "no search tools in this run (SEARCH_TOOLS=false)")
+else:
+    close_gate(sentinel)

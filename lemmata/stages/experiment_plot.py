@@ -1,0 +1,151 @@
+"""A plot of each numerical check: its violation rate against the 1% threshold, as a PDF.
+
+Drawn with pgfplots (TeX Live, which lemmata needs anyway: no new dependency) in a standalone
+document compiled here, once per tested lemma (one pdflatex pass, about half a second). The
+paper then includes a finished PDF: its own four-pass compile stays as fast as before, and the
+delivered .tex compiles without pgfplots. The PDF is byte-for-byte reproducible: no date, no
+document ID, no pdfTeX banner.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from lemmata.artifacts import Experiment, LemmaCheck
+from lemmata.latex.compile import (
+    FIGURES_DIRECTORY, PDFLATEX_FLAGS, LatexCompileError, parse_latex_log, run_sandboxed, sandbox_environment,
+)
+from lemmata.latex.document import escape_latex_text
+
+THRESHOLD_PERCENT = 1.0
+PLOT_TIMEOUT = 60.0
+#: x spanning more than this factor (all positive) is drawn on a logarithmic axis.
+LOG_AXIS_SPAN = 1000.0
+
+PLOT_TEMPLATE = r"""\pdfinfoomitdate=1
+\pdftrailerid{}
+\pdfsuppressptexinfo=-1
+\documentclass[border=4pt]{standalone}
+\usepackage[T1]{fontenc}
+\usepackage{lmodern}
+\usepackage{pgfplots}
+\pgfplotsset{compat=1.18}
+\begin{document}
+\begin{tikzpicture}
+\begin{axis}[width=11cm, height=6cm, title={%(title)s}, xlabel={%(xlabel)s}, ylabel={violation rate (\%%)},
+  xmin=%(xmin)s, xmax=%(xmax)s, ymin=%(ymin)s, ymax=%(ymax)s,%(xmode)s
+  scaled ticks=false, yticklabel style={/pgf/number format/fixed},
+  legend style={font=\footnotesize, at={(0.5,1.03)}, anchor=south, legend columns=2, draw=none},
+  title style={yshift=14pt}]
+\addplot[color=blue!70!black, mark=*, mark size=%(mark_size)s, thick] coordinates {%(points)s};
+\addlegendentry{%(series_name)s}
+\addplot[color=red!80!black, dashed, thick] coordinates {(%(xmin)s,%(threshold)s) (%(xmax)s,%(threshold)s)};
+\addlegendentry{1\%% threshold}
+\end{axis}
+\end{tikzpicture}
+\end{document}
+"""
+
+
+class PlotError(Exception):
+    """pdflatex could not draw the plot; the check keeps its numbers without one."""
+
+
+def plot_points(check: LemmaCheck) -> tuple[list[tuple[float, float]], str]:
+    """(x, violation rate in percent) points and the x axis label: per series point, or the
+    overall rate at x = the number of trials when the test printed no series."""
+    if check.series:
+        points = [(p.x, 100.0 * p.violations / p.trials) for p in check.series]
+        return points, check.x_label or "x"
+    return [(float(check.trials), 100.0 * check.violations / max(check.trials, 1))], "trials"
+
+
+def plot_document(check: LemmaCheck) -> str:
+    """The standalone LaTeX source of `check`'s plot."""
+    points, x_label = plot_points(check)
+    xs = [x for x, _ in points]
+    logarithmic = min(xs) > 0 and max(xs) / min(xs) > LOG_AXIS_SPAN
+    xmin, xmax = _x_range(xs, logarithmic, bool(check.series))
+    ymax = min(105.0, max(2 * THRESHOLD_PERCENT, 1.15 * max(y for _, y in points)))
+    rate = 100.0 * check.violations / max(check.trials, 1)
+    values = {
+        "title": f"Lemma {escape_latex_text(check.lemma_id)}: {check.violations} of {check.trials} trials "
+                 f"violate it ({_number(rate)}\\%)",
+        "xlabel": escape_latex_text(x_label),
+        # A little below zero, so that a rate of 0 is not drawn half under the axis.
+        "xmin": _number(xmin), "xmax": _number(xmax), "ymin": _number(-0.03 * ymax), "ymax": _number(ymax),
+        "mark_size": "1.5pt" if len(points) > 1 else "2.5pt",
+        "xmode": " xmode=log," if logarithmic else "",
+        "points": " ".join(f"({_number(x)},{_number(y)})" for x, y in points),
+        "series_name": f"violation rate by {escape_latex_text(x_label)}" if check.series else "overall violation rate",
+        "threshold": _number(THRESHOLD_PERCENT),
+    }
+    return PLOT_TEMPLATE % values
+
+
+def _x_range(xs: list[float], logarithmic: bool, series: bool) -> tuple[float, float]:
+    low, high = min(xs), max(xs)
+    if not series:  # one point at x = trials: start the axis at zero
+        return 0.0, 1.25 * high
+    if logarithmic:
+        return low / 1.5, high * 1.5
+    margin = (high - low) * 0.05 or max(abs(low) * 0.5, 1.0)
+    return low - margin, high + margin
+
+
+def _number(value: float) -> str:
+    """A number pgfplots reads: plain decimals, or e-notation for very large or small ones."""
+    text = f"{value:.10g}"
+    return text if "e" not in text else f"{value:.6e}"
+
+
+def draw_plot(check: LemmaCheck, pdf_path: Path, timeout: float = PLOT_TIMEOUT) -> None:
+    """Compile the plot of `check` to `pdf_path`; PlotError with pdflatex's first error."""
+    with tempfile.TemporaryDirectory(prefix="lemmata-plot-") as work:
+        tex_path = Path(work) / "plot.tex"
+        tex_path.write_text(plot_document(check), encoding="utf-8")
+        command = ["pdflatex", *PDFLATEX_FLAGS, tex_path.name]
+        try:
+            returncode = run_sandboxed(command, Path(work), sandbox_environment(Path(work) / "texmf-var"), timeout)
+        except (LatexCompileError, OSError) as error:
+            raise PlotError(str(error)) from None
+        if returncode != 0 or not tex_path.with_suffix(".pdf").is_file():
+            log = tex_path.with_suffix(".log")
+            errors, _ = parse_latex_log(log.read_text(encoding="latin-1") if log.is_file() else "")
+            raise PlotError(errors[0] if errors else f"pdflatex exited with status {returncode}")
+        pdf_path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(tex_path.with_suffix(".pdf"), pdf_path)
+
+
+def plot_file_name(lemma_id: str, taken: set[str]) -> str:
+    """A file name for the lemma's plot that is safe in \\includegraphics and not yet taken."""
+    stem = re.sub(r"[^A-Za-z0-9_-]", "-", lemma_id) or "lemma"
+    name, number = f"{stem}.pdf", 2
+    while name in taken:
+        name, number = f"{stem}-{number}.pdf", number + 1
+    return name
+
+
+def add_plots(experiment: Experiment, run_dir: Path) -> Experiment:
+    """The experiment with a plot for each check that ran, drawn into `run_dir`/figures; a plot
+    that cannot be drawn is noted on its check and left out."""
+    figures = Path(run_dir) / FIGURES_DIRECTORY
+    figures.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    checks = []
+    for check in experiment.checks:
+        if check.outcome != "ran":
+            checks.append(check)
+            continue
+        name = plot_file_name(check.lemma_id, taken)
+        taken.add(name)
+        try:
+            draw_plot(check, figures / name)
+        except PlotError as error:
+            checks.append(check.model_copy(update={"notes": [*check.notes, f"no plot: {error}"]}))
+            continue
+        checks.append(check.model_copy(update={"plot": f"{FIGURES_DIRECTORY}/{name}"}))
+    return experiment.model_copy(update={"checks": checks})

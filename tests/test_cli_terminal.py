@@ -1,0 +1,159 @@
+"""The fallbacks of survey and direction planning at the real prompts: `lemmata prove` on a
+pseudo-terminal (pexpect), typing answers or Ctrl+C, against the fake model server and the
+fake search services on 127.0.0.1, through the real workflow."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from conftest import cli_environment
+from lemmata.artifacts import Directions, GateDecision, Survey, read_artifact
+from lemmata.runs import load_record
+from lemmata.testing import even_sum_session
+from lemmata.testing.fake_llm_server import FakeLLMServer
+from lemmata.testing.fake_search_servers import FakeSearchServers, Fault
+
+pytestmark = pytest.mark.e2e
+TASK = even_sum_session.TASK
+PAPERS_PROMPT = r"Paper identifiers or titles, comma-separated \(Enter to continue without papers\): "
+DIRECTION_PROMPT = r"Research direction \(Enter to stop\): "
+APPROVE_PROMPT = r"Approve the lemma chain and continue to the writer\? \[Y/n\]: "
+FEEDBACK_PROMPT = r"Feedback for the next agent \(Enter for none\): "
+
+
+@pytest.fixture
+def llm():
+    server = FakeLLMServer()
+    even_sum_session.install(server)
+    with server:
+        yield server
+
+
+@pytest.fixture
+def search():
+    with FakeSearchServers() as servers:
+        yield servers
+
+
+def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "lemmata", *args], env=env, cwd=str(cwd), encoding="utf-8",
+                         timeout=180, dimensions=(60, 200))
+
+
+def environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers | None) -> dict[str, str]:
+    services = search.settings_values() if search else {}  # none: every search service is down
+    return cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **services)
+
+
+def approve_theory_and_finish(terminal: pexpect.spawn) -> None:
+    terminal.expect(APPROVE_PROMPT)
+    terminal.sendline("y")
+    terminal.expect(FEEDBACK_PROMPT)
+    terminal.sendline("")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 0, terminal.before
+
+
+def run_dir_of(home: Path) -> Path:
+    (run_dir,) = (home / "runs").iterdir()
+    return run_dir
+
+
+def user_texts(llm: FakeLLMServer, role: str) -> list[str]:
+    return [r.body["messages"][-1]["content"] for r in llm.requests if r.headers.get("x-lemmata-role") == role]
+
+
+def searching_for_nothing(request) -> str:
+    """A survey agent whose search finds nothing; it keeps whatever records it was handed."""
+    text = request.body["messages"][-1]["content"]
+    if "Earlier turns:\n(none)" in text:
+        return json.dumps({"tool_calls": [{"tool": "preprint_search", "argument": "noncommutative parity sheaves"}]})
+    kept = re.findall(r"^\[([A-Za-z]+:[^\]]+)\]", text, re.MULTILINE)
+    return json.dumps({**even_sum_session.SURVEY, "tool_calls": [], "papers": kept})
+
+
+def test_a_typed_paper_list_is_injected_and_the_survey_runs_once_more(llm, search, tmp_path):
+    llm.set_default("survey", searching_for_nothing)
+    search.inject_fault("scholar", Fault(status=429), Fault(status=429))  # met by the title lookup
+    terminal = spawn(["prove", TASK], environment(tmp_path / "home", llm, search), tmp_path)
+    terminal.expect("The survey kept no papers")
+    terminal.expect(PAPERS_PROMPT)
+    terminal.sendline("2101.00001, Parity Arguments in Graph Theory")
+    approve_theory_and_finish(terminal)
+
+    run_dir = run_dir_of(tmp_path / "home")
+    decision = read_artifact(run_dir / "gates/survey_papers.json", GateDecision)
+    assert (decision.decided_by, decision.feedback) == ("user", "2101.00001, Parity Arguments in Graph Theory")
+    survey = read_artifact(run_dir / "survey.json", Survey)
+    assert survey.user_papers == ["2101.00001", "Parity Arguments in Graph Theory"]
+    assert [p.id for p in survey.papers] == ["arXiv:2101.00001", "DOI:10.5555/graphs.2015.42"]
+    surveys = user_texts(llm, "survey")
+    assert len(surveys) == 4  # two turns, then two turns of the one re-run
+    assert "Papers the researcher named: 2101.00001, Parity Arguments in Graph Theory" in surveys[2]
+    # The title lookup met two 429s and still got its record.
+    assert [r.status for r in search.requests("scholar")] == [429, 429, 200]
+    assert read_artifact(run_dir / "survey/first.json", Survey).papers == []
+
+
+def test_enter_at_the_survey_fallback_continues_without_papers_and_shows_the_outage(llm, tmp_path):
+    terminal = spawn(["prove", TASK], environment(tmp_path / "home", llm, None), tmp_path)
+    terminal.expect("The survey kept no papers")
+    terminal.expect(r"tool error: preprint_search\('sum of even integers'\): ")
+    terminal.expect(PAPERS_PROMPT)
+    terminal.sendline("")
+    approve_theory_and_finish(terminal)
+
+    run_dir = run_dir_of(tmp_path / "home")
+    survey = read_artifact(run_dir / "survey.json", Survey)
+    assert survey.papers == [] and survey.note.endswith("no papers: the run proceeds without them")
+    assert not survey.tool_calls[0].ok and len(user_texts(llm, "survey")) == 2  # not run again
+    assert read_artifact(run_dir / "gates/survey_papers.json", GateDecision).feedback == ""
+    assert (tmp_path / "results/paper_v1.pdf").is_file()
+
+
+def test_a_typed_direction_replaces_an_empty_ideation(llm, search, tmp_path):
+    llm.set_default("ideation", json.dumps({"tool_calls": [], "directions": []}))
+    terminal = spawn(["prove", TASK], environment(tmp_path / "home", llm, search), tmp_path)
+    terminal.expect("Direction planning needs a research direction: the ideation agent proposed no research direction")
+    terminal.expect("Extend closure under addition to ideals nZ for every n")  # the survey's open problems
+    terminal.expect(DIRECTION_PROMPT)
+    terminal.sendline("Closure of 2Z under addition")
+    approve_theory_and_finish(terminal)
+
+    run_dir = run_dir_of(tmp_path / "home")
+    assert read_artifact(run_dir / "directions.json", Directions).candidates[0].title == "Closure of 2Z under addition"
+    assert "0. Closure of 2Z under addition" in user_texts(llm, "planner")[0]
+
+
+@pytest.mark.parametrize("answer, reason", [
+    pytest.param("", "no research direction given", id="empty-input"),
+    pytest.param("\x03", r"no research direction given \(cancelled\)", id="ctrl-c"),
+])
+def test_no_direction_ends_the_run_cleanly_and_resume_asks_again(llm, search, tmp_path, answer, reason):
+    llm.set_default("ideation", "I have no ideas today.")
+    env = environment(tmp_path / "home", llm, search)
+    terminal = spawn(["prove", TASK], env, tmp_path)
+    terminal.expect("the ideation agent gave no readable answer in 3 turns")
+    terminal.expect(DIRECTION_PROMPT)
+    terminal.send(answer if answer else "\r")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 1 and "Traceback" not in terminal.before
+    run_dir = run_dir_of(tmp_path / "home")
+    assert re.search(rf"lemmata: error: {reason}; the gate asks again on `lemmata resume {run_dir.name}`",
+                     " ".join(terminal.before.split()))
+    assert load_record(run_dir).status == "stopped" and not (run_dir / "gates/direction.json").exists()
+
+    resumed = spawn(["resume", run_dir.name], env, tmp_path)
+    resumed.expect(DIRECTION_PROMPT)
+    resumed.sendline("Closure of 2Z under addition")
+    approve_theory_and_finish(resumed)
+    assert len(user_texts(llm, "survey")) == 2  # the survey was not run again
+    assert load_record(run_dir).status == "completed"
