@@ -290,10 +290,11 @@ def test_the_recorded_demo_replays_from_a_relative_path(home, tmp_path):
     demo = Path(__file__).parent.parent / "examples/even-sum/llm_calls.jsonl"
     (tmp_path / "examples").mkdir()
     (tmp_path / "examples/llm_calls.jsonl").write_bytes(demo.read_bytes())
-    env = lemmata_env(home, LLM_BACKEND="replay", LEMMATA_REPLAY="examples/llm_calls.jsonl")
+    env = lemmata_env(home, LLM_BACKEND="replay", LEMMATA_REPLAY="examples/llm_calls.jsonl", SEARCH_TOOLS="false")
     result = run_lemmata(["prove", TASK], env, tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "results/paper_v1.pdf").is_file()
+    assert read_artifact(only_run_dir(home) / "gates/survey_papers.json", GateDecision).decided_by == "automatic"
 
 
 def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
