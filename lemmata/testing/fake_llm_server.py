@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, Union
 
 from lemmata.llm.base import ROLE_HEADER
+from lemmata.testing.loopback import LoopbackServer
 
 UNKNOWN_ROLE = "unknown"
 ANY_ROLE_IN_SCRIPT = "*"
@@ -372,8 +373,10 @@ class _HTTPServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class FakeLLMServer:
+class FakeLLMServer(LoopbackServer):
     """Fake model provider: scripted answers and faults per agent role, with every request recorded."""
+
+    name = "fake LLM server"
 
     def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0, *,
                  models: Sequence[str] = DEFAULT_MODELS) -> None:
@@ -448,37 +451,15 @@ class FakeLLMServer:
         server.apply_script(json.loads(Path(path).read_text(encoding="utf-8")))
         return server
 
+    def _make_server(self) -> ThreadingHTTPServer:
+        return _HTTPServer((self.host, self._requested_port), self)
+
     def start(self) -> FakeLLMServer:
         """Serve in a daemon thread; port 0 picks a free port."""
-        if self._httpd is not None:
-            raise RuntimeError("fake LLM server is already running")
-        self._stopping.clear()
-        self._httpd = _HTTPServer((self.host, self._requested_port), self)
+        super().start()
+        assert self._httpd is not None
         self._port = self._httpd.server_port
-        # A short poll interval keeps stop() quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-llm-server", daemon=True)
-        self._thread.start()
         return self
-
-    def stop(self) -> None:
-        """Stop serving; requests that are hanging or waiting out latency are dropped at once."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        self._stopping.set()
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> FakeLLMServer:
-        """Start unless already running."""
-        return self if self._httpd is not None else self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        """Stop."""
-        self.stop()
 
     @property
     def port(self) -> int:

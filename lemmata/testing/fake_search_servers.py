@@ -23,6 +23,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
+from lemmata.testing.loopback import LoopbackServer
+
 ARXIV_QUERY_PATH = "/arxiv/api/query"
 ARXIV_PDF_PREFIX = "/arxiv/pdf/"
 SCHOLAR_PREFIX = "/s2/graph/v1"
@@ -162,8 +164,10 @@ def query_terms(text: str) -> list[str]:
     return [term.lower() for term in phrases + words]
 
 
-class FakeSearchServers:
+class FakeSearchServers(LoopbackServer):
     """All fake search services on one loopback port; a context manager."""
+
+    name = "fake search servers"
 
     def __init__(
         self,
@@ -213,31 +217,8 @@ class FakeSearchServers:
 
     # --- lifecycle ----------------------------------------------------------------------
 
-    def start(self) -> FakeSearchServers:
-        if self._httpd is not None:
-            raise RuntimeError("fake search servers are already running")
-        self._stopping.clear()
-        self._httpd = _Server((self.host, self._requested_port), self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-search-servers", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        self._stopping.set()
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> FakeSearchServers:
-        return self if self._httpd is not None else self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+    def _make_server(self) -> ThreadingHTTPServer:
+        return _Server((self.host, self._requested_port), self)
 
     # --- addresses ----------------------------------------------------------------------
 
