@@ -201,6 +201,24 @@ def proven_count(lemmas: Sequence[ProvedLemma]) -> int:
     return sum(1 for lemma in lemmas if lemma.status != "failed")
 
 
+class PauseRequest(Artifact):
+    """`pause.flag`: a pause was asked for; the driver stops the run at the next rule boundary."""
+
+    requested_at: float
+    by: Literal["command", "ctrl-c", "signal"]
+
+
+class Checkpoint(Artifact):
+    """`checkpoint.json`, written when a run pauses and removed when it completes."""
+
+    session_id: str
+    stage_name: str = Field(description="the stage the run continues from on resume")
+    completed_stages: list[str] = Field(default_factory=list)
+    paused_at: float
+    requested_by: str = ""
+    research_brief_json: str = Field("{}", description="the chosen direction as a JSON object string; {} before one")
+
+
 class GateDecision(Artifact):
     gate: str
     approved: bool

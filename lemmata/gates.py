@@ -14,6 +14,16 @@ SURVEY_PAPERS = "survey_papers"  # the survey kept no paper: which papers to sta
 DIRECTION = "direction"  # ideation proposed nothing: which direction to take?
 #: The rule that guards each gate's sentinel.
 GATE_RULES = {f"{gate}_gate": gate for gate in (THEORY_REVIEW, SURVEY_PAPERS, DIRECTION)}
+#: What each gate decides on, in pipeline order.
+GATE_INPUTS = {SURVEY_PAPERS: "survey/first.json", DIRECTION: "directions/ideas.json", THEORY_REVIEW: "theory.json"}
+
+
+def waiting_gate(run_dir: Path) -> str:
+    """The rule of the first gate whose input exists but whose decision does not, or ""."""
+    for gate, decided_on in GATE_INPUTS.items():
+        if (Path(run_dir) / decided_on).exists() and not gate_path(run_dir, gate).exists():
+            return f"{gate}_gate"
+    return ""
 
 
 def gate_path(run_dir: Path, gate: str) -> Path:

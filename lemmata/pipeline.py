@@ -43,7 +43,7 @@ def stage_states(run_dir: Path, running_rules: set[str], failed_rule: str | None
         elif running_rules & set(stage.rules):
             state = "running"
         elif failed_rule in stage.rules:
-            state = "waiting" if stage.name == "theory_review_gate" else "failed"
+            state = "waiting" if failed_rule.endswith("_gate") else "failed"
         else:
             state = "pending"
         states.append((stage, state))

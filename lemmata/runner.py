@@ -24,6 +24,7 @@ from lemmata.gates import DIRECTION, GATE_RULES, SURVEY_PAPERS, THEORY_REVIEW, g
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
+from lemmata.pausing import PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint
 from lemmata.pipeline import STAGES, USER_FIGURES, USER_FILES
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
@@ -73,6 +74,11 @@ class Driver:
     def drive(self) -> RunRecord:
         """Run until completed, paused, stopped at a gate, or failed; the record says which."""
         with RunLock(self.run_dir):
+            (self.run_dir / PAUSE_FLAG).unlink(missing_ok=True)  # left by a run that died before it paused
+            checkpoint = load_checkpoint(self.run_dir)
+            if checkpoint:
+                self.console.info(f"resuming from the {checkpoint.stage_name} stage (paused "
+                                  f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(checkpoint.paused_at))})")
             record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="")
             self.jobs = self.jobs or default_jobs(record.backend)
             return self._loop(record)
@@ -84,8 +90,10 @@ class Driver:
             if result.returncode == 0:
                 return self._complete(record)
             if result.paused:
+                checkpoint = save_checkpoint(self.run_dir, record.session_id)
                 return save_record(self.run_dir, record, status="paused",
-                                   message=f"continue with `lemmata resume {record.session_id}`")
+                                   message=f"paused before the {checkpoint.stage_name} stage: "
+                                           f"continue with `lemmata resume {record.session_id}`")
             if result.stopped_from_outside():
                 return save_record(self.run_dir, record, status="stopped",
                                    message="the workflow process was stopped by a signal; finished work is kept: "
@@ -115,9 +123,12 @@ class Driver:
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         # Ctrl+C and a plain `kill` both ask for a pause: the run stops at a rule boundary.
-        previous = {signum: signal.signal(signum, lambda *_: self._request_pause(process)) for signum in PAUSE_SIGNALS}
+        previous = {signum: signal.signal(signum, lambda signum, _: self._on_signal(process, signum))
+                    for signum in PAUSE_SIGNALS}
         try:
             while process.poll() is None:
+                if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
+                    self._request_pause(process)
                 self._update(events, calls, board, done_before)
                 time.sleep(POLL_SECONDS)
         finally:
@@ -129,6 +140,12 @@ class Driver:
             written.seek(log_start)
             log_text = written.read().decode("utf-8", "replace")
         return Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
+
+    def _on_signal(self, process: subprocess.Popen[bytes], signum: int) -> None:
+        """Ctrl+C or a plain kill: written down as a pause request (pause.flag), then carried out."""
+        if not self._pause_requested:
+            request_pause(self.run_dir, "ctrl-c" if signum == signal.SIGINT else "signal")
+        self._request_pause(process)
 
     def _request_pause(self, process: subprocess.Popen[bytes]) -> None:
         # SIGTERM to Snakemake alone: running jobs finish and their outputs stay clean.
@@ -211,6 +228,7 @@ class Driver:
         return delivered
 
     def _complete(self, record: RunRecord) -> RunRecord:
+        clear_checkpoint(self.run_dir)
         self._deliver(record)
         output = Path(record.output_dir)
         self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))

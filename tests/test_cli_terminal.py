@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -150,6 +151,9 @@ def test_no_direction_ends_the_run_cleanly_and_resume_asks_again(llm, search, tm
     assert re.search(rf"lemmata: error: {reason}; the gate asks again on `lemmata resume {run_dir.name}`",
                      " ".join(terminal.before.split()))
     assert load_record(run_dir).status == "stopped" and not (run_dir / "gates/direction.json").exists()
+    status = subprocess.run([sys.executable, "-m", "lemmata", "status", run_dir.name], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert re.search(r"direction planning\s+waiting\s+directions.json", status.stdout), status.stdout
 
     resumed = spawn(["resume", run_dir.name], env, tmp_path)
     resumed.expect(DIRECTION_PROMPT)

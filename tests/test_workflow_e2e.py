@@ -21,7 +21,7 @@ from pypdf import PdfReader
 from conftest import cli_environment
 import lemmata
 from lemmata.artifacts import (
-    CompileReport, Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, ResearchOutput,
+    Checkpoint, CompileReport, Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, ResearchOutput,
     Survey, TaskInput, Theory, TheoryPlan, read_artifact, write_artifact,
 )
 from lemmata.llm.calllog import read_call_records
@@ -321,10 +321,12 @@ def snakemake_child(process: subprocess.Popen) -> int:
         pytest.param("lemmata", signal.SIGINT, id="ctrl-c-to-lemmata"),
         pytest.param("lemmata", signal.SIGTERM, id="sigterm-to-lemmata"),
         pytest.param("snakemake", signal.SIGTERM, id="sigterm-to-the-workflow-process"),
+        pytest.param("pause-command", None, id="lemmata-pause-command"),
     ],
 )
 def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path, target, signum):
-    """A run stopped while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not recomputed."""
+    """A run stopped while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not
+    recomputed. A pause (Ctrl+C, a kill, `lemmata pause`) leaves checkpoint.json; completion clears it."""
     fake_server.latency = 1.0
     env = local_env(home, fake_server)
     first = start_lemmata(["prove", TASK], env, tmp_path)
@@ -334,25 +336,37 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         while not fake_server.calls("prover") and time.monotonic() < deadline:
             time.sleep(0.02)
         # L1 and L3 (no dependencies) are being proved now.
-        os.kill(first.pid if target == "lemmata" else workflow, signum)
+        if target == "pause-command":
+            paused = run_lemmata(["pause", only_run_dir(home).name], env, tmp_path)
+            assert paused.returncode == 0 and "pause requested" in paused.stdout, paused.stderr
+        else:
+            os.kill(first.pid if target == "lemmata" else workflow, signum)
         _, stderr = first.communicate(timeout=120)
     finally:
         first.kill()
     run_dir = only_run_dir(home)
-    if target == "lemmata":
-        assert first.returncode == 0, stderr
-        assert load_record(run_dir).status == "paused"
-    else:
+    if target == "snakemake":
         assert first.returncode == 1
         assert load_record(run_dir).status == "stopped"
         assert f"lemmata resume {run_dir.name}" in stderr
+        assert not (run_dir / "checkpoint.json").exists()  # not a pause: nobody asked for one
+    else:
+        assert first.returncode == 0, stderr
+        assert load_record(run_dir).status == "paused"
+        checkpoint = read_artifact(run_dir / "checkpoint.json", Checkpoint)
+        assert checkpoint.stage_name == "theory" and checkpoint.completed_stages == ["survey", "direction planning"]
+        assert checkpoint.requested_by == {signal.SIGINT: "ctrl-c", signal.SIGTERM: "signal"}.get(signum, "command")
+        brief = json.loads(checkpoint.research_brief_json)
+        assert brief["goal"] == "The sum of two even integers is even" and brief["research_brief"].startswith("Unfold")
+        assert not (run_dir / "pause.flag").exists()
+        assert run_lemmata(["pause", run_dir.name], env, tmp_path).returncode == 2  # nothing runs to pause
     # The running jobs finished; L2 and L4, which wait for them, never started.
     assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == {"L1", "L3"}
 
     fake_server.latency = 0.0
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
-    assert load_record(run_dir).status == "completed"
+    assert load_record(run_dir).status == "completed" and not (run_dir / "checkpoint.json").exists()
     provers = Counter(r["scope"].split(":")[1] for r in read_call_records(run_dir / "llm_calls.jsonl")
                       if r["role"] == "prover")
     assert provers == PROVER_CALLS  # over both runs: no lemma proved twice

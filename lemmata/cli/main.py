@@ -16,10 +16,14 @@ from lemmata.artifacts import TaskInput
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
 from lemmata.errors import UserError
+from lemmata.gates import waiting_gate
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.llm.roles import ROLES
 from lemmata.pipeline import stage_states
-from lemmata.runs import Layout, RunRecord, live_status, load_record, new_session_id, validate_session_id
+from lemmata.pausing import request_pause
+from lemmata.runs import (
+    Layout, RunRecord, is_run_active, live_status, load_record, new_session_id, validate_session_id,
+)
 from lemmata.settings import Settings, load_environment
 
 
@@ -147,6 +151,20 @@ def resume(session_id: str, jobs: int | None) -> None:
 
 
 @cli.command()
+@click.argument("session_id")
+@reports_errors
+def pause(session_id: str) -> None:
+    """Pause run SESSION_ID at its next stage boundary (running jobs finish first)."""
+    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    if not is_run_active(run_dir):
+        record = load_record(run_dir)
+        raise UserError(f"run {session_id} is not running (status {live_status(run_dir, record)}): nothing to pause")
+    request_pause(run_dir, "command")
+    click.echo(f"pause requested: run {session_id} stops once its running jobs finish; "
+               f"continue it with `lemmata resume {session_id}`")
+
+
+@cli.command()
 @click.argument("session_id", required=False)
 @reports_errors
 def status(session_id: str | None) -> None:
@@ -176,7 +194,7 @@ def show_run(run_dir: Path) -> None:
     click.echo(f"task ({record.mode}): {record.task}")
     failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
     if record.status == "stopped":
-        failed_rule = "theory_review_gate"
+        failed_rule = waiting_gate(run_dir) or None
     for stage, state in stage_states(run_dir, set(), failed_rule):
         click.echo(f"  {stage.name:<20} {state:<8} {stage.artifact}")
 

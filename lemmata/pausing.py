@@ -1,0 +1,75 @@
+"""Pause and resume: `pause.flag` asks for a pause, `checkpoint.json` records where a run stopped.
+
+`lemmata pause ID` (or Ctrl+C during `prove`) writes the flag; the driver sees it, lets the
+running jobs finish and starts no new one, so the run stops at a rule boundary with every
+finished artifact intact. It then saves the checkpoint and removes the flag. `lemmata resume`
+reads the checkpoint and continues from its stage (Snakemake redoes nothing that is complete);
+a completed run clears the checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from lemmata.artifacts import ArtifactError, Checkpoint, Directions, PauseRequest, read_artifact, write_artifact
+from lemmata.pipeline import stage_states
+
+PAUSE_FLAG = "pause.flag"
+CHECKPOINT = "checkpoint.json"
+
+
+def request_pause(run_dir: Path, by: str) -> PauseRequest:
+    request = PauseRequest(requested_at=time.time(), by=by)  # type: ignore[arg-type]
+    write_artifact(Path(run_dir) / PAUSE_FLAG, request)
+    return request
+
+
+def pause_request(run_dir: Path) -> PauseRequest | None:
+    flag = Path(run_dir) / PAUSE_FLAG
+    if not flag.exists():
+        return None
+    try:
+        return read_artifact(flag, PauseRequest)
+    except ArtifactError:  # a hand-made flag (`touch pause.flag`) asks for a pause all the same
+        return PauseRequest(requested_at=flag.stat().st_mtime, by="command")
+
+
+def save_checkpoint(run_dir: Path, session_id: str) -> Checkpoint:
+    """Where the run stands: the first stage not done, the done ones, the chosen direction."""
+    run_dir = Path(run_dir)
+    states = stage_states(run_dir, set(), None)
+    request = pause_request(run_dir)
+    checkpoint = Checkpoint(
+        session_id=session_id,
+        stage_name=next((stage.name for stage, state in states if state != "done"), "complete"),
+        completed_stages=[stage.name for stage, state in states if state == "done"],
+        paused_at=time.time(),
+        requested_by=request.by if request else "",
+        research_brief_json=research_brief_json(run_dir),
+    )
+    write_artifact(run_dir / CHECKPOINT, checkpoint)
+    (run_dir / PAUSE_FLAG).unlink(missing_ok=True)
+    return checkpoint
+
+
+def research_brief_json(run_dir: Path) -> str:
+    directions_file = Path(run_dir) / "directions.json"
+    if not directions_file.exists():
+        return "{}"
+    directions = read_artifact(directions_file, Directions)
+    chosen = directions.candidates[directions.chosen]
+    return json.dumps({"direction": chosen.title, "goal": directions.goal,
+                       "research_brief": directions.research_brief}, ensure_ascii=False)
+
+
+def load_checkpoint(run_dir: Path) -> Checkpoint | None:
+    path = Path(run_dir) / CHECKPOINT
+    return read_artifact(path, Checkpoint) if path.exists() else None
+
+
+def clear_checkpoint(run_dir: Path) -> None:
+    """A completed run: no checkpoint, no stale flag."""
+    for name in (CHECKPOINT, PAUSE_FLAG):
+        (Path(run_dir) / name).unlink(missing_ok=True)

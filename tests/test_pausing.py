@@ -1,0 +1,43 @@
+"""pause.flag and checkpoint.json, read and written the way the driver does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lemmata.artifacts import Direction, Directions, Survey, write_artifact
+from lemmata.pausing import (
+    CHECKPOINT, PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint,
+)
+
+
+def test_a_checkpoint_before_any_direction_has_an_empty_brief(tmp_path: Path) -> None:
+    write_artifact(tmp_path / "survey.json", Survey())
+    request_pause(tmp_path, "command")
+    checkpoint = save_checkpoint(tmp_path, "s1")
+    assert (checkpoint.stage_name, checkpoint.completed_stages) == ("direction planning", ["survey"])
+    assert checkpoint.research_brief_json == "{}" and checkpoint.requested_by == "command"
+    assert not (tmp_path / PAUSE_FLAG).exists() and load_checkpoint(tmp_path) == checkpoint
+
+
+def test_the_brief_is_the_chosen_direction_as_a_json_string(tmp_path: Path) -> None:
+    write_artifact(tmp_path / "survey.json", Survey())
+    write_artifact(tmp_path / "directions.json", Directions(
+        candidates=[Direction(title="A"), Direction(title="Modulo 4")], chosen=1, goal="G.", research_brief="Use Z/4Z."))
+    brief = json.loads(save_checkpoint(tmp_path, "s1").research_brief_json)
+    assert brief == {"direction": "Modulo 4", "goal": "G.", "research_brief": "Use Z/4Z."}
+
+
+def test_a_hand_made_flag_still_asks_for_a_pause(tmp_path: Path) -> None:
+    assert pause_request(tmp_path) is None
+    (tmp_path / PAUSE_FLAG).touch()
+    assert pause_request(tmp_path).by == "command"
+
+
+def test_completion_clears_the_checkpoint_and_a_stale_flag(tmp_path: Path) -> None:
+    request_pause(tmp_path, "ctrl-c")
+    save_checkpoint(tmp_path, "s1")
+    request_pause(tmp_path, "signal")
+    clear_checkpoint(tmp_path)
+    assert not (tmp_path / CHECKPOINT).exists() and not (tmp_path / PAUSE_FLAG).exists()
+    assert load_checkpoint(tmp_path) is None
