@@ -118,12 +118,26 @@ class Lemma(Artifact):
     approach: str = Field("", description="the proof architect's suggested route, given to the prover")
 
 
+class TheoryRework(Artifact):
+    """`gates/theory_rework.json`: the reviewer said `n` at the theory review; the theory runs once more."""
+
+    step: str = Field(description="the most problematic step: a lemma identifier or its number in the chain")
+    issue: str
+
+
 class TheoryPlan(Artifact):
     goal: str
     level: Literal["full", "simplified", "single_goal"]
     lemmas: list[Lemma] = Field(min_length=1)
     formal_statement: str = ""
     architect_note: str = Field("", description="what the proof architect changed, or why its answer was not used")
+    rework: TheoryRework | None = Field(None, description="the reviewer's objection this plan answers")
+
+    def reworked(self, lemma_id: str) -> bool:
+        """Whether the reviewer's objection is about this lemma (or names no lemma of the plan)."""
+        if self.rework is None:
+            return False
+        return self.rework.step == lemma_id or self.rework.step not in {lemma.id for lemma in self.lemmas}
 
     def lemma(self, lemma_id: str) -> Lemma:
         for lemma in self.lemmas:

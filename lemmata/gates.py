@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from lemmata.artifacts import GateDecision, write_artifact
+from lemmata.artifacts import GateDecision, Theory, write_artifact
 
 GATE_CLOSED = "GATE CLOSED"
 THEORY_REVIEW = "theory_review"
+THEORY_REWORK = "theory_rework"  # not a gate: the objection of an `n` at the theory review
 SURVEY_PAPERS = "survey_papers"  # the survey kept no paper: which papers to start from?
 DIRECTION = "direction"  # ideation proposed nothing: which direction to take?
 #: The rule that guards each gate's sentinel.
@@ -24,6 +26,25 @@ def waiting_gate(run_dir: Path) -> str:
         if (Path(run_dir) / decided_on).exists() and not gate_path(run_dir, gate).exists():
             return f"{gate}_gate"
     return ""
+
+
+@dataclass(frozen=True)
+class Review:
+    """The researcher's answer at the theory review."""
+
+    approved: bool
+    feedback: str = ""  # approved: for the next agent; rejected at the second look: why
+    step: str = ""  # rejected the first time: the most problematic step (number or identifier)
+    issue: str = ""
+
+
+def lemma_named(theory: Theory, step: str) -> str:
+    """The lemma identifier a reviewer means by `step`: its number in the chain (1 = the first),
+    its identifier in any case, else the text as typed."""
+    step = step.strip()
+    if step.isdigit() and 1 <= int(step) <= len(theory.lemmas):
+        return theory.lemmas[int(step) - 1].id
+    return next((lemma.id for lemma in theory.lemmas if lemma.id.casefold() == step.casefold()), step)
 
 
 def gate_path(run_dir: Path, gate: str) -> Path:

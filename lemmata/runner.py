@@ -16,11 +16,15 @@ from typing import Protocol
 import yaml
 
 import lemmata
-from lemmata.artifacts import DirectionIdeas, Survey, TaskInput, Theory, atomic_write_text, read_artifact
+from lemmata.artifacts import (
+    DirectionIdeas, Survey, TaskInput, Theory, TheoryRework, atomic_write_text, read_artifact, write_artifact,
+)
 from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
-from lemmata.gates import DIRECTION, GATE_RULES, SURVEY_PAPERS, THEORY_REVIEW, gate_path, record_decision
+from lemmata.gates import (
+    DIRECTION, GATE_RULES, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review, gate_path, lemma_named, record_decision,
+)
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
@@ -45,7 +49,7 @@ class RunConsole(Protocol):
     def progress(self, board: JobBoard, tally: TokenTally, elapsed: float) -> None: ...
     def card(self, text: str) -> None: ...
     def info(self, text: str) -> None: ...
-    def review_theory(self, theory: Theory) -> tuple[bool, str]: ...
+    def review_theory(self, theory: Theory, second_look: bool = False) -> Review: ...
     def survey_papers(self, survey: Survey) -> str: ...
     def research_direction(self, survey: Survey, reason: str) -> str: ...
 
@@ -195,12 +199,19 @@ class Driver:
             message = f"{error}; the gate asks again on `lemmata resume {record.session_id}`"
             save_record(self.run_dir, record, status="stopped", message=message)
             raise LemmataError(message) from None
-        approved, feedback = self.console.review_theory(read_artifact(self.run_dir / "theory.json", Theory))
-        if not approved:
-            return save_record(self.run_dir, record, status="stopped",
-                               message=f"stopped at the theory review: {feedback or 'rejected'}")
-        record_decision(self.run_dir, THEORY_REVIEW, True, feedback, decided_by)
-        return None
+        theory = read_artifact(self.run_dir / "theory.json", Theory)
+        rework_file = gate_path(self.run_dir, THEORY_REWORK)
+        review = self.console.review_theory(theory, second_look=rework_file.exists())
+        if review.approved:
+            record_decision(self.run_dir, THEORY_REVIEW, True, review.feedback, decided_by)
+            return None
+        if not rework_file.exists():  # the spec's one re-run of the theory, with the objection
+            write_artifact(rework_file, TheoryRework(step=lemma_named(theory, review.step), issue=review.issue))
+            self.console.info("re-running the theory once with your objection")
+            return None
+        return save_record(self.run_dir, record, status="stopped",
+                           message=f"stopped at the theory review after its re-run: {review.feedback or 'rejected'}; "
+                                   f"`lemmata resume {record.session_id}` shows the lemma chain again")
 
     def _failure_message(self, result: Invocation) -> str:
         failure = self.run_dir / FAILURE_FILE

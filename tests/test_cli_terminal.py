@@ -1,11 +1,12 @@
-"""The fallbacks of survey and direction planning at the real prompts: `lemmata prove` on a
-pseudo-terminal (pexpect), typing answers or Ctrl+C, against the fake model server and the
-fake search services on 127.0.0.1, through the real workflow."""
+"""The gates at the real prompts — the survey and direction-planning fallbacks and the theory
+review: `lemmata prove` on a pseudo-terminal (pexpect), typing answers or Ctrl+C, against the
+fake model server and the fake search services on 127.0.0.1, through the real workflow."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import pexpect
 import pytest
 
 from conftest import cli_environment
-from lemmata.artifacts import Directions, GateDecision, Survey, read_artifact
+from lemmata.artifacts import Directions, GateDecision, Survey, TheoryRework, read_artifact
+from lemmata.llm.calllog import read_call_records
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
@@ -161,3 +163,76 @@ def test_no_direction_ends_the_run_cleanly_and_resume_asks_again(llm, search, tm
     approve_theory_and_finish(resumed)
     assert len(user_texts(llm, "survey")) == 2  # the survey was not run again
     assert load_record(run_dir).status == "completed"
+
+
+STEP_PROMPT = r"Most problematic step \(number or identifier\): "
+ISSUE_PROMPT = r"What is the issue: "
+
+
+def calls(run_dir: Path, role: str) -> list[dict]:
+    return [r for r in read_call_records(run_dir / "llm_calls.jsonl") if r["role"] == role]
+
+
+def request_text(record: dict) -> str:
+    return record["messages"][-1]["content"]
+
+
+def reject_once(terminal: pexpect.spawn, step: str, issue: str) -> None:
+    terminal.expect(APPROVE_PROMPT)
+    terminal.sendline("n")
+    terminal.expect(STEP_PROMPT)
+    terminal.sendline(step)
+    terminal.expect(ISSUE_PROMPT)
+    terminal.sendline(issue)
+    terminal.expect("re-running the theory once with your objection")
+    terminal.expect("Theory review, after your objection: the updated lemma chain")
+
+
+def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, search, tmp_path):
+    terminal = spawn(["prove", TASK], environment(tmp_path / "home", llm, search), tmp_path)
+    reject_once(terminal, "4", "closure of Z under addition is assumed, not shown")
+    terminal.expect(APPROVE_PROMPT)
+    terminal.sendline("y")
+    terminal.expect(FEEDBACK_PROMPT)
+    terminal.sendline("Stress the parity argument in the introduction")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 0, terminal.before
+
+    run_dir = run_dir_of(tmp_path / "home")
+    rework = read_artifact(run_dir / "gates/theory_rework.json", TheoryRework)
+    assert (rework.step, rework.issue) == ("L4", "closure of Z under addition is assumed, not shown")  # 4 -> L4
+    decomposer = calls(run_dir, "decomposer")
+    assert len(decomposer) == 2 and "Most problematic step: L4. Issue: closure of Z" in request_text(decomposer[1])
+    provers = calls(run_dir, "prover")  # only the lemma objected to is proved again (six turns each time)
+    assert Counter(r["scope"] for r in provers) == {"prove_lemma:L1": 1, "prove_lemma:L2": 1, "prove_lemma:L3": 1,
+                                                    "prove_lemma:L4": 12}
+    assert "The reviewer rejected the earlier proof of this step: closure of Z" in request_text(provers[-1])
+    # The approval's feedback reaches the agents after the gate: the experiment's and the writer's.
+    experiment = calls(run_dir, "experiment")[0]
+    assert "Reviewer feedback to take into account: Stress the parity argument" in request_text(experiment)
+    writer = calls(run_dir, "writer")[0]
+    assert "Reviewer feedback to follow: Stress the parity argument in the introduction" in request_text(writer)
+    decision = read_artifact(run_dir / "gates/theory_review.json", GateDecision)
+    assert decision.approved and decision.feedback == "Stress the parity argument in the introduction"
+
+
+def test_n_at_the_second_look_stops_the_run_and_resume_shows_the_chain_again(llm, search, tmp_path):
+    env = environment(tmp_path / "home", llm, search)
+    terminal = spawn(["prove", TASK], env, tmp_path)
+    reject_once(terminal, "L4", "the gap is still there")
+    terminal.expect(APPROVE_PROMPT)
+    terminal.sendline("n")
+    terminal.expect(r"What is still wrong \(kept in the run record\): ")
+    terminal.sendline("L4 still assumes closure")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    run_dir = run_dir_of(tmp_path / "home")
+    record = load_record(run_dir)
+    assert terminal.exitstatus == 1 and record.status == "stopped" and "L4 still assumes closure" in record.message
+    assert not (run_dir / "gates/theory_review.json").exists() and not (run_dir / "paper_v1.tex").exists()
+
+    resumed = spawn(["resume", run_dir.name], env, tmp_path)
+    resumed.expect("Theory review, after your objection: the updated lemma chain")  # no third run of the theory
+    approve_theory_and_finish(resumed)
+    assert len(calls(run_dir, "decomposer")) == 2 and load_record(run_dir).status == "completed"

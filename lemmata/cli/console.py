@@ -10,6 +10,7 @@ import click
 from lemmata.artifacts import Survey, Theory
 from lemmata.cards import lemma_chain
 from lemmata.events import JobBoard, TokenTally
+from lemmata.gates import Review
 from lemmata.pipeline import stage_of_rule
 
 
@@ -46,17 +47,25 @@ class TerminalConsole:
         self.stream.write(text + "\n")
         self.stream.flush()
 
-    def review_theory(self, theory: Theory) -> tuple[bool, str]:
+    def review_theory(self, theory: Theory, second_look: bool = False) -> Review:
+        """The theory review gate. `n` the first time asks for the most problematic step and the
+        issue (the theory runs once more); `n` at the second look stops the run."""
         self._clear_line()
-        click.echo("Theory review: the lemma chain the paper will stand on")
+        click.echo("Theory review, after your objection: the updated lemma chain" if second_look
+                   else "Theory review: the lemma chain the paper will stand on")
         for line in lemma_chain(theory):
             click.echo("  " + line)
         if not self.interactive:
             click.echo("Approve the lemma chain and continue to the writer? [Y/n]: Y (no terminal: default)")
-            return True, ""
-        approved = click.confirm("Approve the lemma chain and continue to the writer?", default=True)
-        prompt = "Feedback for the next agent (Enter for none)" if approved else "What is wrong (kept in the run record)"
-        return approved, click.prompt(prompt, default="", show_default=False)
+            return Review(approved=True)
+        if click.confirm("Approve the lemma chain and continue to the writer?", default=True):
+            return Review(approved=True, feedback=click.prompt("Feedback for the next agent (Enter for none)",
+                                                               default="", show_default=False))
+        if second_look:
+            return Review(approved=False, feedback=click.prompt("What is still wrong (kept in the run record)",
+                                                                default="", show_default=False))
+        step = click.prompt("Most problematic step (number or identifier)").strip()
+        return Review(approved=False, step=step, issue=click.prompt("What is the issue").strip())
 
     def survey_papers(self, survey: Survey) -> str:
         """The survey fallback: identifiers or titles to survey once more, or "" to go on without."""

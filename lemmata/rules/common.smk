@@ -1,6 +1,7 @@
 # Input functions for the lemma fan-out: the plan is a checkpoint, one job per lemma.
 import hashlib
 import json
+from pathlib import Path
 
 
 localrules: all, intake, theory_review_gate, survey_papers_gate, direction_gate, research_output
@@ -23,7 +24,20 @@ def lemma_dependency_files(wildcards):
 
 
 def lemma_fingerprint(wildcards):
-    # The plan is an ancient() input; this param reruns a lemma's job only when that lemma changed.
+    # The plan is an ancient() input; this param reruns a lemma's job only when that lemma changed,
+    # or when the reviewer's objection (theory review `n`) is about it.
     plan = lemma_plan()
     lemma = next(l for l in plan["lemmas"] if l["id"] == wildcards.lemma)
-    return hashlib.sha256(json.dumps([plan["goal"], lemma], sort_keys=True).encode()).hexdigest()
+    rework = plan.get("rework")
+    objection = rework if rework and rework["step"] in (lemma["id"], *missing_ids(plan, rework["step"])) else None
+    return hashlib.sha256(json.dumps([plan["goal"], lemma, objection], sort_keys=True).encode()).hexdigest()
+
+
+def missing_ids(plan, step):
+    # An objection naming no lemma of the plan is about all of them.
+    return [step] if step not in {l["id"] for l in plan["lemmas"]} else []
+
+
+def theory_rework(wildcards):
+    # Present only after the reviewer said `n`: its appearance reruns the plan with the objection.
+    return ["gates/theory_rework.json"] if Path("gates/theory_rework.json").exists() else []

@@ -14,6 +14,7 @@ checkpoint theory_plan:
         directions="directions.json",
         formal="theory/formal.json",
         survey="survey.json",
+        rework=theory_rework,
     output:
         "theory/plan.json",
     log:

@@ -1,14 +1,18 @@
-"""theory_plan: directions.json + theory/formal.json + survey.json -> theory/plan.json (the lemma chain)."""
-from lemmata.artifacts import Directions, FormalStatement, Survey, read_artifact, write_artifact
+"""theory_plan: directions.json + theory/formal.json + survey.json (+ the reviewer's objection, after
+`n` at the theory review) -> theory/plan.json (the lemma chain)."""
+from pathlib import Path
+
+from lemmata.artifacts import Directions, FormalStatement, Survey, TheoryRework, read_artifact, write_artifact
 from lemmata.jobs import StageJob
 from lemmata.stages.paper_reader import literature_digest
-from lemmata.stages.theory_plan import plan_theory
+from lemmata.stages.theory_plan import plan_theory, rework_feedback
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     directions = read_artifact(job.input("directions"), Directions)
     formal = read_artifact(job.input("formal"), FormalStatement)
     survey = read_artifact(job.input("survey"), Survey)
+    rework = read_artifact(Path(snakemake.input.rework[0]), TheoryRework) if snakemake.input.rework else None  # noqa: F821
     plan = plan_theory(job.client(), directions.goal, formal_statement=formal.formal_statement,
-                       literature=literature_digest(survey.papers, survey.paper_notes))
-    write_artifact(job.output(), plan)
+                       literature=literature_digest(survey.papers, survey.paper_notes), feedback=rework_feedback(rework))
+    write_artifact(job.output(), plan.model_copy(update={"rework": rework}))

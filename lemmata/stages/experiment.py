@@ -57,13 +57,14 @@ def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
 
 
 def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python,
-                   limits: AgentLimits = AgentLimits()) -> Experiment:
+                   limits: AgentLimits = AgentLimits(), feedback: str = "") -> Experiment:
+    """`feedback`: the reviewer's words at the theory review, for the agent that comes next."""
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
     verified = [lemma.id for lemma in theory.lemmas if lemma.status == "proved"]
     tested = [lemma for lemma in theory.lemmas if lemma.status == "low_confidence"]
-    checks = [check_lemma(client, lemma, runner, limits) for lemma in tested]
+    checks = [check_lemma(client, lemma, runner, limits, feedback) for lemma in tested]
     ran = [check for check in checks if check.outcome == "ran"]
     alignment = round(sum(not c.numerically_suspect for c in ran) / len(ran), 4) if ran else None
     return Experiment(
@@ -76,13 +77,15 @@ def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner 
     )
 
 
-def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: AgentLimits) -> LemmaCheck:
+def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: AgentLimits,
+                feedback: str = "") -> LemmaCheck:
     """Turns of write, run, read the counts; the first test with valid counts ends them."""
     history = AgentHistory(client, every=limits.compress_every)
     failures: list[str] = []
     last_code, last_result = "", None  # of the last test written, for the error record
     for turn in range(1, limits.max_turns + 1):
         prompt = render_prompt("experiment", lemma_id=lemma.id, statement=lemma.statement,
+                               feedback=f"Reviewer feedback to take into account: {feedback}" if feedback else "",
                                attempts=history.render(empty="(none: this is the first attempt)"))
         text = client.complete("experiment", prompt.system, prompt.user, json_answer=True)
         code, result = "", None

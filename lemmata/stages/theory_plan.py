@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from lemmata.artifacts import Lemma, TheoryPlan
+from lemmata.artifacts import Lemma, TheoryPlan, TheoryRework
 from lemmata.llm.client import LLMClient
 from lemmata.stages.parsing import parse_lemma_list
 from lemmata.stages.prompts import render_prompt
@@ -43,6 +43,14 @@ def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_stateme
     return TheoryPlan(goal=goal, level="single_goal", lemmas=[Lemma(id=MAIN_RESULT, statement=statement)],
                       formal_statement=formal_statement,
                       architect_note="not consulted: the plan is the single goal")
+
+
+def rework_feedback(rework: TheoryRework | None) -> str:
+    """The reviewer's objection as planning feedback."""
+    if rework is None:
+        return ""
+    return (f"The reviewer rejected the previous lemma chain. Most problematic step: {rework.step}. "
+            f"Issue: {rework.issue}")
 
 
 def literature_block(literature: str) -> str:

@@ -47,6 +47,14 @@ class Turn:
     check: Check
 
 
+def approach_of(plan: TheoryPlan, lemma: Lemma) -> str:
+    """The architect's route, and the reviewer's objection when it is about this lemma."""
+    approach = lemma.approach or "(none)"
+    if plan.rework is not None and plan.reworked(lemma.id):
+        approach += f"\nThe reviewer rejected the earlier proof of this step: {plan.rework.issue}"
+    return approach
+
+
 def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Settings,
                 dependencies: Sequence[ProvedLemma] = ()) -> ProvedLemma:
     """Prove one lemma; `dependencies` are the proved lemmas it builds on, when their jobs ran first."""
@@ -58,7 +66,7 @@ def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Se
     stagnant = 0
     for number in range(1, settings.THEORY_STAGE_MAX_TURNS + 1):
         prompt = render_prompt("prover", goal=plan.goal, lemma_id=lemma.id, statement=lemma.statement,
-                               context=context, approach=lemma.approach or "(none)",
+                               context=context, approach=approach_of(plan, lemma),
                                history=history.render(FIRST_TURN))
         attempt = parse_proof_attempt(client.complete("prover", prompt.system, prompt.user), lemma.depends_on)
         turn = Turn(number, attempt, verify(client, lemma, attempt, settings))
