@@ -14,10 +14,35 @@ THEORY_REVIEW = "theory_review"
 THEORY_REWORK = "theory_rework"  # not a gate: the objection of an `n` at the theory review
 SURVEY_PAPERS = "survey_papers"  # the survey kept no paper: which papers to start from?
 DIRECTION = "direction"  # ideation proposed nothing: which direction to take?
-#: The rule that guards each gate's sentinel.
-GATE_RULES = {f"{gate}_gate": gate for gate in (THEORY_REVIEW, SURVEY_PAPERS, DIRECTION)}
+# Reviews after a stage, asked in GATE_MODE human (and after an escalation from auto).
+SURVEY_REVIEW = "survey_review"
+DIRECTION_REVIEW = "direction_review"
+EXPERIMENT_REVIEW = "experiment_review"
 #: What each gate decides on, in pipeline order.
-GATE_INPUTS = {SURVEY_PAPERS: "survey/first.json", DIRECTION: "directions/ideas.json", THEORY_REVIEW: "theory.json"}
+GATE_INPUTS = {
+    SURVEY_PAPERS: "survey/first.json", SURVEY_REVIEW: "survey.json", DIRECTION: "directions/ideas.json",
+    DIRECTION_REVIEW: "directions.json", THEORY_REVIEW: "theory.json", EXPERIMENT_REVIEW: "experiment.json",
+}
+#: The rule that guards each gate's sentinel.
+GATE_RULES = {f"{gate}_gate": gate for gate in GATE_INPUTS}
+#: The question of each stage review: whether to go on to the next stage.
+STAGE_REVIEWS = {
+    SURVEY_REVIEW: "Continue to direction planning with this survey?",
+    DIRECTION_REVIEW: "Continue to the theory with this goal?",
+    EXPERIMENT_REVIEW: "Continue to the writer with these numerical checks?",
+}
+
+
+def feedback_of(decision: GateDecision) -> str:
+    """What a decision says to the next agent: the researcher's words, never a gate's own reason."""
+    return "" if decision.decided_by == "automatic" else decision.feedback.strip()
+
+
+def effective_gate_mode(configured: str, theory: Theory | None) -> str:
+    """GATE_MODE auto becomes human once the theory has a lemma that is not verified."""
+    if configured == "auto" and theory is not None and any(not lemma.verified for lemma in theory.lemmas):
+        return "human"
+    return configured
 
 
 def waiting_gate(run_dir: Path) -> str:

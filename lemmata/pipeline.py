@@ -14,11 +14,12 @@ class Stage:
 
 
 STAGES = (
-    Stage("survey", ("intake", "survey", "survey_papers_gate", "survey_final"), "survey.json"),
-    Stage("direction planning", ("ideation", "direction_gate", "directions"), "directions.json"),
+    Stage("survey", ("intake", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"), "survey.json"),
+    Stage("direction planning", ("ideation", "direction_gate", "directions", "direction_review_gate"),
+          "directions.json"),
     Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json"),
     Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json"),
-    Stage("experiment", ("experiment",), "experiment.json"),
+    Stage("experiment", ("experiment", "experiment_review_gate"), "experiment.json"),
     Stage("writer", ("writer",), "paper_v1.tex"),
     Stage("compile", ("compile", "research_output"), "paper_v1.pdf"),
 )

@@ -23,7 +23,8 @@ from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import (
-    DIRECTION, GATE_RULES, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review, gate_path, lemma_named, record_decision,
+    DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review, effective_gate_mode,
+    gate_path, lemma_named, record_decision,
 )
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
@@ -49,7 +50,8 @@ class RunConsole(Protocol):
     def progress(self, board: JobBoard, tally: TokenTally, elapsed: float) -> None: ...
     def card(self, text: str) -> None: ...
     def info(self, text: str) -> None: ...
-    def review_theory(self, theory: Theory, second_look: bool = False) -> Review: ...
+    def review_theory(self, theory: Theory, second_look: bool = False, escalated: bool = False) -> Review: ...
+    def review_stage(self, question: str) -> Review: ...
     def survey_papers(self, survey: Survey) -> str: ...
     def research_direction(self, survey: Survey, reason: str) -> str: ...
 
@@ -195,13 +197,16 @@ class Driver:
                 ideas = read_artifact(self.run_dir / "directions" / "ideas.json", DirectionIdeas)
                 record_decision(self.run_dir, gate, True, self.console.research_direction(survey, ideas.error), "user")
                 return None
+            if gate in STAGE_REVIEWS:
+                return self._stage_review(gate, record, decided_by)
         except RuntimeError as error:  # the spec: empty input or Ctrl+C ends the run cleanly
             message = f"{error}; the gate asks again on `lemmata resume {record.session_id}`"
             save_record(self.run_dir, record, status="stopped", message=message)
             raise LemmataError(message) from None
         theory = read_artifact(self.run_dir / "theory.json", Theory)
         rework_file = gate_path(self.run_dir, THEORY_REWORK)
-        review = self.console.review_theory(theory, second_look=rework_file.exists())
+        escalated = record.gate_mode == "auto" and effective_gate_mode("auto", theory) == "human"
+        review = self.console.review_theory(theory, second_look=rework_file.exists(), escalated=escalated)
         if review.approved:
             record_decision(self.run_dir, THEORY_REVIEW, True, review.feedback, decided_by)
             return None
@@ -219,6 +224,16 @@ class Driver:
             return failure.read_text(encoding="utf-8").strip()
         rules = ", ".join(sorted(set(result.board.failed_rules))) or "the workflow"
         return f"{rules} failed; details in {self.run_dir / 'logs'}"
+
+    def _stage_review(self, gate: str, record: RunRecord, decided_by: str) -> RunRecord | None:
+        """A review after a stage (GATE_MODE human): go on with optional feedback, or stop."""
+        review = self.console.review_stage(STAGE_REVIEWS[gate])
+        if review.approved:
+            record_decision(self.run_dir, gate, True, review.feedback, decided_by)
+            return None
+        return save_record(self.run_dir, record, status="stopped",
+                           message=f"stopped at the {gate.replace('_', ' ')}: {review.feedback or 'rejected'}; "
+                                   f"`lemmata resume {record.session_id}` asks again")
 
     def _deliver(self, record: RunRecord) -> list[str]:
         """Copy the user's files that exist to the output folder; the names copied."""

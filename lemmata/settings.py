@@ -93,7 +93,10 @@ class Settings(BaseModel):
     CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
     AUTO_VERIFY_CONFIDENCE: float = Field(0.85, ge=0, le=1, description="auto-accept threshold for verification")
     STAGNATION_WINDOW: int = Field(3, gt=0, description="stagnant iterations before forced refinement")
-    GATE_MODE: Literal["none", "auto", "human"] = Field("auto", description="human gates")
+    GATE_MODE: Literal["none", "auto", "human"] = Field(
+        "auto", description="reviews after survey, directions and experiment: none; auto (they ask once a lemma is not "
+        "verified); human (they always ask); the theory review always asks"
+    )
     EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field("auto", description="auto: run only when the statement has quantitative signals")
     ENFORCE_PROOF_STYLE: bool = Field(True, description="writer proof-style rules")
     LLM_BACKEND: Literal["", "vendora", "router", "local", "vendorx", "embedded", "replay"] = Field(

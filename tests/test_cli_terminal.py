@@ -28,6 +28,9 @@ PAPERS_PROMPT = r"Paper identifiers or titles, comma-separated \(Enter to contin
 DIRECTION_PROMPT = r"Research direction \(Enter to stop\): "
 APPROVE_PROMPT = r"Approve the lemma chain and continue to the writer\? \[Y/n\]: "
 FEEDBACK_PROMPT = r"Feedback for the next agent \(Enter for none\): "
+SURVEY_REVIEW_PROMPT = r"Continue to direction planning with this survey\? \[Y/n\]: "
+DIRECTION_REVIEW_PROMPT = r"Continue to the theory with this goal\? \[Y/n\]: "
+EXPERIMENT_PROMPT = r"Continue to the writer with these numerical checks\? \[Y/n\]: "
 
 
 @pytest.fixture
@@ -55,10 +58,12 @@ def environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers | None
 
 
 def approve_theory_and_finish(terminal: pexpect.spawn) -> None:
-    terminal.expect(APPROVE_PROMPT)
-    terminal.sendline("y")
-    terminal.expect(FEEDBACK_PROMPT)
-    terminal.sendline("")
+    """Approve the theory and, as GATE_MODE auto turned human (L4 is not verified), the experiment."""
+    for prompt in (APPROVE_PROMPT, EXPERIMENT_PROMPT):
+        terminal.expect(prompt)
+        terminal.sendline("y")
+        terminal.expect(FEEDBACK_PROMPT)
+        terminal.sendline("")
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -195,6 +200,10 @@ def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, s
     terminal.sendline("y")
     terminal.expect(FEEDBACK_PROMPT)
     terminal.sendline("Stress the parity argument in the introduction")
+    terminal.expect(EXPERIMENT_PROMPT)
+    terminal.sendline("")
+    terminal.expect(FEEDBACK_PROMPT)
+    terminal.sendline("")
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -236,3 +245,54 @@ def test_n_at_the_second_look_stops_the_run_and_resume_shows_the_chain_again(llm
     resumed.expect("Theory review, after your objection: the updated lemma chain")  # no third run of the theory
     approve_theory_and_finish(resumed)
     assert len(calls(run_dir, "decomposer")) == 2 and load_record(run_dir).status == "completed"
+
+
+def answer(terminal: pexpect.spawn, prompt: str, reply: str, feedback: str) -> None:
+    terminal.expect(prompt)
+    terminal.sendline(reply)
+    terminal.expect(FEEDBACK_PROMPT)
+    terminal.sendline(feedback)
+
+
+def test_gate_mode_human_asks_after_every_stage_and_passes_each_feedback_on(llm, search, tmp_path):
+    terminal = spawn(["prove", TASK, "--gate", "human"], environment(tmp_path / "home", llm, search), tmp_path)
+    answer(terminal, SURVEY_REVIEW_PROMPT, "y", "Prefer elementary arguments")
+    answer(terminal, DIRECTION_REVIEW_PROMPT, "", "Keep the plan to four lemmas")
+    terminal.expect("Theory review: the lemma chain")
+    answer(terminal, APPROVE_PROMPT, "y", "")
+    answer(terminal, EXPERIMENT_PROMPT, "y", "Mention how many trials were run")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 0, terminal.before
+
+    run_dir = run_dir_of(tmp_path / "home")
+    assert "Reviewer feedback on the survey: Prefer elementary arguments" in request_text(calls(run_dir, "ideation")[0])
+    assert "Keep the plan to four lemmas" in request_text(calls(run_dir, "decomposer")[0])
+    assert "Reviewer feedback to follow: Mention how many trials were run" in request_text(calls(run_dir, "writer")[0])
+    for gate in ("survey_review", "direction_review", "theory_review", "experiment_review"):
+        assert read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by == "user"
+
+
+def test_gate_mode_auto_turns_human_when_a_lemma_is_not_verified_and_n_stops_at_a_review(llm, search, tmp_path):
+    env = environment(tmp_path / "home", llm, search)
+    terminal = spawn(["prove", TASK], env, tmp_path)  # GATE_MODE auto: no review after survey or directions
+    terminal.expect(r"GATE_MODE auto -> human: L4 not verified; every later gate asks too")
+    terminal.expect(r"L4 \[L4\] low confidence \(did not pass the check, 6 turns\), confidence 0\.70")
+    answer(terminal, APPROVE_PROMPT, "y", "")
+    terminal.expect(EXPERIMENT_PROMPT)
+    terminal.sendline("n")
+    terminal.expect(r"What is wrong \(kept in the run record\): ")
+    terminal.sendline("rerun with more trials")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    run_dir = run_dir_of(tmp_path / "home")
+    assert terminal.exitstatus == 1 and load_record(run_dir).status == "stopped"
+    assert "stopped at the experiment review: rerun with more trials" in load_record(run_dir).message
+    for gate in ("survey_review", "direction_review"):
+        assert read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by == "automatic"
+
+    resumed = spawn(["resume", run_dir.name], env, tmp_path)
+    answer(resumed, EXPERIMENT_PROMPT, "y", "")
+    resumed.expect(pexpect.EOF)
+    resumed.close()
+    assert resumed.exitstatus == 0 and load_record(run_dir).status == "completed"

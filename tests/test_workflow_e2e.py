@@ -144,6 +144,10 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     graph = KnowledgeGraph.model_validate_json(graph_path(home, run_dir.name).read_text(encoding="utf-8"))
     assert [node.id for node in graph.nodes] == ["L1", "L2", "L3", "L4", "theorem"]
     assert read_artifact(run_dir / "gates/theory_review.json", GateDecision).decided_by == "default"
+    # GATE_MODE auto: no review after the survey or the directions; L4 is not verified, so the
+    # experiment review asks (its default, without a terminal, is to go on).
+    assert [read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by
+            for gate in ("survey_review", "direction_review", "experiment_review")] == ["automatic", "automatic", "default"]
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert experiment.checks[0].lemma_id == "L4" and experiment.checks[0].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]

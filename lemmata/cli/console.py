@@ -47,12 +47,16 @@ class TerminalConsole:
         self.stream.write(text + "\n")
         self.stream.flush()
 
-    def review_theory(self, theory: Theory, second_look: bool = False) -> Review:
+    def review_theory(self, theory: Theory, second_look: bool = False, escalated: bool = False) -> Review:
         """The theory review gate. `n` the first time asks for the most problematic step and the
         issue (the theory runs once more); `n` at the second look stops the run."""
         self._clear_line()
         click.echo("Theory review, after your objection: the updated lemma chain" if second_look
                    else "Theory review: the lemma chain the paper will stand on")
+        if escalated:
+            unverified = ", ".join(lemma.id for lemma in theory.lemmas if not lemma.verified)
+            click.echo(f"GATE_MODE auto -> human: {unverified} not verified; every later gate asks too. "
+                       "The confidence breakdown:")
         for line in lemma_chain(theory):
             click.echo("  " + line)
         if not self.interactive:
@@ -66,6 +70,18 @@ class TerminalConsole:
                                                                 default="", show_default=False))
         step = click.prompt("Most problematic step (number or identifier)").strip()
         return Review(approved=False, step=step, issue=click.prompt("What is the issue").strip())
+
+    def review_stage(self, question: str) -> Review:
+        """A review after a stage (GATE_MODE human): go on, with feedback for the next agent, or stop."""
+        self._clear_line()
+        if not self.interactive:
+            click.echo(f"{question} [Y/n]: Y (no terminal: default)")
+            return Review(approved=True)
+        if click.confirm(question, default=True):
+            return Review(approved=True, feedback=click.prompt("Feedback for the next agent (Enter for none)",
+                                                               default="", show_default=False))
+        return Review(approved=False, feedback=click.prompt("What is wrong (kept in the run record)",
+                                                            default="", show_default=False))
 
     def survey_papers(self, survey: Survey) -> str:
         """The survey fallback: identifiers or titles to survey once more, or "" to go on without."""

@@ -43,7 +43,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
                            show_default=True, help="where the paper, its PDF and references.bib are copied")(command)
     command = click.option("--gate", type=click.Choice(["none", "auto", "human"]), default=None,
-                           help="gate mode for this run (default: GATE_MODE)")(command)
+                           help="which reviews ask in this run: none, auto (once a lemma is not verified), human "
+                                "(after every stage); the theory review always asks (default: GATE_MODE)")(command)
     command = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                            help="parallel jobs, e.g. lemmas proved at once (default: 10, or the cores if more; "
                                 "2 on the embedded model)")(command)

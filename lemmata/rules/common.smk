@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 
 
-localrules: all, intake, theory_review_gate, survey_papers_gate, direction_gate, research_output
+localrules: all, intake, theory_review_gate, survey_papers_gate, direction_gate, survey_review_gate,
+    direction_review_gate, experiment_review_gate, research_output
 
 
 def lemma_plan():

@@ -4,6 +4,7 @@ rule ideation:
     input:
         task="input.json",
         survey="survey.json",
+        review="gates/survey_review.json",
     output:
         "directions/ideas.json",
     log:

@@ -1,6 +1,7 @@
 rule formalize:
     input:
         directions="directions.json",
+        review="gates/direction_review.json",
     output:
         "theory/formal.json",
     log:
@@ -14,6 +15,7 @@ checkpoint theory_plan:
         directions="directions.json",
         formal="theory/formal.json",
         survey="survey.json",
+        review="gates/direction_review.json",
         rework=theory_rework,
     output:
         "theory/plan.json",

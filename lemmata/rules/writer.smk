@@ -6,6 +6,7 @@ rule writer:
         theory="theory.json",
         review="gates/theory_review.json",
         experiment="experiment.json",
+        experiment_review="gates/experiment_review.json",
     output:
         tex="paper_v1.tex",
         bib="references.bib",

@@ -1,7 +1,8 @@
-"""ideation: input.json + survey.json -> directions/ideas.json (the divergent step)."""
+"""ideation: input.json + survey.json (+ the survey review's feedback) -> directions/ideas.json (the divergent step)."""
 import os
 
-from lemmata.artifacts import Survey, TaskInput, read_artifact, write_artifact
+from lemmata.artifacts import GateDecision, Survey, TaskInput, read_artifact, write_artifact
+from lemmata.gates import feedback_of
 from lemmata.jobs import StageJob
 from lemmata.stages.directions import run_ideation
 from lemmata.tools import make_tools
@@ -11,4 +12,6 @@ with job.reporting():
     task = read_artifact(job.input("task"), TaskInput)
     survey = read_artifact(job.input("survey"), Survey)
     tools = make_tools(job.settings, os.environ)
-    write_artifact(job.output(), run_ideation(job.client(), task, survey, tools, job.settings.CONTEXT_COMPRESS_AFTER_TURNS))
+    feedback = feedback_of(read_artifact(job.input("review"), GateDecision))
+    ideas = run_ideation(job.client(), task, survey, tools, job.settings.CONTEXT_COMPRESS_AFTER_TURNS, feedback)
+    write_artifact(job.output(), ideas)

@@ -1,8 +1,11 @@
-"""theory_plan: directions.json + theory/formal.json + survey.json (+ the reviewer's objection, after
-`n` at the theory review) -> theory/plan.json (the lemma chain)."""
+"""theory_plan: directions.json + theory/formal.json + survey.json (+ the direction review's feedback,
+and the reviewer's objection after `n` at the theory review) -> theory/plan.json (the lemma chain)."""
 from pathlib import Path
 
-from lemmata.artifacts import Directions, FormalStatement, Survey, TheoryRework, read_artifact, write_artifact
+from lemmata.artifacts import (
+    Directions, FormalStatement, GateDecision, Survey, TheoryRework, read_artifact, write_artifact,
+)
+from lemmata.gates import feedback_of
 from lemmata.jobs import StageJob
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_plan import plan_theory, rework_feedback
@@ -13,6 +16,8 @@ with job.reporting():
     formal = read_artifact(job.input("formal"), FormalStatement)
     survey = read_artifact(job.input("survey"), Survey)
     rework = read_artifact(Path(snakemake.input.rework[0]), TheoryRework) if snakemake.input.rework else None  # noqa: F821
+    feedback = " ".join(filter(None, [feedback_of(read_artifact(job.input("review"), GateDecision)),
+                                      rework_feedback(rework)]))
     plan = plan_theory(job.client(), directions.goal, formal_statement=formal.formal_statement,
-                       literature=literature_digest(survey.papers, survey.paper_notes), feedback=rework_feedback(rework))
+                       literature=literature_digest(survey.papers, survey.paper_notes), feedback=feedback)
     write_artifact(job.output(), plan.model_copy(update={"rework": rework}))

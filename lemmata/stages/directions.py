@@ -21,12 +21,13 @@ IDEATION_MAX_TURNS = 3  # the spec's limit for the ideation agent
 
 
 def run_ideation(client: LLMClient, task: TaskInput, survey: Survey, tools: Mapping[str, Tool],
-                 compress_every: int) -> DirectionIdeas:
+                 compress_every: int, feedback: str = "") -> DirectionIdeas:
     """The divergent step. No direction, or an error, is recorded, not raised: the direction
     gate then asks the researcher (the spec's direction-planning fallback)."""
     problems = "\n".join(f"- {p}" for p in survey.open_problems) or "(none reported)"
     spec = AgentSpec("ideation", "ideation", IdeationAnswer, IDEATION_MAX_TURNS, compress_every)
-    values = {"task": task.task, "survey_summary": survey.summary or "(none)", "open_problems": problems}
+    values = {"task": task.task, "survey_summary": survey.summary or "(none)", "open_problems": problems,
+              "feedback": f"Reviewer feedback on the survey: {feedback}" if feedback else ""}
     try:
         run = run_tool_agent(client, spec, values, tools)
     except LemmataError as error:

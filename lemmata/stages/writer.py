@@ -9,6 +9,7 @@ from typing import Any
 from lemmata.artifacts import (
     Directions, Experiment, GateDecision, PaperMeta, PaperRecord, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
 )
+from lemmata.gates import feedback_of
 from lemmata.latex.bibliography import assign_citation_keys, cited_keys, remove_unknown_citations, render_bibtex
 from lemmata.latex.document import render_document
 from lemmata.latex.extract import extract_latex_body
@@ -116,12 +117,12 @@ def paper_title(task: TaskInput, directions: Directions) -> str:
 
 def read_writer_inputs(paths: Any) -> WriterInputs:
     """The writer's artifacts from Snakemake's named inputs; the review feedback goes along."""
-    review = read_artifact(Path(paths.review), GateDecision)
+    reviews = [read_artifact(Path(path), GateDecision) for path in (paths.review, paths.experiment_review)]
     return WriterInputs(
         task=read_artifact(Path(paths.task), TaskInput),
         survey=read_artifact(Path(paths.survey), Survey),
         directions=read_artifact(Path(paths.directions), Directions),
         theory=read_artifact(Path(paths.theory), Theory),
         experiment=read_artifact(Path(paths.experiment), Experiment),
-        feedback=review.feedback,
+        feedback=" ".join(filter(None, (feedback_of(review) for review in reviews))),
     )
