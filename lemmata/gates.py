@@ -55,7 +55,7 @@ def waiting_gate(run_dir: Path) -> str:
 
 @dataclass(frozen=True)
 class Review:
-    """The researcher's answer at the theory review."""
+    """The researcher's answer at a review: the theory review or a review after a stage."""
 
     approved: bool
     feedback: str = ""  # approved: for the next agent; rejected at the second look: why

@@ -187,28 +187,33 @@ class Driver:
     def _ask_at_gate(self, gate: str, record: RunRecord) -> RunRecord | None:
         """Ask the researcher and write the gate's sentinel; a record when the run stops here."""
         decided_by = "user" if self.console.interactive else "default"
+        ask = {SURVEY_PAPERS: self._survey_papers, DIRECTION: self._direction,
+               THEORY_REVIEW: self._theory_review}.get(gate, self._stage_review)
         try:
-            if gate == SURVEY_PAPERS:
-                papers = self.console.survey_papers(read_artifact(self.run_dir / "survey" / "first.json", Survey))
-                record_decision(self.run_dir, gate, True, papers, decided_by)
-                return None
-            if gate == DIRECTION:
-                survey = read_artifact(self.run_dir / "survey.json", Survey)
-                ideas = read_artifact(self.run_dir / "directions" / "ideas.json", DirectionIdeas)
-                record_decision(self.run_dir, gate, True, self.console.research_direction(survey, ideas.error), "user")
-                return None
-            if gate in STAGE_REVIEWS:
-                return self._stage_review(gate, record, decided_by)
-        except RuntimeError as error:  # the spec: empty input or Ctrl+C ends the run cleanly
+            return ask(gate, record, decided_by)
+        except RuntimeError as error:  # the spec: empty input or Ctrl+C at a fallback ends the run cleanly
             message = f"{error}; the gate asks again on `lemmata resume {record.session_id}`"
             save_record(self.run_dir, record, status="stopped", message=message)
             raise LemmataError(message) from None
+
+    def _survey_papers(self, gate: str, record: RunRecord, decided_by: str) -> None:
+        papers = self.console.survey_papers(read_artifact(self.run_dir / "survey" / "first.json", Survey))
+        record_decision(self.run_dir, gate, True, papers, decided_by)
+
+    def _direction(self, gate: str, record: RunRecord, decided_by: str) -> None:
+        survey = read_artifact(self.run_dir / "survey.json", Survey)
+        ideas = read_artifact(self.run_dir / "directions" / "ideas.json", DirectionIdeas)
+        record_decision(self.run_dir, gate, True, self.console.research_direction(survey, ideas.error), "user")
+
+    def _theory_review(self, gate: str, record: RunRecord, decided_by: str) -> RunRecord | None:
+        """Approve (with feedback), or `n`: the theory runs once more with the objection; `n`
+        again stops the run."""
         theory = read_artifact(self.run_dir / "theory.json", Theory)
         rework_file = gate_path(self.run_dir, THEORY_REWORK)
         escalated = record.gate_mode == "auto" and effective_gate_mode("auto", theory) == "human"
         review = self.console.review_theory(theory, second_look=rework_file.exists(), escalated=escalated)
         if review.approved:
-            record_decision(self.run_dir, THEORY_REVIEW, True, review.feedback, decided_by)
+            record_decision(self.run_dir, gate, True, review.feedback, decided_by)
             return None
         if not rework_file.exists():  # the spec's one re-run of the theory, with the objection
             write_artifact(rework_file, TheoryRework(step=lemma_named(theory, review.step), issue=review.issue))
@@ -217,13 +222,6 @@ class Driver:
         return save_record(self.run_dir, record, status="stopped",
                            message=f"stopped at the theory review after its re-run: {review.feedback or 'rejected'}; "
                                    f"`lemmata resume {record.session_id}` shows the lemma chain again")
-
-    def _failure_message(self, result: Invocation) -> str:
-        failure = self.run_dir / FAILURE_FILE
-        if failure.exists():
-            return failure.read_text(encoding="utf-8").strip()
-        rules = ", ".join(sorted(set(result.board.failed_rules))) or "the workflow"
-        return f"{rules} failed; details in {self.run_dir / 'logs'}"
 
     def _stage_review(self, gate: str, record: RunRecord, decided_by: str) -> RunRecord | None:
         """A review after a stage (GATE_MODE human): go on with optional feedback, or stop."""
@@ -234,6 +232,13 @@ class Driver:
         return save_record(self.run_dir, record, status="stopped",
                            message=f"stopped at the {gate.replace('_', ' ')}: {review.feedback or 'rejected'}; "
                                    f"`lemmata resume {record.session_id}` asks again")
+
+    def _failure_message(self, result: Invocation) -> str:
+        failure = self.run_dir / FAILURE_FILE
+        if failure.exists():
+            return failure.read_text(encoding="utf-8").strip()
+        rules = ", ".join(sorted(set(result.board.failed_rules))) or "the workflow"
+        return f"{rules} failed; details in {self.run_dir / 'logs'}"
 
     def _deliver(self, record: RunRecord) -> list[str]:
         """Copy the user's files that exist to the output folder; the names copied."""
