@@ -59,29 +59,28 @@ class TerminalConsole:
                        "The confidence breakdown:")
         for line in lemma_chain(theory):
             click.echo("  " + line)
-        if not self.interactive:
-            click.echo("Approve the lemma chain and continue to the writer? [Y/n]: Y (no terminal: default)")
-            return Review(approved=True)
-        if click.confirm("Approve the lemma chain and continue to the writer?", default=True):
-            return Review(approved=True, feedback=click.prompt("Feedback for the next agent (Enter for none)",
-                                                               default="", show_default=False))
+        review = self._ask_to_go_on("Approve the lemma chain and continue to the writer?")
+        if review:
+            return review
         if second_look:
-            return Review(approved=False, feedback=click.prompt("What is still wrong (kept in the run record)",
-                                                                default="", show_default=False))
+            return Review(approved=False, feedback=_optional("What is still wrong (kept in the run record)"))
         step = click.prompt("Most problematic step (number or identifier)").strip()
         return Review(approved=False, step=step, issue=click.prompt("What is the issue").strip())
 
     def review_stage(self, question: str) -> Review:
         """A review after a stage (GATE_MODE human): go on, with feedback for the next agent, or stop."""
         self._clear_line()
+        return (self._ask_to_go_on(question)
+                or Review(approved=False, feedback=_optional("What is wrong (kept in the run record)")))
+
+    def _ask_to_go_on(self, question: str) -> Review | None:
+        """`y` or Enter: approved, with feedback for the next agent; `n`: None. Without a terminal, `y`."""
         if not self.interactive:
             click.echo(f"{question} [Y/n]: Y (no terminal: default)")
             return Review(approved=True)
         if click.confirm(question, default=True):
-            return Review(approved=True, feedback=click.prompt("Feedback for the next agent (Enter for none)",
-                                                               default="", show_default=False))
-        return Review(approved=False, feedback=click.prompt("What is wrong (kept in the run record)",
-                                                            default="", show_default=False))
+            return Review(approved=True, feedback=_optional("Feedback for the next agent (Enter for none)"))
+        return None
 
     def survey_papers(self, survey: Survey) -> str:
         """The survey fallback: identifiers or titles to survey once more, or "" to go on without."""
@@ -95,7 +94,7 @@ class TerminalConsole:
             click.echo(f"{question}: (no terminal: continuing without papers)")
             return ""
         try:
-            return click.prompt(question, default="", show_default=False).strip()
+            return _optional(question)
         except click.Abort:
             raise RuntimeError("stopped at the survey fallback (cancelled)") from None
 
@@ -109,7 +108,7 @@ class TerminalConsole:
         if not self.interactive:
             raise RuntimeError("direction planning needs a research direction and there is no terminal to ask")
         try:
-            direction = click.prompt("Research direction (Enter to stop)", default="", show_default=False).strip()
+            direction = _optional("Research direction (Enter to stop)")
         except click.Abort:
             raise RuntimeError("no research direction given (cancelled)") from None
         if not direction:
@@ -121,6 +120,11 @@ class TerminalConsole:
             self.stream.write("\r\033[K")
             self.stream.flush()
             self._last = ""
+
+
+def _optional(question: str) -> str:
+    """An answer that may be empty (Enter)."""
+    return click.prompt(question, default="", show_default=False).strip()
 
 
 def status_line(board: JobBoard, tally: TokenTally, elapsed: float) -> str:
