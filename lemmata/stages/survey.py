@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from lemmata.artifacts import GateDecision, PaperRecord, Survey, TaskInput
+from lemmata.gates import feedback_of
 from lemmata.llm.client import LLMClient
 from lemmata.settings import Settings
 from lemmata.stages.agent import AgentSpec, call_tools, chosen_papers, paper_line, run_tool_agent
@@ -51,7 +52,7 @@ def final_survey(first: Survey, decision: GateDecision, rerun: Callable[[list[st
     proceeds without papers."""
     if first.papers:
         return first
-    named = split_paper_list(decision.feedback) if decision.decided_by != "automatic" else []
+    named = split_paper_list(feedback_of(decision))
     if not named:
         return first.model_copy(update={"note": _join(first.note, "no papers: the run proceeds without them")})
     return rerun(named)
