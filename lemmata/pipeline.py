@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,18 +11,24 @@ from pathlib import Path
 class Stage:
     name: str
     rules: tuple[str, ...]
-    artifact: str
+    artifact: str  # the file that proves the stage done
+    files: tuple[str, ...] = ()  # every file its rules write, globs allowed (`lemmata status ID` lists them)
 
 
 STAGES = (
-    Stage("survey", ("intake", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"), "survey.json"),
+    Stage("survey", ("intake", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"), "survey.json",
+          ("input.json", "survey/first.json", "gates/survey_papers.json", "survey.json", "gates/survey_review.json")),
     Stage("direction planning", ("ideation", "direction_gate", "directions", "direction_review_gate"),
-          "directions.json"),
-    Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json"),
-    Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json"),
-    Stage("experiment", ("experiment", "experiment_review_gate"), "experiment.json"),
-    Stage("writer", ("writer",), "paper_v1.tex"),
-    Stage("compile", ("compile", "research_output"), "paper_v1.pdf"),
+          "directions.json",
+          ("directions/ideas.json", "gates/direction.json", "directions.json", "gates/direction_review.json")),
+    Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json",
+          ("theory/formal.json", "gates/theory_rework.json", "theory/plan.json", "theory/lemmas/*.json", "theory.json")),
+    Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json", ("gates/theory_review.json",)),
+    Stage("experiment", ("experiment", "experiment_review_gate"), "experiment.json",
+          ("experiment.json", "figures/*.pdf", "gates/experiment_review.json")),
+    Stage("writer", ("writer",), "paper_v1.tex", ("paper_v1.tex", "references.bib", "paper_v1.json")),
+    Stage("compile", ("compile", "research_output"), "paper_v1.pdf",
+          ("paper_v1.pdf", "paper_v1.compile.json", "research_output.json")),
 )
 USER_FILES = ("paper_v1.tex", "paper_v1.pdf", "references.bib")
 #: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
@@ -49,3 +56,30 @@ def stage_states(run_dir: Path, running_rules: set[str], failed_rule: str | None
             state = "pending"
         states.append((stage, state))
     return states
+
+
+def artifact_states(run_dir: Path) -> list[tuple[str, str, str]]:
+    """(stage, file, state) for every file a stage wrote, and its main artifact while missing:
+    `done`, `incomplete` (a job was writing it when the run stopped) or `pending`."""
+    incomplete = incomplete_outputs(run_dir)
+    rows = []
+    for stage in STAGES:
+        for pattern in stage.files:
+            for path in sorted(run_dir.glob(pattern)):
+                name = path.relative_to(run_dir).as_posix()
+                rows.append((stage.name, name, "incomplete" if name in incomplete else "done"))
+        if not (run_dir / stage.artifact).exists():
+            rows.append((stage.name, stage.artifact, "pending"))
+    return rows
+
+
+def incomplete_outputs(run_dir: Path) -> set[str]:
+    """Outputs Snakemake marked incomplete: its marker files are named by the output's path in
+    URL-safe base64 (.snakemake/incomplete/)."""
+    names = set()
+    for marker in (run_dir / ".snakemake" / "incomplete").glob("*"):
+        try:
+            names.add(base64.urlsafe_b64decode(marker.name.encode()).decode())
+        except (ValueError, UnicodeDecodeError):  # "migration_underway" and split long names
+            continue
+    return names

@@ -288,6 +288,12 @@ def snakemake_command(run_dir: Path, jobs: int) -> list[str]:
     ]
 
 
+def report_command(run_dir: Path, output: Path) -> list[str]:
+    """Snakemake's HTML report of the run; --nolock, so a report of a running run does not wait."""
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
+            "--configfile", str(run_dir / "config.yaml"), "--report", str(output), "--nolock", "--nocolor"]
+
+
 def workflow_environment(run_dir: Path) -> dict[str, str]:
     """The job environment: ours plus .env values, the logger plugin importable, events routed."""
     environ = load_environment()

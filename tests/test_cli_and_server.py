@@ -53,8 +53,10 @@ def test_status_of_a_run_shows_each_stage(layout):
     with RunLock(layout.run_dir("run-a")):
         result = CliRunner().invoke(cli, ["status", "run-a"])
     assert result.exit_code == 0
-    states = {line.split()[0]: line.split()[-2] for line in result.output.splitlines()[2:]}
+    stage_lines, file_lines = result.output.split("\nfiles:\n")
+    states = {line.split()[0]: line.split()[-2] for line in stage_lines.splitlines()[2:]}
     assert states["survey"] == "done" and states["theory"] == "pending"
+    assert "  survey.json " in file_lines and "theory.json" in file_lines
     assert "run run-a: running" in result.output
 
 

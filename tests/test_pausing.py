@@ -1,7 +1,9 @@
-"""pause.flag and checkpoint.json, read and written the way the driver does."""
+"""pause.flag and checkpoint.json, read and written the way the driver does; the file states
+`lemmata status ID` shows."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -9,6 +11,7 @@ from lemmata.artifacts import Direction, Directions, Survey, write_artifact
 from lemmata.pausing import (
     CHECKPOINT, PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint,
 )
+from lemmata.pipeline import artifact_states
 
 
 def test_a_checkpoint_before_any_direction_has_an_empty_brief(tmp_path: Path) -> None:
@@ -41,3 +44,19 @@ def test_completion_clears_the_checkpoint_and_a_stale_flag(tmp_path: Path) -> No
     clear_checkpoint(tmp_path)
     assert not (tmp_path / CHECKPOINT).exists() and not (tmp_path / PAUSE_FLAG).exists()
     assert load_checkpoint(tmp_path) is None
+
+
+def test_status_lists_every_file_with_its_stage_and_marks_incomplete_and_pending_ones(tmp_path: Path) -> None:
+    write_artifact(tmp_path / "survey.json", Survey())
+    (tmp_path / "theory/lemmas").mkdir(parents=True)
+    (tmp_path / "theory/lemmas/L1.json").write_text("{}")
+    (tmp_path / "theory/lemmas/L2.json").write_text("{half")  # a job was writing it when the run died
+    markers = tmp_path / ".snakemake/incomplete"
+    markers.mkdir(parents=True)
+    (markers / base64.urlsafe_b64encode(b"theory/lemmas/L2.json").decode()).touch()
+    (markers / "migration_underway").touch()
+    rows = artifact_states(tmp_path)
+    assert ("survey", "survey.json", "done") in rows
+    assert ("theory", "theory/lemmas/L1.json", "done") in rows
+    assert ("theory", "theory/lemmas/L2.json", "incomplete") in rows
+    assert ("theory", "theory.json", "pending") in rows and ("compile", "paper_v1.pdf", "pending") in rows

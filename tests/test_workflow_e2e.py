@@ -181,7 +181,13 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     status = run_lemmata(["status"], local_env(home, fake_server), tmp_path)
     assert run_dir.name in status.stdout and "completed" in status.stdout
     detail = run_lemmata(["status", run_dir.name], local_env(home, fake_server), tmp_path)
-    assert detail.stdout.count(" done ") == 7, detail.stdout
+    stages, files = detail.stdout.split("\nfiles:\n")
+    assert stages.count(" done ") == 7, detail.stdout
+    assert re.search(r"theory/lemmas/L4\.json\s+done\s+\(theory\)", files) and "figures/L4.pdf" in files
+    assert " pending " not in files and " incomplete " not in files
+    report = run_lemmata(["report", run_dir.name], local_env(home, fake_server), tmp_path)
+    assert report.returncode == 0 and report.stdout.strip() == str(run_dir / "report.html"), report.stderr
+    assert "theory_plan" in (run_dir / "report.html").read_text(encoding="utf-8", errors="replace")
 
 
 def test_transient_errors_are_retried_and_logged_as_attempts(fake_server, home, tmp_path):

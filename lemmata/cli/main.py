@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -15,11 +16,11 @@ from lemmata import __version__
 from lemmata.artifacts import TaskInput
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
-from lemmata.errors import UserError
+from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.llm.roles import ROLES
-from lemmata.pipeline import stage_states
+from lemmata.pipeline import artifact_states, stage_states
 from lemmata.pausing import request_pause
 from lemmata.runs import (
     Layout, RunRecord, is_run_active, live_status, load_record, new_session_id, validate_session_id,
@@ -169,7 +170,7 @@ def pause(session_id: str) -> None:
 @click.argument("session_id", required=False)
 @reports_errors
 def status(session_id: str | None) -> None:
-    """List runs, or show each stage of run SESSION_ID."""
+    """List runs, or show each stage and every file of run SESSION_ID."""
     layout = Layout.from_environment()
     if session_id is None:
         list_runs(layout)
@@ -198,6 +199,28 @@ def show_run(run_dir: Path) -> None:
         failed_rule = waiting_gate(run_dir) or None
     for stage, state in stage_states(run_dir, set(), failed_rule):
         click.echo(f"  {stage.name:<20} {state:<8} {stage.artifact}")
+    click.echo("files:")
+    for stage_name, name, state in artifact_states(run_dir):
+        click.echo(f"  {name:<34} {state:<10} ({stage_name})")
+
+
+@cli.command()
+@click.argument("session_id")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="where to write the report (default: report.html in the run directory)")
+@reports_errors
+def report(session_id: str, output: Path | None) -> None:
+    """Write Snakemake's self-contained HTML report of run SESSION_ID: its jobs, their times, the rules."""
+    from lemmata.runner import report_command, workflow_environment
+
+    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    target = (output or run_dir / "report.html").resolve()
+    done = subprocess.run(report_command(run_dir, target), cwd=run_dir, env=workflow_environment(run_dir),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if done.returncode != 0 or not target.is_file():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LemmataError(f"the report of run {session_id} could not be written: {last}")
+    click.echo(str(target))
 
 
 @cli.command()
