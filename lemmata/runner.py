@@ -20,7 +20,7 @@ from lemmata.artifacts import (
     DirectionIdeas, Survey, TaskInput, Theory, TheoryRework, atomic_write_text, read_artifact, write_artifact,
 )
 from lemmata.cards import stage_card, writer_card
-from lemmata.errors import LemmataError
+from lemmata.errors import LemmataError, RunBusyError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import (
     DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review, effective_gate_mode,
@@ -30,7 +30,7 @@ from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.pausing import PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint
-from lemmata.pipeline import STAGES, USER_FIGURES, USER_FILES
+from lemmata.pipeline import STAGES, USER_FIGURES, USER_FILES, incomplete_outputs
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
@@ -81,6 +81,7 @@ class Driver:
         """Run until completed, paused, stopped at a gate, or failed; the record says which."""
         with RunLock(self.run_dir):
             (self.run_dir / PAUSE_FLAG).unlink(missing_ok=True)  # left by a run that died before it paused
+            self._repair()
             checkpoint = load_checkpoint(self.run_dir)
             if checkpoint:
                 self.console.info(f"resuming from the {checkpoint.stage_name} stage (paused "
@@ -88,6 +89,25 @@ class Driver:
             record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="")
             self.jobs = self.jobs or default_jobs(record.backend)
             return self._loop(record)
+
+    def _repair(self) -> None:
+        """What a killed driver leaves behind: Snakemake's lock on the run directory (its workflow
+        process was killed too) and outputs a killed job left half-written. We hold the run's lock,
+        so no other driver works here; a workflow process that outlived its driver still may."""
+        locks = self.run_dir / ".snakemake" / "locks"
+        if locks.is_dir() and any(locks.iterdir()):
+            orphans = workflow_processes(self.run_dir)
+            if orphans:
+                raise RunBusyError(f"a workflow process of an earlier driver (pid {', '.join(map(str, orphans))}) "
+                                   f"still works on this run: let it end, or stop it (kill {orphans[0]}), then resume")
+            subprocess.run([*snakemake_command(self.run_dir, 1), "--unlock"], cwd=self.run_dir,
+                           env=workflow_environment(self.run_dir), stdin=subprocess.DEVNULL, capture_output=True,
+                           check=True)
+            self.console.info("repaired: removed the lock a killed run left on its workflow directory")
+        incomplete = sorted(incomplete_outputs(self.run_dir))
+        if incomplete:
+            self.console.info(f"repaired: {len(incomplete)} output(s) a killed job left unfinished will be made "
+                              f"again: {', '.join(incomplete)}")
 
     def _loop(self, record: RunRecord) -> RunRecord:
         calls = TailReader(self.run_dir / CALL_LOG_NAME)
@@ -286,6 +306,19 @@ def snakemake_command(run_dir: Path, jobs: int) -> list[str]:
         "--configfile", str(run_dir / "config.yaml"), "--cores", str(jobs), "--logger", "lemmata",
         "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
     ]
+
+
+def workflow_processes(run_dir: Path) -> list[int]:
+    """Snakemake processes working on `run_dir` (one whose driver was killed keeps running)."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"snakemake" in b" ".join(args) and str(run_dir).encode() in args and b"--unlock" not in args:
+            pids.append(int(cmdline.parent.name))
+    return sorted(pids)
 
 
 def report_command(run_dir: Path, output: Path) -> list[str]:

@@ -332,6 +332,7 @@ def snakemake_child(process: subprocess.Popen) -> int:
         pytest.param("lemmata", signal.SIGTERM, id="sigterm-to-lemmata"),
         pytest.param("snakemake", signal.SIGTERM, id="sigterm-to-the-workflow-process"),
         pytest.param("pause-command", None, id="lemmata-pause-command"),
+        pytest.param("everything", signal.SIGKILL, id="sigkill-to-the-driver-and-the-workflow"),
     ],
 )
 def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path, target, signum):
@@ -349,13 +350,19 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         if target == "pause-command":
             paused = run_lemmata(["pause", only_run_dir(home).name], env, tmp_path)
             assert paused.returncode == 0 and "pause requested" in paused.stdout, paused.stderr
+        elif target == "everything":  # a crash: no handler runs, Snakemake's lock and markers stay
+            os.kill(first.pid, signal.SIGKILL)
+            os.killpg(workflow, signal.SIGKILL)
         else:
             os.kill(first.pid if target == "lemmata" else workflow, signum)
         _, stderr = first.communicate(timeout=120)
     finally:
         first.kill()
     run_dir = only_run_dir(home)
-    if target == "snakemake":
+    if target == "everything":
+        assert first.returncode == -signal.SIGKILL and load_record(run_dir).status == "running"
+        assert list((run_dir / ".snakemake/locks").iterdir())  # what resume must repair
+    elif target == "snakemake":
         assert first.returncode == 1
         assert load_record(run_dir).status == "stopped"
         assert f"lemmata resume {run_dir.name}" in stderr
@@ -370,12 +377,16 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         assert brief["goal"] == "The sum of two even integers is even" and brief["research_brief"].startswith("Unfold")
         assert not (run_dir / "pause.flag").exists()
         assert run_lemmata(["pause", run_dir.name], env, tmp_path).returncode == 2  # nothing runs to pause
-    # The running jobs finished; L2 and L4, which wait for them, never started.
-    assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == {"L1", "L3"}
+    # The running jobs finished (a crash killed them); L2 and L4, which wait for them, never started.
+    assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == (set() if target == "everything"
+                                                                            else {"L1", "L3"})
 
     fake_server.latency = 0.0
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
+    if target == "everything":
+        assert "repaired: removed the lock a killed run left on its workflow directory" in resumed.stderr
+        assert "theory/lemmas/L1.json" in resumed.stderr  # an unfinished output, made again
     assert load_record(run_dir).status == "completed" and not (run_dir / "checkpoint.json").exists()
     provers = Counter(r["scope"].split(":")[1] for r in read_call_records(run_dir / "llm_calls.jsonl")
                       if r["role"] == "prover")
