@@ -53,6 +53,10 @@ def waiting_gate(run_dir: Path) -> str:
     return ""
 
 
+class GateInterrupted(Exception):
+    """Ctrl+C (or a kill) while a review question waited for its answer: the run pauses there."""
+
+
 @dataclass(frozen=True)
 class Review:
     """The researcher's answer at a review: the theory review or a review after a stage."""

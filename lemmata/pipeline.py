@@ -42,11 +42,18 @@ def stage_of_rule(rule: str) -> str:
     return rule
 
 
+def stage_done(run_dir: Path, stage: Stage) -> bool:
+    """Its artifact exists and each of its gates has a decision: a stage whose review waits for
+    the researcher is not done yet (a resume starts there, with the question)."""
+    decisions = [f"gates/{rule.removesuffix('_gate')}.json" for rule in stage.rules if rule.endswith("_gate")]
+    return all((run_dir / name).exists() for name in (stage.artifact, *decisions))
+
+
 def stage_states(run_dir: Path, running_rules: set[str], failed_rule: str | None) -> list[tuple[Stage, str]]:
     """done / running / failed / waiting / pending for each stage, from files and live events."""
     states = []
     for stage in STAGES:
-        if (run_dir / stage.artifact).exists():
+        if stage_done(run_dir, stage):
             state = "done"
         elif running_rules & set(stage.rules):
             state = "running"

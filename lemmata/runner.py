@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -23,8 +25,8 @@ from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError, RunBusyError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import (
-    DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review, effective_gate_mode,
-    gate_path, lemma_named, record_decision,
+    DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, GateInterrupted, Review,
+    effective_gate_mode, gate_path, lemma_named, record_decision,
 )
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
@@ -76,10 +78,12 @@ class Driver:
     tally: TokenTally = field(default_factory=TokenTally)
     started: float = field(default_factory=time.monotonic)
     _pause_requested: bool = False
+    _workflow: subprocess.Popen[bytes] | None = None  # the Snakemake process while one runs
+    _asking: bool = False  # a gate question waits for the researcher's answer
 
     def drive(self) -> RunRecord:
         """Run until completed, paused, stopped at a gate, or failed; the record says which."""
-        with RunLock(self.run_dir):
+        with RunLock(self.run_dir), self._signals_ask_for_a_pause():
             (self.run_dir / PAUSE_FLAG).unlink(missing_ok=True)  # left by a run that died before it paused
             self._repair()
             checkpoint = load_checkpoint(self.run_dir)
@@ -112,14 +116,13 @@ class Driver:
     def _loop(self, record: RunRecord) -> RunRecord:
         calls = TailReader(self.run_dir / CALL_LOG_NAME)
         while True:
+            if pause_request(self.run_dir):  # asked for while a gate question waited: no new job starts
+                return self._pause(record)
             result = self._invoke_snakemake(calls)
             if result.returncode == 0:
                 return self._complete(record)
             if result.paused:
-                checkpoint = save_checkpoint(self.run_dir, record.session_id)
-                return save_record(self.run_dir, record, status="paused",
-                                   message=f"paused before the {checkpoint.stage_name} stage: "
-                                           f"continue with `lemmata resume {record.session_id}`")
+                return self._pause(record)
             if result.stopped_from_outside():
                 return save_record(self.run_dir, record, status="stopped",
                                    message="the workflow process was stopped by a signal; finished work is kept: "
@@ -148,9 +151,7 @@ class Driver:
             snakemake_command(self.run_dir, self.jobs), cwd=self.run_dir, env=workflow_environment(self.run_dir),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        # Ctrl+C and a plain `kill` both ask for a pause: the run stops at a rule boundary.
-        previous = {signum: signal.signal(signum, lambda signum, _: self._on_signal(process, signum))
-                    for signum in PAUSE_SIGNALS}
+        self._workflow = process
         try:
             while process.poll() is None:
                 if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
@@ -158,8 +159,7 @@ class Driver:
                 self._update(events, calls, board, done_before)
                 time.sleep(POLL_SECONDS)
         finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+            self._workflow = None
             log.close()
         self._update(events, calls, board, done_before)
         with open(log_path, "rb") as written:
@@ -167,11 +167,33 @@ class Driver:
             log_text = written.read().decode("utf-8", "replace")
         return Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
 
-    def _on_signal(self, process: subprocess.Popen[bytes], signum: int) -> None:
-        """Ctrl+C or a plain kill: written down as a pause request (pause.flag), then carried out."""
-        if not self._pause_requested:
+    @contextmanager
+    def _signals_ask_for_a_pause(self) -> Iterator[None]:
+        """Ctrl+C and a plain `kill` ask for a pause, wherever the driver is, never a traceback."""
+        previous = {signum: signal.signal(signum, self._on_signal) for signum in PAUSE_SIGNALS}
+        try:
+            yield
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        """Written down as a pause request (pause.flag), then carried out: Snakemake is told to
+        stop starting jobs; a waiting gate question is interrupted; between the two, the loop
+        sees the flag before it starts Snakemake again."""
+        if not self._pause_requested and not pause_request(self.run_dir):
             request_pause(self.run_dir, "ctrl-c" if signum == signal.SIGINT else "signal")
-        self._request_pause(process)
+        if self._workflow is not None:
+            self._request_pause(self._workflow)
+        elif self._asking:
+            raise KeyboardInterrupt  # the prompt gives up its question; _ask_at_gate pauses the run
+
+    def _pause(self, record: RunRecord, gate: str = "") -> RunRecord:
+        checkpoint = save_checkpoint(self.run_dir, record.session_id)
+        where = (f"at the {gate.replace('_', ' ')} question (`lemmata resume {record.session_id}` asks it again)"
+                 if gate else f"before the {checkpoint.stage_name} stage")
+        return save_record(self.run_dir, record, status="paused",
+                           message=f"paused {where}: continue with `lemmata resume {record.session_id}`")
 
     def _request_pause(self, process: subprocess.Popen[bytes]) -> None:
         # SIGTERM to Snakemake alone: running jobs finish and their outputs stay clean.
@@ -209,12 +231,20 @@ class Driver:
         decided_by = "user" if self.console.interactive else "default"
         ask = {SURVEY_PAPERS: self._survey_papers, DIRECTION: self._direction,
                THEORY_REVIEW: self._theory_review}.get(gate, self._stage_review)
+        self._asking = True
         try:
             return ask(gate, record, decided_by)
+        except (GateInterrupted, KeyboardInterrupt):  # Ctrl+C or a kill at a review: a pause at the gate
+            if not pause_request(self.run_dir):
+                request_pause(self.run_dir, "ctrl-c")
+            return self._pause(record, gate)
         except RuntimeError as error:  # the spec: empty input or Ctrl+C at a fallback ends the run cleanly
+            (self.run_dir / PAUSE_FLAG).unlink(missing_ok=True)
             message = f"{error}; the gate asks again on `lemmata resume {record.session_id}`"
             save_record(self.run_dir, record, status="stopped", message=message)
             raise LemmataError(message) from None
+        finally:
+            self._asking = False
 
     def _survey_papers(self, gate: str, record: RunRecord, decided_by: str) -> None:
         papers = self.console.survey_papers(read_artifact(self.run_dir / "survey" / "first.json", Survey))

@@ -23,6 +23,11 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
     return Layout(tmp_path / "home")
 
 
+DECIDED = '{"gate": "g", "approved": true, "decided_by": "automatic"}'
+#: The survey's artifact and its two gates' decisions: the survey stage is done.
+SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/survey_review.json": DECIDED}
+
+
 def make_run(layout: Layout, session_id: str, status: str = "completed", **files: str) -> Path:
     run_dir = layout.run_dir(session_id)
     record = RunRecord(session_id=session_id, mode="prove", task="the sum of two even integers is even",
@@ -49,7 +54,7 @@ def test_status_lists_runs_and_flags_a_dead_running_run(layout):
 
 
 def test_status_of_a_run_shows_each_stage(layout):
-    make_run(layout, "run-a", status="running", **{"survey.json": "{}", "directions.json": "{}"})
+    make_run(layout, "run-a", status="running", **SURVEY_DONE, **{"directions.json": "{}"})
     with RunLock(layout.run_dir("run-a")):
         result = CliRunner().invoke(cli, ["status", "run-a"])
     assert result.exit_code == 0
@@ -84,7 +89,7 @@ def test_serve_refuses_a_non_loopback_bind(layout):
 
 
 def test_status_api_lists_and_polls_runs_logging_polls_at_debug(layout, caplog):
-    make_run(layout, "run-a", **{"survey.json": "{}"})
+    make_run(layout, "run-a", **SURVEY_DONE)
     client = TestClient(create_app(layout))
     assert [r["id"] for r in client.get("/api/runs").json()["runs"]] == ["run-a"]
     with caplog.at_level(logging.DEBUG, logger="lemmata.server"):

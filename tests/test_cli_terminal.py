@@ -5,21 +5,26 @@ fake model server and the fake search services on 127.0.0.1, through the real wo
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections import Counter
+import signal
 import subprocess
 import sys
+import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from conftest import cli_environment
-from lemmata.artifacts import Directions, GateDecision, Survey, TheoryRework, read_artifact
+from lemmata.artifacts import Checkpoint, Directions, GateDecision, Survey, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer
+from lemmata.runner import STOP_NOTICE
+from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest
 from lemmata.testing.fake_search_servers import FakeSearchServers, Fault
 
 pytestmark = pytest.mark.e2e
@@ -296,3 +301,110 @@ def test_gate_mode_auto_turns_human_when_a_lemma_is_not_verified_and_n_stops_at_
     resumed.expect(pexpect.EOF)
     resumed.close()
     assert resumed.exitstatus == 0 and load_record(run_dir).status == "completed"
+
+
+def paused(terminal: pexpect.spawn, run_dir: Path) -> Checkpoint:
+    """The run ended paused: exit 0, the flag consumed, the checkpoint saved."""
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 0 and "Traceback" not in terminal.before, terminal.before
+    assert load_record(run_dir).status == "paused" and not (run_dir / "pause.flag").exists()
+    return read_artifact(run_dir / "checkpoint.json", Checkpoint)
+
+
+def while_in_flight(role: str, home: Path, act: Callable[[], None]) -> Callable[[RecordedRequest], None]:
+    """A fake-server hook: at the first call of `role`, `act` (ask for a pause), and answer only
+    once the driver has told Snakemake to stop, so the job making the call is the last to finish."""
+    fired = []
+
+    def hook(request: RecordedRequest) -> None:
+        if request.role != role or fired:
+            return
+        fired.append(request)
+        log = run_dir_of(home) / "logs/snakemake.log"
+        notices = log.read_text(errors="replace").count(STOP_NOTICE)
+        act()
+        deadline = time.monotonic() + 30
+        while log.read_text(errors="replace").count(STOP_NOTICE) == notices and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    return hook
+
+
+def call_multiset(run_dir: Path) -> Counter:
+    return Counter((r["role"], r["scope"], json.dumps(r["messages"])) for r in read_call_records(
+        run_dir / "llm_calls.jsonl"))
+
+
+def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted_replay(llm, search, tmp_path):
+    """GATE_MODE human, paused once per stage, each time another way: Ctrl+C at the survey review,
+    `lemmata pause` while the direction review waits, Ctrl+C at the theory review, a kill while
+    the experiment's call is in flight, Ctrl+C while the writer's is. Each resume continues from
+    the checkpoint; the paper is byte for byte that of an uninterrupted replay of the run's calls,
+    and the replay needed every call the run made: none was made twice."""
+    home = tmp_path / "home"
+    env = environment(home, llm, search)
+    terminal = spawn(["prove", TASK, "--gate", "human"], env, tmp_path)
+    terminal.expect(SURVEY_REVIEW_PROMPT)
+    terminal.sendintr()
+    run_dir = run_dir_of(home)
+    checkpoint = paused(terminal, run_dir)
+    assert (checkpoint.stage_name, checkpoint.completed_stages, checkpoint.requested_by) == ("survey", [], "ctrl-c")
+    assert f"paused at the survey review question (`lemmata resume {run_dir.name}` asks it again)" in terminal.before
+    status = subprocess.run([sys.executable, "-m", "lemmata", "status", run_dir.name], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert re.search(r"survey\s+waiting\s+survey.json", status.stdout), status.stdout
+
+    terminal = spawn(["resume", run_dir.name], env, tmp_path)
+    answer(terminal, SURVEY_REVIEW_PROMPT, "y", "")  # asked again
+    terminal.expect(DIRECTION_REVIEW_PROMPT)
+    pause = subprocess.run([sys.executable, "-m", "lemmata", "pause", run_dir.name], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60)
+    assert pause.returncode == 0, pause.stderr
+    terminal.sendline("y")  # the answer counts; the run pauses before the next stage starts
+    terminal.expect(FEEDBACK_PROMPT)
+    terminal.sendline("")
+    checkpoint = paused(terminal, run_dir)
+    assert (checkpoint.stage_name, checkpoint.completed_stages, checkpoint.requested_by) == (
+        "theory", ["survey", "direction planning"], "command")
+    assert read_artifact(run_dir / "gates/direction_review.json", GateDecision).decided_by == "user"
+    assert not (run_dir / "theory/formal.json").exists()  # no job of the theory started
+
+    terminal = spawn(["resume", run_dir.name], env, tmp_path)
+    terminal.expect(APPROVE_PROMPT)
+    terminal.sendintr()
+    checkpoint = paused(terminal, run_dir)
+    assert (checkpoint.stage_name, checkpoint.requested_by) == ("theory_review_gate", "ctrl-c")
+    assert checkpoint.completed_stages == ["survey", "direction planning", "theory"]
+
+    llm.before_answer = while_in_flight("experiment", home, lambda: os.kill(terminal.pid, signal.SIGTERM))
+    terminal = spawn(["resume", run_dir.name], env, tmp_path)
+    answer(terminal, APPROVE_PROMPT, "y", "")
+    checkpoint = paused(terminal, run_dir)
+    assert (checkpoint.stage_name, checkpoint.requested_by) == ("experiment", "signal")  # its review is next
+    assert (run_dir / "experiment.json").exists() and not (run_dir / "paper_v1.tex").exists()
+
+    llm.before_answer = while_in_flight("writer", home, lambda: os.kill(terminal.pid, signal.SIGINT))
+    terminal = spawn(["resume", run_dir.name], env, tmp_path)
+    answer(terminal, EXPERIMENT_PROMPT, "y", "")
+    checkpoint = paused(terminal, run_dir)
+    assert (checkpoint.stage_name, checkpoint.requested_by) == ("compile", "ctrl-c")
+    assert checkpoint.completed_stages == ["survey", "direction planning", "theory", "theory_review_gate",
+                                           "experiment", "writer"]
+    llm.before_answer = None
+
+    terminal = spawn(["resume", run_dir.name], env, tmp_path)
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 0, terminal.before
+    assert load_record(run_dir).status == "completed" and not (run_dir / "checkpoint.json").exists()
+
+    replay_home = tmp_path / "replay-home"
+    replay_env = cli_environment(replay_home, LLM_BACKEND="replay", LEMMATA_REPLAY=str(run_dir / "llm_calls.jsonl"),
+                                 GATE_MODE="human", **search.settings_values())
+    replay = subprocess.run([sys.executable, "-m", "lemmata", "prove", TASK, "-o", "replayed"], env=replay_env,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    assert replay.returncode == 0, replay.stderr
+    assert (tmp_path / "replayed/paper_v1.tex").read_bytes() == (tmp_path / "results/paper_v1.tex").read_bytes()
+    made = call_multiset(run_dir)
+    assert call_multiset(run_dir_of(replay_home)) == made and sum(made.values()) > 20

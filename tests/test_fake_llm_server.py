@@ -163,6 +163,17 @@ def test_callable_answers_are_computed_per_request(server: FakeLLMServer, http: 
     assert openai_text(chat(http, "prover")) == "plain"
 
 
+def test_before_answer_sees_each_request_while_its_caller_still_waits(server: FakeLLMServer,
+                                                                     http: httpx.Client) -> None:
+    seen: list[tuple[str, int]] = []
+    server.before_answer = lambda request: seen.append((request.role, request.answered_status))
+    server.enqueue("writer", "paper")
+    server.inject_fault("prover", Fault(status=500))
+    assert openai_text(chat(http, "writer")) == "paper"
+    assert chat(http, "prover").status_code == 500
+    assert seen == [("writer", 0), ("prover", 0)]  # called before any answer, faults included
+
+
 def test_default_responders_apply_only_when_the_queue_is_empty(server: FakeLLMServer, http: httpx.Client) -> None:
     server.set_default("prover", lambda request: "prover default")
     server.set_default(None, lambda request: f"any default for {request.role}")

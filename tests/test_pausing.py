@@ -8,14 +8,22 @@ import json
 from pathlib import Path
 
 from lemmata.artifacts import Direction, Directions, Survey, write_artifact
+from lemmata.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
 from lemmata.pausing import (
     CHECKPOINT, PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint,
 )
 from lemmata.pipeline import artifact_states
 
 
+def finished_survey(run_dir: Path) -> None:
+    """survey.json and both of the survey's gates decided."""
+    write_artifact(run_dir / "survey.json", Survey())
+    for gate in (SURVEY_PAPERS, SURVEY_REVIEW):
+        record_decision(run_dir, gate, True, "", "automatic")
+
+
 def test_a_checkpoint_before_any_direction_has_an_empty_brief(tmp_path: Path) -> None:
-    write_artifact(tmp_path / "survey.json", Survey())
+    finished_survey(tmp_path)
     request_pause(tmp_path, "command")
     checkpoint = save_checkpoint(tmp_path, "s1")
     assert (checkpoint.stage_name, checkpoint.completed_stages) == ("direction planning", ["survey"])
@@ -23,8 +31,17 @@ def test_a_checkpoint_before_any_direction_has_an_empty_brief(tmp_path: Path) ->
     assert not (tmp_path / PAUSE_FLAG).exists() and load_checkpoint(tmp_path) == checkpoint
 
 
-def test_the_brief_is_the_chosen_direction_as_a_json_string(tmp_path: Path) -> None:
+def test_a_stage_whose_review_waits_for_an_answer_is_where_the_run_continues(tmp_path: Path) -> None:
     write_artifact(tmp_path / "survey.json", Survey())
+    record_decision(tmp_path, SURVEY_PAPERS, True, "", "automatic")
+    checkpoint = save_checkpoint(tmp_path, "s1")  # paused at the survey review question
+    assert (checkpoint.stage_name, checkpoint.completed_stages) == ("survey", [])
+    record_decision(tmp_path, SURVEY_REVIEW, True, "", "user")
+    assert save_checkpoint(tmp_path, "s1").stage_name == "direction planning"
+
+
+def test_the_brief_is_the_chosen_direction_as_a_json_string(tmp_path: Path) -> None:
+    finished_survey(tmp_path)
     write_artifact(tmp_path / "directions.json", Directions(
         candidates=[Direction(title="A"), Direction(title="Modulo 4")], chosen=1, goal="G.", research_brief="Use Z/4Z."))
     brief = json.loads(save_checkpoint(tmp_path, "s1").research_brief_json)

@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TextIO, TypeVar
 
 import click
 
 from lemmata.artifacts import Survey, Theory
 from lemmata.cards import lemma_chain
 from lemmata.events import JobBoard, TokenTally
-from lemmata.gates import Review
+from lemmata.gates import GateInterrupted, Review
 from lemmata.pipeline import stage_of_rule
 
 
 MAX_FAILURES_SHOWN = 5
+Asking = TypeVar("Asking", bound=Callable[..., Any])
+
+
+def pauses_when_cancelled(ask: Asking) -> Asking:
+    """Ctrl+C (or end of input) at a review question pauses the run there: the driver saves a
+    checkpoint and `lemmata resume` asks the question again."""
+
+    @wraps(ask)
+    def asking(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return ask(*args, **kwargs)
+        except click.Abort:
+            raise GateInterrupted from None
+
+    return asking  # type: ignore[return-value]
 
 
 class TerminalConsole:
@@ -47,6 +64,7 @@ class TerminalConsole:
         self.stream.write(text + "\n")
         self.stream.flush()
 
+    @pauses_when_cancelled
     def review_theory(self, theory: Theory, second_look: bool = False, escalated: bool = False) -> Review:
         """The theory review gate. `n` the first time asks for the most problematic step and the
         issue (the theory runs once more); `n` at the second look stops the run."""
@@ -67,6 +85,7 @@ class TerminalConsole:
         step = click.prompt("Most problematic step (number or identifier)").strip()
         return Review(approved=False, step=step, issue=click.prompt("What is the issue").strip())
 
+    @pauses_when_cancelled
     def review_stage(self, question: str) -> Review:
         """A review after a stage (GATE_MODE human): go on, with feedback for the next agent, or stop."""
         self._clear_line()

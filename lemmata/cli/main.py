@@ -195,7 +195,7 @@ def show_run(run_dir: Path) -> None:
                + (f" — {record.message}" if record.message else ""))
     click.echo(f"task ({record.mode}): {record.task}")
     failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
-    if record.status == "stopped":
+    if record.status in ("stopped", "paused"):  # a gate question may be what the run waits on
         failed_rule = waiting_gate(run_dir) or None
     for stage, state in stage_states(run_dir, set(), failed_rule):
         click.echo(f"  {stage.name:<20} {state:<8} {stage.artifact}")

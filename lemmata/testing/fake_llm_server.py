@@ -283,6 +283,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, dialect: _Dialect, record: RecordedRequest) -> None:
         """Apply the next fault, else the next answer, else the default, else 400."""
         fake = self.server.fake
+        if fake.before_answer is not None:
+            fake.before_answer(record)
         fault = fake._take_fault(record.role)
         if fault is not None and fault.hang is None:
             return self._send_fault(dialect, record, fault)
@@ -384,6 +386,9 @@ class FakeLLMServer(LoopbackServer):
         self.host = host
         self.models = list(models)
         self.requests: list[RecordedRequest] = []
+        #: Called with each request before it is answered, in the handler's thread: a test acts
+        #: while a call is in flight (the job making it waits), e.g. pauses the run there.
+        self.before_answer: Callable[[RecordedRequest], None] | None = None
         self._requested_port = port
         self._port: int | None = None
         self._lock = threading.Lock()
