@@ -62,13 +62,18 @@ def environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers | None
     return cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **services)
 
 
+def answer(terminal: pexpect.spawn, prompt: str, reply: str, feedback: str) -> None:
+    """Go on at a review question (`reply`), then give the feedback for the next agent."""
+    terminal.expect(prompt)
+    terminal.sendline(reply)
+    terminal.expect(FEEDBACK_PROMPT)
+    terminal.sendline(feedback)
+
+
 def approve_theory_and_finish(terminal: pexpect.spawn) -> None:
     """Approve the theory and, as GATE_MODE auto turned human (L4 is not verified), the experiment."""
     for prompt in (APPROVE_PROMPT, EXPERIMENT_PROMPT):
-        terminal.expect(prompt)
-        terminal.sendline("y")
-        terminal.expect(FEEDBACK_PROMPT)
-        terminal.sendline("")
+        answer(terminal, prompt, "y", "")
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -201,14 +206,8 @@ def reject_once(terminal: pexpect.spawn, step: str, issue: str) -> None:
 def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, search, tmp_path):
     terminal = spawn(["prove", TASK], environment(tmp_path / "home", llm, search), tmp_path)
     reject_once(terminal, "4", "closure of Z under addition is assumed, not shown")
-    terminal.expect(APPROVE_PROMPT)
-    terminal.sendline("y")
-    terminal.expect(FEEDBACK_PROMPT)
-    terminal.sendline("Stress the parity argument in the introduction")
-    terminal.expect(EXPERIMENT_PROMPT)
-    terminal.sendline("")
-    terminal.expect(FEEDBACK_PROMPT)
-    terminal.sendline("")
+    answer(terminal, APPROVE_PROMPT, "y", "Stress the parity argument in the introduction")
+    answer(terminal, EXPERIMENT_PROMPT, "", "")
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -250,13 +249,6 @@ def test_n_at_the_second_look_stops_the_run_and_resume_shows_the_chain_again(llm
     resumed.expect("Theory review, after your objection: the updated lemma chain")  # no third run of the theory
     approve_theory_and_finish(resumed)
     assert len(calls(run_dir, "decomposer")) == 2 and load_record(run_dir).status == "completed"
-
-
-def answer(terminal: pexpect.spawn, prompt: str, reply: str, feedback: str) -> None:
-    terminal.expect(prompt)
-    terminal.sendline(reply)
-    terminal.expect(FEEDBACK_PROMPT)
-    terminal.sendline(feedback)
 
 
 def test_gate_mode_human_asks_after_every_stage_and_passes_each_feedback_on(llm, search, tmp_path):

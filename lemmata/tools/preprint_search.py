@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lemmata.artifacts import PaperRecord
 from lemmata.tools.base import ToolResult
-from lemmata.tools.http_fetch import PROCESS_RATE_LIMITER, RateLimiter, RequestPolicy, Service, ServiceError, fetch
-from lemmata.tools.results import collapse_whitespace, papers_result, run_search
+from lemmata.tools.http_fetch import Service, ServiceError, fetch
+from lemmata.tools.results import SearchEndpoint, collapse_whitespace, papers_result, run_search
 
 NAME = "preprint_search"
 #: arXiv asks API clients for one request every three seconds.
@@ -106,11 +106,7 @@ def _record(entry: ElementTree.Element) -> PaperRecord:
 
 
 @dataclass
-class PreprintSearch:
-    base_url: str
-    policy: RequestPolicy
-    max_results: int  # PREPRINT_MAX_RESULTS: a hard cap, asked for and returned
-    limiter: RateLimiter = field(default=PROCESS_RATE_LIMITER, repr=False)
+class PreprintSearch(SearchEndpoint):
     name: str = NAME
     description: str = (
         "Search arXiv preprints by keywords (all terms must match; quote a phrase) "

@@ -1,17 +1,31 @@
-"""What the search tools hand the agent: a numbered, compact text of the records they found."""
+"""What the search tools share: where and how they ask, and what they hand the agent (a
+numbered, compact text of the records they found)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from lemmata.artifacts import PaperRecord
 from lemmata.tools.base import ToolResult, tool_error
-from lemmata.tools.http_fetch import ServiceError
+from lemmata.tools.http_fetch import PROCESS_RATE_LIMITER, RateLimiter, RequestPolicy, ServiceError
 
 #: The agent reads the opening of each abstract; the full one stays in the record.
 ABSTRACT_CHARS_SHOWN = 600
 AUTHORS_SHOWN = 6
+
+
+@dataclass
+class SearchEndpoint:
+    """A search service as a tool uses it: its address, the retry policy, the cap on results, an
+    optional key (sent in headers only, never shown) and the process's polite spacing."""
+
+    base_url: str
+    policy: RequestPolicy
+    max_results: int
+    api_key: str = field(default="", repr=False)
+    limiter: RateLimiter = field(default=PROCESS_RATE_LIMITER, repr=False)
 
 
 def collapse_whitespace(text: str) -> str:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lemmata.artifacts import PaperRecord
 from lemmata.tools.base import ToolResult
-from lemmata.tools.http_fetch import PROCESS_RATE_LIMITER, RateLimiter, RequestPolicy, Service, ServiceError, fetch
-from lemmata.tools.results import collapse_whitespace, papers_result, run_search
+from lemmata.tools.http_fetch import Service, ServiceError, fetch
+from lemmata.tools.results import SearchEndpoint, collapse_whitespace, papers_result, run_search
 
 NAME = "scholar_search"
 KEY_VARIABLE = "SEMANTIC_SCHOLAR_API_KEY"
@@ -70,12 +70,7 @@ def _record(item: Mapping[str, Any]) -> PaperRecord:
 
 
 @dataclass
-class ScholarSearch:
-    base_url: str
-    policy: RequestPolicy
-    max_results: int
-    api_key: str = field(default="", repr=False)
-    limiter: RateLimiter = field(default=PROCESS_RATE_LIMITER, repr=False)
+class ScholarSearch(SearchEndpoint):
     name: str = NAME
     description: str = "Search Semantic Scholar (journals, conferences and preprints) by keywords."
     parameter: str = "query"

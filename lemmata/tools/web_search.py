@@ -5,12 +5,12 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lemmata.tools.base import ToolResult, tool_error
-from lemmata.tools.http_fetch import PROCESS_RATE_LIMITER, RateLimiter, RequestPolicy, Service, ServiceError, fetch, redact
-from lemmata.tools.results import collapse_whitespace, run_search, shorten
+from lemmata.tools.http_fetch import Service, ServiceError, fetch, redact
+from lemmata.tools.results import SearchEndpoint, collapse_whitespace, run_search, shorten
 
 NAME = "web_search"
 KEY_VARIABLE = "BRAVE_SEARCH_API_KEY"
@@ -68,12 +68,7 @@ def describe_pages(query: str, pages: list[WebPage]) -> str:
 
 
 @dataclass
-class WebSearch:
-    base_url: str
-    policy: RequestPolicy
-    max_results: int
-    api_key: str = field(default="", repr=False)
-    limiter: RateLimiter = field(default=PROCESS_RATE_LIMITER, repr=False)
+class WebSearch(SearchEndpoint):
     name: str = NAME
     description: str = "Search the web (lecture notes, blogs, Q&A sites); results are pages, not citable papers."
     parameter: str = "query"
