@@ -54,7 +54,7 @@ def waiting_gate(run_dir: Path) -> str:
 
 
 class GateInterrupted(Exception):
-    """Ctrl+C (or a kill) while a review question waited for its answer: the run pauses there."""
+    """Ctrl+C (or a kill) while a gate's question waited for its answer: the run pauses there."""
 
 
 @dataclass(frozen=True)

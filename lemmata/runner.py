@@ -234,7 +234,7 @@ class Driver:
         self._asking = True
         try:
             return ask(gate, record, decided_by)
-        except (GateInterrupted, KeyboardInterrupt):  # Ctrl+C or a kill at a review: a pause at the gate
+        except (GateInterrupted, KeyboardInterrupt):  # Ctrl+C or a kill at a question: a pause at the gate
             if not pause_request(self.run_dir):
                 request_pause(self.run_dir, "ctrl-c")
             return self._pause(record, gate)

@@ -136,6 +136,23 @@ def test_enter_at_the_survey_fallback_continues_without_papers_and_shows_the_out
     assert (tmp_path / "results/paper_v1.pdf").is_file()
 
 
+def test_ctrl_c_at_the_survey_fallback_pauses_there_and_resume_asks_again(llm, tmp_path):
+    env = environment(tmp_path / "home", llm, None)
+    terminal = spawn(["prove", TASK], env, tmp_path)
+    terminal.expect(PAPERS_PROMPT)
+    terminal.sendintr()
+    run_dir = run_dir_of(tmp_path / "home")
+    checkpoint = paused(terminal, run_dir)
+    assert (checkpoint.stage_name, checkpoint.requested_by) == ("survey", "ctrl-c")
+    assert "paused at the survey papers question" in terminal.before
+
+    resumed = spawn(["resume", run_dir.name], env, tmp_path)
+    resumed.expect(PAPERS_PROMPT)
+    resumed.sendline("")
+    approve_theory_and_finish(resumed)
+    assert len(user_texts(llm, "survey")) == 2 and load_record(run_dir).status == "completed"
+
+
 def test_a_typed_direction_replaces_an_empty_ideation(llm, search, tmp_path):
     llm.set_default("ideation", json.dumps({"tool_calls": [], "directions": []}))
     terminal = spawn(["prove", TASK], environment(tmp_path / "home", llm, search), tmp_path)

@@ -21,8 +21,9 @@ Asking = TypeVar("Asking", bound=Callable[..., Any])
 
 
 def pauses_when_cancelled(ask: Asking) -> Asking:
-    """Ctrl+C (or end of input) at a review question pauses the run there: the driver saves a
-    checkpoint and `lemmata resume` asks the question again."""
+    """Ctrl+C (or end of input) at a gate's question pauses the run there: the driver saves a
+    checkpoint and `lemmata resume` asks the question again. Not at the direction fallback,
+    where the spec makes Ctrl+C end the run (RuntimeError)."""
 
     @wraps(ask)
     def asking(*args: Any, **kwargs: Any) -> Any:
@@ -101,6 +102,7 @@ class TerminalConsole:
             return Review(approved=True, feedback=_optional("Feedback for the next agent (Enter for none)"))
         return None
 
+    @pauses_when_cancelled
     def survey_papers(self, survey: Survey) -> str:
         """The survey fallback: identifiers or titles to survey once more, or "" to go on without."""
         self._clear_line()
@@ -112,10 +114,7 @@ class TerminalConsole:
         if not self.interactive:
             click.echo(f"{question}: (no terminal: continuing without papers)")
             return ""
-        try:
-            return _optional(question)
-        except click.Abort:
-            raise RuntimeError("stopped at the survey fallback (cancelled)") from None
+        return _optional(question)
 
     def research_direction(self, survey: Survey, reason: str) -> str:
         """The direction-planning fallback; empty input or Ctrl+C raises RuntimeError (the spec)."""
