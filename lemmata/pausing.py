@@ -1,5 +1,7 @@
 """Pause and resume: `pause.flag` asks for a pause, `checkpoint.json` records where a run stopped.
 
+Both live in the session directory `sessions/<id>/` beside the run directory `runs/<id>/` (the
+spec's place for them), so nothing of the pause machinery sits among the workflow's files.
 `lemmata pause ID` (or Ctrl+C during `prove`) writes the flag; the driver sees it, lets the
 running jobs finish and starts no new one, so the run stops at a rule boundary with every
 finished artifact intact. It then saves the checkpoint and removes the flag. `lemmata resume`
@@ -20,14 +22,32 @@ PAUSE_FLAG = "pause.flag"
 CHECKPOINT = "checkpoint.json"
 
 
+def session_dir(run_dir: Path) -> Path:
+    """`sessions/<id>/` of the run `runs/<id>/`: same data directory, same session id."""
+    run_dir = Path(run_dir)
+    return run_dir.parent.parent / "sessions" / run_dir.name
+
+
+def pause_flag(run_dir: Path) -> Path:
+    return session_dir(run_dir) / PAUSE_FLAG
+
+
+def checkpoint_file(run_dir: Path) -> Path:
+    return session_dir(run_dir) / CHECKPOINT
+
+
 def request_pause(run_dir: Path, by: str) -> PauseRequest:
     request = PauseRequest(requested_at=time.time(), by=by)  # type: ignore[arg-type]
-    write_artifact(Path(run_dir) / PAUSE_FLAG, request)
+    write_artifact(pause_flag(run_dir), request)
     return request
 
 
+def withdraw_pause_request(run_dir: Path) -> None:
+    pause_flag(run_dir).unlink(missing_ok=True)
+
+
 def pause_request(run_dir: Path) -> PauseRequest | None:
-    flag = Path(run_dir) / PAUSE_FLAG
+    flag = pause_flag(run_dir)
     if not flag.exists():
         return None
     try:
@@ -49,8 +69,8 @@ def save_checkpoint(run_dir: Path, session_id: str) -> Checkpoint:
         requested_by=request.by if request else "",
         research_brief_json=research_brief_json(run_dir),
     )
-    write_artifact(run_dir / CHECKPOINT, checkpoint)
-    (run_dir / PAUSE_FLAG).unlink(missing_ok=True)
+    write_artifact(checkpoint_file(run_dir), checkpoint)
+    withdraw_pause_request(run_dir)
     return checkpoint
 
 
@@ -65,11 +85,11 @@ def research_brief_json(run_dir: Path) -> str:
 
 
 def load_checkpoint(run_dir: Path) -> Checkpoint | None:
-    path = Path(run_dir) / CHECKPOINT
+    path = checkpoint_file(run_dir)
     return read_artifact(path, Checkpoint) if path.exists() else None
 
 
 def clear_checkpoint(run_dir: Path) -> None:
     """A completed run: no checkpoint, no stale flag."""
-    for name in (CHECKPOINT, PAUSE_FLAG):
-        (Path(run_dir) / name).unlink(missing_ok=True)
+    checkpoint_file(run_dir).unlink(missing_ok=True)
+    withdraw_pause_request(run_dir)

@@ -42,18 +42,21 @@ def stage_of_rule(rule: str) -> str:
     return rule
 
 
-def stage_done(run_dir: Path, stage: Stage) -> bool:
-    """Its artifact exists and each of its gates has a decision: a stage whose review waits for
-    the researcher is not done yet (a resume starts there, with the question)."""
+def stage_done(run_dir: Path, stage: Stage, incomplete: set[str]) -> bool:
+    """Its artifact exists, complete, and each of its gates has a decision: a stage whose review
+    waits for the researcher is not done yet (a resume starts there, with the question)."""
     decisions = [f"gates/{rule.removesuffix('_gate')}.json" for rule in stage.rules if rule.endswith("_gate")]
+    if stage.artifact in incomplete:  # a killed job was writing it
+        return False
     return all((run_dir / name).exists() for name in (stage.artifact, *decisions))
 
 
 def stage_states(run_dir: Path, running_rules: set[str], failed_rule: str | None) -> list[tuple[Stage, str]]:
     """done / running / failed / waiting / pending for each stage, from files and live events."""
+    incomplete = incomplete_outputs(run_dir)
     states = []
     for stage in STAGES:
-        if stage_done(run_dir, stage):
+        if stage_done(run_dir, stage, incomplete):
             state = "done"
         elif running_rules & set(stage.rules):
             state = "running"
@@ -74,7 +77,9 @@ def artifact_states(run_dir: Path) -> list[tuple[str, str, str]]:
         for pattern in stage.files:
             for path in sorted(run_dir.glob(pattern)):
                 name = path.relative_to(run_dir).as_posix()
-                rows.append((stage.name, name, "incomplete" if name in incomplete else "done"))
+                # An output may be a directory (the experiment's figures/): its files share its state.
+                unfinished = name in incomplete or any(name.startswith(f"{output}/") for output in incomplete)
+                rows.append((stage.name, name, "incomplete" if unfinished else "done"))
         if not (run_dir / stage.artifact).exists():
             rows.append((stage.name, stage.artifact, "pending"))
     return rows

@@ -31,7 +31,9 @@ from lemmata.gates import (
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
-from lemmata.pausing import PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint
+from lemmata.pausing import (
+    clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
+)
 from lemmata.pipeline import STAGES, USER_FIGURES, USER_FILES, incomplete_outputs
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
@@ -84,7 +86,7 @@ class Driver:
     def drive(self) -> RunRecord:
         """Run until completed, paused, stopped at a gate, or failed; the record says which."""
         with RunLock(self.run_dir), self._signals_ask_for_a_pause():
-            (self.run_dir / PAUSE_FLAG).unlink(missing_ok=True)  # left by a run that died before it paused
+            withdraw_pause_request(self.run_dir)  # left by a run that died before it paused
             self._repair()
             checkpoint = load_checkpoint(self.run_dir)
             if checkpoint:
@@ -239,7 +241,7 @@ class Driver:
                 request_pause(self.run_dir, "ctrl-c")
             return self._pause(record, gate)
         except RuntimeError as error:  # the spec: empty input or Ctrl+C at a fallback ends the run cleanly
-            (self.run_dir / PAUSE_FLAG).unlink(missing_ok=True)
+            withdraw_pause_request(self.run_dir)
             message = f"{error}; the gate asks again on `lemmata resume {record.session_id}`"
             save_record(self.run_dir, record, status="stopped", message=message)
             raise LemmataError(message) from None
@@ -339,14 +341,20 @@ def snakemake_command(run_dir: Path, jobs: int) -> list[str]:
 
 
 def workflow_processes(run_dir: Path) -> list[int]:
-    """Snakemake processes working on `run_dir` (one whose driver was killed keeps running)."""
+    """Snakemake processes running the workflow on `run_dir` (one whose driver was killed keeps
+    running). The directory is compared resolved: the data directory may have been named through
+    a symbolic link. Our own short-lived `--unlock` and `--report` invocations do not count."""
+    wanted = Path(run_dir).resolve()
     pids = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            args = cmdline.read_bytes().split(b"\0")
+            args = [arg.decode(errors="replace") for arg in cmdline.read_bytes().split(b"\0")]
         except OSError:
             continue
-        if b"snakemake" in b" ".join(args) and str(run_dir).encode() in args and b"--unlock" not in args:
+        if not any("snakemake" in arg for arg in args) or {"--unlock", "--report"} & set(args):
+            continue
+        directory = args[args.index("--directory") + 1] if "--directory" in args[:-1] else ""
+        if directory and Path(directory).resolve() == wanted:
             pids.append(int(cmdline.parent.name))
     return sorted(pids)
 

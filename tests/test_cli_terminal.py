@@ -23,6 +23,7 @@ from lemmata.artifacts import Checkpoint, Directions, GateDecision, Survey, Theo
 from lemmata.llm.calllog import read_call_records
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
+from lemmata.pausing import checkpoint_file, pause_flag
 from lemmata.runner import STOP_NOTICE
 from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest
 from lemmata.testing.fake_search_servers import FakeSearchServers, Fault
@@ -292,7 +293,7 @@ def test_gate_mode_auto_turns_human_when_a_lemma_is_not_verified_and_n_stops_at_
     terminal = spawn(["prove", TASK], env, tmp_path)  # GATE_MODE auto: no review after survey or directions
     terminal.expect(r"GATE_MODE auto -> human: L4 not verified; every later gate asks too")
     terminal.expect(r"L4 \[L4\] low confidence \(did not pass the check, 6 turns\), confidence 0\.70")
-    answer(terminal, APPROVE_PROMPT, "y", "")
+    answer(terminal, APPROVE_PROMPT, "", "")  # Enter approves
     terminal.expect(EXPERIMENT_PROMPT)
     terminal.sendline("n")
     terminal.expect(r"What is wrong \(kept in the run record\): ")
@@ -317,8 +318,8 @@ def paused(terminal: pexpect.spawn, run_dir: Path) -> Checkpoint:
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0 and "Traceback" not in terminal.before, terminal.before
-    assert load_record(run_dir).status == "paused" and not (run_dir / "pause.flag").exists()
-    return read_artifact(run_dir / "checkpoint.json", Checkpoint)
+    assert load_record(run_dir).status == "paused" and not pause_flag(run_dir).exists()
+    return read_artifact(checkpoint_file(run_dir), Checkpoint)
 
 
 def while_in_flight(role: str, home: Path, act: Callable[[], None]) -> Callable[[RecordedRequest], None]:
@@ -406,7 +407,7 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
-    assert load_record(run_dir).status == "completed" and not (run_dir / "checkpoint.json").exists()
+    assert load_record(run_dir).status == "completed" and not checkpoint_file(run_dir).exists()
 
     replay_home = tmp_path / "replay-home"
     replay_env = cli_environment(replay_home, LLM_BACKEND="replay", LEMMATA_REPLAY=str(run_dir / "llm_calls.jsonl"),

@@ -1,5 +1,5 @@
-"""pause.flag and checkpoint.json, read and written the way the driver does; the file states
-`lemmata status ID` shows."""
+"""pause.flag and checkpoint.json (in the session directory), read and written the way the
+driver does; the file states `lemmata status ID` shows."""
 
 from __future__ import annotations
 
@@ -7,12 +7,20 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
+
 from lemmata.artifacts import Direction, Directions, Survey, write_artifact
 from lemmata.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
 from lemmata.pausing import (
-    CHECKPOINT, PAUSE_FLAG, clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint,
+    checkpoint_file, clear_checkpoint, load_checkpoint, pause_flag, pause_request, request_pause, save_checkpoint,
 )
-from lemmata.pipeline import artifact_states
+from lemmata.pipeline import artifact_states, stage_states
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """runs/s1 of a data directory (its session directory is sessions/s1)."""
+    return tmp_path / "runs" / "s1"
 
 
 def finished_survey(run_dir: Path) -> None:
@@ -22,45 +30,48 @@ def finished_survey(run_dir: Path) -> None:
         record_decision(run_dir, gate, True, "", "automatic")
 
 
-def test_a_checkpoint_before_any_direction_has_an_empty_brief(tmp_path: Path) -> None:
-    finished_survey(tmp_path)
-    request_pause(tmp_path, "command")
-    checkpoint = save_checkpoint(tmp_path, "s1")
+def test_a_checkpoint_before_any_direction_has_an_empty_brief(run_dir: Path) -> None:
+    finished_survey(run_dir)
+    request_pause(run_dir, "command")
+    checkpoint = save_checkpoint(run_dir, "s1")
     assert (checkpoint.stage_name, checkpoint.completed_stages) == ("direction planning", ["survey"])
     assert checkpoint.research_brief_json == "{}" and checkpoint.requested_by == "command"
-    assert not (tmp_path / PAUSE_FLAG).exists() and load_checkpoint(tmp_path) == checkpoint
+    assert not pause_flag(run_dir).exists() and load_checkpoint(run_dir) == checkpoint
+    assert checkpoint_file(run_dir) == run_dir.parent.parent / "sessions/s1/checkpoint.json"  # the spec's place
+    assert pause_flag(run_dir) == run_dir.parent.parent / "sessions/s1/pause.flag"
 
 
-def test_a_stage_whose_review_waits_for_an_answer_is_where_the_run_continues(tmp_path: Path) -> None:
-    write_artifact(tmp_path / "survey.json", Survey())
-    record_decision(tmp_path, SURVEY_PAPERS, True, "", "automatic")
-    checkpoint = save_checkpoint(tmp_path, "s1")  # paused at the survey review question
+def test_a_stage_whose_review_waits_for_an_answer_is_where_the_run_continues(run_dir: Path) -> None:
+    write_artifact(run_dir / "survey.json", Survey())
+    record_decision(run_dir, SURVEY_PAPERS, True, "", "automatic")
+    checkpoint = save_checkpoint(run_dir, "s1")  # paused at the survey review question
     assert (checkpoint.stage_name, checkpoint.completed_stages) == ("survey", [])
-    record_decision(tmp_path, SURVEY_REVIEW, True, "", "user")
-    assert save_checkpoint(tmp_path, "s1").stage_name == "direction planning"
+    record_decision(run_dir, SURVEY_REVIEW, True, "", "user")
+    assert save_checkpoint(run_dir, "s1").stage_name == "direction planning"
 
 
-def test_the_brief_is_the_chosen_direction_as_a_json_string(tmp_path: Path) -> None:
-    finished_survey(tmp_path)
-    write_artifact(tmp_path / "directions.json", Directions(
+def test_the_brief_is_the_chosen_direction_as_a_json_string(run_dir: Path) -> None:
+    finished_survey(run_dir)
+    write_artifact(run_dir / "directions.json", Directions(
         candidates=[Direction(title="A"), Direction(title="Modulo 4")], chosen=1, goal="G.", research_brief="Use Z/4Z."))
-    brief = json.loads(save_checkpoint(tmp_path, "s1").research_brief_json)
+    brief = json.loads(save_checkpoint(run_dir, "s1").research_brief_json)
     assert brief == {"direction": "Modulo 4", "goal": "G.", "research_brief": "Use Z/4Z."}
 
 
-def test_a_hand_made_flag_still_asks_for_a_pause(tmp_path: Path) -> None:
-    assert pause_request(tmp_path) is None
-    (tmp_path / PAUSE_FLAG).touch()
-    assert pause_request(tmp_path).by == "command"
+def test_a_hand_made_flag_still_asks_for_a_pause(run_dir: Path) -> None:
+    assert pause_request(run_dir) is None
+    pause_flag(run_dir).parent.mkdir(parents=True)
+    pause_flag(run_dir).touch()
+    assert pause_request(run_dir).by == "command"
 
 
-def test_completion_clears_the_checkpoint_and_a_stale_flag(tmp_path: Path) -> None:
-    request_pause(tmp_path, "ctrl-c")
-    save_checkpoint(tmp_path, "s1")
-    request_pause(tmp_path, "signal")
-    clear_checkpoint(tmp_path)
-    assert not (tmp_path / CHECKPOINT).exists() and not (tmp_path / PAUSE_FLAG).exists()
-    assert load_checkpoint(tmp_path) is None
+def test_completion_clears_the_checkpoint_and_a_stale_flag(run_dir: Path) -> None:
+    request_pause(run_dir, "ctrl-c")
+    save_checkpoint(run_dir, "s1")
+    request_pause(run_dir, "signal")
+    clear_checkpoint(run_dir)
+    assert not checkpoint_file(run_dir).exists() and not pause_flag(run_dir).exists()
+    assert load_checkpoint(run_dir) is None
 
 
 def test_status_lists_every_file_with_its_stage_and_marks_incomplete_and_pending_ones(tmp_path: Path) -> None:
@@ -77,3 +88,23 @@ def test_status_lists_every_file_with_its_stage_and_marks_incomplete_and_pending
     assert ("theory", "theory/lemmas/L1.json", "done") in rows
     assert ("theory", "theory/lemmas/L2.json", "incomplete") in rows
     assert ("theory", "theory.json", "pending") in rows and ("compile", "paper_v1.pdf", "pending") in rows
+
+
+def mark_incomplete(run_dir: Path, output: str) -> None:
+    """Snakemake's marker: a job was writing `output` when the run died."""
+    markers = run_dir / ".snakemake/incomplete"
+    markers.mkdir(parents=True, exist_ok=True)
+    (markers / base64.urlsafe_b64encode(output.encode()).decode()).touch()
+
+
+def test_the_files_of_an_unfinished_output_directory_are_incomplete(tmp_path: Path) -> None:
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures/L4.pdf").write_bytes(b"%PDF-")  # drawn before experiment.json, then the kill
+    mark_incomplete(tmp_path, "figures")
+    assert ("experiment", "figures/L4.pdf", "incomplete") in artifact_states(tmp_path)
+
+
+def test_a_stage_whose_artifact_was_being_written_is_not_done(tmp_path: Path) -> None:
+    finished_survey(tmp_path)
+    mark_incomplete(tmp_path, "survey.json")
+    assert dict((stage.name, state) for stage, state in stage_states(tmp_path, set(), None))["survey"] == "pending"

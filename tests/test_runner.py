@@ -1,13 +1,17 @@
-"""The driver's choices that need no workflow: how many jobs, and what a stopped Snakemake means."""
+"""The driver's choices that need no workflow: how many jobs, what a stopped Snakemake means,
+which processes still work on a run."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from lemmata.events import JobBoard
-from lemmata.runner import EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs
+from lemmata.runner import EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs, workflow_processes
 
 
 @pytest.mark.parametrize("backend", ["vendora", "router", "local", "vendorx", "replay"])
@@ -36,3 +40,23 @@ def board(*failed_rules: str) -> JobBoard:
 )
 def test_a_workflow_stopped_by_a_signal_is_told_from_a_failure(invocation: Invocation, stopped: bool) -> None:
     assert invocation.stopped_from_outside() is stopped
+
+
+def looks_like_snakemake(*args: str) -> subprocess.Popen:
+    """A sleeping process whose command line reads like a Snakemake invocation."""
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", "snakemake", *args])
+
+
+def test_a_workflow_process_is_found_by_its_directory_however_the_path_was_spelled(tmp_path: Path) -> None:
+    run_dir = tmp_path / "real/runs/s1"
+    run_dir.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    workflow = looks_like_snakemake("--directory", str(tmp_path / "link/runs/s1"), "--cores", "2")
+    report = looks_like_snakemake("--directory", str(run_dir), "--report", "r.html", "--nolock")
+    other = looks_like_snakemake("--directory", str(tmp_path / "real/runs/s2"))
+    try:
+        assert workflow_processes(run_dir) == [workflow.pid]  # not the report, not another run
+    finally:
+        for process in (workflow, report, other):
+            process.kill()
+            process.wait()

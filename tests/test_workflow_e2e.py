@@ -26,6 +26,7 @@ from lemmata.artifacts import (
 )
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
+from lemmata.pausing import checkpoint_file, pause_flag
 from lemmata.runner import snakemake_command, workflow_environment
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
@@ -366,16 +367,16 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         assert first.returncode == 1
         assert load_record(run_dir).status == "stopped"
         assert f"lemmata resume {run_dir.name}" in stderr
-        assert not (run_dir / "checkpoint.json").exists()  # not a pause: nobody asked for one
+        assert not checkpoint_file(run_dir).exists()  # not a pause: nobody asked for one
     else:
         assert first.returncode == 0, stderr
         assert load_record(run_dir).status == "paused"
-        checkpoint = read_artifact(run_dir / "checkpoint.json", Checkpoint)
+        checkpoint = read_artifact(checkpoint_file(run_dir), Checkpoint)
         assert checkpoint.stage_name == "theory" and checkpoint.completed_stages == ["survey", "direction planning"]
         assert checkpoint.requested_by == {signal.SIGINT: "ctrl-c", signal.SIGTERM: "signal"}.get(signum, "command")
         brief = json.loads(checkpoint.research_brief_json)
         assert brief["goal"] == "The sum of two even integers is even" and brief["research_brief"].startswith("Unfold")
-        assert not (run_dir / "pause.flag").exists()
+        assert not pause_flag(run_dir).exists()
         assert run_lemmata(["pause", run_dir.name], env, tmp_path).returncode == 2  # nothing runs to pause
     # The running jobs finished (a crash killed them); L2 and L4, which wait for them, never started.
     assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == (set() if target == "everything"
@@ -387,10 +388,69 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
     if target == "everything":
         assert "repaired: removed the lock a killed run left on its workflow directory" in resumed.stderr
         assert "theory/lemmas/L1.json" in resumed.stderr  # an unfinished output, made again
-    assert load_record(run_dir).status == "completed" and not (run_dir / "checkpoint.json").exists()
+    assert load_record(run_dir).status == "completed" and not checkpoint_file(run_dir).exists()
     provers = Counter(r["scope"].split(":")[1] for r in read_call_records(run_dir / "llm_calls.jsonl")
                       if r["role"] == "prover")
     assert provers == PROVER_CALLS  # over both runs: no lemma proved twice
+
+
+def test_a_resume_is_refused_while_an_orphan_workflow_process_still_works_on_the_run(fake_server, home, tmp_path):
+    """Only the driver SIGKILLed: its workflow process, in a session of its own, works on and
+    holds Snakemake's lock. A resume then would start a second workflow on the same files: it is
+    refused (exit 3), naming that process, and changes nothing. Once it is stopped, resume completes."""
+    fake_server.latency = 1.0
+    env = local_env(home, fake_server)
+    first = start_lemmata(["prove", TASK], env, tmp_path)
+    workflow = None
+    try:
+        workflow = snakemake_child(first)
+        deadline = time.monotonic() + 90
+        while not fake_server.calls("prover") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert fake_server.calls("prover"), "no prover call within 90 s"
+        fake_server.latency = 5.0  # the orphan's next calls are slow: it surely still works during the refused resume
+        os.kill(first.pid, signal.SIGKILL)
+        first.communicate(timeout=30)
+        run_dir = only_run_dir(home)
+        before = load_record(run_dir)
+        assert before.status == "running" and list((run_dir / ".snakemake/locks").iterdir())
+
+        refused = run_lemmata(["resume", run_dir.name], env, tmp_path)
+        assert refused.returncode == 3, refused.stderr
+        assert refused.stderr.strip().splitlines()[-1] == (
+            f"lemmata: error: a workflow process of an earlier driver (pid {workflow}) still works on this run: "
+            f"let it end, or stop it (kill {workflow}), then resume")
+        assert load_record(run_dir) == before  # not even its timestamp rewritten
+        assert not checkpoint_file(run_dir).exists()
+        assert list((run_dir / ".snakemake/locks").iterdir())  # the orphan's lock is left to it
+    finally:
+        first.kill()
+        if workflow is not None:
+            _kill_group_and_wait(workflow)
+
+    fake_server.latency = 0.0
+    resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "repaired: removed the lock a killed run left on its workflow directory" in resumed.stderr
+    assert load_record(run_dir).status == "completed" and (run_dir / "paper_v1.pdf").exists()
+
+
+def _kill_group_and_wait(leader: int) -> None:
+    """SIGKILL a process group; return once its leader is gone (or a zombie: its parent was killed)."""
+    try:
+        os.killpg(leader, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{leader}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return
+        if state == "Z":
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {leader} outlived SIGKILL for 30 s")
 
 
 def run_workflow(run_dir: Path, env: dict[str, str], target: str) -> None:
