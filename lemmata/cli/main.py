@@ -16,6 +16,7 @@ from lemmata import __version__
 from lemmata.artifacts import TaskInput
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
+from lemmata.cli.paper_cmd import ask
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
 from lemmata.llm.resolve import backend_name, choose_backend
@@ -257,6 +258,7 @@ def serve(host: str, port: int) -> None:
 
 
 cli.add_command(model)
+cli.add_command(ask)
 
 
 def main() -> None:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
 
 import anthropic
+import httpx2
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message
+from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message, reading
+
+#: Error types Anthropic reports inside an answer stream that a new attempt may not meet.
+TRANSIENT_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
 
 class AnthropicBackend:
@@ -20,16 +27,20 @@ class AnthropicBackend:
     def complete(self, request: ChatRequest) -> ChatResponse:
         # The fixed system prompt is marked cacheable: later calls of a role read it cheaply.
         system = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
-        try:
-            message = self._client.messages.create(
-                model=request.model,
-                max_tokens=request.max_tokens,
-                system=system,
-                messages=[{"role": m.role, "content": m.content} for m in request.messages],
-                extra_headers={ROLE_HEADER: request.role},
-            )
-        except Exception as exc:
-            raise translate_anthropic_error(exc) from None
+        call: dict[str, Any] = dict(
+            model=request.model,
+            max_tokens=request.max_tokens,
+            system=system,
+            messages=[{"role": m.role, "content": m.content} for m in request.messages],
+            extra_headers={ROLE_HEADER: request.role},
+        )
+        if request.on_text is not None:
+            message = self._streamed(call, request.on_text)
+        else:
+            try:
+                message = self._client.messages.create(**call)
+            except Exception as exc:
+                raise translate_anthropic_error(exc) from None
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
         return ChatResponse(
@@ -40,8 +51,30 @@ class AnthropicBackend:
             cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None),
         )
 
+    def _streamed(self, call: dict[str, Any], on_text: Callable[[str], None]) -> Any:
+        """The answer as a message stream: each text delta to `on_text` as it arrives; then the
+        message the SDK accumulated from the events (the same shape `create` returns, usage included)."""
+        with ExitStack() as stack:
+            try:
+                stream = stack.enter_context(self._client.messages.stream(**call))  # sends the request
+            except Exception as exc:
+                raise translate_anthropic_error(exc) from None
+            for piece in reading(stream.text_stream, translate_anthropic_error):
+                on_text(piece)
+            try:
+                message = stream.get_final_message()
+            except AssertionError:  # no message_start event: nothing was accumulated
+                message = None
+        if message is None or message.stop_reason is None:
+            raise TransientProviderError("vendora's answer stream ended before the answer did")
+        return message
+
 
 def translate_anthropic_error(exc: Exception) -> ProviderError:
+    if isinstance(exc, anthropic.APIStatusError) and exc.status_code < 400:
+        # An error event inside an answer stream (its HTTP status was a success).
+        text = f"vendora failed mid-answer: {provider_message(exc)}"
+        return (TransientProviderError if _error_type(exc) in TRANSIENT_ERROR_TYPES else ProviderError)(text)
     if isinstance(exc, anthropic.APIStatusError):
         text = f"vendora answered HTTP {exc.status_code}: {provider_message(exc)}"
         if exc.status_code in (429, 529) or exc.status_code >= 500:
@@ -51,9 +84,20 @@ def translate_anthropic_error(exc: Exception) -> ProviderError:
         return TransientProviderError("vendora timed out")
     if isinstance(exc, anthropic.APIConnectionError):
         return TransientProviderError(f"cannot reach vendora: {exc}")
+    # The SDK lets its HTTP library's errors through while a stream is read.
+    if isinstance(exc, httpx2.TimeoutException):
+        return TransientProviderError("vendora timed out mid-answer")
+    if isinstance(exc, httpx2.TransportError):
+        return TransientProviderError(f"vendora's connection broke mid-answer: {exc!r}")
     if isinstance(exc, (anthropic.APIResponseValidationError, ValueError)):
         return TransientProviderError(f"vendora sent a malformed answer: {exc}")
     if isinstance(exc, anthropic.AnthropicError):
         return ProviderError(f"vendora: {exc}")
     raise exc
 
+
+def _error_type(exc: Any) -> str:
+    """The `error.type` of an Anthropic error body, "" when there is none."""
+    body = getattr(exc, "body", None)
+    inner = body.get("error") if isinstance(body, dict) else None
+    return str(inner.get("type", "")) if isinstance(inner, dict) else ""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
+
+from lemmata.errors import ProviderError
 
 #: Every HTTP request names its agent role in this header (proxies, logs and the fake server read it).
 ROLE_HEADER = "X-Lemmata-Role"
@@ -17,7 +20,15 @@ class Message:
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One model call. `role` is the agent role; `scope` tells parallel jobs of a role apart."""
+    """One model call. `role` is the agent role; `scope` tells parallel jobs of a role apart.
+
+    `on_text`, when set, asks for the answer streamed: the backend passes each non-empty piece of
+    the answer's text to it as the piece arrives, in order, on the calling thread, and still
+    returns the whole text in its ChatResponse. A backend that cannot stream passes the whole
+    text as one piece once it has it (`pass_whole`). Without `on_text` a backend makes exactly
+    the request it would make anyway (no streaming request). Retries and restarts are not the
+    backend's business: one `complete` is one attempt (LLMClient signals restarts).
+    """
 
     role: str
     model: str
@@ -26,6 +37,7 @@ class ChatRequest:
     max_tokens: int
     json_schema: dict[str, Any] | None = None
     scope: str = ""
+    on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -39,7 +51,10 @@ class ChatResponse:
 
 
 class Backend(Protocol):
-    """Answers one request. Raises TransientProviderError (retried) or ProviderError."""
+    """Answers one request. Raises TransientProviderError (retried) or ProviderError.
+
+    Streams the answer through `request.on_text` when that is set (see ChatRequest).
+    """
 
     name: str
 
@@ -54,3 +69,23 @@ def provider_message(exc: Any) -> str:
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
     return str(getattr(exc, "message", exc))
+
+
+def pass_whole(request: ChatRequest, response: ChatResponse) -> ChatResponse:
+    """For a backend that cannot stream: the whole answer as the one piece for `request.on_text`."""
+    if request.on_text is not None and response.text:
+        request.on_text(response.text)
+    return response
+
+
+T = TypeVar("T")
+
+
+def reading(stream: Iterable[T], translate: Callable[[Exception], ProviderError]) -> Iterator[T]:
+    """The items of an SDK answer stream, its failures translated to ours (`translate`). An error
+    raised in the caller's loop body, such as by its `on_text` consumer, passes unchanged: it is
+    the consumer's, not the provider's, and is neither translated nor retried."""
+    try:
+        yield from stream
+    except Exception as exc:
+        raise translate(exc) from None

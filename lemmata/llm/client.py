@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
@@ -45,8 +46,32 @@ class LLMClient:
         call log (and a replay of it) tells them apart."""
         return LLMClient(self.backend, self.settings, self.models, self.call_log, f"{self.scope}:{suffix}", self.redact)
 
-    def complete(self, role: str, system: str, messages: list[Message] | str, *, json_answer: bool = False) -> str:
-        """Ask `role`'s model; retries transient failures, raises ProviderError otherwise."""
+    def complete(
+        self,
+        role: str,
+        system: str,
+        messages: list[Message] | str,
+        *,
+        json_answer: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        on_restart: Callable[[], None] | None = None,
+    ) -> str:
+        """Ask `role`'s model; retries transient failures, raises ProviderError otherwise.
+
+        Streaming: with `on_text`, each non-empty piece of the answer's text is passed to it as it
+        arrives, in order, on this thread; the return value is still the whole text and the call
+        is logged as without it. A backend that cannot stream passes the whole text as one piece.
+        Without `on_text` the request is exactly the non-streaming one.
+
+        Restarts: a transient failure may come after pieces were passed on. Before each retried
+        attempt, `on_restart()` is called (whether or not the failed attempt had passed anything):
+        the text received so far is void and the answer streams again from its first piece. So a
+        consumer sees pieces, then either the end of the call or `on_restart()` and a new answer;
+        the pieces after the last `on_restart()` join to the returned text. A consumer that shows
+        the answer should pass `on_restart`, or it cannot tell a restarted answer from a continuation.
+
+        An exception raised by `on_text` or `on_restart` ends the call (no retry) and propagates unchanged.
+        """
         spec = lookup_role(role)
         if isinstance(messages, str):
             messages = [Message("user", messages)]
@@ -59,21 +84,39 @@ class LLMClient:
             json_schema=spec.json_schema() if json_answer else None,
             scope=self.scope,
         )
-        return self._send(request).text
+        return self._send(request, on_text, on_restart).text
 
-    def _send(self, request: ChatRequest) -> ChatResponse:
+    def _send(
+        self,
+        request: ChatRequest,
+        on_text: Callable[[str], None] | None = None,
+        on_restart: Callable[[], None] | None = None,
+    ) -> ChatResponse:
         started = time.monotonic()
         attempts = 0
         response: ChatResponse | None = None
-        error: ProviderError | None = None
+        error: Exception | None = None
+        relay = _Relay(on_text) if on_text is not None else None
+        if relay is not None:
+            request = replace(request, on_text=relay)
         try:
             for attempt in self._retrying():
                 with attempt:
                     attempts += 1
+                    if attempts > 1 and on_restart is not None:
+                        on_restart()
+                    if relay is not None:
+                        relay.passed = False
                     response = self.backend.complete(request)
+                    if relay is not None and not relay.passed:
+                        relay(response.text)  # a backend that ignored on_text: the whole text as one piece
         except ProviderError as exc:
             error = exc
             raise self._final_error(request, exc, attempts) from None
+        except Exception as exc:  # e.g. the consumer's on_text failed: logged, raised unchanged
+            error = exc
+            response = None
+            raise
         finally:
             self._record(request, response, error, attempts, time.monotonic() - started)
         assert response is not None
@@ -116,7 +159,28 @@ class LLMClient:
                 cache_write_tokens=response.cache_write_tokens if response else None,
                 latency_s=round(latency, 4),
                 attempts=attempts,
-                error=str(error) if error else None,
+                error=_error_text(error),
                 timings=(response.extra or None) if response else None,
             )
         )
+
+
+def _error_text(error: Exception | None) -> str | None:
+    if error is None:
+        return None
+    if isinstance(error, ProviderError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+@dataclass
+class _Relay:
+    """Passes an answer's pieces on to the caller's `on_text`, noting whether this attempt passed any."""
+
+    consumer: Callable[[str], None]
+    passed: bool = False
+
+    def __call__(self, piece: str) -> None:
+        if piece:
+            self.passed = True
+            self.consumer(piece)

@@ -5,6 +5,9 @@ after the first load) and keeps it for all its calls; consecutive calls reuse th
 prefix cache, which is why prompts put their fixed parts first. Jobs of one machine take
 turns on the model under a file lock: two jobs generating at once on the same cores would
 each run at half speed, and neither answer would arrive sooner.
+
+A streamed call (`request.on_text`) gets the whole answer as one piece when it is done:
+llama-cpp-python's streamed chunks carry no token usage, and the call log must not lose it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.errors import ProviderError
-from lemmata.llm.base import ChatRequest, ChatResponse
+from lemmata.llm.base import ChatRequest, ChatResponse, pass_whole
 
 #: Low temperature: the small model follows formats better; a fixed seed makes runs repeatable.
 SAMPLING = {"temperature": 0.2, "top_p": 0.9, "repeat_penalty": 1.05, "seed": 7}
@@ -79,7 +82,7 @@ class EmbeddedBackend:
         response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
         if guard is not None and guard.tripped:
             response.extra["finish_reason"] = "repetition"
-        return response
+        return pass_whole(request, response)
 
     def _answer_budget(self, request: ChatRequest) -> int:
         """The role's token limit, within the backend's own cap: on 2 cores every 1,000 tokens

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import openai
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message
-
+from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message, reading
 
 
 class OpenAICompatibleBackend:
@@ -28,6 +28,8 @@ class OpenAICompatibleBackend:
         kwargs: dict[str, Any] = {}
         if request.json_schema is not None and self.send_json_schema:
             kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        if request.on_text is not None:
+            return self._streamed(request, messages, kwargs, request.on_text)
         try:
             completion = self._client.chat.completions.create(
                 model=request.model,
@@ -40,19 +42,55 @@ class OpenAICompatibleBackend:
             raise translate_openai_error(self.name, exc) from None
         return _response_from(self.name, completion)
 
+    def _streamed(self, request: ChatRequest, messages: list[dict[str, str]], kwargs: dict[str, Any],
+                  on_text: Callable[[str], None]) -> ChatResponse:
+        """The answer as chunks: each text delta to `on_text` as it arrives; usage from the last chunk."""
+        try:
+            chunks = self._client.chat.completions.create(
+                model=request.model,
+                messages=messages,
+                max_tokens=request.max_tokens,
+                extra_headers={ROLE_HEADER: request.role},
+                stream=True,
+                stream_options={"include_usage": True},
+                **kwargs,
+            )
+        except Exception as exc:
+            raise translate_openai_error(self.name, exc) from None
+        pieces: list[str] = []
+        usage: Any = None
+        finished = False
+        with chunks:
+            for chunk in reading(chunks, lambda exc: translate_openai_error(self.name, exc)):
+                usage = getattr(chunk, "usage", None) or usage
+                for choice in getattr(chunk, "choices", None) or ():
+                    if choice.index != 0:
+                        continue
+                    piece = getattr(choice.delta, "content", None)
+                    if piece:
+                        pieces.append(piece)
+                        on_text(piece)
+                    finished = finished or choice.finish_reason is not None
+        if not (finished or usage is not None):
+            raise TransientProviderError(f"{self.name}'s answer stream ended before the answer did")
+        return ChatResponse(text="".join(pieces), **_usage_fields(usage))
+
 
 def _response_from(name: str, completion: Any) -> ChatResponse:
     if not getattr(completion, "choices", None):
         raise TransientProviderError(f"{name} returned an answer without choices")
     text = completion.choices[0].message.content or ""
-    usage = getattr(completion, "usage", None)
+    return ChatResponse(text=text, **_usage_fields(getattr(completion, "usage", None)))
+
+
+def _usage_fields(usage: Any) -> dict[str, int | None]:
+    """Token counts of an OpenAI usage object (None when absent); cached prompt tokens when reported."""
     cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
-    return ChatResponse(
-        text=text,
-        tokens_in=getattr(usage, "prompt_tokens", None),
-        tokens_out=getattr(usage, "completion_tokens", None),
-        cache_read_tokens=cached,
-    )
+    return {
+        "tokens_in": getattr(usage, "prompt_tokens", None),
+        "tokens_out": getattr(usage, "completion_tokens", None),
+        "cache_read_tokens": cached,
+    }
 
 
 def translate_openai_error(name: str, exc: Exception) -> ProviderError:
@@ -69,6 +107,9 @@ def translate_openai_error(name: str, exc: Exception) -> ProviderError:
         return TransientProviderError(f"cannot reach {name}: {exc}")
     if isinstance(exc, (openai.APIResponseValidationError, ValueError)):
         return TransientProviderError(f"{name} sent a malformed answer: {exc}")
+    if isinstance(exc, openai.APIError):
+        # An error event inside an answer stream: the request was accepted, generating it failed.
+        return TransientProviderError(f"{name} failed mid-answer: {provider_message(exc)}")
     if isinstance(exc, openai.OpenAIError):
         return ProviderError(f"{name}: {exc}")
     raise exc

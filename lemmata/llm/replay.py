@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.errors import ReplayExhaustedError, UserError
-from lemmata.llm.base import ChatRequest, ChatResponse
+from lemmata.llm.base import ChatRequest, ChatResponse, pass_whole
 
 
 def load_replay_script(path: Path) -> list[dict[str, Any]]:
@@ -46,14 +46,15 @@ class ReplayBackend:
         self.state_path = Path(state_dir) / ".replay_state.json"
 
     def complete(self, request: ChatRequest) -> ChatResponse:
+        """The next recorded answer; a streamed call gets it as one piece."""
         entry = self._take(request.role, request.scope)
-        return ChatResponse(
+        return pass_whole(request, ChatResponse(
             text=entry["response"],
             tokens_in=entry.get("tokens_in"),
             tokens_out=entry.get("tokens_out"),
             cache_read_tokens=entry.get("cache_read_tokens"),
             cache_write_tokens=entry.get("cache_write_tokens"),
-        )
+        ))
 
     def _take(self, role: str, scope: str) -> dict[str, Any]:
         self.state_path.parent.mkdir(parents=True, exist_ok=True)

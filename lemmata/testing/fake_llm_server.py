@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
@@ -23,6 +24,10 @@ from lemmata.testing.loopback import LoopbackServer
 UNKNOWN_ROLE = "unknown"
 ANY_ROLE_IN_SCRIPT = "*"
 DEFAULT_MODELS = ("fake-model",)
+# Anthropic's smallest cacheable prompt prefix for most models, in tokens.
+DEFAULT_MIN_CACHEABLE_TOKENS = 1024
+# How many blocks before a breakpoint Anthropic looks back for an earlier cached prefix.
+CACHE_LOOKBACK_BLOCKS = 20
 STREAM_PIECES = 4
 # Cut mid-object so that every JSON parser rejects it.
 MALFORMED_BODY = b'{"id": "fake-malformed", "choices": [{"message": '
@@ -40,6 +45,9 @@ class RecordedRequest:
     answer_text: str | None = None
     started_at: float = field(default_factory=time.monotonic)
     finished_at: float | None = None
+    # Prompt-cache tokens the answer reported (Anthropic dialect with prompt_cache on; 0 otherwise).
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
 
 Responder = Callable[[RecordedRequest], str]
@@ -96,6 +104,76 @@ def prompt_text(body: Mapping[str, Any]) -> str:
     return "".join(pieces)
 
 
+def _canonical_json(value: Any) -> str:
+    """Deterministic JSON of a request fragment (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _without_cache_control(block: Any) -> Any:
+    """A content block or tool as it counts for the cache key: its cache_control marker left out."""
+    return {k: v for k, v in block.items() if k != "cache_control"} if isinstance(block, dict) else block
+
+
+def _cache_items(body: Mapping[str, Any]) -> list[tuple[Any, str, bool]]:
+    """The prompt in Anthropic's cache order (tools, system, messages), one item per block.
+
+    Each item is (what identifies the block in a cache key, its text as prompt_text counts it,
+    whether it carries cache_control). Messages name their index and role, so that block
+    boundaries between messages are part of the key.
+    """
+    def text_of(block: Any) -> str:
+        return block["text"] if isinstance(block, dict) and isinstance(block.get("text"), str) else ""
+
+    def marked(block: Any) -> bool:
+        return isinstance(block, dict) and isinstance(block.get("cache_control"), dict)
+
+    items: list[tuple[Any, str, bool]] = []
+    tools = body.get("tools")
+    for tool in tools if isinstance(tools, list) else ():
+        items.append((["tool", _without_cache_control(tool)], "", marked(tool)))
+    system = body.get("system")
+    if isinstance(system, str):
+        items.append((["system", {"type": "text", "text": system}], system, False))
+    elif isinstance(system, list):
+        items += [(["system", _without_cache_control(b)], text_of(b), marked(b)) for b in system]
+    messages = body.get("messages")
+    for index, msg in enumerate(messages if isinstance(messages, list) else ()):
+        if not isinstance(msg, dict):
+            continue
+        role, content = msg.get("role"), msg.get("content")
+        if isinstance(content, str):
+            items.append((["message", index, role, {"type": "text", "text": content}], content, False))
+        elif isinstance(content, list):
+            items += [(["message", index, role, _without_cache_control(b)], text_of(b), marked(b)) for b in content]
+        else:
+            items.append((["message", index, role, content], "", False))
+    return items
+
+
+@dataclass(frozen=True)
+class CachePrefix:
+    """The prompt prefix that ends at one block, in Anthropic's cache order."""
+
+    key: str  # digest of the prefix's canonical JSON, cache_control markers left out
+    tokens: int  # estimate_tokens of the prefix's text, a leading part of prompt_text(body)
+    breakpoint: bool  # the block ending the prefix carries cache_control
+
+
+def cache_prefixes(body: Mapping[str, Any]) -> list[CachePrefix]:
+    """The request's prompt prefixes, one ending at each block (tools, system, then messages)."""
+    digest = hashlib.sha256()
+    texts: list[str] = []
+    ends: list[tuple[str, int, bool]] = []
+    length = 0
+    for identity, text, is_breakpoint in _cache_items(body):
+        digest.update(_canonical_json(identity).encode() + b"\n")
+        texts.append(text)
+        length += len(text)
+        ends.append((digest.hexdigest(), length, is_breakpoint))
+    whole = "".join(texts)
+    return [CachePrefix(key, estimate_tokens(whole[:end]), marked) for key, end, marked in ends]
+
+
 def _as_answer(scripted: ScriptedAnswer) -> Answer:
     """Normalise what callers may enqueue into an Answer."""
     if isinstance(scripted, Answer):
@@ -134,8 +212,10 @@ class _Reply:
     reply_id: str
     model: str
     text: str
-    input_tokens: int
+    input_tokens: int  # excludes cache reads and writes, as Anthropic reports it
     output_tokens: int
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
 
 def _openai_usage(reply: _Reply) -> dict[str, int]:
@@ -175,9 +255,10 @@ def _openai_error(status: int, message: str) -> dict[str, Any]:
 
 
 def _anthropic_usage(reply: _Reply) -> dict[str, int]:
-    """Anthropic usage object; the fake never caches."""
+    """Anthropic usage object (cache figures stay 0 unless the server's prompt_cache is on)."""
     return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-            "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+            "cache_read_input_tokens": reply.cache_read_tokens,
+            "cache_creation_input_tokens": reply.cache_creation_tokens}
 
 
 def _anthropic_reply(reply: _Reply) -> dict[str, Any]:
@@ -218,6 +299,7 @@ class _Dialect:
     reply_body: Callable[[_Reply], dict[str, Any]]
     stream_events: Callable[[_Reply], list[bytes]]
     error_body: Callable[[int, str], dict[str, Any]]
+    caches_prompts: bool = False  # imitates Anthropic's prompt caching when the server's prompt_cache is on
 
 
 OPENAI_CHAT_PATH = "/v1/chat/completions"
@@ -225,7 +307,8 @@ ANTHROPIC_MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
 _DIALECTS = {
     OPENAI_CHAT_PATH: _Dialect("chatcmpl-fake-", _openai_reply, _openai_stream, _openai_error),
-    ANTHROPIC_MESSAGES_PATH: _Dialect("msg_fake_", _anthropic_reply, _anthropic_stream, _anthropic_error),
+    ANTHROPIC_MESSAGES_PATH: _Dialect("msg_fake_", _anthropic_reply, _anthropic_stream, _anthropic_error,
+                                        caches_prompts=True),
 }
 
 
@@ -376,15 +459,27 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class FakeLLMServer(LoopbackServer):
-    """Fake model provider: scripted answers and faults per agent role, with every request recorded."""
+    """Fake model provider: scripted answers and faults per agent role, with every request recorded.
+
+    With prompt_cache on, the Anthropic endpoint imitates Anthropic's prompt caching: the prefix of
+    a request up to a block marked cache_control (order: tools, system, messages) is written to the
+    cache, per model, unless it is shorter than min_cacheable_tokens. The longest cached prefix that
+    ends at a breakpoint, or up to CACHE_LOOKBACK_BLOCKS blocks before one, is read; what lies
+    between it and the last breakpoint is written. input_tokens counts the tokens after that, so
+    input + read + creation is always the input estimate the server reports without caching.
+    Entries never expire (clear_prompt_cache() forgets them); the OpenAI endpoint never caches.
+    """
 
     name = "fake LLM server"
 
     def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0, *,
-                 models: Sequence[str] = DEFAULT_MODELS) -> None:
+                 models: Sequence[str] = DEFAULT_MODELS, prompt_cache: bool = False,
+                 min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS) -> None:
         self.latency = latency
         self.host = host
         self.models = list(models)
+        self.prompt_cache = prompt_cache
+        self.min_cacheable_tokens = min_cacheable_tokens
         self.requests: list[RecordedRequest] = []
         #: Called with each request before it is answered, in the handler's thread: a test acts
         #: while a call is in flight (the job making it waits), e.g. pauses the run there.
@@ -395,6 +490,7 @@ class FakeLLMServer(LoopbackServer):
         self._answers: dict[str, deque[Answer]] = {}
         self._faults: dict[str | None, deque[Fault]] = {}
         self._defaults: dict[str | None, Answer] = {}
+        self._cached_prefixes: dict[str, set[str]] = {}  # per model, keys of the prompt prefixes cached
         self._reply_numbers = itertools.count(1)
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
@@ -434,15 +530,27 @@ class FakeLLMServer(LoopbackServer):
         with self._lock:
             return [request for request in self.requests if request.role == role]
 
+    def clear_prompt_cache(self) -> None:
+        """Forget every cached prompt prefix, as if the cache entries had expired."""
+        with self._lock:
+            self._cached_prefixes.clear()
+
     def apply_script(self, script: Mapping[str, Any]) -> None:
-        """Apply a script dict: {"latency", "models", "answers": {role: [...]}, "faults": {role or "*": [...]}}."""
-        unknown = set(script) - {"latency", "models", "answers", "faults"}
+        """Apply a script dict: {"latency", "models", "prompt_cache", "min_cacheable_tokens",
+        "answers": {role: [...]}, "faults": {role or "*": [...]}}."""
+        unknown = set(script) - {"latency", "models", "prompt_cache", "min_cacheable_tokens", "answers", "faults"}
         if unknown:
             raise ValueError(f"unknown script keys: {sorted(unknown)}")
         if "latency" in script:
             self.latency = float(script["latency"])
         if "models" in script:
             self.models = [str(model) for model in script["models"]]
+        if "prompt_cache" in script:
+            if not isinstance(script["prompt_cache"], bool):
+                raise ValueError(f"script key prompt_cache must be true or false, not {script['prompt_cache']!r}")
+            self.prompt_cache = script["prompt_cache"]
+        if "min_cacheable_tokens" in script:
+            self.min_cacheable_tokens = int(script["min_cacheable_tokens"])
         for role, answers in script.get("answers", {}).items():
             self.enqueue(role, *(_answer_from_script(answer) for answer in answers))
         for role, faults in script.get("faults", {}).items():
@@ -521,13 +629,33 @@ class FakeLLMServer(LoopbackServer):
         """Sleep up to seconds; False if stop() cut it short (Event.wait wakes at once on stop)."""
         return seconds <= 0 or not self._stopping.wait(seconds)
 
+    def _use_prompt_cache(self, model: str, body: Mapping[str, Any]) -> tuple[int, int]:
+        """(tokens read, tokens written) for the request's cacheable prefixes, remembering those written."""
+        if not self.prompt_cache:
+            return 0, 0
+        prefixes = cache_prefixes(body)
+        marks = [i for i, prefix in enumerate(prefixes)
+                 if prefix.breakpoint and prefix.tokens >= self.min_cacheable_tokens]
+        if not marks:
+            return 0, 0
+        looked_at = {i for mark in marks for i in range(max(0, mark - CACHE_LOOKBACK_BLOCKS), mark + 1)}
+        with self._lock:  # check and remember at once, so that of two equal requests exactly one writes
+            cached = self._cached_prefixes.setdefault(model, set())
+            read = max((prefixes[i].tokens for i in looked_at if prefixes[i].key in cached), default=0)
+            cached.update(prefixes[i].key for i in marks)
+        return read, prefixes[marks[-1]].tokens - read
+
     def _make_reply(self, dialect: _Dialect, request: RecordedRequest, text: str) -> _Reply:
-        """Build the reply with deterministic id and token estimates."""
+        """Build the reply with deterministic id and token estimates, prompt-cache figures included."""
         with self._lock:
             number = next(self._reply_numbers)
         model = str(request.body.get("model") or self.models[0])
-        return _Reply(f"{dialect.id_prefix}{number}", model, text,
-                      estimate_tokens(prompt_text(request.body)), estimate_tokens(text))
+        read, creation = self._use_prompt_cache(model, request.body) if dialect.caches_prompts else (0, 0)
+        with self._lock:
+            request.cache_read_tokens, request.cache_creation_tokens = read, creation
+        input_tokens = estimate_tokens(prompt_text(request.body)) - read - creation
+        return _Reply(f"{dialect.id_prefix}{number}", model, text, input_tokens, estimate_tokens(text),
+                      read, creation)
 
 
 def _answer_from_script(item: Any) -> Answer:
