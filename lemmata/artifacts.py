@@ -287,6 +287,29 @@ class PaperMeta(Artifact):
     removed_citations: list[str] = Field(default_factory=list)
 
 
+class RevisionRequest(Artifact):
+    """`revisions/v<n>.json`: a rewrite asked for, the input of version n's jobs. Written before
+    any work; a failed rewrite's request is set aside (`revisions/v<n>.failed-<time>.json`)."""
+
+    version: int = Field(ge=2)
+    base_version: int = Field(ge=1)  # the version the instructions were written against
+    instructions: str = Field(min_length=1)
+    qa_summary: str = ""  # the conversation about the base version, for the agents' context
+    requested_at: float
+
+
+class RewriteContext(Artifact):
+    """`rewrite_context_v<n>.json`, written once version n exists: what produced it."""
+
+    version: int = Field(ge=2)
+    base_version: int = Field(ge=1)
+    revision_prompt: str  # the researcher's instructions, as the agents received them
+    qa_summary: str = ""
+    requested_at: float
+    completed_at: float
+    paper: str  # paper_v<n>.tex
+
+
 class CompileReport(Artifact):
     """What pdflatex and bibtex said about one paper: written beside the PDF when the compile
     succeeds, and to `logs/` when it fails (the failed job's outputs are removed)."""

@@ -56,14 +56,15 @@ def pause_request(run_dir: Path) -> PauseRequest | None:
         return PauseRequest(requested_at=flag.stat().st_mtime, by="command")
 
 
-def save_checkpoint(run_dir: Path, session_id: str) -> Checkpoint:
-    """Where the run stands: the first stage not done, the done ones, the chosen direction."""
+def save_checkpoint(run_dir: Path, session_id: str, stage_name: str = "") -> Checkpoint:
+    """Where the run stands: the first stage not done (or `stage_name`, e.g. a rewrite's), the
+    done ones, the chosen direction."""
     run_dir = Path(run_dir)
     states = stage_states(run_dir, set(), None)
     request = pause_request(run_dir)
     checkpoint = Checkpoint(
         session_id=session_id,
-        stage_name=next((stage.name for stage, state in states if state != "done"), "complete"),
+        stage_name=stage_name or next((stage.name for stage, state in states if state != "done"), "complete"),
         completed_stages=[stage.name for stage, state in states if state == "done"],
         paused_at=time.time(),
         requested_by=request.by if request else "",

@@ -30,9 +30,26 @@ STAGES = (
     Stage("compile", ("compile", "research_output"), "paper_v1.pdf",
           ("paper_v1.pdf", "paper_v1.compile.json", "research_output.json")),
 )
-USER_FILES = ("paper_v1.tex", "paper_v1.pdf", "references.bib")
 #: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
 USER_FIGURES = "figures"
+
+
+def user_files(version: int) -> tuple[str, ...]:
+    """What the output folder receives of a paper version (its plots aside)."""
+    return (f"paper_v{version}.tex", f"paper_v{version}.pdf", "references.bib")
+
+
+def figures_of(version: int) -> str:
+    """Where a version's plots are in the run directory (the paper names them figures/<file>)."""
+    return USER_FIGURES if version == 1 else f"versions/v{version}/{USER_FIGURES}"
+
+
+def version_targets(version: int) -> tuple[str, ...]:
+    """What the workflow is asked to make: the whole first run (rule all), or a rewrite's files."""
+    return () if version == 1 else (f"paper_v{version}.pdf", f"rewrite_context_v{version}.json")
+
+
+USER_FILES = user_files(1)
 
 
 def stage_of_rule(rule: str) -> str:

@@ -4,7 +4,8 @@ One JSON record per line, appended under a file lock (a question asked in the te
 asked in the browser may land at once), never rewritten: the history survives restarts,
 resumes and rewrites. Each record says who spoke (`role`), what (`content`), when
 (`timestamp`), about which paper version (`paper_version`), and for events a `marker`
-(`error`, later the rewrite markers); an answer lists the tool calls it made.
+(`error`, `rewrite_requested`, `rewrite_saved`, `rewrite_failed`); an answer lists the tool
+calls it made.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from lemmata.artifacts import Artifact, ToolCallRecord
 
 HISTORY_FILE = "paper_qa_history.jsonl"
 
-Marker = Literal["", "error"]
+#: error: a question got no answer; rewrite_requested / rewrite_saved / rewrite_failed: a rewrite's
+#: instructions, the version it saved, or why it failed (the earlier version stays current).
+Marker = Literal["", "error", "rewrite_requested", "rewrite_saved", "rewrite_failed"]
 
 
 class ChatRecord(Artifact):

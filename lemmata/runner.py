@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -34,7 +34,7 @@ from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.pausing import (
     clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
 )
-from lemmata.pipeline import STAGES, USER_FIGURES, USER_FILES, incomplete_outputs
+from lemmata.pipeline import STAGES, USER_FIGURES, figures_of, incomplete_outputs, user_files, version_targets
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
@@ -77,16 +77,20 @@ class Driver:
     run_dir: Path
     console: RunConsole
     jobs: int | None = None  # None: default_jobs(the run's backend)
+    version: int = 1  # the paper version this drive makes: 1, the first run; n > 1, a rewrite
     tally: TokenTally = field(default_factory=TokenTally)
     started: float = field(default_factory=time.monotonic)
     _pause_requested: bool = False
     _workflow: subprocess.Popen[bytes] | None = None  # the Snakemake process while one runs
     _asking: bool = False  # a gate question waits for the researcher's answer
 
-    def drive(self) -> RunRecord:
-        """Run until completed, paused, stopped at a gate, or failed; the record says which."""
+    def drive(self, prepare: Callable[[], None] | None = None) -> RunRecord:
+        """Run until completed, paused, stopped at a gate, or failed; the record says which.
+        `prepare` runs first, under the run's lock (a rewrite writes its request there)."""
         with RunLock(self.run_dir), self._signals_ask_for_a_pause():
             withdraw_pause_request(self.run_dir)  # left by a run that died before it paused
+            if prepare is not None:
+                prepare()
             self._repair()
             checkpoint = load_checkpoint(self.run_dir)
             if checkpoint:
@@ -136,7 +140,9 @@ class Driver:
                     return stopped
                 continue
             message = self._failure_message(result)
-            if self._deliver(record):  # e.g. a compile failure: the LaTeX is worth having
+            # A compile failure of the first run: the LaTeX is worth having. A failed rewrite
+            # delivers nothing: its version does not exist (rewrite.record_failure).
+            if self.version == 1 and self._deliver(record):
                 message += f"; the LaTeX written so far is in {record.output_dir}"
             save_record(self.run_dir, record, status="failed", message=message)
             raise LemmataError(message)
@@ -150,8 +156,8 @@ class Driver:
         log_start = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")
         process = subprocess.Popen(
-            snakemake_command(self.run_dir, self.jobs), cwd=self.run_dir, env=workflow_environment(self.run_dir),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [*snakemake_command(self.run_dir, self.jobs), *version_targets(self.version)], cwd=self.run_dir,
+            env=workflow_environment(self.run_dir), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         self._workflow = process
         try:
@@ -191,9 +197,10 @@ class Driver:
             raise KeyboardInterrupt  # the prompt gives up its question; _ask_at_gate pauses the run
 
     def _pause(self, record: RunRecord, gate: str = "") -> RunRecord:
-        checkpoint = save_checkpoint(self.run_dir, record.session_id)
+        rewrite = f"rewrite to version {self.version}" if self.version > 1 else ""
+        checkpoint = save_checkpoint(self.run_dir, record.session_id, rewrite)
         where = (f"at the {gate.replace('_', ' ')} question (`lemmata resume {record.session_id}` asks it again)"
-                 if gate else f"before the {checkpoint.stage_name} stage")
+                 if gate else f"during the {rewrite}" if rewrite else f"before the {checkpoint.stage_name} stage")
         return save_record(self.run_dir, record, status="paused",
                            message=f"paused {where}: continue with `lemmata resume {record.session_id}`")
 
@@ -294,7 +301,7 @@ class Driver:
 
     def _deliver(self, record: RunRecord) -> list[str]:
         """Copy the user's files that exist to the output folder; the names copied."""
-        delivered = [name for name in USER_FILES if (self.run_dir / name).is_file()]
+        delivered = [name for name in user_files(self.version) if (self.run_dir / name).is_file()]
         if not delivered:
             return []
         output = Path(record.output_dir)
@@ -303,7 +310,7 @@ class Driver:
             shutil.copy2(self.run_dir / name, output / name)
         for source in support_files():  # so that the delivered .tex compiles on its own
             shutil.copy2(source, output / source.name)
-        figures = sorted((self.run_dir / USER_FIGURES).glob("*.pdf"))
+        figures = sorted((self.run_dir / figures_of(self.version)).glob("*.pdf"))
         if figures:
             (output / USER_FIGURES).mkdir(exist_ok=True)
             for figure in figures:
@@ -314,8 +321,11 @@ class Driver:
         clear_checkpoint(self.run_dir)
         self._deliver(record)
         output = Path(record.output_dir)
-        self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
-        return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
+        if self.version == 1:
+            self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
+            return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
+        return save_record(self.run_dir, record, status="completed",
+                           message=f"paper version {self.version} in {output}")
 
 
 def default_jobs(backend: str) -> int:

@@ -16,7 +16,7 @@ from lemmata import __version__
 from lemmata.artifacts import TaskInput
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
-from lemmata.cli.paper_cmd import ask
+from lemmata.cli.paper_cmd import ask, rewrite
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
 from lemmata.llm.resolve import backend_name, choose_backend
@@ -27,6 +27,7 @@ from lemmata.runs import (
     Layout, RunRecord, is_run_active, live_status, load_record, new_session_id, validate_session_id,
 )
 from lemmata.settings import Settings, load_environment
+from lemmata.versions import paper_versions
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -126,21 +127,24 @@ def checked_replay_settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"LEMMATA_REPLAY": str(recording)})
 
 
-def drive(run_dir: Path, jobs: int | None) -> None:
+def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None) -> None:
+    """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
+    continue the unfinished one) and report how it ended."""
     from lemmata.cli.console import TerminalConsole
+    from lemmata.rewrite import drive_rewrite
     from lemmata.runner import Driver
 
     driver = Driver(run_dir, TerminalConsole())
     if jobs:
         driver.jobs = jobs
-    record = driver.drive()
+    record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
     click.echo(f"run {record.session_id}: {record.status}" + (f" — {record.message}" if record.message else ""),
                err=True)
     if record.status == "stopped":
         sys.exit(1)
     if record.status == "completed":
         # The last line on stdout: scripts can take the paper's path from it.
-        click.echo(Path(record.output_dir) / "paper_v1.pdf")
+        click.echo(Path(record.output_dir) / f"paper_v{driver.version}.pdf")
 
 
 @cli.command()
@@ -148,9 +152,12 @@ def drive(run_dir: Path, jobs: int | None) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
 @reports_errors
 def resume(session_id: str, jobs: int | None) -> None:
-    """Continue run SESSION_ID; finished stages are not recomputed."""
+    """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed."""
+    from lemmata.rewrite import pending_rewrite
+
     Settings.from_environment()
-    drive(Layout.from_environment().existing_run_dir(session_id), jobs)
+    run_dir = Layout.from_environment().existing_run_dir(session_id)
+    drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None)
 
 
 @cli.command()
@@ -200,6 +207,9 @@ def show_run(run_dir: Path) -> None:
         failed_rule = waiting_gate(run_dir) or None
     for stage, state in stage_states(run_dir, set(), failed_rule):
         click.echo(f"  {stage.name:<20} {state:<8} {stage.artifact}")
+    versions = paper_versions(run_dir)
+    if versions:
+        click.echo("paper versions: " + ", ".join(f"v{n}" for n in versions) + f" (current: v{versions[-1]})")
     click.echo("files:")
     for stage_name, name, state in artifact_states(run_dir):
         click.echo(f"  {name:<34} {state:<10} ({stage_name})")
@@ -259,6 +269,7 @@ def serve(host: str, port: int) -> None:
 
 cli.add_command(model)
 cli.add_command(ask)
+cli.add_command(rewrite)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""`lemmata ask`: questions about a run's paper, answered as they stream in."""
+"""`lemmata ask` and `lemmata rewrite`: questions about a run's paper, answered as they stream
+in, and new versions of it."""
 
 from __future__ import annotations
 
@@ -33,3 +34,21 @@ def ask(session_id: str, question: str) -> None:
 
     ask_about_paper(run_dir, question, on_text=show, on_restart=start_again)
     sys.stdout.write("\n")
+
+
+@click.command()
+@click.argument("session_id")
+@click.argument("instructions")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
+@reports_errors
+def rewrite(session_id: str, instructions: str, jobs: int | None) -> None:
+    """Make the next version of the paper of run SESSION_ID, following INSTRUCTIONS.
+
+    The theory runs again, then the experiment, then the writer, each with the instructions as
+    feedback; success saves paper_v<n>.tex/.pdf and rewrite_context_v<n>.json, n the next
+    version. Earlier versions are never changed; a failure keeps the latest one current.
+    """
+    from lemmata.cli.main import drive
+
+    drive(Layout.from_environment().existing_run_dir(validate_session_id(session_id)), jobs,
+          rewrite=True, instructions=instructions)

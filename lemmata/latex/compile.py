@@ -113,7 +113,8 @@ def _culprit(context: list[str]) -> str:
     return ""
 
 
-def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float = 60.0) -> CompileResult:
+def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float = 60.0,
+                  figures: Path | None = None) -> CompileResult:
     """pdflatex, bibtex, pdflatex, pdflatex; raise LatexCompileError on failure.
 
     TeX runs in a fresh build directory, `build/<stem>/` beside the .tex, holding copies of the
@@ -121,10 +122,12 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
     going up to the parent, so model-written LaTeX can neither read nor overwrite the run's
     artifacts. Only a successful compile replaces `<stem>.pdf` beside the .tex (atomically):
     a failed one leaves the earlier PDF as it was. The final log is copied beside the .tex.
+    `figures`: where the paper's plots are (default `figures/` beside the .tex; a rewritten
+    version has its own).
     """
     tex_path = Path(tex_path).resolve()
     directory, stem = tex_path.parent, tex_path.stem
-    build_tex = _prepare_build_directory(tex_path)
+    build_tex = _prepare_build_directory(tex_path, figures or tex_path.parent / FIGURES_DIRECTORY)
     started = time.monotonic()
     passes: list[str] = []
     pass_seconds: list[float] = []
@@ -154,9 +157,9 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
     return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings, pass_seconds)
 
 
-def _prepare_build_directory(tex_path: Path) -> Path:
+def _prepare_build_directory(tex_path: Path, figures_dir: Path) -> Path:
     """A fresh `build/<stem>/` with the .tex, the .bib files beside it, our support files and
-    the PDF figures of `figures/`.
+    the PDF figures of `figures_dir` (as `figures/`).
 
     Fresh, because outputs of an earlier (possibly killed) run could break the first pass or
     make a failed compile look like a new PDF."""
@@ -165,7 +168,7 @@ def _prepare_build_directory(tex_path: Path) -> Path:
     build.mkdir(parents=True)
     for source in [tex_path, *sorted(tex_path.parent.glob("*.bib")), *support_files()]:
         shutil.copyfile(source, build / source.name)
-    figures = sorted((tex_path.parent / FIGURES_DIRECTORY).glob("*.pdf"))
+    figures = sorted(Path(figures_dir).glob("*.pdf"))
     if figures:  # the experiment's plots, which the paper includes as figures/<name>.pdf
         (build / FIGURES_DIRECTORY).mkdir()
         for figure in figures:

@@ -3,9 +3,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from lemmata.stages.rewrite import previous_theory_file
+
 
 localrules: all, intake, theory_review_gate, survey_papers_gate, direction_gate, survey_review_gate,
-    direction_review_gate, experiment_review_gate, research_output
+    direction_review_gate, experiment_review_gate, research_output, rewrite_context
 
 
 def lemma_plan():
@@ -42,3 +44,8 @@ def missing_ids(plan, step):
 def theory_rework(wildcards):
     # Present only after the reviewer said `n`: its appearance reruns the plan with the objection.
     return ["gates/theory_rework.json"] if Path("gates/theory_rework.json").exists() else []
+
+
+def previous_theory(wildcards):
+    # Version n starts from version n-1's theory, which is never made again (ancient).
+    return ancient(previous_theory_file(int(wildcards.n)))

@@ -1,4 +1,5 @@
-"""compile: paper_v1.tex + references.bib -> paper_v1.pdf (pdflatex, bibtex, pdflatex, pdflatex).
+"""compile (and rewrite_compile): paper_v<n>.tex + references.bib + the version's figures ->
+paper_v<n>.pdf (pdflatex, bibtex, pdflatex, pdflatex).
 
 The compile report goes beside the PDF; when the compile fails, to logs/ (Snakemake removes a
 failed job's outputs), so the errors stay readable after the run stops.
@@ -12,7 +13,7 @@ with job.reporting():
     tex = job.input("tex")
     try:
         result = compile_paper(tex, bibliography=job.input("bib").stat().st_size > 0,
-                               timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT)
+                               timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT, figures=job.input("figures"))
     except LatexCompileError as error:
         write_artifact(job.run_dir / "logs" / f"{tex.stem}.compile.json", failure_report(tex, error))
         raise

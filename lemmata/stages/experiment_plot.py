@@ -120,18 +120,19 @@ def draw_plot(check: LemmaCheck, pdf_path: Path, timeout: float = PLOT_TIMEOUT) 
         shutil.copyfile(tex_path.with_suffix(".pdf"), pdf_path)
 
 
-def plot_file_name(lemma_id: str, taken: set[str]) -> str:
+def plot_file_name(lemma_id: str, taken: set[str], suffix: str = "") -> str:
     """A file name for the lemma's plot that is safe in \\includegraphics and not yet taken."""
-    stem = re.sub(r"[^A-Za-z0-9_-]", "-", lemma_id) or "lemma"
+    stem = (re.sub(r"[^A-Za-z0-9_-]", "-", lemma_id) or "lemma") + suffix
     name, number = f"{stem}.pdf", 2
     while name in taken:
         name, number = f"{stem}-{number}.pdf", number + 1
     return name
 
 
-def add_plots(experiment: Experiment, run_dir: Path) -> Experiment:
+def add_plots(experiment: Experiment, run_dir: Path, version: int = 1) -> Experiment:
     """The experiment with a plot for each check that ran, drawn into `run_dir`/figures; a plot
-    that cannot be drawn is noted on its check and left out."""
+    that cannot be drawn is noted on its check and left out. A rewritten version's plots are
+    named `<lemma>-v<n>.pdf`, so that every version's figures sit together in the output folder."""
     figures = Path(run_dir) / FIGURES_DIRECTORY
     figures.mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
@@ -140,7 +141,7 @@ def add_plots(experiment: Experiment, run_dir: Path) -> Experiment:
         if check.outcome != "ran":
             checks.append(check)
             continue
-        name = plot_file_name(check.lemma_id, taken)
+        name = plot_file_name(check.lemma_id, taken, f"-v{version}" if version > 1 else "")
         taken.add(name)
         try:
             draw_plot(check, figures / name)

@@ -1,0 +1,136 @@
+"""Rewrites of a run's paper, the same from the terminal and (later) the browser: the request,
+the workflow drive that makes the next version, and its record in the chat history.
+
+A request is refused while a run or another rewrite works on the run directory, and when the
+artifacts a rewrite starts from are missing or corrupt (an `error` marker in the chat, the
+paper unchanged). It is written as `revisions/v<n>.json`, n the next version; the workflow then
+makes `paper_v<n>.tex`/`.pdf` and `rewrite_context_v<n>.json`. A failure keeps the latest
+version current: `rewrite_failed` in the chat, the request set aside, no `paper_v<n>` left. A
+paused (or killed) rewrite is continued by `lemmata resume`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from lemmata.artifacts import (
+    ArtifactError, Directions, FormalStatement, RevisionRequest, Survey, TaskInput, Theory, read_artifact,
+    write_artifact,
+)
+from lemmata.errors import LemmataError, UserError
+from lemmata.qa_history import ChatRecord, append_record, read_history
+from lemmata.runner import Driver
+from lemmata.runs import RunRecord, load_record, save_record
+from lemmata.stages.rewrite import qa_summary, revision_file
+from lemmata.versions import paper_versions
+
+MAX_INSTRUCTION_CHARS = 20_000
+#: What every rewrite reads besides the latest paper: the run's task, survey, direction, formal
+#: statement and first theory, and the bibliography the new version shares.
+REWRITE_INPUTS: tuple[tuple[str, type[BaseModel] | None], ...] = (
+    ("input.json", TaskInput), ("survey.json", Survey), ("directions.json", Directions),
+    ("theory/formal.json", FormalStatement), ("theory.json", Theory), ("references.bib", None),
+)
+_REVISION = re.compile(r"v([1-9][0-9]*)\.json")
+
+
+def check_rewritable(run_dir: Path) -> int:
+    """The current version, once every input of a rewrite is there and readable."""
+    run_dir = Path(run_dir)
+    versions = paper_versions(run_dir)
+    if not versions:
+        raise UserError(f"run {run_dir.name} has no paper to rewrite yet (paper_v1.tex is missing)")
+    for name, model in REWRITE_INPUTS:
+        try:
+            if model is None:
+                if not (run_dir / name).is_file():
+                    raise ArtifactError(f"{run_dir / name} is missing")
+            else:
+                read_artifact(run_dir / name, model)
+        except ArtifactError as error:
+            raise UserError(f"run {run_dir.name} cannot be rewritten: {error}") from None
+    return versions[-1]
+
+
+def request_rewrite(run_dir: Path, instructions: str) -> RevisionRequest:
+    """Write the request for the next version; the caller holds the run's lock."""
+    run_dir = Path(run_dir)
+    instructions = instructions.strip()
+    if not instructions:
+        raise UserError("the revision instructions are empty: say what the new version should change")
+    if len(instructions) > MAX_INSTRUCTION_CHARS:
+        raise UserError(f"the revision instructions have {len(instructions)} characters; at most "
+                        f"{MAX_INSTRUCTION_CHARS} are accepted")
+    try:
+        base = check_rewritable(run_dir)
+    except UserError as error:
+        versions = paper_versions(run_dir)
+        append_record(run_dir, ChatRecord(role="event", marker="error", content=f"rewrite refused: {error}",
+                                          paper_version=versions[-1] if versions else 1))
+        raise
+    request = RevisionRequest(version=base + 1, base_version=base, instructions=instructions,
+                              qa_summary=qa_summary(read_history(run_dir), base), requested_at=time.time())
+    write_artifact(run_dir / revision_file(request.version), request)
+    append_record(run_dir, ChatRecord(role="event", marker="rewrite_requested", content=instructions,
+                                      paper_version=base))
+    return request
+
+
+def pending_rewrite(run_dir: Path) -> RevisionRequest | None:
+    """A rewrite asked for and not finished (paused, or its driver killed), if any."""
+    revisions = Path(run_dir) / "revisions"
+    for path in sorted(revisions.glob("v*.json"), key=lambda p: p.stat().st_mtime):
+        match = _REVISION.fullmatch(path.name)
+        if match and not (Path(run_dir) / f"rewrite_context_v{match.group(1)}.json").exists():
+            return read_artifact(path, RevisionRequest)
+    return None
+
+
+def record_success(run_dir: Path, request: RevisionRequest) -> None:
+    append_record(run_dir, ChatRecord(role="event", marker="rewrite_saved", paper_version=request.version,
+                                      content=f"version {request.version} saved: paper_v{request.version}.tex"))
+
+
+def record_failure(run_dir: Path, request: RevisionRequest, error: LemmataError) -> str:
+    """The earlier version stays current: the chat says why, the request is set aside, no file
+    of the failed version is left as a version (a written .tex goes to logs/), and the run is
+    again what its earlier version made it."""
+    run_dir = Path(run_dir)
+    message = f"rewrite to version {request.version} failed: {error}; version {request.base_version} stays current"
+    path = run_dir / revision_file(request.version)
+    path.rename(path.with_name(f"v{request.version}.failed-{int(time.time())}.json"))
+    for leftover in (f"paper_v{request.version}.tex", f"paper_v{request.version}.json"):  # e.g. the compile failed
+        if (run_dir / leftover).exists():  # kept for a look, but not as a version
+            (run_dir / leftover).rename(run_dir / "logs" / leftover.replace(".", ".failed.", 1))
+    append_record(run_dir, ChatRecord(role="event", marker="rewrite_failed", content=message,
+                                      paper_version=request.base_version))
+    status = "completed" if (run_dir / f"paper_v{request.base_version}.pdf").exists() else "failed"
+    save_record(run_dir, load_record(run_dir), status=status, message=message)
+    return message
+
+
+def drive_rewrite(driver: Driver, instructions: str | None = None) -> RunRecord:
+    """Make the next version (`instructions`), or continue the pending rewrite (None), and
+    record the outcome in the chat. Raises LemmataError when the rewrite failed."""
+    requests: list[RevisionRequest] = []
+
+    def prepare() -> None:  # under the run's lock: no other run or rewrite is in progress
+        request = request_rewrite(driver.run_dir, instructions) if instructions is not None else pending_rewrite(driver.run_dir)
+        if request is None:
+            raise UserError(f"run {driver.run_dir.name} has no unfinished rewrite")
+        requests.append(request)
+        driver.version = request.version
+
+    try:
+        record = driver.drive(prepare)
+    except LemmataError as error:
+        if not requests or isinstance(error, UserError):
+            raise
+        raise LemmataError(record_failure(driver.run_dir, requests[0], error)) from None
+    if record.status == "completed":
+        record_success(driver.run_dir, requests[0])
+    return record

@@ -1,0 +1,85 @@
+"""A rewrite: the researcher's revision instructions run the theory again, then the experiment,
+then the writer, each with the instructions as feedback; the result is the next paper version.
+
+Version n's files live in `versions/v<n>/` (theory, experiment, plots) beside `paper_v<n>.tex`;
+the survey, the chosen direction and the formal statement are those of the run and are not
+redone. The theory runs as one job: plan, the lemmas (independent ones at once), assembly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from lemmata.artifacts import ProvedLemma, RevisionRequest, Survey, Theory
+from lemmata.llm.client import LLMClient
+from lemmata.qa_history import ChatRecord
+from lemmata.settings import Settings
+from lemmata.stages.paper_reader import literature_digest
+from lemmata.stages.theory_assemble import assemble_theory
+from lemmata.stages.theory_plan import plan_theory
+from lemmata.stages.theory_prove import prove_lemma
+
+#: The conversation a rewrite takes along: the latest exchanges, each cut short.
+SUMMARY_EXCHANGES = 6
+SUMMARY_CHARS_PER_TEXT = 400
+#: Lemma proofs of a rewrite run at once, as the lemma jobs of a first run do (they wait on the provider).
+PARALLEL_PROOFS = 4
+
+
+def version_dir(version: int) -> str:
+    return f"versions/v{version}"
+
+
+def revision_file(version: int) -> str:
+    return f"revisions/v{version}.json"
+
+
+def previous_theory_file(version: int) -> str:
+    """The theory the rewrite of `version` starts from: that of the version before."""
+    return "theory.json" if version == 2 else f"{version_dir(version - 1)}/theory.json"
+
+
+def revision_feedback(request: RevisionRequest) -> str:
+    """How every agent of the rewrite receives the instructions."""
+    context = f" The conversation about version {request.base_version}: {request.qa_summary}" if request.qa_summary else ""
+    return (f"Revision instructions from the researcher for version {request.version} of the paper: "
+            f"{request.instructions.strip().rstrip('.')}.{context}")
+
+
+def qa_summary(history: list[ChatRecord], base_version: int) -> str:
+    """The latest questions and answers about the base version, shortened: what the researcher
+    was looking at when they asked for the rewrite. Deterministic, no model call."""
+    about = [r for r in history if r.paper_version == base_version and r.role in ("user", "assistant")]
+    lines = [f"{'Q' if r.role == 'user' else 'A'}: {_shorten(r.content)}" for r in about[-2 * SUMMARY_EXCHANGES:]]
+    return " | ".join(lines)
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SUMMARY_CHARS_PER_TEXT else text[:SUMMARY_CHARS_PER_TEXT - 3] + "..."
+
+
+def rewrite_theory(client_for: Callable[[str], LLMClient], settings: Settings, request: RevisionRequest,
+                   previous: Theory, survey: Survey, formal_statement: str) -> Theory:
+    """Plan again with the instructions, prove every lemma of the new plan, assemble.
+    `client_for(scope)` gives each concurrent proof its own call-log scope."""
+    feedback = revision_feedback(request)
+    if previous.theorem_statement:
+        feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
+    plan = plan_theory(client_for("plan"), previous.goal, feedback=feedback, formal_statement=formal_statement,
+                       literature=literature_digest(survey.papers, survey.paper_notes))
+    proved: dict[str, ProvedLemma] = {}
+    waiting = list(plan.lemmas)
+    with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:
+        while waiting:
+            # A normalised plan's dependencies point to earlier lemmas only: each wave proves the
+            # lemmas whose dependencies are proved, at least the first one waiting.
+            ready = [lemma for lemma in waiting if all(d in proved for d in lemma.depends_on)]
+            futures = {lemma.id: pool.submit(prove_lemma, client_for(f"prove_lemma:{lemma.id}"), plan, lemma.id,
+                                             settings, [proved[d] for d in lemma.depends_on])
+                       for lemma in ready}
+            for lemma_id, future in futures.items():
+                proved[lemma_id] = future.result()
+            waiting = [lemma for lemma in waiting if lemma.id not in proved]
+    return assemble_theory(client_for("assemble"), plan, [proved[lemma.id] for lemma in plan.lemmas])
