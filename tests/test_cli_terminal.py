@@ -21,6 +21,7 @@ import pytest
 from conftest import cli_environment
 from lemmata.artifacts import Checkpoint, Directions, GateDecision, Survey, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
+from lemmata.qa_history import read_history
 from lemmata.runs import load_record
 from lemmata.testing import even_sum_session
 from lemmata.pausing import checkpoint_file, pause_flag
@@ -37,6 +38,7 @@ FEEDBACK_PROMPT = r"Feedback for the next agent \(Enter for none\): "
 SURVEY_REVIEW_PROMPT = r"Continue to direction planning with this survey\? \[Y/n\]: "
 DIRECTION_REVIEW_PROMPT = r"Continue to the theory with this goal\? \[Y/n\]: "
 EXPERIMENT_PROMPT = r"Continue to the writer with these numerical checks\? \[Y/n\]: "
+REVIEW_PROMPT = r"Review the paper\? \[y/N\]: "
 
 
 @pytest.fixture
@@ -71,10 +73,17 @@ def answer(terminal: pexpect.spawn, prompt: str, reply: str, feedback: str) -> N
     terminal.sendline(feedback)
 
 
+def decline_review(terminal: pexpect.spawn) -> None:
+    """A completed run offers the review loop: Enter declines it."""
+    terminal.expect(REVIEW_PROMPT)
+    terminal.sendline("")
+
+
 def approve_theory_and_finish(terminal: pexpect.spawn) -> None:
     """Approve the theory and, as GATE_MODE auto turned human (L4 is not verified), the experiment."""
     for prompt in (APPROVE_PROMPT, EXPERIMENT_PROMPT):
         answer(terminal, prompt, "y", "")
+    decline_review(terminal)
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -226,6 +235,7 @@ def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, s
     reject_once(terminal, "4", "closure of Z under addition is assumed, not shown")
     answer(terminal, APPROVE_PROMPT, "y", "Stress the parity argument in the introduction")
     answer(terminal, EXPERIMENT_PROMPT, "", "")
+    decline_review(terminal)
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -276,6 +286,7 @@ def test_gate_mode_human_asks_after_every_stage_and_passes_each_feedback_on(llm,
     terminal.expect("Theory review: the lemma chain")
     answer(terminal, APPROVE_PROMPT, "y", "")
     answer(terminal, EXPERIMENT_PROMPT, "y", "Mention how many trials were run")
+    decline_review(terminal)
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -308,6 +319,7 @@ def test_gate_mode_auto_turns_human_when_a_lemma_is_not_verified_and_n_stops_at_
 
     resumed = spawn(["resume", run_dir.name], env, tmp_path)
     answer(resumed, EXPERIMENT_PROMPT, "y", "")
+    decline_review(resumed)
     resumed.expect(pexpect.EOF)
     resumed.close()
     assert resumed.exitstatus == 0 and load_record(run_dir).status == "completed"
@@ -404,6 +416,7 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
     llm.before_answer = None
 
     terminal = spawn(["resume", run_dir.name], env, tmp_path)
+    decline_review(terminal)
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -418,3 +431,59 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
     assert (tmp_path / "replayed/paper_v1.tex").read_bytes() == (tmp_path / "results/paper_v1.tex").read_bytes()
     made = call_multiset(run_dir)
     assert call_multiset(run_dir_of(replay_home)) == made and sum(made.values()) > 20
+
+
+QUESTION_PROMPT = r"Question \(Enter to accept\): "
+NEXT_PROMPT = r"What next\? \[a\]ccept \[q\]uestion \[r\]ewrite: "
+
+
+def answer_by_version(request: RecordedRequest) -> str:
+    """The Q&A agent's answer names the paper version its system prompt holds."""
+    system = request.body["messages"][0]["content"]
+    return "Answer about version 2." if "The paper (version 2)" in system else "Answer about version 1."
+
+
+def test_the_review_loop_answers_questions_and_a_rewrite_makes_the_next_version(llm, search, tmp_path):
+    llm.set_default("qa", answer_by_version)
+    env = environment(tmp_path / "home", llm, search)
+    terminal = spawn(["prove", TASK], env, tmp_path)
+    for prompt in (APPROVE_PROMPT, EXPERIMENT_PROMPT):
+        answer(terminal, prompt, "y", "")
+    terminal.expect(REVIEW_PROMPT)
+    terminal.sendline("y")
+    terminal.expect(QUESTION_PROMPT)
+    terminal.sendline("What does the proof rest on?")
+    terminal.expect("Answer about version 1.")
+    terminal.expect(NEXT_PROMPT)
+    terminal.sendline("r")
+    terminal.expect(r"Revision instructions: ")
+    terminal.sendline("Name the ideal 2Z explicitly")
+    terminal.expect("paper version 2 in")
+    terminal.expect(QUESTION_PROMPT)
+    terminal.sendline("And now?")
+    terminal.expect("Answer about version 2.")
+    terminal.expect(NEXT_PROMPT)
+    terminal.sendline("q")
+    terminal.expect(QUESTION_PROMPT)
+    terminal.sendline("")  # Enter accepts
+    terminal.expect("accepted: version 2 of the paper")
+    terminal.expect(pexpect.EOF)
+    terminal.close()
+    assert terminal.exitstatus == 0, terminal.before
+
+    run_dir = run_dir_of(tmp_path / "home")
+    assert (run_dir / "paper_v2.pdf").is_file() and (run_dir / "rewrite_context_v2.json").is_file()
+    history = [(r.role, r.marker, r.paper_version) for r in read_history(run_dir)]
+    assert history == [("user", "", 1), ("assistant", "", 1), ("event", "rewrite_requested", 1),
+                       ("event", "rewrite_saved", 2), ("user", "", 2), ("assistant", "", 2)]
+    writer = [r for r in read_call_records(run_dir / "llm_calls.jsonl") if r["scope"] == "rewrite_writer:v2"]
+    assert "Name the ideal 2Z explicitly" in request_text(writer[0])
+
+    reviewed = spawn(["review", run_dir.name], env, tmp_path)  # the loop on a finished run
+    reviewed.expect("paper version 2")
+    reviewed.expect(QUESTION_PROMPT)
+    reviewed.sendline("")
+    reviewed.expect("accepted: version 2 of the paper")
+    reviewed.expect(pexpect.EOF)
+    reviewed.close()
+    assert reviewed.exitstatus == 0

@@ -16,7 +16,7 @@ from lemmata import __version__
 from lemmata.artifacts import TaskInput
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
-from lemmata.cli.paper_cmd import ask, rewrite
+from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
 from lemmata.llm.resolve import backend_name, choose_backend
@@ -127,10 +127,13 @@ def checked_replay_settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"LEMMATA_REPLAY": str(recording)})
 
 
-def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None) -> None:
+def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None,
+          offer_review: bool = True) -> None:
     """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
-    continue the unfinished one) and report how it ended."""
+    continue the unfinished one) and report how it ended; a completed first run on a terminal
+    then offers the review loop (questions, rewrites)."""
     from lemmata.cli.console import TerminalConsole
+    from lemmata.cli.review_loop import offer_review as offer
     from lemmata.rewrite import drive_rewrite
     from lemmata.runner import Driver
 
@@ -145,6 +148,19 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
     if record.status == "completed":
         # The last line on stdout: scripts can take the paper's path from it.
         click.echo(Path(record.output_dir) / f"paper_v{driver.version}.pdf")
+        if not rewrite and offer_review:
+            offer(run_dir, rewriter(run_dir, jobs))
+
+
+def rewriter(run_dir: Path, jobs: int | None) -> Callable[[str], None]:
+    """A rewrite from the review loop; one that did not complete (paused) leaves the loop."""
+
+    def rewrite(instructions: str) -> None:
+        drive(run_dir, jobs, rewrite=True, instructions=instructions, offer_review=False)
+        if load_record(run_dir).status != "completed":
+            raise click.Abort
+
+    return rewrite
 
 
 @cli.command()
@@ -270,6 +286,7 @@ def serve(host: str, port: int) -> None:
 cli.add_command(model)
 cli.add_command(ask)
 cli.add_command(rewrite)
+cli.add_command(review)
 
 
 def main() -> None:

@@ -52,3 +52,23 @@ def rewrite(session_id: str, instructions: str, jobs: int | None) -> None:
 
     drive(Layout.from_environment().existing_run_dir(validate_session_id(session_id)), jobs,
           rewrite=True, instructions=instructions)
+
+
+@click.command()
+@click.argument("session_id")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs of a rewrite")
+@reports_errors
+def review(session_id: str, jobs: int | None) -> None:
+    """Questions and rewrites of the paper of run SESSION_ID, in a loop, until you accept.
+
+    Question (Enter to accept), then What next? [a]ccept [q]uestion [r]ewrite. Any run with a
+    paper, finished today or long ago; the same loop `lemmata prove` offers when it completes.
+    """
+    from lemmata.cli.main import rewriter
+    from lemmata.cli.review_loop import review_loop
+    from lemmata.versions import current_paper
+
+    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    version, _ = current_paper(run_dir)
+    click.echo(f"run {session_id}: paper version {version}", err=True)
+    review_loop(run_dir, rewriter(run_dir, jobs))
