@@ -109,3 +109,47 @@ def test_status_api_errors(layout):
     atomic_write_text(layout.run_dir("run-c") / "run.json", "{not json")
     response = client.get("/api/runs/run-c")
     assert response.status_code == 400 and "run.json is corrupt" in response.json()["error"]
+
+
+def test_a_rewrite_of_a_run_with_missing_artifacts_is_400_with_a_marker_in_the_chat(layout):
+    run_dir = make_run(layout, "run-r", **{"paper_v1.tex": "\\documentclass{article}"})
+    response = TestClient(create_app(layout)).post("/api/runs/run-r/rewrite", json={"instructions": "Shorter."})
+    assert response.status_code == 400 and "cannot be rewritten" in response.json()["error"]
+    assert not (run_dir / "revisions").exists() and (run_dir / "paper_v1.tex").read_text() == "\\documentclass{article}"
+    history = TestClient(create_app(layout)).get("/api/runs/run-r/history").json()["records"]
+    assert [(r["role"], r["marker"]) for r in history] == [("event", "error")]
+
+
+@pytest.mark.parametrize("body, status, message", [
+    pytest.param(b"{not json", 400, "not JSON", id="not-json"),
+    pytest.param(b'["Shorter."]', 400, "JSON object", id="not-an-object"),
+    pytest.param(b'{"text": "Shorter."}', 400, '"instructions"', id="no-instructions"),
+    pytest.param(b'{"instructions": "   "}', 400, "instructions are empty", id="empty-instructions"),
+    pytest.param(b'{"instructions": "' + b"x" * 70_000 + b'"}', 413, "larger than", id="too-large"),
+])
+def test_a_bad_rewrite_request_is_refused_before_anything_is_written(layout, body, status, message):
+    run_dir = make_run(layout, "run-r", **{"paper_v1.tex": "x"})
+    response = TestClient(create_app(layout)).post("/api/runs/run-r/rewrite", content=body,
+                                                   headers={"content-type": "application/json"})
+    assert response.status_code == status and message in response.json()["error"]
+    assert not (run_dir / "revisions").exists()
+
+
+@pytest.mark.parametrize("path", ["/api/runs/..%2F..%2Fetc/rewrite", "/api/runs/%2Fetc%2Fpasswd/history",
+                                  "/api/runs/nope/versions", "/api/runs/a%20b/rewrite"])
+def test_ids_that_are_not_runs_are_404_and_nothing_outside_the_data_directory_is_read(layout, path):
+    client = TestClient(create_app(layout))
+    response = client.post(path, json={"instructions": "x"}) if path.endswith("rewrite") else client.get(path)
+    assert response.status_code == 404 and "root:" not in response.text
+
+
+def test_versions_and_history_of_a_run(layout):
+    make_run(layout, "run-v", **{"paper_v1.tex": "a", "paper_v1.pdf": "%PDF", "paper_v2.tex": "b",
+                                 "rewrite_context_v2.json": "{}"})
+    client = TestClient(create_app(layout))
+    assert client.get("/api/runs/run-v/versions").json()["versions"] == [
+        {"version": 1, "tex": "paper_v1.tex", "pdf": True, "rewrite_context": None},
+        {"version": 2, "tex": "paper_v2.tex", "pdf": False, "rewrite_context": True}]
+    status = client.get("/api/runs/run-v").json()
+    assert status["versions"] == [1, 2] and status["rewrite_in_progress"] is False
+    assert client.get("/api/runs/run-v/history").json() == {"records": []}

@@ -211,3 +211,30 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
                     if r["scope"].startswith("rewrite_"))
     assert calls[("rewrite_theory:v2:plan", "decomposer")] == 1 and calls[("rewrite_writer:v2", "writer")] == 1
     assert calls[("rewrite_theory:v2:prove_lemma:L1", "prover")] == 1
+
+
+def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_version_appears(run, services):
+    from starlette.testclient import TestClient
+
+    from lemmata.runs import Layout
+    from lemmata.server.app import create_app
+
+    run_dir, env = run
+    llm, _ = services
+    llm.latency = 0.3
+    try:
+        with TestClient(create_app(Layout(run_dir.parent.parent), environ=env)) as client:
+            accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
+            refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
+            deadline = time.monotonic() + 300
+            while client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"] and time.monotonic() < deadline:
+                time.sleep(0.5)
+            status = client.get(f"/api/runs/{run_dir.name}").json()
+            history = client.get(f"/api/runs/{run_dir.name}/history").json()["records"]
+    finally:
+        llm.latency = 0.0
+    assert accepted.status_code == 202 and accepted.json()["version"] == 2
+    assert refused.status_code == 409 and "the earlier rewrite continues" in refused.json()["error"]
+    assert status["versions"] == [1, 2] and status["status"] == "completed"
+    assert [r["marker"] for r in history] == ["rewrite_requested", "rewrite_saved"]
+    assert INSTRUCTIONS in read_artifact(run_dir / "rewrite_context_v2.json", RewriteContext).revision_prompt

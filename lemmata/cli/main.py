@@ -273,7 +273,7 @@ def roles(as_json: bool) -> None:
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
 @reports_errors
 def serve(host: str, port: int) -> None:
-    """Serve the HTTP API (run list and status) on HOST:PORT."""
+    """Serve the HTTP API (runs, status, chat history, versions, rewrites) on HOST:PORT."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise UserError(f"--host {host}: only loopback binds are allowed until the server has authentication")
     import uvicorn
