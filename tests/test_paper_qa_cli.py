@@ -4,6 +4,7 @@ paper read from the provider's prompt cache from the second question on."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,37 @@ def test_a_question_that_cannot_be_asked_is_refused_before_any_call(tmp_path: Pa
 def test_an_unknown_session_is_a_clear_error(tmp_path: Path):
     result = ask("What?", cli_environment(tmp_path / "home"), tmp_path)
     assert result.returncode == 2 and "no run 'qa-run'" in result.stderr
+
+
+def sse_events(text: str) -> list[tuple[str, object]]:
+    events = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def test_the_ask_endpoint_streams_the_answer_as_server_sent_events(tmp_path: Path):
+    from starlette.testclient import TestClient
+
+    from lemmata.runs import Layout
+    from lemmata.server.app import create_app
+
+    answer = "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$; " * 4
+    with FakeLLMServer() as llm:
+        llm.enqueue("qa", answer)
+        home = tmp_path / "home"
+        run_dir = make_run(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url)
+        client = TestClient(create_app(Layout(home), environ=cli_environment(home)))
+        response = client.post(f"/api/runs/{SESSION}/ask", json={"question": "What does Lemma 3 say?"})
+        failed = client.post(f"/api/runs/{SESSION}/ask", json={"question": "And Lemma 4?"})  # nothing scripted
+        empty = client.post(f"/api/runs/{SESSION}/ask", json={"question": " "})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    events = sse_events(response.text)
+    pieces = [data for event, data in events if event == "piece"]
+    assert len(pieces) > 1 and "".join(pieces) == answer  # streamed in several pieces
+    assert events[-1][0] == "answer" and events[-1][1]["content"] == answer.strip()
+    assert sse_events(failed.text)[-1][0] == "error" and "role 'qa'" in sse_events(failed.text)[-1][1]["error"]
+    assert empty.status_code == 400 and '"question"' in empty.json()["error"]
+    assert [(r.role, r.marker) for r in read_history(run_dir)] == [
+        ("user", ""), ("assistant", ""), ("user", ""), ("event", "error")]

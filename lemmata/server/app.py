@@ -12,15 +12,16 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from lemmata.errors import LemmataError, UserError
 from lemmata.pipeline import stage_states
 from lemmata.qa_history import read_history
 from lemmata.runs import Layout, RunRecord, live_status, load_record
+from lemmata.server.qa_stream import answer_events
 from lemmata.server.rewrites import RewriteInProgress, RewriteSupervisor
-from lemmata.versions import paper_versions
+from lemmata.versions import current_paper, paper_versions
 
 #: A request body larger than this is refused unread (413): instructions are text, not files.
 MAX_BODY_BYTES = 64 * 1024
@@ -55,7 +56,7 @@ def _run_dir(request: Request) -> Path:
 
 
 def _errors_as_json(handler):
-    async def handle(request: Request) -> JSONResponse:
+    async def handle(request: Request) -> Response:
         try:
             return await handler(request)
         except ApiError as exc:
@@ -114,6 +115,20 @@ async def _json_body(request: Request) -> dict:
 
 
 @_errors_as_json
+async def ask(request: Request) -> Response:
+    """A question about the paper: 200 with the answer as server-sent events (see qa_stream);
+    400 for an empty question or a run without a paper, before any model call."""
+    run_dir = _run_dir(request)
+    body = await _json_body(request)
+    question = body.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ApiError(400, 'the body needs "question": what you want to know about the paper, as text')
+    current_paper(run_dir)  # a run without a paper is a 400 now, not an event later
+    return StreamingResponse(answer_events(run_dir, question, request.app.state.environ),
+                             media_type="text/event-stream", headers={"cache-control": "no-store"})
+
+
+@_errors_as_json
 async def rewrite(request: Request) -> JSONResponse:
     """202 at once, before any pipeline work; 409 while a rewrite works; 400 when the run's
     artifacts are missing or corrupt (the chat gets an error marker, the paper is unchanged)."""
@@ -149,7 +164,9 @@ def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None =
         Route("/api/runs/{id}/history", chat_history, methods=["GET"]),
         Route("/api/runs/{id}/versions", versions, methods=["GET"]),
         Route("/api/runs/{id}/rewrite", rewrite, methods=["POST"]),
+        Route("/api/runs/{id}/ask", ask, methods=["POST"]),
     ], lifespan=_stops_rewrites_at_shutdown(supervisor))
     app.state.layout = layout or Layout.from_environment()
     app.state.rewrites = supervisor
+    app.state.environ = environ
     return app
