@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from functools import wraps
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -41,6 +42,8 @@ async def list_runs(request: Request) -> JSONResponse:
 
 
 class ApiError(Exception):
+    """An answer other than 200, with its status and a message for the caller."""
+
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -55,14 +58,16 @@ def _run_dir(request: Request) -> Path:
         raise ApiError(404, str(exc)) from None
 
 
-def _errors_as_json(handler):
+def _errors_as_json(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """Our errors as `{"error": ...}`: ApiError with its status, any other (bad input, a corrupt
+    run.json) 400; bugs stay 500 with their traceback in the server log."""
+
+    @wraps(handler)
     async def handle(request: Request) -> Response:
         try:
             return await handler(request)
         except ApiError as exc:
             return JSONResponse({"error": str(exc)}, status_code=exc.status)
-        except UserError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
         except LemmataError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
     return handle
