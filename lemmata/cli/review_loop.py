@@ -47,8 +47,10 @@ def review_loop(run_dir: Path, rewrite: Callable[[str], None]) -> None:
             if choice == "r":
                 _rewrite(run_dir, rewrite)
             question = _text(QUESTION_PROMPT)
-    except click.Abort:
+    except (click.Abort, KeyboardInterrupt):  # Ctrl+C at a prompt or while an answer streams
         click.echo()
+        click.echo(f"review left: version {paper_versions(run_dir)[-1]} of the paper is current", err=True)
+        return
     click.echo(f"accepted: version {paper_versions(run_dir)[-1]} of the paper", err=True)
 
 
