@@ -67,6 +67,12 @@ def lemmata_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float 
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def start_rewrite(run_dir: Path, env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    """`lemmata rewrite` with INSTRUCTIONS, in the background, its output captured."""
+    return subprocess.Popen([sys.executable, "-m", "lemmata", "rewrite", run_dir.name, INSTRUCTIONS], env=env, cwd=cwd,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def digests(run_dir: Path, version: int) -> dict[str, str]:
     names = [f"paper_v{version}.tex", f"paper_v{version}.pdf", f"paper_v{version}.json"]
     if version > 1:
@@ -170,9 +176,7 @@ def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services
     llm, _ = services
     llm.latency = 0.5
     try:
-        first = subprocess.Popen([sys.executable, "-m", "lemmata", "rewrite", run_dir.name, INSTRUCTIONS], env=env,
-                                 cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
+        first = start_rewrite(run_dir, env, tmp_path)
         while not (run_dir / "revisions/v2.json").exists() and first.poll() is None:
             time.sleep(0.05)
         second = lemmata_cli(["rewrite", run_dir.name, "Something else"], env, tmp_path)
@@ -190,9 +194,7 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     llm, _ = services
     llm.latency = 0.5
     try:
-        rewrite = subprocess.Popen([sys.executable, "-m", "lemmata", "rewrite", run_dir.name, INSTRUCTIONS], env=env,
-                                   cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+        rewrite = start_rewrite(run_dir, env, tmp_path)
         while not request_texts(run_dir, "rewrite_theory:v2") and rewrite.poll() is None:
             time.sleep(0.05)
         assert lemmata_cli(["pause", run_dir.name], env, tmp_path).returncode == 0

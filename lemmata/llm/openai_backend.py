@@ -25,36 +25,22 @@ class OpenAICompatibleBackend:
     def complete(self, request: ChatRequest) -> ChatResponse:
         messages = [{"role": "system", "content": request.system}]
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
-        kwargs: dict[str, Any] = {}
+        call: dict[str, Any] = dict(model=request.model, messages=messages, max_tokens=request.max_tokens,
+                                    extra_headers={ROLE_HEADER: request.role})
         if request.json_schema is not None and self.send_json_schema:
-            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            call["response_format"] = {"type": "json_object", "schema": request.json_schema}
         if request.on_text is not None:
-            return self._streamed(request, messages, kwargs, request.on_text)
+            return self._streamed(call, request.on_text)
         try:
-            completion = self._client.chat.completions.create(
-                model=request.model,
-                messages=messages,
-                max_tokens=request.max_tokens,
-                extra_headers={ROLE_HEADER: request.role},
-                **kwargs,
-            )
+            completion = self._client.chat.completions.create(**call)
         except Exception as exc:
             raise translate_openai_error(self.name, exc) from None
         return _response_from(self.name, completion)
 
-    def _streamed(self, request: ChatRequest, messages: list[dict[str, str]], kwargs: dict[str, Any],
-                  on_text: Callable[[str], None]) -> ChatResponse:
+    def _streamed(self, call: dict[str, Any], on_text: Callable[[str], None]) -> ChatResponse:
         """The answer as chunks: each text delta to `on_text` as it arrives; usage from the last chunk."""
         try:
-            chunks = self._client.chat.completions.create(
-                model=request.model,
-                messages=messages,
-                max_tokens=request.max_tokens,
-                extra_headers={ROLE_HEADER: request.role},
-                stream=True,
-                stream_options={"include_usage": True},
-                **kwargs,
-            )
+            chunks = self._client.chat.completions.create(**call, stream=True, stream_options={"include_usage": True})
         except Exception as exc:
             raise translate_openai_error(self.name, exc) from None
         pieces: list[str] = []
