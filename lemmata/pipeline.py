@@ -6,6 +6,8 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
+from lemmata.gates import GATE_RULES, gate_path
+
 
 @dataclass(frozen=True)
 class Stage:
@@ -62,10 +64,10 @@ def stage_of_rule(rule: str) -> str:
 def stage_done(run_dir: Path, stage: Stage, incomplete: set[str]) -> bool:
     """Its artifact exists, complete, and each of its gates has a decision: a stage whose review
     waits for the researcher is not done yet (a resume starts there, with the question)."""
-    decisions = [f"gates/{rule.removesuffix('_gate')}.json" for rule in stage.rules if rule.endswith("_gate")]
     if stage.artifact in incomplete:  # a killed job was writing it
         return False
-    return all((run_dir / name).exists() for name in (stage.artifact, *decisions))
+    decisions = [gate_path(run_dir, GATE_RULES[rule]) for rule in stage.rules if rule in GATE_RULES]
+    return all(path.exists() for path in (run_dir / stage.artifact, *decisions))
 
 
 def stage_states(run_dir: Path, running_rules: set[str], failed_rule: str | None) -> list[tuple[Stage, str]]:
