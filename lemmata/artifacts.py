@@ -219,7 +219,7 @@ class PauseRequest(Artifact):
     """`pause.flag`: a pause was asked for; the driver stops the run at the next rule boundary."""
 
     requested_at: float
-    by: Literal["command", "ctrl-c", "signal"]
+    by: Literal["command", "ctrl-c", "signal", "browser"]
 
 
 class Checkpoint(Artifact):

@@ -90,6 +90,13 @@ def pending_rewrite(run_dir: Path) -> RevisionRequest | None:
     return None
 
 
+def rewrite_unsettled(run_dir: Path) -> bool:
+    """A rewrite was asked for and the chat has no outcome of it yet (saved or failed): while a
+    process works on the run, that rewrite is in progress, to its last step."""
+    markers = [record.marker for record in read_history(run_dir) if record.marker.startswith("rewrite_")]
+    return bool(markers) and markers[-1] == "rewrite_requested"
+
+
 def record_success(run_dir: Path, request: RevisionRequest) -> None:
     append_record(run_dir, ChatRecord(role="event", marker="rewrite_saved", paper_version=request.version,
                                       content=f"version {request.version} saved: paper_v{request.version}.tex"))

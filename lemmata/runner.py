@@ -23,6 +23,7 @@ from lemmata.artifacts import (
 )
 from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError, RunBusyError
+from lemmata.gate_answers import GateAwaited
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import (
     DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, GateInterrupted, Review,
@@ -243,6 +244,10 @@ class Driver:
         self._asking = True
         try:
             return ask(gate, record, decided_by)
+        except GateAwaited:  # the answer comes from the browser: the run waits here, no process needed
+            return save_record(self.run_dir, record, status="waiting",
+                               message=f"waiting at the {gate.replace('_', ' ')} for a decision: give it in the "
+                                       f"browser's Live tab, or here with `lemmata resume {record.session_id}`")
         except (GateInterrupted, KeyboardInterrupt):  # Ctrl+C or a kill at a question: a pause at the gate
             if not pause_request(self.run_dir):
                 request_pause(self.run_dir, "ctrl-c")

@@ -2,13 +2,14 @@
 
 This model is the single source of truth: `config/config.yaml` and `config/schema.yaml`
 are generated from it (`python -m lemmata.settings`), and a test fails if they drift.
-Values come from, highest first: environment variables, `./.env`, `$LEMMATA_HOME/.env`,
-the defaults below. Credentials are not settings: they stay in the environment and never
+Values come from, highest first: environment variables, the values saved from the browser's
+Settings tab (`$LEMMATA_HOME/settings.json`), `./.env`, `$LEMMATA_HOME/.env`, the defaults below. Credentials are not settings: they stay in the environment and never
 reach a config file, a log or an artifact.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -20,6 +21,7 @@ import yaml
 from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from lemmata.artifacts import atomic_write_text
 from lemmata.errors import SettingsError
 
 CONFIG_DIR = Path(__file__).parent / "config"
@@ -28,6 +30,8 @@ CONFIG_DIR = Path(__file__).parent / "config"
 CREDENTIAL_VARIABLES = ("VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY")
 
 BACKEND_ALIASES = {"anthropic": "vendora"}
+#: Settings saved from the browser's Settings tab, in the data directory.
+SAVED_SETTINGS = "settings.json"
 
 
 def _tokens(default: int, applies_to: str) -> Any:
@@ -167,14 +171,42 @@ def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The process environment over `./.env` over `$LEMMATA_HOME/.env`."""
+    """The process environment over the saved settings over `./.env` over `$LEMMATA_HOME/.env`."""
     environ = dict(os.environ if environ is None else environ)
     merged: dict[str, str] = {}
     for dotenv in (lemmata_home(environ) / ".env", Path.cwd() / ".env"):
         if dotenv.is_file():
             merged.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
+    merged.update({name: str(value) for name, value in saved_settings(environ).items()})
     merged.update(environ)
     return merged
+
+
+def saved_settings_path(environ: Mapping[str, str] | None = None) -> Path:
+    return lemmata_home(environ) / SAVED_SETTINGS
+
+
+def saved_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings saved from the browser; a file that is not what we write counts as none
+    (the Settings tab shows the defaults then, and saving writes it anew)."""
+    try:
+        saved = json.loads(saved_settings_path(environ).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in saved.items() if k in Settings.model_fields} if isinstance(saved, dict) else {}
+
+
+def save_settings(values: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> None:
+    """Validate `values` together with what is saved already, then save them all (atomically);
+    SettingsError naming the first bad one, and nothing written."""
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if unknown:
+        raise SettingsError(f"{unknown[0]} is not a setting")
+    merged = {**saved_settings(environ), **values}
+    Settings.from_mapping(merged)
+    path = saved_settings_path(environ)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(merged, indent=2, sort_keys=True) + "\n")
 
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:

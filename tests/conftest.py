@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from lemmata.artifacts import atomic_write_text
+from lemmata.runs import Layout, RunRecord, save_record
 from lemmata.settings import lemmata_home
 from lemmata.testing.fake_llm_server import FakeLLMServer
 from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, unused_port
@@ -132,3 +134,26 @@ def write_cli_login(path: Path, token: str | None = "sk-ant-oat01-first-secret-t
     oauth["expiresAt"] = int(((time.time() + 3600) if expires_at is None else expires_at) * 1000)
     path.write_text(json.dumps({"claudeAiOauth": oauth}), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
+    """A data directory of hand-made runs (`make_run`), LEMMATA_HOME pointing at it."""
+    monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "home"))
+    return Layout(tmp_path / "home")
+
+
+DECIDED = '{"gate": "g", "approved": true, "decided_by": "automatic"}'
+#: The survey's artifact and its two gates' decisions: the survey stage is done.
+SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/survey_review.json": DECIDED}
+
+
+def make_run(layout: Layout, session_id: str, status: str = "completed", **files: str) -> Path:
+    """A hand-made run: its record, and `files` by name (`__` for `/`) with their text."""
+    run_dir = layout.run_dir(session_id)
+    record = RunRecord(session_id=session_id, mode="prove", task="the sum of two even integers is even",
+                       output_dir="/tmp/out", gate_mode="auto", backend="local", status=status)
+    save_record(run_dir, record)
+    for name, text in files.items():
+        atomic_write_text(run_dir / name.replace("__", "/"), text)
+    return run_dir

@@ -13,20 +13,17 @@ from typing import Any
 import click
 
 from lemmata import __version__
-from lemmata.artifacts import TaskInput
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
 from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
-from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.llm.roles import ROLES
 from lemmata.pipeline import artifact_states, stage_states
 from lemmata.pausing import request_pause
-from lemmata.runs import (
-    Layout, RunRecord, is_run_active, live_status, load_record, new_session_id, validate_session_id,
-)
+from lemmata.runs import Layout, is_run_active, live_status, load_record, validate_session_id
 from lemmata.settings import Settings, load_environment
+from lemmata.starting import PAPERS_TASK, create_new_run
 from lemmata.versions import paper_versions
 
 
@@ -78,66 +75,47 @@ def explore(domain: str, output: Path, gate: str | None, jobs: int | None) -> No
 @reports_errors
 def from_papers(paper_ids: tuple[str, ...], output: Path, gate: str | None, jobs: int | None) -> None:
     """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
-    start_run("from-papers", "Build on these papers: " + ", ".join(paper_ids), output, gate, jobs,
+    start_run("from-papers", PAPERS_TASK + ", ".join(paper_ids), output, gate, jobs,
               paper_ids=list(paper_ids))
 
 
 def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | None, **task_fields: Any) -> None:
     if not task.strip():
         raise click.UsageError("the task is empty: say what to prove or explore")
-    environ = load_environment()
-    settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
-    if backend_name(settings, environ) == "embedded":
-        # Said first, so nobody mistakes the small offline model's paper for a provider's.
-        why = "" if settings.LLM_BACKEND else "no provider credential found: "
-        click.echo(f"lemmata: {why}using the embedded offline model, small and slow: its papers are demos "
-                   "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)", err=True)
-        settings = prepared_embedded_settings(settings)
-    backend = choose_backend(settings, environ)  # a missing credential stops us before any work
-    if backend.name == "replay":
-        settings = checked_replay_settings(settings)
-    # The run keeps the backend it started with, on resume too.
-    settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
-    layout = Layout.from_environment()
-    session_id = new_session_id()
-    run_dir = layout.run_dir(session_id)
-    record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
-                       gate_mode=settings.GATE_MODE, backend=backend.name)
-    from lemmata.runner import create_run
-
-    create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
-    click.echo(f"lemmata {__version__}: run {session_id} with backend {backend.name} "
-               f"(model {backend.models.active}); run directory {run_dir}", err=True)
-    drive(run_dir, jobs)
+    new = create_new_run(Layout.from_environment(), mode, task, output, gate, load_environment(),
+                         announced_embedded_model, **task_fields)
+    click.echo(f"lemmata {__version__}: run {new.run_dir.name} with backend {new.backend} "
+               f"(model {new.model}); run directory {new.run_dir}", err=True)
+    drive(new.run_dir, jobs)
 
 
-def prepared_embedded_settings(settings: Settings) -> Settings:
-    """Assemble the default model on first use (once, with a progress bar); the run keeps its path."""
+def announced_embedded_model(settings: Settings) -> Path:
+    """The embedded model, said first (so nobody mistakes the small offline model's paper for a
+    provider's), assembled on first use with a progress bar."""
     from lemmata.cli.model_cmd import installed_model_with_progress
 
-    return settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(installed_model_with_progress(settings))})
-
-
-def checked_replay_settings(settings: Settings) -> Settings:
-    """Jobs run inside the run directory: the recording's path must be absolute, and usable now."""
-    from lemmata.llm.replay import load_replay_script
-
-    recording = Path(settings.LEMMATA_REPLAY).expanduser().resolve()
-    load_replay_script(recording)
-    return settings.model_copy(update={"LEMMATA_REPLAY": str(recording)})
+    why = "" if settings.LLM_BACKEND else "no provider credential found: "
+    click.echo(f"lemmata: {why}using the embedded offline model, small and slow: its papers are demos "
+               "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)", err=True)
+    return installed_model_with_progress(settings)
 
 
 def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None,
-          offer_review: bool = True) -> None:
+          offer_review: bool = True, wait_at_gates: bool = False) -> None:
     """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
     continue the unfinished one) and report how it ended; a completed first run on a terminal
-    then offers the review loop (questions, rewrites)."""
+    then offers the review loop (questions, rewrites). `wait_at_gates`: a gate is answered in
+    the browser, so the run stops there with status "waiting" until it is."""
     from lemmata.cli.console import TerminalConsole
     from lemmata.cli.review_loop import offer_review as offer
+    from lemmata.gate_answers import AnswersFromTheBrowser
     from lemmata.rewrite import drive_rewrite
     from lemmata.runner import Driver
 
-    driver = Driver(run_dir, TerminalConsole())
+    console = TerminalConsole()
+    if wait_at_gates:
+        console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
+    driver = Driver(run_dir, console)
     if jobs:
         driver.jobs = jobs
     record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
@@ -166,14 +144,17 @@ def rewriter(run_dir: Path, jobs: int | None) -> Callable[[str], None]:
 @cli.command()
 @click.argument("session_id")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
+@click.option("--wait-at-gates", is_flag=True,
+              help="stop at a gate with status waiting instead of asking here; the decision comes from "
+                   "the browser (what `lemmata serve` starts runs with)")
 @reports_errors
-def resume(session_id: str, jobs: int | None) -> None:
+def resume(session_id: str, jobs: int | None, wait_at_gates: bool) -> None:
     """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed."""
     from lemmata.rewrite import pending_rewrite
 
     Settings.from_environment()
     run_dir = Layout.from_environment().existing_run_dir(session_id)
-    drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None)
+    drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None, wait_at_gates=wait_at_gates)
 
 
 @cli.command()
@@ -269,18 +250,28 @@ def roles(as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="bind address (loopback by default)")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="bind address; anything but loopback needs LEMMATA_API_TOKEN")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
 @reports_errors
 def serve(host: str, port: int) -> None:
-    """Serve the HTTP API (runs, status, chat history, versions, rewrites) on HOST:PORT."""
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        raise UserError(f"--host {host}: only loopback binds are allowed until the server has authentication")
+    """Serve the browser UI (Paper, Live, Settings) and the HTTP API on HOST:PORT.
+
+    Off loopback every API call needs `Authorization: Bearer $LEMMATA_API_TOKEN`; on loopback
+    too when the variable is set."""
+    from lemmata.server.auth import LOOPBACK_HOSTS, TOKEN_VARIABLE
+
+    token = load_environment().get(TOKEN_VARIABLE, "").strip()
+    if host not in LOOPBACK_HOSTS and not token:
+        raise UserError(f"--host {host} listens beyond this machine: set {TOKEN_VARIABLE} to a long random "
+                        "secret first (every API call then needs `Authorization: Bearer <it>`)")
     import uvicorn
 
     from lemmata.server.app import create_app
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    click.echo(f"lemmata {__version__}: serving http://{host}:{port}/ "
+               f"({'API token required' if token else 'loopback only, no token'})", err=True)
+    uvicorn.run(create_app(token=token or None), host=host, port=port, log_level="info")
 
 
 cli.add_command(model)

@@ -1,158 +1,63 @@
-"""Starlette app: the run list, the status poll, the chat history, paper versions and rewrites,
-read from (and, for rewrites, started on) run directories."""
+"""The Starlette app: the HTTP API over run directories (runs, gates, the paper, its Q&A and
+rewrites, settings) and the browser UI's page. Nothing here runs the workflow: processes the
+RunSupervisor starts do."""
 
 from __future__ import annotations
 
-import json
-import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from functools import wraps
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
-from lemmata.errors import LemmataError, UserError
-from lemmata.pipeline import stage_states
-from lemmata.qa_history import read_history
-from lemmata.runs import Layout, RunRecord, live_status, load_record
-from lemmata.server.qa_stream import answer_events
-from lemmata.server.rewrites import RewriteInProgress, RewriteSupervisor
-from lemmata.versions import current_paper, paper_versions
+from lemmata.errors import SettingsError
+from lemmata.runs import Layout
+from lemmata.server import paper_api, runs_api
+from lemmata.server.auth import BearerTokenRequired
+from lemmata.server.http import ApiError, errors_as_json, json_body
+from lemmata.server.openapi import openapi_document
+from lemmata.server.settings_tab import save_token_limits, token_limits
+from lemmata.server.supervisor import RunSupervisor
 
-#: A request body larger than this is refused unread (413): instructions are text, not files.
-MAX_BODY_BYTES = 64 * 1024
-
-log = logging.getLogger("lemmata.server")
-
-
-def _summary(layout: Layout, record: RunRecord) -> dict[str, object]:
-    status = live_status(layout.run_dir(record.session_id), record)
-    return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": status,
-            "message": record.message, "created": record.created, "updated": record.updated}
+STATIC = Path(__file__).parent / "static"
 
 
-async def list_runs(request: Request) -> JSONResponse:
-    layout: Layout = request.app.state.layout
-    return JSONResponse({"runs": [_summary(layout, r) for r in layout.run_records()]})
+async def page(request: Request) -> FileResponse:
+    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
 
 
-class ApiError(Exception):
-    """An answer other than 200, with its status and a message for the caller."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
+async def openapi(request: Request) -> JSONResponse:
+    return JSONResponse(openapi_document())
 
 
-def _run_dir(request: Request) -> Path:
-    """The run directory of the path's id: validated before the disk is touched; 404 if none."""
-    layout: Layout = request.app.state.layout
+@errors_as_json
+async def get_settings(request: Request) -> JSONResponse:
+    return JSONResponse({"settings": token_limits(request.app.state.environ)})
+
+
+@errors_as_json
+async def put_settings(request: Request) -> JSONResponse:
+    body = await json_body(request)
     try:
-        return layout.existing_run_dir(request.path_params["id"])
-    except UserError as exc:
-        raise ApiError(404, str(exc)) from None
+        save_token_limits(body, request.app.state.environ)
+    except SettingsError as error:
+        raise ApiError(400, str(error)) from None
+    return JSONResponse({"settings": token_limits(request.app.state.environ)})
 
 
-def _errors_as_json(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-    """Our errors as `{"error": ...}`: ApiError with its status, any other (bad input, a corrupt
-    run.json) 400; bugs stay 500 with their traceback in the server log."""
-
-    @wraps(handler)
-    async def handle(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except ApiError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
-        except LemmataError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-    return handle
+async def no_such_endpoint(request: Request, exc: HTTPException) -> JSONResponse:
+    """Starlette's own 404/405 (no route; a method the route lacks) as our `{"error": ...}`."""
+    return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}; the endpoints are described "
+                                  "at /api/openapi.json"}, status_code=exc.status_code)
 
 
-@_errors_as_json
-async def run_status(request: Request) -> JSONResponse:
-    run_dir = _run_dir(request)
-    record = load_record(run_dir)
-    body = _summary(request.app.state.layout, record)
-    body["stages"] = [{"stage": s.name, "state": state, "artifact": s.artifact}
-                      for s, state in stage_states(run_dir, set(), None)]
-    body["versions"] = paper_versions(run_dir)
-    body["rewrite_in_progress"] = request.app.state.rewrites.in_progress(run_dir.name)
-    log.debug("status poll %s: %s", run_dir.name, body["status"])
-    return JSONResponse(body)
-
-
-@_errors_as_json
-async def chat_history(request: Request) -> JSONResponse:
-    run_dir = _run_dir(request)
-    return JSONResponse({"records": [record.model_dump() for record in read_history(run_dir)]})
-
-
-@_errors_as_json
-async def versions(request: Request) -> JSONResponse:
-    run_dir = _run_dir(request)
-    return JSONResponse({"versions": [
-        {"version": n, "tex": f"paper_v{n}.tex", "pdf": (run_dir / f"paper_v{n}.pdf").is_file(),
-         "rewrite_context": (run_dir / f"rewrite_context_v{n}.json").is_file() if n > 1 else None}
-        for n in paper_versions(run_dir)]})
-
-
-async def _json_body(request: Request) -> dict:
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
-        raise ApiError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise ApiError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
-    try:
-        body = json.loads(raw or b"{}")
-    except ValueError:
-        raise ApiError(400, "the request body is not JSON") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "the request body must be a JSON object")
-    return body
-
-
-@_errors_as_json
-async def ask(request: Request) -> Response:
-    """A question about the paper: 200 with the answer as server-sent events (see qa_stream);
-    400 for an empty question or a run without a paper, before any model call."""
-    run_dir = _run_dir(request)
-    body = await _json_body(request)
-    question = body.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise ApiError(400, 'the body needs "question": what you want to know about the paper, as text')
-    current_paper(run_dir)  # a run without a paper is a 400 now, not an event later
-    return StreamingResponse(answer_events(run_dir, question, request.app.state.environ),
-                             media_type="text/event-stream", headers={"cache-control": "no-store"})
-
-
-@_errors_as_json
-async def rewrite(request: Request) -> JSONResponse:
-    """202 at once, before any pipeline work; 409 while a rewrite works; 400 when the run's
-    artifacts are missing or corrupt (the chat gets an error marker, the paper is unchanged)."""
-    run_dir = _run_dir(request)
-    body = await _json_body(request)
-    instructions = body.get("instructions")
-    if not isinstance(instructions, str):
-        raise ApiError(400, 'the body needs "instructions": the revision instructions as text')
-    supervisor: RewriteSupervisor = request.app.state.rewrites
-    try:
-        revision = await run_in_threadpool(supervisor.start, run_dir, instructions)
-    except RewriteInProgress as exc:
-        raise ApiError(409, f"{exc}; the earlier rewrite continues") from None
-    log.info("rewrite of %s to version %d started", run_dir.name, revision.version)
-    return JSONResponse({"id": run_dir.name, "version": revision.version, "status": "rewrite started",
-                         "poll": f"/api/runs/{run_dir.name}"}, status_code=202)
-
-
-def _stops_rewrites_at_shutdown(supervisor: RewriteSupervisor):
+def _stops_drives_at_shutdown(supervisor: RunSupervisor):
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
@@ -160,18 +65,37 @@ def _stops_rewrites_at_shutdown(supervisor: RewriteSupervisor):
     return lifespan
 
 
-def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None = None) -> Starlette:
-    """The app over `layout` (default: $LEMMATA_HOME); rewrite processes get `environ`."""
-    supervisor = RewriteSupervisor(environ)
-    app = Starlette(routes=[
-        Route("/api/runs", list_runs, methods=["GET"]),
-        Route("/api/runs/{id}", run_status, methods=["GET"]),
-        Route("/api/runs/{id}/history", chat_history, methods=["GET"]),
-        Route("/api/runs/{id}/versions", versions, methods=["GET"]),
-        Route("/api/runs/{id}/rewrite", rewrite, methods=["POST"]),
-        Route("/api/runs/{id}/ask", ask, methods=["POST"]),
-    ], lifespan=_stops_rewrites_at_shutdown(supervisor))
+ROUTES = [
+    Route("/api/runs", runs_api.list_runs, methods=["GET"]),
+    Route("/api/runs", runs_api.start_run, methods=["POST"]),
+    Route("/api/runs/{id}", runs_api.run_status, methods=["GET"]),
+    Route("/api/runs/{id}/gates/{gate}", runs_api.decide_gate, methods=["POST"]),
+    Route("/api/runs/{id}/pause", runs_api.pause, methods=["POST"]),
+    Route("/api/runs/{id}/resume", runs_api.resume, methods=["POST"]),
+    Route("/api/runs/{id}/events", runs_api.events, methods=["GET"]),
+    Route("/api/runs/{id}/history", paper_api.chat_history, methods=["GET"]),
+    Route("/api/runs/{id}/versions", paper_api.versions, methods=["GET"]),
+    Route("/api/runs/{id}/versions/{version:int}/{name}", paper_api.paper_file, methods=["GET"]),
+    Route("/api/runs/{id}/ask", paper_api.ask, methods=["POST"]),
+    Route("/api/runs/{id}/rewrite", paper_api.rewrite, methods=["POST"]),
+    Route("/api/settings", get_settings, methods=["GET"]),
+    Route("/api/settings", put_settings, methods=["PUT"]),
+    Route("/api/openapi.json", openapi, methods=["GET"]),
+    Route("/", page, methods=["GET"]),
+    Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+]
+
+
+def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None = None,
+               token: str | None = None) -> Starlette:
+    """The app over `layout` (default: $LEMMATA_HOME); the processes it starts get `environ`
+    (default: the server's); with `token`, every /api call needs it as a bearer token."""
+    supervisor = RunSupervisor(environ)
+    middleware = [Middleware(BearerTokenRequired, token=token)] if token else []
+    app = Starlette(routes=ROUTES, middleware=middleware, lifespan=_stops_drives_at_shutdown(supervisor),
+                    exception_handlers={404: no_such_endpoint, 405: no_such_endpoint})
     app.state.layout = layout or Layout.from_environment()
-    app.state.rewrites = supervisor
+    app.state.supervisor = supervisor
     app.state.environ = environ
+    app.state.token_counts = runs_api.TokenCounts()
     return app

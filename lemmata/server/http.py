@@ -1,0 +1,76 @@
+"""What every endpoint shares: errors as `{"error": ...}`, the run of the path's id (validated
+before the disk is touched), and size-limited JSON bodies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from lemmata.errors import LemmataError, UserError
+from lemmata.runs import Layout
+
+#: A request body larger than this is refused unread (413): bodies are text, not files.
+MAX_BODY_BYTES = 64 * 1024
+
+
+class ApiError(Exception):
+    """An answer other than 200, with its status and a message for the caller."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def errors_as_json(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """Our errors as `{"error": ...}`: ApiError with its status, any other (bad input, a corrupt
+    run.json) 400; bugs stay 500 with their traceback in the server log."""
+
+    @wraps(handler)
+    async def handle(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except ApiError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        except LemmataError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+    return handle
+
+
+def run_dir_of(request: Request) -> Path:
+    """The run directory of the path's id: validated before the disk is touched; 404 if none."""
+    layout: Layout = request.app.state.layout
+    try:
+        return layout.existing_run_dir(request.path_params["id"])
+    except UserError as exc:
+        raise ApiError(404, str(exc)) from None
+
+
+async def json_body(request: Request) -> dict:
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        raise ApiError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise ApiError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        raise ApiError(400, "the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return body
+
+
+def text_field(body: dict, name: str, meaning: str, required: bool = True) -> str:
+    """`body[name]` as text; 400 naming the field when it is missing (if required) or not text."""
+    value = body.get(name, None if required else "")
+    if not isinstance(value, str):
+        raise ApiError(400, f'the body needs "{name}": {meaning}, as text')
+    return value

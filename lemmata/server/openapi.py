@@ -1,0 +1,99 @@
+"""The OpenAPI 3.1 description the server serves at /api/openapi.json. Written by hand, close
+to the handlers' docstrings; a test checks it names exactly the app's routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lemmata import __version__
+
+ERROR = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+SSE = {"text/event-stream": {"schema": {"type": "string"}}}
+
+
+def _op(summary: str, ok: str, *errors: int, body: dict[str, Any] | None = None, ok_code: int = 200,
+        content: dict[str, Any] | None = None) -> dict[str, Any]:
+    responses: dict[str, Any] = {str(ok_code): {"description": ok, **({"content": content} if content else {})}}
+    for code in (401, *errors):
+        responses[str(code)] = ERROR
+    operation: dict[str, Any] = {"summary": summary, "responses": responses}
+    if body is not None:
+        operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    return operation
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    required = [name.rstrip("_") for name in properties if not name.endswith("_")]
+    return {"type": "object", "properties": {name.rstrip("_"): schema for name, schema in properties.items()},
+            "required": required}
+
+
+TEXT = {"type": "string"}
+ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"}}
+VERSION = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+GATE = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": [
+    "survey_papers", "survey_review", "direction", "direction_review", "theory_review", "experiment_review"]}}
+
+PATHS: dict[str, dict[str, Any]] = {
+    "/api/runs": {
+        "get": _op("All runs, oldest first", "`{runs: [RunSummary]}`"),
+        "post": _op("Start a run; a supervised process drives it, its gates wait for decisions", "`{id, status, poll, events}`",
+                    400, 413, ok_code=202, body=_object(
+                        mode_={"enum": ["prove", "explore", "from-papers"], "default": "prove"}, task_=TEXT,
+                        papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
+                        gate_={"enum": ["human", "auto", "none"], "default": "human"})),
+    },
+    "/api/runs/{id}": {"get": _op("Status poll: stages, versions, the waiting gate, cards, tokens",
+                                  "RunSummary plus `stages, versions, working, rewrite_in_progress, gate, cards, tokens`",
+                                  400, 404)},
+    "/api/runs/{id}/gates/{gate}": {"post": _op(
+        "Decide the gate the run waits at; the run goes on", "`{id, status}`", 400, 404, 409, 413, ok_code=202,
+        body=_object(approved_={"type": "boolean"}, feedback_=TEXT, step_=TEXT, issue_=TEXT, papers_=TEXT,
+                     direction_=TEXT))},
+    "/api/runs/{id}/pause": {"post": _op("Pause at the next rule boundary (running jobs finish)",
+                                         "`{id, status}`", 404, 409, ok_code=202)},
+    "/api/runs/{id}/resume": {"post": _op("Continue a paused, stopped or interrupted run", "`{id, status}`",
+                                          400, 404, 409, ok_code=202)},
+    "/api/runs/{id}/events": {"get": _op(
+        "Live events: `workflow` (event-log lines), `status` (on change), then `end` when no process works on the run",
+        "server-sent events", 404, content=SSE)},
+    "/api/runs/{id}/history": {"get": _op("The Q&A chat with its event markers", "`{records: [ChatRecord]}`", 404)},
+    "/api/runs/{id}/versions": {"get": _op("The paper versions", "`{versions: [{version, tex, pdf, rewrite_context, "
+                                           "tex_url, pdf_url}]}`", 404)},
+    "/api/runs/{id}/versions/{version}/{name}": {"get": _op(
+        "A version's paper.tex or paper.pdf (inline)", "the file", 404,
+        content={"text/plain": {"schema": TEXT}, "application/pdf": {"schema": {"type": "string", "format": "binary"}}})},
+    "/api/runs/{id}/ask": {"post": _op(
+        "Ask about the current paper: `piece`, `restart`, then `answer` or `error` events", "server-sent events",
+        400, 404, 413, content=SSE, body=_object(question=TEXT))},
+    "/api/runs/{id}/rewrite": {"post": _op(
+        "Rewrite the paper into the next version: 202 at once", "`{id, version, status, poll}`", 400, 404, 409, 413,
+        ok_code=202, body=_object(instructions=TEXT))},
+    "/api/settings": {
+        "get": _op("The 12 token limits: field, name, value, default, used_for, source", "`{settings: [...]}`"),
+        "put": _op("Save token limits for the next run (field -> positive integer)", "`{settings: [...]}`", 400, 413,
+                   body={"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}}),
+    },
+    "/api/openapi.json": {"get": _op("This description", "OpenAPI 3.1")},
+}
+
+for path, operations in PATHS.items():
+    for operation in operations.values():
+        names = [p["name"] for p in (ID, GATE, VERSION) if "{" + p["name"] + "}" in path]
+        operation["parameters"] = [p for p in (ID, GATE, VERSION) if p["name"] in names]
+        if "{name}" in path:
+            operation["parameters"].append({"name": "name", "in": "path", "required": True,
+                                            "schema": {"enum": ["paper.tex", "paper.pdf"]}})
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "lemmata", "version": __version__,
+                 "description": "Runs, gates, the paper, its Q&A and rewrites. Off loopback every call needs "
+                                "`Authorization: Bearer <LEMMATA_API_TOKEN>`."},
+        "components": {"schemas": {"Error": _object(error=TEXT)},
+                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"bearer": []}, {}],
+        "paths": PATHS,
+    }

@@ -1,0 +1,221 @@
+"""Runs over HTTP: list and start, the status poll, gate decisions, pause and resume, and the
+live event stream. Every process that drives a run is started by the RunSupervisor."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, StreamingResponse
+
+from lemmata import embedded_model as em
+from lemmata.cards import stage_card
+from lemmata.errors import UserError
+from lemmata.events import TailReader, TokenTally
+from lemmata.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
+from lemmata.gates import GATE_INPUTS
+from lemmata.llm.calllog import CALL_LOG_NAME
+from lemmata.pausing import request_pause
+from lemmata.pipeline import STAGES, stage_states
+from lemmata.rewrite import pending_rewrite, rewrite_unsettled
+from lemmata.runs import Layout, RunRecord, live_status, load_record
+from lemmata.server.http import ApiError, errors_as_json, json_body, run_dir_of, text_field
+from lemmata.server.live_events import run_events
+from lemmata.server.supervisor import RunBusy, RunSupervisor
+from lemmata.settings import Settings, lemmata_home, load_environment
+from lemmata.starting import PAPERS_TASK, create_new_run
+from lemmata.versions import paper_versions
+
+log = logging.getLogger("lemmata.server")
+MODES = ("prove", "explore", "from-papers")
+GATE_MODES = ("human", "auto", "none")
+MAX_PAPERS = 20
+
+
+def summary(layout: Layout, record: RunRecord) -> dict[str, object]:
+    status = live_status(layout.run_dir(record.session_id), record)
+    return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": status,
+            "message": record.message, "created": record.created, "updated": record.updated}
+
+
+async def list_runs(request: Request) -> JSONResponse:
+    layout: Layout = request.app.state.layout
+    return JSONResponse({"runs": [summary(layout, r) for r in layout.run_records()]})
+
+
+def _task_of(body: dict) -> tuple[str, str, dict[str, object]]:
+    """(mode, task, extra task fields) of a start request; 400 naming what is wrong."""
+    mode = body.get("mode", "prove")
+    if mode not in MODES:
+        raise ApiError(400, f'"mode" must be one of {", ".join(MODES)}')
+    if mode == "from-papers":
+        papers = body.get("papers")
+        if (not isinstance(papers, list) or not 1 <= len(papers) <= MAX_PAPERS
+                or not all(isinstance(p, str) and p.strip() for p in papers)):
+            raise ApiError(400, f'"papers" must list 1 to {MAX_PAPERS} paper ids or titles (text) for from-papers')
+        papers = [p.strip() for p in papers]
+        return mode, PAPERS_TASK + ", ".join(papers), {"paper_ids": papers}
+    task = text_field(body, "task", "what to prove" if mode == "prove" else "the domain to explore")
+    if not task.strip():
+        raise ApiError(400, f'"task" is empty: say {"what to prove" if mode == "prove" else "what to explore"}')
+    return mode, task, ({"domain": task} if mode == "explore" else {})
+
+
+def _installed_embedded_model(environ: Mapping[str, str] | None):
+    """The server never assembles the 1 GB model inside a request: it must be installed."""
+
+    def model(settings: Settings) -> Path:
+        home = lemmata_home(environ)
+        if not settings.LEMMATA_EMBEDDED_MODEL.strip() and not em.is_installed(home, em.DEFAULT_MODEL):
+            raise UserError("the embedded model is not installed: run `lemmata model install` once, "
+                            "or set LLM_BACKEND and a provider key, then start the run again")
+        return em.ensure_model(settings, home)
+
+    return model
+
+
+@errors_as_json
+async def start_run(request: Request) -> JSONResponse:
+    """202 with the new run's id once its directory is written; a supervised process drives it
+    (gates wait for decisions from the browser)."""
+    body = await json_body(request)
+    mode, task, fields = _task_of(body)
+    gate = body.get("gate", "human")
+    if gate not in GATE_MODES:
+        raise ApiError(400, f'"gate" must be one of {", ".join(GATE_MODES)}')
+    layout: Layout = request.app.state.layout
+    environ = request.app.state.environ
+    new = await run_in_threadpool(
+        lambda: create_new_run(layout, mode, task, None, gate, load_environment(environ),
+                               _installed_embedded_model(environ), **fields))
+    supervisor: RunSupervisor = request.app.state.supervisor
+    await run_in_threadpool(supervisor.drive, new.run_dir, lambda: None)
+    session_id = new.run_dir.name
+    log.info("run %s started (%s, backend %s)", session_id, mode, new.backend)
+    return JSONResponse({"id": session_id, "status": "running", "poll": f"/api/runs/{session_id}",
+                         "events": f"/api/runs/{session_id}/events"}, status_code=202)
+
+
+class TokenCounts:
+    """Each run's token tally, read incrementally from its call log: a poll reads only what is new."""
+
+    def __init__(self) -> None:
+        self._tallies: dict[Path, tuple[TailReader, TokenTally]] = {}
+
+    def of(self, run_dir: Path) -> dict[str, int]:
+        reader, tally = self._tallies.setdefault(run_dir, (TailReader(run_dir / CALL_LOG_NAME), TokenTally()))
+        for record in reader.read_new():
+            tally.apply(record)
+        return {"calls": tally.calls, "in": tally.tokens_in, "out": tally.tokens_out}
+
+
+def _cards(run_dir: Path) -> list[dict[str, str]]:
+    cards = []
+    for stage in STAGES:
+        if (run_dir / stage.artifact).exists():
+            card = stage_card(run_dir / stage.artifact)
+            if card:
+                cards.append({"stage": stage.name, "text": card})
+    return cards
+
+
+@errors_as_json
+async def run_status(request: Request) -> JSONResponse:
+    run_dir = run_dir_of(request)
+    supervisor: RunSupervisor = request.app.state.supervisor
+    record = load_record(run_dir)
+    body = summary(request.app.state.layout, record)
+    working = supervisor.working(run_dir)
+    body.update(
+        stages=[{"stage": s.name, "state": state, "artifact": s.artifact} for s, state in stage_states(run_dir, set(), None)],
+        versions=paper_versions(run_dir), working=working,
+        rewrite_in_progress=working and rewrite_unsettled(run_dir),
+        gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
+        cards=_cards(run_dir), tokens=request.app.state.token_counts.of(run_dir))
+    log.debug("status poll %s: %s", run_dir.name, body["status"])
+    return JSONResponse(body)
+
+
+def _answer(gate: str, body: dict) -> GateAnswer:
+    kind = gate_kind(gate)
+    if kind == "survey_papers":
+        return GateAnswer(gate=gate, text=text_field(body, "papers", "paper ids or titles, comma-separated "
+                                                                     "(empty: go on without papers)", required=False))
+    if kind == "direction":
+        direction = text_field(body, "direction", "the research direction to take")
+        if not direction.strip():
+            raise ApiError(400, '"direction" is empty: say which research direction to take')
+        return GateAnswer(gate=gate, text=direction)
+    approved = body.get("approved")
+    if not isinstance(approved, bool):
+        raise ApiError(400, '"approved" must be true (go on) or false (reject)')
+    return GateAnswer(gate=gate, approved=approved,
+                      feedback=text_field(body, "feedback", "feedback for the next agent", required=False),
+                      step=text_field(body, "step", "the most problematic step", required=False),
+                      issue=text_field(body, "issue", "what is wrong with it", required=False))
+
+
+@errors_as_json
+async def decide_gate(request: Request) -> JSONResponse:
+    """The decision of the gate the run waits at: 202 and the run goes on; 409 when it does not
+    wait there."""
+    run_dir = run_dir_of(request)
+    gate = request.path_params["gate"]
+    if gate not in GATE_INPUTS:
+        raise ApiError(404, f"no gate {gate!r}: the gates are {', '.join(GATE_INPUTS)}")
+    answer = _answer(gate, await json_body(request))
+
+    def record_answer() -> None:
+        question = waiting_question(run_dir) if load_record(run_dir).status == "waiting" else None
+        if question is None or question["gate"] != gate:
+            waiting = f"it waits at the {question['gate']} gate" if question else "it waits at no gate"
+            raise RunBusy(f"run {run_dir.name} is not waiting at the {gate} gate: {waiting}")
+        if (gate_kind(gate) == "theory_review" and not answer.approved and not question["second_look"]
+                and not (answer.step.strip() and answer.issue.strip())):
+            raise ApiError(400, 'a first rejection of the theory needs "step" (the most problematic step: its '
+                                'number or lemma id) and "issue" (what is wrong): the theory runs once more with them')
+        save_answer(run_dir, answer)
+
+    await _drive(request, run_dir, record_answer)
+    log.info("gate %s of %s decided: %s", gate, run_dir.name, "approved" if answer.approved else "rejected")
+    return JSONResponse({"id": run_dir.name, "status": "running"}, status_code=202)
+
+
+async def _drive(request: Request, run_dir: Path, prepare) -> object:
+    supervisor: RunSupervisor = request.app.state.supervisor
+    try:
+        return await run_in_threadpool(supervisor.drive, run_dir, prepare)
+    except RunBusy as exc:
+        raise ApiError(409, str(exc)) from None
+
+
+@errors_as_json
+async def pause(request: Request) -> JSONResponse:
+    run_dir = run_dir_of(request)
+    if not request.app.state.supervisor.working(run_dir):
+        status = live_status(run_dir, load_record(run_dir))
+        raise ApiError(409, f"run {run_dir.name} is not running (status {status}): nothing to pause")
+    request_pause(run_dir, "browser")
+    return JSONResponse({"id": run_dir.name, "status": "pause requested"}, status_code=202)
+
+
+@errors_as_json
+async def resume(request: Request) -> JSONResponse:
+    run_dir = run_dir_of(request)
+
+    def nothing_left_to_do() -> None:
+        if load_record(run_dir).status == "completed" and pending_rewrite(run_dir) is None:
+            raise RunBusy(f"run {run_dir.name} is completed: nothing to resume (a rewrite makes a new version)")
+
+    await _drive(request, run_dir, nothing_left_to_do)
+    return JSONResponse({"id": run_dir.name, "status": "running"}, status_code=202)
+
+
+@errors_as_json
+async def events(request: Request) -> StreamingResponse:
+    run_dir = run_dir_of(request)
+    return StreamingResponse(run_events(run_dir, request.app.state.supervisor.working),
+                             media_type="text/event-stream", headers={"cache-control": "no-store"})

@@ -1,0 +1,83 @@
+"""The processes that drive runs for the server: each a supervised `lemmata resume
+--wait-at-gates`, so the workflow never runs inside the server and the server stays responsive.
+
+Every start is decided under one lock: a run has at most one driving process, whoever started
+it (this server, or a `lemmata` command in a terminal: the run's lock says so). A new run, a
+gate decision, a resume and a rewrite are each written down first (run directory, gate answer,
+revision request), then the process continues from what is written, exactly as `lemmata resume`
+in a terminal would.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from lemmata.errors import RunBusyError
+from lemmata.runs import RunLock, is_run_active
+
+LOG_NAME = "logs/server_drives.log"
+Prepared = TypeVar("Prepared")
+
+
+class RunBusy(Exception):
+    """A process (a rewrite, the run itself) works on this run now, or the run cannot take the
+    step now (not waiting at that gate, nothing to resume): a 409."""
+
+
+@dataclass
+class RunSupervisor:
+    """The driving processes this server started, by session id; they get `environ` (default:
+    the server's environment)."""
+
+    environ: Mapping[str, str] | None = None
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def drive(self, run_dir: Path, prepare: Callable[[], Prepared]) -> Prepared:
+        """Run `prepare` (it writes down what the process is to do, or raises RunBusy/UserError)
+        under the run's lock, then start the process; RunBusy when a process works on the run."""
+        session_id = run_dir.name
+        with self._lock:  # one decision at a time: of simultaneous requests exactly one starts
+            if self.working(run_dir):
+                raise RunBusy(f"run {session_id} is in progress (a rewrite or the run itself)")
+            try:
+                with RunLock(run_dir):
+                    prepared = prepare()
+            except RunBusyError as error:
+                raise RunBusy(str(error)) from None
+            (run_dir / LOG_NAME).parent.mkdir(exist_ok=True)
+            with open(run_dir / LOG_NAME, "ab") as log:
+                self.processes[session_id] = subprocess.Popen(
+                    [sys.executable, "-m", "lemmata", "resume", session_id, "--wait-at-gates"],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                    env=dict(self.environ) if self.environ is not None else None)
+            return prepared
+
+    def started_here(self, session_id: str) -> bool:
+        """A process this server started still works on the run."""
+        process = self.processes.get(session_id)
+        return process is not None and process.poll() is None
+
+    def working(self, run_dir: Path) -> bool:
+        """Any process works on the run: one of ours, or a `lemmata` command elsewhere."""
+        return self.started_here(run_dir.name) or is_run_active(run_dir)
+
+    def stop_all(self, wait_seconds: float = 10.0) -> None:
+        """At server shutdown: each driving process is asked to pause (its running jobs finish);
+        they get `wait_seconds` in all, then are left to finish pausing on their own."""
+        running = [process for process in self.processes.values() if process.poll() is None]
+        for process in running:
+            process.terminate()
+        deadline = time.monotonic() + wait_seconds
+        for process in running:
+            try:
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                continue

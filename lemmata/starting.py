@@ -1,0 +1,63 @@
+"""Starting a run: settings checked, backend chosen, run directory created. Shared by the CLI
+(`lemmata prove|explore|from-papers`, which then drives the run itself) and the server
+(`POST /api/runs`, which hands the run to a supervised `lemmata resume`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lemmata.artifacts import TaskInput
+from lemmata.errors import UserError
+from lemmata.llm.resolve import backend_name, choose_backend
+from lemmata.runs import Layout, RunRecord, new_session_id
+from lemmata.settings import Settings
+
+#: What a run says it is about, by mode, when `from-papers` gets only paper ids.
+PAPERS_TASK = "Build on these papers: "
+
+
+@dataclass(frozen=True)
+class NewRun:
+    run_dir: Path
+    backend: str
+    model: str
+
+
+def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, gate: str | None,
+                   environ: Mapping[str, str], embedded_model: Callable[[Settings], Path],
+                   **task_fields: Any) -> NewRun:
+    """A run directory ready to drive; UserError/SettingsError before anything is written.
+    `output` receives the paper's copy (None: `results/<id>/` in the data directory).
+    `embedded_model(settings)` returns the model file an embedded run loads (it may install the
+    default model, or refuse); it is called before the backend is built."""
+    if not task.strip():
+        raise UserError("the task is empty: say what to prove or explore")
+    settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
+    if backend_name(settings, environ) == "embedded":
+        settings = settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(embedded_model(settings))})
+    backend = choose_backend(settings, environ)  # a missing credential stops us before any work
+    if backend.name == "replay":
+        settings = checked_replay_settings(settings)
+    # The run keeps the backend it started with, on resume too.
+    settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
+    session_id = new_session_id()
+    run_dir = layout.run_dir(session_id)
+    output = output if output is not None else layout.home / "results" / session_id
+    record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
+                       gate_mode=settings.GATE_MODE, backend=backend.name)
+    from lemmata.runner import create_run  # the runner imports the workflow machinery: only here
+
+    create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
+    return NewRun(run_dir, backend.name, backend.models.active)
+
+
+def checked_replay_settings(settings: Settings) -> Settings:
+    """Jobs run inside the run directory: the recording's path must be absolute, and usable now."""
+    from lemmata.llm.replay import load_replay_script
+
+    recording = Path(settings.LEMMATA_REPLAY).expanduser().resolve()
+    load_replay_script(recording)
+    return settings.model_copy(update={"LEMMATA_REPLAY": str(recording)})

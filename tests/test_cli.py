@@ -1,0 +1,79 @@
+"""The CLI surface (click runner), on hand-made runs."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from conftest import SURVEY_DONE, make_run
+from lemmata import __version__
+from lemmata.cli.main import cli
+from lemmata.errors import UserError
+from lemmata.runs import RunLock, validate_session_id
+
+
+def test_version():
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"lemmata, version {__version__}"
+
+
+def test_status_lists_runs_and_flags_a_dead_running_run(layout):
+    make_run(layout, "run-a")
+    make_run(layout, "run-b", status="running")
+    result = CliRunner().invoke(cli, ["status"])
+    lines = result.output.splitlines()
+    assert result.exit_code == 0
+    assert lines[0].split()[:2] == ["run-a", "completed"]
+    assert lines[1].split()[:2] == ["run-b", "interrupted"]  # nobody holds its lock
+
+
+def test_status_of_a_run_shows_each_stage(layout):
+    make_run(layout, "run-a", status="running", **SURVEY_DONE, **{"directions.json": "{}"})
+    with RunLock(layout.run_dir("run-a")):
+        result = CliRunner().invoke(cli, ["status", "run-a"])
+    assert result.exit_code == 0
+    stage_lines, file_lines = result.output.split("\nfiles:\n")
+    states = {line.split()[0]: line.split()[-2] for line in stage_lines.splitlines()[2:]}
+    assert states["survey"] == "done" and states["theory"] == "pending"
+    assert "  survey.json " in file_lines and "theory.json" in file_lines
+    assert "run run-a: running" in result.output
+
+
+def test_status_with_no_runs(layout):
+    assert "no runs yet" in CliRunner().invoke(cli, ["status"]).output
+
+
+@pytest.mark.parametrize("bad", ["../etc", "a/b", "", "-x", "x" * 65, "a b"])
+def test_invalid_session_ids_are_refused_before_touching_the_disk(layout, bad):
+    with pytest.raises(UserError, match="not a valid session id"):
+        validate_session_id(bad)
+    if bad:
+        result = CliRunner().invoke(cli, ["status", "--", bad])
+        assert result.exit_code == 2 and "not a valid session id" in result.output
+
+
+def test_unknown_session_is_a_clear_error(layout):
+    result = CliRunner().invoke(cli, ["resume", "nope"])
+    assert result.exit_code == 2 and "no run 'nope'" in result.output
+
+
+def test_serve_refuses_a_non_loopback_bind_without_an_api_token(layout):
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0"])
+    assert result.exit_code == 2 and "set LEMMATA_API_TOKEN" in result.output
+
+
+def test_serve_off_loopback_with_a_token_requires_it_on_every_api_call(layout, monkeypatch):
+    import uvicorn
+
+    served = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **_: served.update(app=app, host=host))
+    monkeypatch.setenv("LEMMATA_API_TOKEN", "a-long-random-secret")
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "9000"])
+    assert result.exit_code == 0 and "API token required" in result.output
+    assert "a-long-random-secret" not in result.output
+    client = TestClient(served["app"])
+    assert served["host"] == "0.0.0.0" and client.get("/api/runs").status_code == 401
+    assert client.get("/api/runs", headers={"authorization": "Bearer a-long-random-secret"}).status_code == 200
+
+
