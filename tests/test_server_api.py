@@ -13,7 +13,7 @@ from starlette.routing import Mount
 from starlette.testclient import TestClient
 
 from conftest import DECIDED, SURVEY_DONE, make_run
-from lemmata.artifacts import PauseRequest, atomic_write_text, read_artifact
+from lemmata.artifacts import PauseRequest, RevisionRequest, atomic_write_text, read_artifact
 from lemmata.gate_answers import GateAnswer, answer_path
 from lemmata.pausing import pause_flag
 from lemmata.runs import RunLock, load_record
@@ -324,3 +324,18 @@ def test_the_page_and_its_assets_are_served_and_nothing_beside_them(client):
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/..%2Fapp.py").status_code == 404
     assert client.get("/static/../app.py").status_code == 404
+
+
+def test_the_status_poll_shows_an_unfinished_rewrites_steps(layout, client):
+    request = RevisionRequest(version=2, base_version=1, instructions="Shorter proofs.", requested_at=1.0)
+    run_dir = make_run(layout, "run-w", status="paused", **{
+        "paper_v1.tex": "x", "revisions__v2.json": request.model_dump_json(), "versions__v2__theory.json": "{}"})
+    body = client.get("/api/runs/run-w").json()
+    assert body["rewrite"] == {"version": 2, "instructions": "Shorter proofs.", "steps": [
+        {"step": "theory", "state": "done"}, {"step": "experiment", "state": "pending"},
+        {"step": "writer", "state": "pending"}, {"step": "compile", "state": "pending"}]}
+    with RunLock(run_dir):  # a process works on it: the first step not done is the running one
+        steps = client.get("/api/runs/run-w").json()["rewrite"]["steps"]
+    assert [s["state"] for s in steps] == ["done", "running", "pending", "pending"]
+    (run_dir / "rewrite_context_v2.json").write_text("{}")
+    assert client.get("/api/runs/run-w").json()["rewrite"] is None

@@ -122,6 +122,25 @@ def _cards(run_dir: Path) -> list[dict[str, str]]:
     return cards
 
 
+#: A rewrite's steps and the file that says each is done (version n substituted).
+REWRITE_STEPS = (("theory", "versions/v{n}/theory.json"), ("experiment", "versions/v{n}/experiment.json"),
+                 ("writer", "paper_v{n}.tex"), ("compile", "paper_v{n}.pdf"))
+
+
+def _rewrite_progress(run_dir: Path, working: bool) -> dict[str, object] | None:
+    """The unfinished rewrite's version and steps (done, running, pending), or None."""
+    request = pending_rewrite(run_dir)
+    if request is None:
+        return None
+    steps, running_marked = [], False
+    for step, pattern in REWRITE_STEPS:
+        done = (run_dir / pattern.format(n=request.version)).exists()
+        state = "done" if done else "running" if working and not running_marked else "pending"
+        running_marked = running_marked or state == "running"
+        steps.append({"step": step, "state": state})
+    return {"version": request.version, "instructions": request.instructions, "steps": steps}
+
+
 @errors_as_json
 async def run_status(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
@@ -132,7 +151,7 @@ async def run_status(request: Request) -> JSONResponse:
     body.update(
         stages=[{"stage": s.name, "state": state, "artifact": s.artifact} for s, state in stage_states(run_dir, set(), None)],
         versions=paper_versions(run_dir), working=working,
-        rewrite_in_progress=working and rewrite_unsettled(run_dir),
+        rewrite_in_progress=working and rewrite_unsettled(run_dir), rewrite=_rewrite_progress(run_dir, working),
         gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
         cards=_cards(run_dir), tokens=request.app.state.token_counts.of(run_dir))
     log.debug("status poll %s: %s", run_dir.name, body["status"])
