@@ -182,6 +182,7 @@ def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(layou
     assert "Approve the lemma chain" in gate["question"]
     assert "L1 [parity] verified" in gate["card"] and "L3 [closure] low confidence" in gate["card"]
     assert [card["stage"] for card in body["cards"]] == ["survey", "theory"]
+    assert {s["stage"]: s["state"] for s in body["stages"]}["theory_review_gate"] == "waiting"
     assert body["tokens"] == {"calls": 0, "in": 0, "out": 0}
 
 
@@ -239,14 +240,27 @@ def test_resume_is_202_for_a_paused_run_and_409_when_busy_or_completed(layout, c
 
 
 def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout, client):
-    log_lines = [{"event": "job_info", "jobid": 1, "rule_name": "survey", "wildcards": {}},
-                 {"event": "job_finished", "jobid": 1}, {"event": "progress", "done": 1, "total": 9}]
+    log_lines = [  # as our Snakemake logger plugin writes them (abridged)
+        {"t": 1.0, "event": "workflow_started", "msg": "Workflow has started!"},
+        {"t": 1.1, "event": "job_info", "jobid": 1, "rule_name": "prove_lemma", "wildcards": {"lemma": "L1"}},
+        {"t": 1.1, "event": "shellcmd", "msg": "Shell command: None"},
+        {"t": 2.0, "event": "job_finished", "job_id": 1, "msg": "Finished jobid: 1 (Rule: prove_lemma)"},
+        {"t": 2.0, "event": "progress", "done": 1, "total": 9},
+        {"t": 2.1, "event": "job_info", "jobid": 2, "rule_name": "theory_review_gate"},
+        {"t": 2.5, "event": "error", "msg": "RuleException:\nCalledProcessError in file /x/gates.smk"},
+        {"t": 2.5, "event": "job_error", "jobid": 2, "rule_name": "theory_review_gate"}]
     make_run(layout, "run-e", status="waiting", **AT_THEORY_REVIEW,
              **{"logs/events.jsonl": "".join(json.dumps(line) + "\n" for line in log_lines) + '{"cut'})
     response = client.get("/api/runs/run-e/events")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
     events = events_of(response.text)
-    assert [data for name, data in events if name == "workflow"] == log_lines  # the cut-off last line waits
+    assert [data for name, data in events if name == "workflow"] == [  # the cut-off last line waits
+        {"event": "workflow_started", "t": 1.0},
+        {"event": "job_started", "t": 1.1, "job": 1, "rule": "prove_lemma", "wildcards": {"lemma": "L1"}},
+        {"event": "job_finished", "t": 2.0, "job": 1, "rule": "prove_lemma"},
+        {"event": "progress", "t": 2.0, "done": 1, "total": 9},
+        {"event": "job_started", "t": 2.1, "job": 2, "rule": "theory_review_gate", "wildcards": {}},
+        {"event": "job_failed", "t": 2.5, "job": 2, "rule": "theory_review_gate", "gate": True}]
     (status,) = [data for name, data in events if name == "status"]
     assert status["status"] == "waiting" and status["gate"]["gate"] == "theory_review"
     assert events[-1] == ("end", {"status": "waiting"})

@@ -62,8 +62,10 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
         run_dir = home / "runs" / run_id
 
         events = run_until_it_stops(client, run_id)
-        assert any(name == "workflow" and data.get("event") == "job_info" and data.get("rule_name") == "survey"
-                   for name, data in events)
+        assert {"event": "job_finished", "rule": "survey"}.items() <= next(
+            data for name, data in events if name == "workflow" and data.get("rule") == "survey"
+            and data["event"] == "job_finished").items()
+        assert any(name == "workflow" and data["event"] == "job_failed" and data["gate"] for name, data in events)
         assert events[0][0] == "status" and events[-1] == ("end", {"status": "waiting"})
         assert [d["gate"]["gate"] for n, d in events if n == "status" and d["gate"]] == ["survey_review"]
 

@@ -16,7 +16,7 @@ from lemmata.cards import stage_card
 from lemmata.errors import UserError
 from lemmata.events import TailReader, TokenTally
 from lemmata.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
-from lemmata.gates import GATE_INPUTS
+from lemmata.gates import GATE_INPUTS, waiting_gate
 from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.pausing import request_pause
 from lemmata.pipeline import STAGES, stage_states
@@ -148,8 +148,10 @@ async def run_status(request: Request) -> JSONResponse:
     record = load_record(run_dir)
     body = summary(request.app.state.layout, record)
     working = supervisor.working(run_dir)
+    waiting_at = waiting_gate(run_dir) if body["status"] == "waiting" else None  # that stage shows "waiting"
     body.update(
-        stages=[{"stage": s.name, "state": state, "artifact": s.artifact} for s, state in stage_states(run_dir, set(), None)],
+        stages=[{"stage": s.name, "state": state, "artifact": s.artifact}
+                for s, state in stage_states(run_dir, set(), waiting_at)],
         versions=paper_versions(run_dir), working=working,
         rewrite_in_progress=working and rewrite_unsettled(run_dir), rewrite=_rewrite_progress(run_dir, working),
         gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
