@@ -20,6 +20,9 @@ from lemmata.settings import lemmata_home
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 RUN_RECORD = "run.json"
 LOCK_FILE = ".lemmata.lock"
+#: How long a driver waits for the run's lock: long enough for a status probe (is_run_active,
+#: which holds it for an instant) to let go, short enough to refuse a busy run at once.
+LOCK_PATIENCE_SECONDS = 0.5
 
 RunStatus = Literal["running", "waiting", "paused", "stopped", "failed", "completed"]
 
@@ -98,9 +101,7 @@ class RunLock:
     def __enter__(self) -> RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _lock_within(handle, LOCK_PATIENCE_SECONDS):
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
@@ -132,8 +133,28 @@ def live_status(run_dir: Path, record: RunRecord) -> str:
 
 
 def is_run_active(run_dir: Path) -> bool:
+    """Whether a process holds the run's lock. A probe: it holds the lock for an instant and
+    writes nothing (a driver taking the lock meanwhile waits that instant, see RunLock)."""
+    path = Path(run_dir) / LOCK_FILE
     try:
-        with RunLock(run_dir):
-            return False
-    except RunBusyError:
-        return True
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return False
+    with handle:
+        if not _lock_within(handle, 0):
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
+def _lock_within(handle, seconds: float) -> bool:
+    """Take the exclusive lock on `handle`, trying for up to `seconds`; False if it stays held."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from lemmata.events import JobBoard
+from lemmata.runs import LOCK_FILE, RunLock, is_run_active
 from lemmata.runner import EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs, workflow_processes
 
 
@@ -60,3 +62,34 @@ def test_a_workflow_process_is_found_by_its_directory_however_the_path_was_spell
         for process in (workflow, report, other):
             process.kill()
             process.wait()
+
+
+def test_status_probes_never_make_a_driver_fail_to_take_the_runs_lock(tmp_path: Path) -> None:
+    """`is_run_active` (every status poll) holds the lock for an instant; a driver taking it
+    meanwhile waits that instant instead of calling the run busy, and the probe writes nothing."""
+    stop = threading.Event()
+
+    def probe() -> None:
+        while not stop.is_set():
+            is_run_active(tmp_path)
+
+    with RunLock(tmp_path):
+        pass  # the lock file exists, naming this process
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        for _ in range(200):
+            with RunLock(tmp_path):
+                assert (tmp_path / LOCK_FILE).read_text() == str(os.getpid())
+                assert is_run_active(tmp_path)
+    finally:
+        stop.set()
+        prober.join()
+    assert not is_run_active(tmp_path)
+
+
+def test_a_run_held_by_a_driver_is_still_refused(tmp_path: Path) -> None:
+    with RunLock(tmp_path):
+        holder = subprocess.run([sys.executable, "-c", "import sys; from lemmata.runs import RunLock; "
+                                 "RunLock(sys.argv[1]).__enter__()", str(tmp_path)], capture_output=True, text=True)
+    assert holder.returncode != 0 and f"in progress (pid {os.getpid()})" in holder.stderr
