@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -14,8 +16,9 @@ import pytest
 from lemmata.artifacts import atomic_write_text
 from lemmata.runs import Layout, RunRecord, save_record
 from lemmata.settings import lemmata_home
+from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
-from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, unused_port
+from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers, unused_port
 
 #: The developer's (or CI's) real lemmata home, read before any test isolates it: the one
 #: place the embedded smoke test looks for the installed model.
@@ -157,3 +160,27 @@ def make_run(layout: Layout, session_id: str, status: str = "completed", **files
     for name, text in files.items():
         atomic_write_text(run_dir / name.replace("__", "/"), text)
     return run_dir
+
+
+@pytest.fixture(scope="module")
+def services() -> Iterator[tuple[FakeLLMServer, FakeSearchServers]]:
+    """(fake model, fake search services) for a module: the model scripted with the even-sum
+    session, which a run of `even_sum_session.TASK` completes with."""
+    with FakeLLMServer() as llm, FakeSearchServers() as search:
+        even_sum_session.install(llm)
+        yield llm, search
+
+
+@pytest.fixture(scope="module")
+def completed_home(services, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory with one completed run of the even-sum task (the real CLI, workflow and
+    pdflatex), made once a module; tests work on copies."""
+    llm, search = services
+    home = tmp_path_factory.mktemp("completed") / "home"
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
+                          **search.settings_values())
+    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", str(home / "out")],
+                            env=env, cwd=home.parent, capture_output=True, text=True, timeout=300,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    return home

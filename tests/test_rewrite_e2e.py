@@ -20,33 +20,10 @@ from lemmata.artifacts import Experiment, RewriteContext, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.qa_history import read_history
 from lemmata.runs import load_record, save_record
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
-from lemmata.testing.fake_search_servers import FakeSearchServers
+from lemmata.testing.fake_llm_server import Fault
 
 pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
-
-
-@pytest.fixture(scope="module")
-def services():
-    with FakeLLMServer() as llm, FakeSearchServers() as search:
-        even_sum_session.install(llm)
-        yield llm, search
-
-
-@pytest.fixture(scope="module")
-def completed_home(services, tmp_path_factory) -> Path:
-    """A data directory with one completed run, made once; each test works on a copy."""
-    llm, search = services
-    home = tmp_path_factory.mktemp("completed") / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                          **search.settings_values())
-    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", str(home / "out")],
-                            env=env, cwd=home.parent, capture_output=True, text=True, timeout=300,
-                            stdin=subprocess.DEVNULL)
-    assert result.returncode == 0, result.stderr
-    return home
 
 
 @pytest.fixture

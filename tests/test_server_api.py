@@ -353,3 +353,17 @@ def test_the_status_poll_shows_an_unfinished_rewrites_steps(layout, client):
     assert [s["state"] for s in steps] == ["done", "running", "pending", "pending"]
     (run_dir / "rewrite_context_v2.json").write_text("{}")
     assert client.get("/api/runs/run-w").json()["rewrite"] is None
+
+
+def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(layout, client):
+    log_lines = [{"event": "workflow_started"}, {"event": "job_info", "jobid": 1, "rule_name": "survey"},
+                 {"event": "workflow_started"},  # a later invocation: the earlier one's jobs are over
+                 {"event": "job_info", "jobid": 4, "rule_name": "prove_lemma", "wildcards": {"lemma": "L1"}}]
+    run_dir = make_run(layout, "run-s", status="running", **SURVEY_DONE, **{
+        "directions.json": "{}", "gates/direction_review.json": DECIDED,
+        "logs/events.jsonl": "".join(json.dumps(line) + "\n" for line in log_lines)})
+    with RunLock(run_dir):
+        states = {s["stage"]: s["state"] for s in client.get("/api/runs/run-s").json()["stages"]}
+    assert (states["survey"], states["theory"], states["experiment"]) == ("done", "running", "pending")
+    states = {s["stage"]: s["state"] for s in client.get("/api/runs/run-s").json()["stages"]}
+    assert states["theory"] == "pending"  # its driver died: nothing runs

@@ -18,18 +18,10 @@ from lemmata.pausing import checkpoint_file
 from lemmata.runs import Layout
 from lemmata.server.app import create_app
 from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest
-from lemmata.testing.fake_search_servers import FakeSearchServers
+from lemmata.testing.fake_llm_server import RecordedRequest
 from test_server_api import events_of
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def services():
-    with FakeLLMServer() as llm, FakeSearchServers() as search:
-        even_sum_session.install(llm)
-        yield llm, search
 
 
 def run_until_it_stops(client: TestClient, run_id: str) -> list[tuple[str, object]]:

@@ -97,5 +97,5 @@ def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None =
     app.state.layout = layout or Layout.from_environment()
     app.state.supervisor = supervisor
     app.state.environ = environ
-    app.state.token_counts = runs_api.TokenCounts()
+    app.state.live_runs = runs_api.LiveRuns()
     return app

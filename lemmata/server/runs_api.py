@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
@@ -14,7 +15,7 @@ from starlette.responses import JSONResponse, StreamingResponse
 from lemmata import embedded_model as em
 from lemmata.cards import stage_card
 from lemmata.errors import UserError
-from lemmata.events import TailReader, TokenTally
+from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.gates import GATE_INPUTS, waiting_gate
 from lemmata.llm.calllog import CALL_LOG_NAME
@@ -99,17 +100,38 @@ async def start_run(request: Request) -> JSONResponse:
                          "events": f"/api/runs/{session_id}/events"}, status_code=202)
 
 
-class TokenCounts:
-    """Each run's token tally, read incrementally from its call log: a poll reads only what is new."""
+@dataclass
+class _Followed:
+    calls: TailReader
+    events: TailReader
+    tally: TokenTally = field(default_factory=TokenTally)
+    board: JobBoard = field(default_factory=JobBoard)
+
+
+class LiveRuns:
+    """What each run's logs say so far (tokens, running jobs), read incrementally: a poll reads
+    only what was written since the last one."""
 
     def __init__(self) -> None:
-        self._tallies: dict[Path, tuple[TailReader, TokenTally]] = {}
+        self._runs: dict[Path, _Followed] = {}
 
-    def of(self, run_dir: Path) -> dict[str, int]:
-        reader, tally = self._tallies.setdefault(run_dir, (TailReader(run_dir / CALL_LOG_NAME), TokenTally()))
-        for record in reader.read_new():
-            tally.apply(record)
+    def _follow(self, run_dir: Path) -> _Followed:
+        followed = self._runs.setdefault(run_dir, _Followed(TailReader(run_dir / CALL_LOG_NAME),
+                                                            TailReader(run_dir / EVENTS_FILE)))
+        for record in followed.calls.read_new():
+            followed.tally.apply(record)
+        for event in followed.events.read_new():
+            if event.get("event") == "workflow_started":  # a new invocation: the last one's jobs are over
+                followed.board = JobBoard()
+            followed.board.apply(event)
+        return followed
+
+    def tokens(self, run_dir: Path) -> dict[str, int]:
+        tally = self._follow(run_dir).tally
         return {"calls": tally.calls, "in": tally.tokens_in, "out": tally.tokens_out}
+
+    def running_rules(self, run_dir: Path) -> set[str]:
+        return self._follow(run_dir).board.running_rules()
 
 
 def _cards(run_dir: Path) -> list[dict[str, str]]:
@@ -148,14 +170,16 @@ async def run_status(request: Request) -> JSONResponse:
     record = load_record(run_dir)
     body = summary(request.app.state.layout, record)
     working = supervisor.working(run_dir)
+    live: LiveRuns = request.app.state.live_runs
+    running = live.running_rules(run_dir) if working else set()  # a dead driver's jobs are not running
     waiting_at = waiting_gate(run_dir) if body["status"] == "waiting" else None  # that stage shows "waiting"
     body.update(
         stages=[{"stage": s.name, "state": state, "artifact": s.artifact}
-                for s, state in stage_states(run_dir, set(), waiting_at)],
+                for s, state in stage_states(run_dir, running, waiting_at)],
         versions=paper_versions(run_dir), working=working,
         rewrite_in_progress=working and rewrite_unsettled(run_dir), rewrite=_rewrite_progress(run_dir, working),
         gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
-        cards=_cards(run_dir), tokens=request.app.state.token_counts.of(run_dir))
+        cards=_cards(run_dir), tokens=live.tokens(run_dir))
     log.debug("status poll %s: %s", run_dir.name, body["status"])
     return JSONResponse(body)
 

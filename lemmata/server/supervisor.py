@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import TypeVar
 
 from lemmata.errors import RunBusyError
-from lemmata.runs import RunLock, is_run_active
+from lemmata.runs import RunLock, is_run_active, load_record
 
 LOG_NAME = "logs/server_drives.log"
+#: How long a decision waits for our process that has just stopped the run to exit.
+EXIT_GRACE_SECONDS = 5.0
 Prepared = TypeVar("Prepared")
 
 
@@ -45,6 +47,7 @@ class RunSupervisor:
         under the run's lock, then start the process; RunBusy when a process works on the run."""
         session_id = run_dir.name
         with self._lock:  # one decision at a time: of simultaneous requests exactly one starts
+            self._let_a_stopping_process_exit(run_dir)
             if self.working(run_dir):
                 raise RunBusy(f"run {session_id} is in progress (a rewrite or the run itself)")
             try:
@@ -59,6 +62,17 @@ class RunSupervisor:
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                     env=dict(self.environ) if self.environ is not None else None)
             return prepared
+
+    def _let_a_stopping_process_exit(self, run_dir: Path) -> None:
+        """Our process has recorded how it stopped (waiting at a gate, paused, ...) and is exiting:
+        a decision sent the moment the page shows that is not refused for the process's last breath."""
+        process = self.processes.get(run_dir.name)
+        if process is None or process.poll() is not None or load_record(run_dir).status == "running":
+            return
+        try:
+            process.wait(timeout=EXIT_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
 
     def started_here(self, session_id: str) -> bool:
         """A process this server started still works on the run."""

@@ -430,7 +430,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
-            for event in events:
+            interval = self.server.fake.stream_intervals.get(record.role, 0.0)
+            for number, event in enumerate(events):
+                if number and interval:
+                    time.sleep(interval)
                 self.wfile.write(event)
                 self.wfile.flush()
         except OSError:
@@ -484,6 +487,9 @@ class FakeLLMServer(LoopbackServer):
         #: Called with each request before it is answered, in the handler's thread: a test acts
         #: while a call is in flight (the job making it waits), e.g. pauses the run there.
         self.before_answer: Callable[[RecordedRequest], None] | None = None
+        #: Seconds between the events of a role's streamed answers (default: none, all at once),
+        #: so a client shows the pieces arriving one by one.
+        self.stream_intervals: dict[str, float] = {}
         self._requested_port = port
         self._port: int | None = None
         self._lock = threading.Lock()
