@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
+import sys
+import time
 
 import pytest
 from starlette.routing import Mount
@@ -16,8 +19,9 @@ from conftest import DECIDED, SURVEY_DONE, make_run
 from lemmata.artifacts import PauseRequest, RevisionRequest, atomic_write_text, read_artifact
 from lemmata.gate_answers import GateAnswer, answer_path
 from lemmata.pausing import pause_flag
-from lemmata.runs import RunLock, load_record
+from lemmata.runs import RunLock, load_record, save_record
 from lemmata.server.app import ROUTES, create_app
+from lemmata.server.supervisor import RunBusy, RunSupervisor
 from lemmata.settings import Settings
 from test_cards import THEORY
 
@@ -367,3 +371,28 @@ def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(l
     assert (states["survey"], states["theory"], states["experiment"]) == ("done", "running", "pending")
     states = {s["stage"]: s["state"] for s in client.get("/api/runs/run-s").json()["stages"]}
     assert states["theory"] == "pending"  # its driver died: nothing runs
+
+
+def test_a_decision_waits_for_the_process_that_just_stopped_at_the_gate_but_not_for_one_at_work(layout):
+    run_dir = make_run(layout, "run-x", status="completed")
+    supervisor = RunSupervisor()
+    try:
+        # Just started: the record is still the old one, so the process is at work: refused at once.
+        supervisor._started_at["run-x"] = time.time()
+        supervisor.processes["run-x"] = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        began = time.monotonic()
+        with pytest.raises(RunBusy):
+            supervisor.drive(run_dir, lambda: None)
+        assert time.monotonic() - began < 1
+        supervisor.processes["run-x"].kill()
+        supervisor.processes["run-x"].wait()
+
+        # It has recorded that it waits at a gate and is exiting: the decision waits for that.
+        supervisor._started_at["run-x"] = time.time()
+        supervisor.processes["run-x"] = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
+        save_record(run_dir, load_record(run_dir), status="waiting")
+        prepared = []
+        supervisor.drive(run_dir, lambda: prepared.append("answer saved"))
+        assert prepared == ["answer saved"]
+    finally:
+        supervisor.stop_all(wait_seconds=5)

@@ -41,6 +41,7 @@ class RunSupervisor:
     environ: Mapping[str, str] | None = None
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _started_at: dict[str, float] = field(default_factory=dict)  # when each process was started
 
     def drive(self, run_dir: Path, prepare: Callable[[], Prepared]) -> Prepared:
         """Run `prepare` (it writes down what the process is to do, or raises RunBusy/UserError)
@@ -57,6 +58,7 @@ class RunSupervisor:
                 raise RunBusy(str(error)) from None
             (run_dir / LOG_NAME).parent.mkdir(exist_ok=True)
             with open(run_dir / LOG_NAME, "ab") as log:
+                self._started_at[session_id] = time.time()
                 self.processes[session_id] = subprocess.Popen(
                     [sys.executable, "-m", "lemmata", "resume", session_id, "--wait-at-gates"],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -67,7 +69,10 @@ class RunSupervisor:
         """Our process has recorded how it stopped (waiting at a gate, paused, ...) and is exiting:
         a decision sent the moment the page shows that is not refused for the process's last breath."""
         process = self.processes.get(run_dir.name)
-        if process is None or process.poll() is not None or load_record(run_dir).status == "running":
+        if process is None or process.poll() is not None:
+            return
+        record = load_record(run_dir)  # written by that process since it started, and not "running"?
+        if record.status == "running" or record.updated < self._started_at.get(run_dir.name, float("inf")):
             return
         try:
             process.wait(timeout=EXIT_GRACE_SECONDS)
