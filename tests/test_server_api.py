@@ -339,6 +339,7 @@ def test_the_openapi_description_names_exactly_the_apps_endpoints(client):
 def test_the_page_and_its_assets_are_served_and_nothing_beside_them(client):
     page = client.get("/")
     assert page.status_code == 200 and "<title>" in page.text
+    assert "script-src 'self';" in page.headers["content-security-policy"]
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/..%2Fapp.py").status_code == 404
     assert client.get("/static/../app.py").status_code == 404

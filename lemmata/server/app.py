@@ -26,10 +26,15 @@ from lemmata.server.settings_tab import save_token_limits, token_limits
 from lemmata.server.supervisor import RunSupervisor
 
 STATIC = Path(__file__).parent / "static"
+#: The page loads only its own scripts and styles, and shows PDFs from the API (or, behind a
+#: token, from blob: copies): model-written text it displays can never run as code.
+PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+               "frame-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
 async def page(request: Request) -> FileResponse:
-    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+    return FileResponse(STATIC / "index.html", headers={
+        "cache-control": "no-cache", "content-security-policy": PAGE_POLICY, "x-content-type-options": "nosniff"})
 
 
 async def openapi(request: Request) -> JSONResponse:
