@@ -16,6 +16,7 @@ from lemmata import __version__
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
 from lemmata.cli.paper_cmd import ask, review, rewrite
+from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
 from lemmata.llm.roles import ROLES
@@ -278,6 +279,7 @@ cli.add_command(model)
 cli.add_command(ask)
 cli.add_command(rewrite)
 cli.add_command(review)
+cli.add_command(install_skills)
 
 
 def main() -> None:
