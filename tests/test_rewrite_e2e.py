@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,7 @@ from lemmata.artifacts import Experiment, RewriteContext, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.qa_history import read_history
 from lemmata.runs import load_record, save_record
-from lemmata.testing.fake_llm_server import Fault
+from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
 
 pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
@@ -48,6 +50,16 @@ def start_rewrite(run_dir: Path, env: dict[str, str], cwd: Path) -> subprocess.P
     """`lemmata rewrite` with INSTRUCTIONS, in the background, its output captured."""
     return subprocess.Popen([sys.executable, "-m", "lemmata", "rewrite", run_dir.name, INSTRUCTIONS], env=env, cwd=cwd,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@contextmanager
+def slowed(llm: FakeLLMServer, seconds: float) -> Iterator[None]:
+    """Every model answer takes `seconds` while the block runs: time to act during a rewrite."""
+    llm.latency = seconds
+    try:
+        yield
+    finally:
+        llm.latency = 0.0
 
 
 def digests(run_dir: Path, version: int) -> dict[str, str]:
@@ -151,15 +163,12 @@ def test_a_rewrite_of_a_run_with_missing_artifacts_is_refused_and_says_so_in_the
 def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services, tmp_path):
     run_dir, env = run
     llm, _ = services
-    llm.latency = 0.5
-    try:
+    with slowed(llm, 0.5):
         first = start_rewrite(run_dir, env, tmp_path)
         while not (run_dir / "revisions/v2.json").exists() and first.poll() is None:
             time.sleep(0.05)
         second = lemmata_cli(["rewrite", run_dir.name, "Something else"], env, tmp_path)
         _, stderr = first.communicate(timeout=300)
-    finally:
-        llm.latency = 0.0
     assert second.returncode == 3 and "is in progress" in second.stderr
     assert first.returncode == 0, stderr
     assert read_artifact(run_dir / "rewrite_context_v2.json", RewriteContext).revision_prompt.count(INSTRUCTIONS) == 1
@@ -169,15 +178,12 @@ def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services
 def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     run_dir, env = run
     llm, _ = services
-    llm.latency = 0.5
-    try:
+    with slowed(llm, 0.5):
         rewrite = start_rewrite(run_dir, env, tmp_path)
         while not request_texts(run_dir, "rewrite_theory:v2") and rewrite.poll() is None:
             time.sleep(0.05)
         assert lemmata_cli(["pause", run_dir.name], env, tmp_path).returncode == 0
         _, stderr = rewrite.communicate(timeout=300)
-    finally:
-        llm.latency = 0.0
     assert rewrite.returncode == 0, stderr
     assert "paused during the rewrite to version 2" in stderr and load_record(run_dir).status == "paused"
     assert not (run_dir / "paper_v2.tex").exists()
@@ -200,8 +206,7 @@ def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_versi
 
     run_dir, env = run
     llm, _ = services
-    llm.latency = 0.3
-    try:
+    with slowed(llm, 0.3):
         with TestClient(create_app(Layout(run_dir.parent.parent), environ=env)) as client:
             accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
             refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
@@ -210,8 +215,6 @@ def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_versi
                 time.sleep(0.5)
             status = client.get(f"/api/runs/{run_dir.name}").json()
             history = client.get(f"/api/runs/{run_dir.name}/history").json()["records"]
-    finally:
-        llm.latency = 0.0
     assert accepted.status_code == 202 and accepted.json()["version"] == 2
     assert refused.status_code == 409 and "the earlier rewrite continues" in refused.json()["error"]
     assert status["versions"] == [1, 2] and status["status"] == "completed"

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from lemmata.artifacts import Artifact, atomic_write_text, read_artifact, write_artifact
 from lemmata.errors import ArtifactError, UserError
 from lemmata.memory.embeddings import Embedder, default_embedder
+from lemmata.plugins import normalised_domain
 
 INDEX_FILE = "_index.json"
 LOCK_FILE = ".index.lock"
@@ -65,7 +66,7 @@ class Memory(BaseModel):
 
 def domain_slug(domain: str) -> str:
     """`Number Theory` → `number-theory`; anything beyond ASCII letters, digits, spaces, `-`, `_` is refused."""
-    slug = re.sub(r"[\s_]+", "-", domain.strip().lower())
+    slug = normalised_domain(domain).replace(" ", "-")  # the domain as plugins and skills match it
     if not _DOMAIN.fullmatch(slug) or len(slug) > _MAX_SLUG:
         raise UserError(f"domain {domain!r} cannot name a memory directory: use lower-case letters, "
                         f"digits and single '-' between them, at most {_MAX_SLUG} characters "
