@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -37,6 +37,7 @@ from lemmata import sandbox_launcher
 
 LAUNCHER_SOURCE = Path(sandbox_launcher.__file__)
 SCRIPT_NAME = "check.py"
+LAUNCHER_NAME = "_lemmata_launcher.py"
 #: Processes the script may add to what its user already runs: the supervisor and the worker need
 #: two, but other jobs of the same user start processes meanwhile, and a failed fork would read as
 #: the script's crash. Enough to stop a fork bomb, not to trip over a busy machine.
@@ -87,11 +88,18 @@ class Isolation:
         return tuple(names)
 
 
-def run_python(code: str, limits: Limits = Limits(), *, guard: bool = True) -> SandboxResult:
-    """Run `code` in the sandbox. `guard=False` leaves out the audit hook and the supervisor,
-    so that tests can check the OS layers alone."""
+def run_python(code: str, limits: Limits = Limits(), *, guard: bool = True,
+               modules: Mapping[str, Path] | None = None) -> SandboxResult:
+    """Run `code` in the sandbox. `modules` (import name -> source file), a domain plugin's
+    numerical tools, are copied next to the script, whose directory the launcher puts on the
+    import path. `guard=False` leaves out the audit hook and the supervisor, so that tests can
+    check the OS layers alone."""
+    modules = dict(modules or {})
+    _check_modules(modules, guard)
     isolation = isolation_available()
     with tempfile.TemporaryDirectory(prefix="lemmata-sandbox-", ignore_cleanup_errors=True) as scratch:
+        for name, source in modules.items():
+            shutil.copyfile(source, Path(scratch) / f"{name}.py")
         status_read, status_write = os.pipe()
         try:
             command = _command(Path(scratch), code, isolation, guard, status_write)
@@ -113,13 +121,23 @@ def run_python(code: str, limits: Limits = Limits(), *, guard: bool = True) -> S
     return _result(process.returncode, stdout, stderr, timed_out, records, limits, isolation.protections(guard))
 
 
+def _check_modules(modules: Mapping[str, Path], guard: bool) -> None:
+    if modules and not guard:
+        raise ValueError("sandbox modules are put on the import path by the launcher: they need guard=True")
+    for name, source in modules.items():
+        if not name.isidentifier() or f"{name}.py" in (SCRIPT_NAME, LAUNCHER_NAME):
+            raise ValueError(f"sandbox module name {name!r}: use a Python identifier other than check or the launcher's")
+        if not Path(source).is_file():
+            raise ValueError(f"sandbox module {name!r}: no file {source}")
+
+
 def _command(scratch: Path, code: str, isolation: Isolation, guard: bool, status_fd: int) -> list[str]:
     """Write the script (and the launcher) into scratch; the command that runs them."""
     script = scratch / SCRIPT_NAME
     script.write_text(code, encoding="utf-8")
     run = [sys.executable, "-I", "-B", str(script)]
     if guard:
-        launcher = scratch / "_lemmata_launcher.py"
+        launcher = scratch / LAUNCHER_NAME
         shutil.copyfile(LAUNCHER_SOURCE, launcher)
         run = [sys.executable, "-I", "-B", str(launcher), str(script), str(status_fd)]
     if isolation.uid is not None:

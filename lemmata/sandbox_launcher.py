@@ -161,7 +161,11 @@ def install_guard(scratch: str, status_fd: int) -> Guard:
 def run_worker(script: str, status_fd: int) -> None:
     """Run the script under the guard; never returns."""
     sys.argv = [script]
-    guard = install_guard(os.path.dirname(os.path.abspath(script)), status_fd)
+    scratch = os.path.dirname(os.path.abspath(script))
+    # As `python check.py` would, without -I: the script's directory, where the sandbox copied
+    # the domain plugin's modules, comes first on the import path.
+    sys.path.insert(0, scratch)
+    guard = install_guard(scratch, status_fd)
     code = 0
     try:
         runpy.run_path(script, run_name="__main__")

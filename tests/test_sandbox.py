@@ -82,6 +82,41 @@ def test_the_script_may_write_and_read_its_scratch_directory() -> None:
 # =========================================================================== an endless loop
 
 
+def test_a_domain_plugins_module_is_importable_in_the_sandbox_and_runs_under_its_guard() -> None:
+    from lemmata.plugins.bandits import plugin
+
+    code = ("import json, bandit_regret\n"
+            "curve = bandit_regret.simulate('ucb1', [0.6, 0.4], horizon=300, runs=20, seed=1)\n"
+            "ok = curve.at(300) <= bandit_regret.ucb1_bound([0.6, 0.4], 300)\n"
+            "print(json.dumps({'trials': 1, 'violations': 0 if ok else 1, 'file': bandit_regret.__file__}))\n"
+            "open('/etc/passwd').read()\n")
+    result = run_python(code, QUICK, modules=plugin.sandbox_modules)
+    first = json.loads(result.stdout.strip().splitlines()[0])
+    assert first["violations"] == 0
+    assert Path(first["file"]).name == "bandit_regret.py" and "lemmata-sandbox-" in first["file"]  # a copy
+    assert "reading outside" in result.stopped  # the module's presence opens nothing else
+
+
+def test_without_modules_a_plugins_tool_is_not_importable() -> None:
+    result = run_python("import bandit_regret", QUICK)
+    assert result.returncode != 0 and "No module named 'bandit_regret'" in result.stderr
+
+
+@pytest.mark.parametrize("modules, message", [
+    ({"check": Path(__file__)}, "identifier other than check"),
+    ({"bad-name": Path(__file__)}, "identifier"),
+    ({"tool": Path("/nonexistent/tool.py")}, "no file"),
+])
+def test_sandbox_module_names_and_files_are_checked_before_anything_runs(modules: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        run_python("print(1)", QUICK, modules=modules)
+
+
+def test_sandbox_modules_need_the_launcher() -> None:
+    with pytest.raises(ValueError, match="guard=True"):
+        run_python("print(1)", QUICK, guard=False, modules={"tool": Path(__file__)})
+
+
 def test_an_endless_loop_is_stopped_at_the_cpu_limit() -> None:
     result = run_python("while True:\n    pass\n", QUICK)
     assert result.stopped == "stopped: exceeded the 1 s CPU-time limit"

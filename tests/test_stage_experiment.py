@@ -21,7 +21,8 @@ from pypdf import PdfReader
 from lemmata.artifacts import CheckPoint, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.llm.base import ChatRequest
 from lemmata.sandbox import Limits, SandboxResult, run_python
-from lemmata.stages.experiment import SUSPECT_RATE, AgentLimits, attempt_feedback, experiment_decision, run_experiment
+from lemmata.stages.experiment import (SUSPECT_RATE, AgentLimits, attempt_feedback, domain_tools, experiment_decision,
+                                       run_experiment)
 from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
 from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
 from lemmata.stages.experiment_plot import add_plots, draw_plot, plot_document, plot_file_name
@@ -538,3 +539,30 @@ def test_a_real_test_runs_in_the_sandbox_after_a_denied_one(monkeypatch: pytest.
     assert (check.outcome, check.attempts, check.trials, check.violations) == ("ran", 2, 900, 0)
     assert [p.x for p in check.series] == [10, 100, 1000] and check.x_label == "n"
     assert "audit hook" in check.sandbox and "sk-fake" not in user_text(backend.calls("experiment")[1])
+
+
+# =========================================================================== domain tools
+
+
+def test_a_domain_plugins_tool_is_offered_in_the_prompt_and_importable_by_the_code_that_runs() -> None:
+    from lemmata.plugins.bandits import plugin
+
+    runner, guide = domain_tools(plugin)
+    code = ("import json\nfrom bandit_regret import simulate, ucb1_bound\n"
+            "curve = simulate('ucb1', [0.7, 0.5], horizon=400, runs=20, seed=3)\n"
+            "print(json.dumps({'trials': 1, 'violations': int(curve.at(400) > ucb1_bound([0.7, 0.5], 400))}))\n")
+    client, backend = scripted_client({"experiment": [experiment_answer(code)]})
+    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=runner,
+                                tools_guide=guide)
+    [call] = backend.calls("experiment")
+    assert "Domain tools in the sandbox: The module `bandit_regret` is importable" in user_text(call)
+    [check] = experiment.checks
+    assert (check.outcome, check.trials, check.violations) == ("ran", 1, 0)
+
+
+def test_without_a_plugin_the_plain_sandbox_runs_and_the_prompt_names_no_tools() -> None:
+    runner, guide = domain_tools(None)
+    assert (runner, guide) == (run_python, "")
+    client, backend = scripted_client({"experiment": [experiment_answer()]})
+    run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=FakeRunner(ok(counts_line(10, 0))))
+    assert "Domain tools" not in user_text(backend.calls("experiment")[0])

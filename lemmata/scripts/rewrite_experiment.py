@@ -7,7 +7,8 @@ version's checks were about an earlier lemma chain)."""
 from lemmata.artifacts import Experiment, RevisionRequest, Theory, read_artifact, write_artifact
 from lemmata.errors import LemmataError
 from lemmata.jobs import StageJob
-from lemmata.stages.experiment import AgentLimits, run_experiment
+from lemmata.plugins import plugin_for
+from lemmata.stages.experiment import AgentLimits, domain_tools, run_experiment
 from lemmata.stages.experiment_plot import add_plots
 from lemmata.stages.rewrite import revision_feedback
 
@@ -18,9 +19,11 @@ with job.reporting():
     limits = AgentLimits(job.settings.EXPERIMENT_MAX_TURNS, job.settings.CONTEXT_COMPRESS_AFTER_TURNS)
     figures_home = job.output("figures").parent  # versions/v<n>: add_plots draws into its figures/
     try:
+        runner, tools_guide = domain_tools(plugin_for(job.task_input().domain))
         experiment = run_experiment(job.client(scope=f"rewrite_experiment:v{version}"),
                                     read_artifact(job.input("theory"), Theory), job.settings.EXPERIMENT_MODE,
-                                    limits=limits, feedback=revision_feedback(request))
+                                    runner=runner, limits=limits, feedback=revision_feedback(request),
+                                    tools_guide=tools_guide)
         experiment = add_plots(experiment, figures_home, version)
     except LemmataError as error:
         experiment = Experiment(skipped=True, skip_reason=f"the experiment agent failed during this rewrite: {error}")

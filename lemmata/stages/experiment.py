@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.errors import ModelOutputError
 from lemmata.llm.client import LLMClient
+from lemmata.plugins import DomainPlugin
 from lemmata.sandbox import SandboxResult, run_python
 from lemmata.stages.answers import ExperimentAnswer
 from lemmata.stages.experiment_counts import Counts, read_counts
@@ -44,6 +46,13 @@ class AgentLimits:
     compress_every: int = 6  # CONTEXT_COMPRESS_AFTER_TURNS
 
 
+def domain_tools(plugin: DomainPlugin | None) -> tuple[Runner, str]:
+    """The sandbox runner with the domain plugin's modules importable, and how to call them."""
+    if plugin is None or not plugin.sandbox_modules:
+        return run_python, ""
+    return partial(run_python, modules=plugin.sandbox_modules), plugin.tools_guide
+
+
 def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
     """Whether to run, and why: `auto` runs only on statements with quantitative signals."""
     if mode == "false":
@@ -57,14 +66,15 @@ def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
 
 
 def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python,
-                   limits: AgentLimits = AgentLimits(), feedback: str = "") -> Experiment:
-    """`feedback`: the reviewer's words at the theory review, for the agent that comes next."""
+                   limits: AgentLimits = AgentLimits(), feedback: str = "", tools_guide: str = "") -> Experiment:
+    """`feedback`: the reviewer's words at the theory review, for the agent that comes next.
+    `tools_guide`: how to call the domain plugin's modules, which `runner` makes importable."""
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
     verified = [lemma.id for lemma in theory.lemmas if lemma.status == "proved"]
     tested = [lemma for lemma in theory.lemmas if lemma.status == "low_confidence"]
-    checks = [check_lemma(client, lemma, runner, limits, feedback) for lemma in tested]
+    checks = [check_lemma(client, lemma, runner, limits, feedback, tools_guide) for lemma in tested]
     ran = [check for check in checks if check.outcome == "ran"]
     alignment = round(sum(not c.numerically_suspect for c in ran) / len(ran), 4) if ran else None
     return Experiment(
@@ -78,7 +88,7 @@ def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner 
 
 
 def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: AgentLimits,
-                feedback: str = "") -> LemmaCheck:
+                feedback: str = "", tools_guide: str = "") -> LemmaCheck:
     """Turns of write, run, read the counts; the first test with valid counts ends them."""
     history = AgentHistory(client, every=limits.compress_every)
     failures: list[str] = []
@@ -86,6 +96,7 @@ def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: A
     for turn in range(1, limits.max_turns + 1):
         prompt = render_prompt("experiment", lemma_id=lemma.id, statement=lemma.statement,
                                feedback=f"Reviewer feedback to take into account: {feedback}" if feedback else "",
+                               domain_tools=f"Domain tools in the sandbox: {tools_guide}" if tools_guide else "",
                                attempts=history.render(empty="(none: this is the first attempt)"))
         text = client.complete("experiment", prompt.system, prompt.user, json_answer=True)
         code, result = "", None
