@@ -278,6 +278,46 @@ class Experiment(Artifact):
     alignment_score: float | None = None
 
 
+class BriefedMemory(Artifact):
+    """A memory of an earlier run, as given to this run's agents."""
+
+    file: str
+    title: str
+    kind: Literal["strategy", "failure"]
+    session_id: str = Field(description="the run it was learned from")
+    similarity: float | None = Field(None, description="cosine similarity to this run's task; None: unranked")
+
+
+BRIEFING_FILE = "briefing.json"
+
+
+class Briefing(Artifact):
+    """`briefing.json`: what this run's agents are told beyond their prompts, decided once at the
+    start: memories of earlier runs in its domain, skills, and its domain plugin's guidance."""
+
+    domain: str = Field(description="the input's domain, as the researcher wrote it")
+    memory_domain: str = Field(description="where this run's memories are read and written")
+    plugin: str = Field("", description="the domain plugin serving the run; empty: none")
+    memories: list[BriefedMemory] = Field(default_factory=list)
+    skills: dict[str, list[str]] = Field(default_factory=dict, description="skill names by agent role")
+    by_role: dict[str, str] = Field(default_factory=dict, description="the text added to each role's system prompt")
+    notes: list[str] = Field(default_factory=list, description="what was left out, and why")
+
+
+class LearnedMemory(Artifact):
+    file: str
+    title: str
+    kind: Literal["strategy", "failure"]
+
+
+class Learned(Artifact):
+    """`learned.json`: what this run added to its domain's memories."""
+
+    memory_domain: str
+    memories: list[LearnedMemory] = Field(default_factory=list)
+    note: str = ""
+
+
 class PaperMeta(Artifact):
     version: int = Field(ge=1)
     title: str

@@ -27,6 +27,7 @@ class StageJob:
         self.smk = smk
         self.run_dir = Path.cwd()  # Snakemake runs scripts in the run directory.
         self.rule = str(smk.rule)
+        self.home = self.run_dir.parent.parent  # runs live in <home>/runs/<id>/
 
     @cached_property
     def settings(self) -> Settings:

@@ -18,16 +18,17 @@ class Stage:
 
 
 STAGES = (
-    Stage("survey", ("intake", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"), "survey.json",
-          ("input.json", "survey/first.json", "gates/survey_papers.json", "survey.json", "gates/survey_review.json")),
+    Stage("survey", ("intake", "briefing", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"),
+          "survey.json", ("input.json", "briefing.json", "survey/first.json", "gates/survey_papers.json",
+                          "survey.json", "gates/survey_review.json")),
     Stage("direction planning", ("ideation", "direction_gate", "directions", "direction_review_gate"),
           "directions.json",
           ("directions/ideas.json", "gates/direction.json", "directions.json", "gates/direction_review.json")),
     Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json",
           ("theory/formal.json", "gates/theory_rework.json", "theory/plan.json", "theory/lemmas/*.json", "theory.json")),
     Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json", ("gates/theory_review.json",)),
-    Stage("experiment", ("experiment", "experiment_review_gate"), "experiment.json",
-          ("experiment.json", "figures/*.pdf", "gates/experiment_review.json")),
+    Stage("experiment", ("experiment", "experiment_review_gate", "learn"), "experiment.json",
+          ("experiment.json", "figures/*.pdf", "gates/experiment_review.json", "learned.json")),
     Stage("writer", ("writer",), "paper_v1.tex", ("paper_v1.tex", "references.bib", "paper_v1.json")),
     Stage("compile", ("compile", "research_output"), "paper_v1.pdf",
           ("paper_v1.pdf", "paper_v1.compile.json", "research_output.json")),

@@ -94,6 +94,18 @@ class Settings(BaseModel):
         1.0, ge=0, description="factor on the polite minimum interval between requests to one service "
         "(arXiv 3 s, Semantic Scholar 1 s, web search 1 s); 0 turns the spacing off"
     )
+    MEMORY_TOP_K: int = Field(
+        4, ge=0, description="memories of earlier runs in the run's domain given to the planning and proving agents: "
+        "the k most similar to the task; 0: none"
+    )
+    MEMORY_BUDGET_CHARS: int = Field(
+        2400, ge=0, description="characters of prompt those memories may take (whole memories only); the embedded backend takes "
+        "at most 1800"
+    )
+    SKILLS_BUDGET_CHARS: int = Field(
+        6000, ge=0, description="characters of prompt the skills of one agent role may take (whole skills only); "
+        "the embedded backend, slow to read long prompts on a CPU, takes at most 1800"
+    )
     CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
     AUTO_VERIFY_CONFIDENCE: float = Field(0.85, ge=0, le=1, description="auto-accept threshold for verification")
     STAGNATION_WINDOW: int = Field(3, gt=0, description="stagnant iterations before forced refinement")

@@ -17,6 +17,8 @@ from lemmata.settings import Settings
 
 #: What a run says it is about, by mode, when `from-papers` gets only paper ids.
 PAPERS_TASK = "Build on these papers: "
+#: A domain is a name ("multi-armed bandits"), not a description.
+MAX_DOMAIN_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, ga
     default model, or refuse); it is called before the backend is built."""
     if not task.strip():
         raise UserError("the task is empty: say what to prove or explore")
+    check_domain(str(task_fields.get("domain", "")))
     settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
     if backend_name(settings, environ) == "embedded":
         settings = settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(embedded_model(settings))})
@@ -52,6 +55,13 @@ def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, ga
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
     return NewRun(run_dir, backend.name, backend.models.active)
+
+
+def check_domain(domain: str) -> None:
+    """A domain names a plugin and a memory directory: a short line of text."""
+    if len(domain) > MAX_DOMAIN_CHARS or any(not c.isprintable() for c in domain):
+        raise UserError(f"the domain must be one line of at most {MAX_DOMAIN_CHARS} characters, such as "
+                        "'multi-armed bandits' or 'number theory'")
 
 
 def checked_replay_settings(settings: Settings) -> Settings:

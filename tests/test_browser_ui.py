@@ -145,16 +145,19 @@ def approve_gate(page, gate: str, shot: str) -> None:
     expect(page.locator(f"#gate[data-gate='{gate}']")).to_be_hidden()
 
 
-def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(page, server):
+def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(page, server, environment):
     # (a) A new run from the page, gate mode human by default; the hash names it and the tab.
     page.goto(server)
     page.get_by_role("button", name="New run").click()
     page.get_by_label("Task").fill(even_sum_session.TASK)
+    page.get_by_label("Domain (optional)").fill("parity")
     expect(page.get_by_label("Gate mode")).to_have_value("human")
     page.get_by_role("button", name="Start run").click()
     expect(page).to_have_url(re.compile(r"#run=[\w-]+&tab=live$"))
     run_id = re.search(r"run=([\w-]+)", page.url).group(1)
     expect(page.get_by_test_id("run-select")).to_have_value(run_id)
+    config = (Path(environment["LEMMATA_HOME"]) / "runs" / run_id / "config.yaml").read_text(encoding="utf-8")
+    assert "domain: parity" in config
 
     # (b) Every review of a human-gated run, in order; the theory review shows the lemma chain.
     approve_gate(page, "survey_review", "01-live-survey-gate")

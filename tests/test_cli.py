@@ -77,3 +77,17 @@ def test_serve_off_loopback_with_a_token_requires_it_on_every_api_call(layout, m
     assert client.get("/api/runs", headers={"authorization": "Bearer a-long-random-secret"}).status_code == 200
 
 
+
+
+def test_a_domain_that_is_not_one_short_line_is_refused_before_a_run_is_made(layout):
+    result = CliRunner().invoke(cli, ["prove", "x", "--domain", "bandits " * 20])
+    assert result.exit_code != 0 and "the domain must be one line of at most 100 characters" in result.output
+    assert not (layout.home / "runs").exists() or not any((layout.home / "runs").iterdir())
+
+
+def test_plugins_lists_the_shipped_bandits_plugin_with_what_it_adds():
+    result = CliRunner().invoke(cli, ["plugins"])
+    assert result.exit_code == 0
+    assert "bandits: multi-armed bandits" in result.output
+    assert "domains: multi-armed bandits, bandits" in result.output
+    assert "skills: 1; sandbox modules: bandit_regret" in result.output

@@ -12,7 +12,6 @@ import multiprocessing
 import re
 import threading
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -28,25 +27,7 @@ from lemmata.memory.domain_memories import (
     write_memory,
 )
 from lemmata.memory.embeddings import E5Embedder, default_embedder
-
-
-class HashedWords:
-    """A deterministic embedder: each word adds 1 to a coordinate chosen by its CRC32."""
-
-    name = "hashed-words"
-
-    def __init__(self, dim: int = 256) -> None:
-        self.dim = dim
-        self.calls: list[tuple[list[str], bool]] = []
-
-    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
-        self.calls.append((list(texts), query))
-        rows = np.zeros((len(texts), self.dim))
-        for row, text in zip(rows, texts):
-            for word in re.findall(r"[a-z0-9]+", text.lower()):
-                row[zlib.crc32(word.encode()) % self.dim] += 1.0
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return rows / np.where(norms == 0, 1.0, norms)
+from lemmata.testing.embedders import HashedWords
 
 
 class Unusable:

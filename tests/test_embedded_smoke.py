@@ -18,7 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import REAL_LEMMATA_HOME, cli_environment
-from lemmata.artifacts import PaperMeta, Survey, Theory, read_artifact
+from lemmata.artifacts import Learned, PaperMeta, Survey, Theory, read_artifact
 from lemmata.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from lemmata.llm.calllog import read_call_records
 
@@ -86,3 +86,7 @@ def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) 
     assert text.count("[Unverified step]") == len(unverified)  # one marker per unverified lemma, none else
     if unverified:
         assert "Limitations" in text
+    # What the run learned went to the `general` memories (no domain), embedded offline too.
+    learned = read_artifact(run_dir / "learned.json", Learned)
+    assert learned.memory_domain == "general" and learned.note == "" and learned.memories
+    assert (home / "memory" / "domains" / "general" / learned.memories[0].file).is_file()

@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+import yaml
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
@@ -146,6 +147,9 @@ def test_unknown_endpoints_and_methods_answer_json(client):
     pytest.param({"mode": "from-papers", "papers": ["2101.00001", 7]}, '"papers" must list', id="bad-paper"),
     pytest.param({"mode": "from-papers", "papers": ["p"] * 21}, '"papers" must list', id="too-many-papers"),
     pytest.param({"task": "x"}, "LLM_RETRY_WAIT_MIN", id="bad-setting"),
+    pytest.param({"task": "x", "domain": ["bandits"]}, '"domain"', id="domain-not-text"),
+    pytest.param({"task": "x", "domain": "b" * 101}, "the domain must be one line", id="domain-too-long"),
+    pytest.param({"task": "x", "domain": "bandits\nand more"}, "the domain must be one line", id="domain-two-lines"),
 ])
 def test_a_bad_start_request_is_400_and_creates_no_run(layout, client, monkeypatch, body, message):
     if "bad-setting" in message or message == "LLM_RETRY_WAIT_MIN":
@@ -175,6 +179,22 @@ def test_a_started_run_is_written_and_handed_to_a_supervised_process(layout, cli
     process = client.app.state.supervisor.processes[session_id]
     assert process.args[-3:] == ["resume", session_id, "--wait-at-gates"]
     assert client.get(f"/api/runs/{session_id}").json()["working"] is True
+
+
+@pytest.mark.parametrize("body, domain", [
+    pytest.param({"mode": "prove", "task": "UCB1's regret is logarithmic", "domain": " multi-armed bandits "},
+                 "multi-armed bandits", id="prove"),
+    pytest.param({"mode": "from-papers", "papers": ["2101.00001"], "domain": "bandits"}, "bandits", id="from-papers"),
+    pytest.param({"mode": "explore", "task": "bandits", "domain": "ignored"}, "bandits", id="explore-uses-its-task"),
+    pytest.param({"mode": "prove", "task": "x"}, "", id="none"),
+])
+def test_a_started_run_keeps_the_research_domain_it_was_given(layout, client, monkeypatch, body, domain):
+    monkeypatch.setenv("LLM_BACKEND", "local")
+    monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 202
+    config = yaml.safe_load((layout.run_dir(response.json()["id"]) / "config.yaml").read_text(encoding="utf-8"))
+    assert config["domain"] == domain
 
 
 def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(layout, client):

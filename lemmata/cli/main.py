@@ -16,6 +16,7 @@ from lemmata import __version__
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
 from lemmata.cli.paper_cmd import ask, review, rewrite
+from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
@@ -52,13 +53,20 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--domain", "-d", default="", metavar="DOMAIN",
+                        help="the research domain, e.g. 'multi-armed bandits': picks the domain plugin "
+                             "(`lemmata plugins`), its skills, and the memories of earlier runs in it")(command)
+
+
 @cli.command()
 @click.argument("task")
+@domain_option
 @run_options
 @reports_errors
-def prove(task: str, output: Path, gate: str | None, jobs: int | None) -> None:
+def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
     """Prove TASK, a statement in words or LaTeX, and write the paper."""
-    start_run("prove", task, output, gate, jobs)
+    start_run("prove", task, output, gate, jobs, **({"domain": domain.strip()} if domain.strip() else {}))
 
 
 @cli.command()
@@ -66,18 +74,20 @@ def prove(task: str, output: Path, gate: str | None, jobs: int | None) -> None:
 @run_options
 @reports_errors
 def explore(domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
-    """Explore DOMAIN: find a direction worth proving, prove it, write the paper."""
+    """Explore DOMAIN: find a direction worth proving, prove it, write the paper.
+    DOMAIN is also the run's research domain (plugin, skills, memories)."""
     start_run("explore", domain, output, gate, jobs, domain=domain)
 
 
 @cli.command("from-papers")
 @click.argument("paper_ids", nargs=-1, required=True)
+@domain_option
 @run_options
 @reports_errors
-def from_papers(paper_ids: tuple[str, ...], output: Path, gate: str | None, jobs: int | None) -> None:
+def from_papers(paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
     """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
     start_run("from-papers", PAPERS_TASK + ", ".join(paper_ids), output, gate, jobs,
-              paper_ids=list(paper_ids))
+              paper_ids=list(paper_ids), **({"domain": domain.strip()} if domain.strip() else {}))
 
 
 def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | None, **task_fields: Any) -> None:
@@ -280,6 +290,7 @@ cli.add_command(ask)
 cli.add_command(rewrite)
 cli.add_command(review)
 cli.add_command(install_skills)
+cli.add_command(plugins)
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
@@ -33,6 +33,7 @@ class LLMClient:
         call_log: CallLog | None = None,
         scope: str = "",
         redact: Redactor | None = None,
+        briefing: Mapping[str, str] | None = None,
     ) -> None:
         self.backend = backend
         self.settings = settings
@@ -40,11 +41,14 @@ class LLMClient:
         self.call_log = call_log
         self.scope = scope
         self.redact = redact or Redactor()
+        #: The run's briefing (stages/briefing.py): text added to a role's system prompt in every call.
+        self.briefing = dict(briefing or {})
 
     def scoped(self, suffix: str) -> LLMClient:
         """The same client for one of several concurrent calls of a job: its own scope, so the
         call log (and a replay of it) tells them apart."""
-        return LLMClient(self.backend, self.settings, self.models, self.call_log, f"{self.scope}:{suffix}", self.redact)
+        return LLMClient(self.backend, self.settings, self.models, self.call_log, f"{self.scope}:{suffix}", self.redact,
+                         self.briefing)
 
     def complete(
         self,
@@ -71,10 +75,14 @@ class LLMClient:
         the answer should pass `on_restart`, or it cannot tell a restarted answer from a continuation.
 
         An exception raised by `on_text` or `on_restart` ends the call (no retry) and propagates unchanged.
+
+        The run's briefing for `role`, if any, is appended to `system` (and logged with it).
         """
         spec = lookup_role(role)
         if isinstance(messages, str):
             messages = [Message("user", messages)]
+        if self.briefing.get(role):
+            system = f"{system.rstrip()}\n\n{self.briefing[role]}"
         request = ChatRequest(
             role=role,
             model=self.models.for_tier(spec.tier),

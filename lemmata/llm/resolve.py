@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
 from lemmata.errors import UserError
 from lemmata.llm.base import Backend
 from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, Redactor
@@ -143,4 +144,11 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
     backend = build_backend(choice.name, settings, environ, run_dir)
     redact = Redactor(environ[v] for v in CREDENTIAL_VARIABLES if environ.get(v))
     log = CallLog(Path(run_dir) / CALL_LOG_NAME, redact)
-    return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact)
+    return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
+
+
+def run_briefing(run_dir: Path) -> dict[str, str]:
+    """The text the run's briefing adds to each role's system prompt; none before the briefing
+    is made (or in a run older than briefings)."""
+    path = Path(run_dir) / BRIEFING_FILE
+    return read_artifact(path, Briefing).by_role if path.is_file() else {}

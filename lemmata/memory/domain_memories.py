@@ -102,6 +102,23 @@ def write_memory(home: Path, domain: str, *, title: str, text: str, kind: Memory
     return path
 
 
+def forget_session(home: Path, domain: str, session_id: str) -> int:
+    """Remove what run `session_id` wrote to the domain (its files and entries); how many.
+    A run's memories are replaced, not added to, when it learns again."""
+    directory = domain_dir(home, domain)
+    if not (directory / INDEX_FILE).exists():
+        return 0
+    with _index_lock(directory):
+        index = _read_index(directory / INDEX_FILE, directory.name)
+        gone = [entry for entry in index.entries if entry.session_id == session_id]
+        if gone:
+            index.entries = [entry for entry in index.entries if entry.session_id != session_id]
+            write_artifact(directory / INDEX_FILE, index)  # the index first: a file it lists must exist
+            for entry in gone:
+                (directory / entry.file).unlink(missing_ok=True)
+    return len(gone)
+
+
 def load_memories(home: Path, domain: str, k: int, query: str | None = None,
                   embedder: Embedder | None = None) -> list[Memory]:
     """Up to k memories: the most similar to a (non-blank) query, else the first k in index order."""

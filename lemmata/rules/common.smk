@@ -6,8 +6,8 @@ from pathlib import Path
 from lemmata.stages.rewrite import previous_theory_file
 
 
-localrules: all, intake, theory_review_gate, survey_papers_gate, direction_gate, survey_review_gate,
-    direction_review_gate, experiment_review_gate, research_output, rewrite_context
+localrules: all, intake, briefing, learn, theory_review_gate, survey_papers_gate, direction_gate,
+    survey_review_gate, direction_review_gate, experiment_review_gate, research_output, rewrite_context
 
 
 def lemma_plan():
@@ -49,3 +49,11 @@ def theory_rework(wildcards):
 def previous_theory(wildcards):
     # Version n starts from version n-1's theory, which is never made again (ancient).
     return ancient(previous_theory_file(int(wildcards.n)))
+
+
+def briefing_file(wildcards):
+    # The first model call waits for the briefing. A run made before briefings existed (its
+    # survey done without one) keeps its stages: a new input would rerun them all.
+    if Path("survey/first.json").exists() and not Path("briefing.json").exists():
+        return []
+    return ["briefing.json"]

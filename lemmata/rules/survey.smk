@@ -4,6 +4,7 @@
 rule survey:
     input:
         task="input.json",
+        briefing=briefing_file,
     output:
         "survey/first.json",
     log:

@@ -58,11 +58,17 @@ def _task_of(body: dict) -> tuple[str, str, dict[str, object]]:
                 or not all(isinstance(p, str) and p.strip() for p in papers)):
             raise ApiError(400, f'"papers" must list 1 to {MAX_PAPERS} paper ids or titles (text) for from-papers')
         papers = [p.strip() for p in papers]
-        return mode, PAPERS_TASK + ", ".join(papers), {"paper_ids": papers}
+        return mode, PAPERS_TASK + ", ".join(papers), {"paper_ids": papers, **_domain_of(body)}
     task = text_field(body, "task", "what to prove" if mode == "prove" else "the domain to explore")
     if not task.strip():
         raise ApiError(400, f'"task" is empty: say {"what to prove" if mode == "prove" else "what to explore"}')
-    return mode, task, ({"domain": task} if mode == "explore" else {})
+    return mode, task, ({"domain": task} if mode == "explore" else _domain_of(body))
+
+
+def _domain_of(body: dict) -> dict[str, object]:
+    """The optional research domain (plugin, skills, memories) of a prove or from-papers run."""
+    domain = text_field(body, "domain", "the research domain, e.g. multi-armed bandits", required=False).strip()
+    return {"domain": domain} if domain else {}
 
 
 def _installed_embedded_model(environ: Mapping[str, str] | None):

@@ -1,5 +1,6 @@
-"""The multi-armed bandits plugin: regret-bound conventions for the agents, and a regret
-simulator the experiment stage's code can import in the sandbox (`bandit_regret`)."""
+"""The multi-armed bandits plugin: regret-bound conventions for the agents (guidance, and the
+skills in skills/), and a regret simulator the experiment stage's code can import in the
+sandbox (`bandit_regret`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ plugin = DomainPlugin(
         "writer": "Write R_T for cumulative (pseudo-)regret, Delta_i for the gap of arm i and N_i(T) for its "
                   "number of pulls; say which regret notion a bound is about.",
     },
+    skills_dir=HERE / "skills",
     sandbox_modules={"bandit_regret": HERE / "regret.py"},
     tools_guide=(
         "The module `bandit_regret` is importable in your code (numpy only): "

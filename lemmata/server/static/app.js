@@ -71,6 +71,8 @@ async function startRun(event) {
   } else {
     body.task = byId("new-run-task").value.trim();
   }
+  const domain = byId("new-run-domain").value.trim();
+  if (domain && mode !== "explore") body.domain = domain;
   byId("new-run-error").textContent = "";
   try {
     const started = await sendJson("POST", "/api/runs", body);
@@ -83,9 +85,11 @@ async function startRun(event) {
   }
 }
 
-/** from-papers starts from paper ids or titles; prove and explore from a task. */
+/** from-papers starts from paper ids or titles; prove and explore from a task. An explore
+ * run's domain is its task. */
 function showModeFields(mode) {
   const papers = mode === "from-papers";
+  byId("new-run-domain-row").hidden = mode === "explore";
   byId("new-run-task-row").hidden = papers;
   byId("new-run-task").required = !papers;
   byId("new-run-papers-row").hidden = !papers;

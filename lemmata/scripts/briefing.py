@@ -1,0 +1,9 @@
+"""briefing: input.json -> briefing.json (skills, plugin guidance and memories, by agent role)."""
+from lemmata.artifacts import TaskInput, read_artifact, write_artifact
+from lemmata.jobs import StageJob
+from lemmata.stages.briefing import brief_run
+
+job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
+with job.reporting():
+    task = read_artifact(job.input("task"), TaskInput)
+    write_artifact(job.output(), brief_run(job.home, task, job.settings))
