@@ -15,7 +15,7 @@ from lemmata.artifacts import TaskInput, atomic_write_text
 from lemmata.errors import LemmataError
 from lemmata.llm.client import LLMClient
 from lemmata.llm.resolve import make_client
-from lemmata.settings import Settings
+from lemmata.settings import Settings, lemmata_home
 
 FAILURE_FILE = "logs/last_failure.txt"
 
@@ -27,7 +27,7 @@ class StageJob:
         self.smk = smk
         self.run_dir = Path.cwd()  # Snakemake runs scripts in the run directory.
         self.rule = str(smk.rule)
-        self.home = self.run_dir.parent.parent  # runs live in <home>/runs/<id>/
+        self.home = data_home_of(self.run_dir)
 
     @cached_property
     def settings(self) -> Settings:
@@ -56,3 +56,9 @@ class StageJob:
             atomic_write_text(self.run_dir / FAILURE_FILE, message + "\n")
             sys.stderr.write(f"lemmata: {message}\n")
             raise SystemExit(1) from None
+
+
+def data_home_of(run_dir: Path) -> Path:
+    """The data directory a run belongs to (memories, installed skills): the one it lives in
+    (`<home>/runs/<id>/`); for a workflow run by hand elsewhere, $LEMMATA_HOME."""
+    return run_dir.parent.parent if run_dir.parent.name == "runs" else lemmata_home()

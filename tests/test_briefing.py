@@ -407,3 +407,12 @@ def test_a_composed_briefing_reaches_the_prover_through_the_run_directory(tmp_pa
     assert "[worked] Hoeffding then union bound" in backend.calls("prover")[0].system
     assert bandits.guidance["prover"] in backend.calls("prover")[0].system
     assert backend.calls("verifier")[0].system == "You check."
+
+
+def test_a_job_reads_and_writes_memories_in_the_data_directory_its_run_lives_in(tmp_path, monkeypatch):
+    from lemmata.jobs import data_home_of
+
+    monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "elsewhere"))
+    assert data_home_of(tmp_path / "home" / "runs" / "20261121-1") == tmp_path / "home"
+    # A workflow run by hand in any directory uses $LEMMATA_HOME, not two folders up.
+    assert data_home_of(tmp_path / "work" / "my-run") == tmp_path / "elsewhere"
