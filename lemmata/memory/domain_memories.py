@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from lemmata.artifacts import Artifact, atomic_write_text, read_artifact, write_artifact
 from lemmata.errors import ArtifactError, UserError
+from lemmata.latex.bibliography import ascii_letters
 from lemmata.memory.embeddings import Embedder, default_embedder
 from lemmata.plugins import normalised_domain
 
@@ -72,6 +73,13 @@ def domain_slug(domain: str) -> str:
                         f"digits and single '-' between them, at most {_MAX_SLUG} characters "
                         "(for example 'number-theory')")
     return slug
+
+
+def slug(text: str) -> str:
+    """`Erdős problems: a survey` → `erdos-problems-a-survey`: ASCII letters and digits (accents
+    transliterated as in citation keys), one '-' between words, at most 60 characters."""
+    words = (ascii_letters(word) for word in re.split(r"[\W_]+", text))
+    return "-".join(word for word in words if word)[:_MAX_SLUG].strip("-")
 
 
 def domain_dir(home: Path, domain: str) -> Path:
@@ -188,7 +196,7 @@ def _memory_text(path: Path) -> str | None:
 
 def _free_file_name(directory: Path, index: MemoryIndex, title: str) -> str:
     """`<slug>.md` from the title, numbered when taken (by the index or by a file on disk)."""
-    stem = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:_MAX_SLUG].strip("-") or "memory"
+    stem = slug(title) or "memory"
     taken = {entry.file for entry in index.entries}
     name, number = f"{stem}.md", 1
     while name in taken or (directory / name).exists():

@@ -14,14 +14,12 @@ the domain itself, else `general`.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
 from lemmata.artifacts import BriefedMemory, Briefing, TaskInput
 from lemmata.errors import UserError
-from lemmata.memory.domain_memories import Memory, load_memories
+from lemmata.memory.domain_memories import Memory, load_memories, slug
 from lemmata.memory.embeddings import Embedder
 from lemmata.plugins import DomainPlugin, plugin_for
 from lemmata.settings import Settings
@@ -51,10 +49,7 @@ KIND_LABELS = {"strategy": "worked", "failure": "failed"}
 
 def memory_domain(domain: str, plugin: DomainPlugin | None) -> str:
     """The memory directory's domain: the plugin's name, else the domain as a slug, else `general`."""
-    name = plugin.name if plugin is not None else domain
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:60].strip("-")
-    return slug or GENERAL_DOMAIN
+    return slug(plugin.name if plugin is not None else domain) or GENERAL_DOMAIN
 
 
 def render_memory(memory: Memory) -> str:
@@ -66,8 +61,10 @@ def fitting_memories(memories: Sequence[Memory], budget_chars: int, limit: int) 
     within budget; what an earlier memory said already (runs of one task learn the same) once."""
     chosen, used, said = [], len(MEMORY_HEADING), set()
     for memory in memories:
+        if len(chosen) == limit:
+            break
         line = render_memory(memory)
-        if line in said or len(chosen) == limit:
+        if line in said:
             continue
         said.add(line)
         if used + len(line) <= budget_chars:
