@@ -33,6 +33,8 @@ STAGES = (
     Stage("compile", ("compile", "research_output"), "paper_v1.pdf",
           ("paper_v1.pdf", "paper_v1.compile.json", "research_output.json")),
 )
+#: The rules a cluster profile sends to the queue; the workflow's `localrules` are all the others.
+CLUSTER_RULES = ("prove_lemma", "experiment", "rewrite_theory", "rewrite_experiment")
 #: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
 USER_FIGURES = "figures"
 

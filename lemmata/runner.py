@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -36,6 +36,7 @@ from lemmata.pausing import (
     clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
 )
 from lemmata.pipeline import STAGES, USER_FIGURES, figures_of, incomplete_outputs, user_files, version_targets
+from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
@@ -77,19 +78,24 @@ class Invocation:
 class Driver:
     run_dir: Path
     console: RunConsole
-    jobs: int | None = None  # None: default_jobs(the run's backend)
+    jobs: int | None = None  # None: default_jobs(the run's backend), or the profile's on a cluster
+    profile: str | None = None  # None: the run's own (RunRecord.profile); a new one is kept for resumes
     version: int = 1  # the paper version this drive makes: 1, the first run; n > 1, a rewrite
     tally: TokenTally = field(default_factory=TokenTally)
     started: float = field(default_factory=time.monotonic)
     _pause_requested: bool = False
     _workflow: subprocess.Popen[bytes] | None = None  # the Snakemake process while one runs
     _asking: bool = False  # a gate question waits for the researcher's answer
+    _profile_arguments: list[str] = field(default_factory=list)
 
     def drive(self, prepare: Callable[[], None] | None = None) -> RunRecord:
         """Run until completed, paused, stopped at a gate, or failed; the record says which.
         `prepare` runs first, under the run's lock (a rewrite writes its request there)."""
         with RunLock(self.run_dir), self._signals_ask_for_a_pause():
             withdraw_pause_request(self.run_dir)  # left by a run that died before it paused
+            record = load_record(self.run_dir)
+            execution = resolve_profile(self.profile or record.profile)
+            self._profile_arguments = profile_arguments(execution)
             if prepare is not None:
                 prepare()
             self._repair()
@@ -97,8 +103,10 @@ class Driver:
             if checkpoint:
                 self.console.info(f"resuming from the {checkpoint.stage_name} stage (paused "
                                   f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(checkpoint.paused_at))})")
-            record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="")
-            self.jobs = self.jobs or default_jobs(record.backend)
+            record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="",
+                                 profile=execution.name)
+            if not execution.remote:
+                self.jobs = self.jobs or default_jobs(record.backend)
             return self._loop(record)
 
     def _repair(self) -> None:
@@ -157,8 +165,9 @@ class Driver:
         log_start = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")
         process = subprocess.Popen(
-            [*snakemake_command(self.run_dir, self.jobs), *version_targets(self.version)], cwd=self.run_dir,
-            env=workflow_environment(self.run_dir), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
+            cwd=self.run_dir, env=workflow_environment(self.run_dir), stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True,
         )
         self._workflow = process
         try:
@@ -346,12 +355,14 @@ def snakefile() -> Path:
     return Path(str(files("lemmata") / "Snakefile"))
 
 
-def snakemake_command(run_dir: Path, jobs: int) -> list[str]:
-    # Code and software-env changes must not rerun finished stages (each rerun costs model calls).
+def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequence[str] = ()) -> list[str]:
+    """`jobs` None: the profile's (a cluster profile's `jobs:`). The options after the profile's
+    hold whatever the profile says: code and software-env changes must not rerun finished
+    stages (each rerun costs model calls), and the driver reads the lemmata logger's events."""
     return [
         sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
-        "--configfile", str(run_dir / "config.yaml"), "--cores", str(jobs), "--logger", "lemmata",
-        "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
+        *profile_arguments, "--configfile", str(run_dir / "config.yaml"), *(["--jobs", str(jobs)] if jobs else []),
+        "--logger", "lemmata", "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
     ]
 
 

@@ -34,6 +34,7 @@ class RunRecord(Artifact):
     output_dir: str
     gate_mode: Literal["none", "auto", "human"]
     backend: str
+    profile: str = "local"  # the Snakemake profile its jobs run under: a shipped name or a folder's path
     created: float = Field(default_factory=time.time)
     updated: float = Field(default_factory=time.time)
     status: RunStatus = "running"

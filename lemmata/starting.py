@@ -12,6 +12,7 @@ from typing import Any
 from lemmata.artifacts import TaskInput
 from lemmata.errors import UserError
 from lemmata.llm.resolve import backend_name, choose_backend
+from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.runs import Layout, RunRecord, new_session_id
 from lemmata.settings import Settings
 
@@ -30,7 +31,7 @@ class NewRun:
 
 def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, gate: str | None,
                    environ: Mapping[str, str], embedded_model: Callable[[Settings], Path],
-                   **task_fields: Any) -> NewRun:
+                   profile: str | None = None, **task_fields: Any) -> NewRun:
     """A run directory ready to drive; UserError/SettingsError before anything is written.
     `output` receives the paper's copy (None: `results/<id>/` in the data directory).
     `embedded_model(settings)` returns the model file an embedded run loads (it may install the
@@ -38,6 +39,8 @@ def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, ga
     if not task.strip():
         raise UserError("the task is empty: say what to prove or explore")
     check_domain(str(task_fields.get("domain", "")))
+    execution = resolve_profile(profile)
+    profile_arguments(execution)  # a profile that cannot work here stops us before any work
     settings = Settings.from_mapping({**environ, **({"GATE_MODE": gate} if gate else {})})
     if backend_name(settings, environ) == "embedded":
         settings = settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(embedded_model(settings))})
@@ -50,7 +53,7 @@ def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, ga
     run_dir = layout.run_dir(session_id)
     output = output if output is not None else layout.home / "results" / session_id
     record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
-                       gate_mode=settings.GATE_MODE, backend=backend.name)
+                       gate_mode=settings.GATE_MODE, backend=backend.name, profile=execution.name)
     from lemmata.runner import create_run  # the runner imports the workflow machinery: only here
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)

@@ -15,6 +15,7 @@ import click
 from lemmata import __version__
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
+from lemmata.cli.options import profile_option
 from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
@@ -49,8 +50,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
                                 "(after every stage); the theory review always asks (default: GATE_MODE)")(command)
     command = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                            help="parallel jobs, e.g. lemmas proved at once (default: 10, or the cores if more; "
-                                "2 on the embedded model)")(command)
-    return command
+                                "2 on the embedded model; on a cluster, the profile's)")(command)
+    return profile_option(command)
 
 
 def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,19 +65,19 @@ def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
 @domain_option
 @run_options
 @reports_errors
-def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
+def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | None, profile: str | None) -> None:
     """Prove TASK, a statement in words or LaTeX, and write the paper."""
-    start_run("prove", task, output, gate, jobs, **({"domain": domain.strip()} if domain.strip() else {}))
+    start_run("prove", task, output, gate, jobs, profile, **({"domain": domain.strip()} if domain.strip() else {}))
 
 
 @cli.command()
 @click.argument("domain")
 @run_options
 @reports_errors
-def explore(domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
+def explore(domain: str, output: Path, gate: str | None, jobs: int | None, profile: str | None) -> None:
     """Explore DOMAIN: find a direction worth proving, prove it, write the paper.
     DOMAIN is also the run's research domain (plugin, skills, memories)."""
-    start_run("explore", domain, output, gate, jobs, domain=domain)
+    start_run("explore", domain, output, gate, jobs, profile, domain=domain)
 
 
 @cli.command("from-papers")
@@ -84,19 +85,22 @@ def explore(domain: str, output: Path, gate: str | None, jobs: int | None) -> No
 @domain_option
 @run_options
 @reports_errors
-def from_papers(paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None) -> None:
+def from_papers(paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None,
+                profile: str | None) -> None:
     """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
-    start_run("from-papers", PAPERS_TASK + ", ".join(paper_ids), output, gate, jobs,
+    start_run("from-papers", PAPERS_TASK + ", ".join(paper_ids), output, gate, jobs, profile,
               paper_ids=list(paper_ids), **({"domain": domain.strip()} if domain.strip() else {}))
 
 
-def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | None, **task_fields: Any) -> None:
+def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | None, profile: str | None,
+              **task_fields: Any) -> None:
     if not task.strip():
         raise click.UsageError("the task is empty: say what to prove or explore")
     new = create_new_run(Layout.from_environment(), mode, task, output, gate, load_environment(),
-                         announced_embedded_model, **task_fields)
+                         announced_embedded_model, profile=profile, **task_fields)
+    where = f"; jobs under the {profile} profile" if profile and profile != "local" else ""
     click.echo(f"lemmata {__version__}: run {new.run_dir.name} with backend {new.backend} "
-               f"(model {new.model}); run directory {new.run_dir}", err=True)
+               f"(model {new.model}); run directory {new.run_dir}{where}", err=True)
     drive(new.run_dir, jobs)
 
 
@@ -112,11 +116,12 @@ def announced_embedded_model(settings: Settings) -> Path:
 
 
 def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None,
-          offer_review: bool = True, wait_at_gates: bool = False) -> None:
+          offer_review: bool = True, wait_at_gates: bool = False, profile: str | None = None) -> None:
     """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
     continue the unfinished one) and report how it ended; a completed first run on a terminal
     then offers the review loop (questions, rewrites). `wait_at_gates`: a gate is answered in
-    the browser, so the run stops there with status "waiting" until it is."""
+    the browser, so the run stops there with status "waiting" until it is. `profile` None:
+    the run's own."""
     from lemmata.cli.console import TerminalConsole
     from lemmata.cli.review_loop import offer_review as offer
     from lemmata.gate_answers import AnswersFromTheBrowser
@@ -126,9 +131,7 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
     console = TerminalConsole()
     if wait_at_gates:
         console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
-    driver = Driver(run_dir, console)
-    if jobs:
-        driver.jobs = jobs
+    driver = Driver(run_dir, console, jobs=jobs, profile=profile)
     record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
     click.echo(f"run {record.session_id}: {record.status}" + (f" — {record.message}" if record.message else ""),
                err=True)
@@ -141,11 +144,11 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
             offer(run_dir, rewriter(run_dir, jobs))
 
 
-def rewriter(run_dir: Path, jobs: int | None) -> Callable[[str], None]:
+def rewriter(run_dir: Path, jobs: int | None, profile: str | None = None) -> Callable[[str], None]:
     """A rewrite from the review loop; one that did not complete (paused) leaves the loop."""
 
     def rewrite(instructions: str) -> None:
-        drive(run_dir, jobs, rewrite=True, instructions=instructions, offer_review=False)
+        drive(run_dir, jobs, rewrite=True, instructions=instructions, offer_review=False, profile=profile)
         if load_record(run_dir).status != "completed":
             raise click.Abort
 
@@ -155,17 +158,18 @@ def rewriter(run_dir: Path, jobs: int | None) -> Callable[[str], None]:
 @cli.command()
 @click.argument("session_id")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
+@profile_option
 @click.option("--wait-at-gates", is_flag=True,
               help="stop at a gate with status waiting instead of asking here; the decision comes from "
                    "the browser (what `lemmata serve` starts runs with)")
 @reports_errors
-def resume(session_id: str, jobs: int | None, wait_at_gates: bool) -> None:
+def resume(session_id: str, jobs: int | None, profile: str | None, wait_at_gates: bool) -> None:
     """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed."""
     from lemmata.rewrite import pending_rewrite
 
     Settings.from_environment()
     run_dir = Layout.from_environment().existing_run_dir(session_id)
-    drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None, wait_at_gates=wait_at_gates)
+    drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None, wait_at_gates=wait_at_gates, profile=profile)
 
 
 @cli.command()

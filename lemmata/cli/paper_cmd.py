@@ -8,6 +8,7 @@ import sys
 import click
 
 from lemmata.cli.errors import reports_errors
+from lemmata.cli.options import profile_option
 from lemmata.runs import Layout, validate_session_id
 
 
@@ -40,8 +41,9 @@ def ask(session_id: str, question: str) -> None:
 @click.argument("session_id")
 @click.argument("instructions")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
+@profile_option
 @reports_errors
-def rewrite(session_id: str, instructions: str, jobs: int | None) -> None:
+def rewrite(session_id: str, instructions: str, jobs: int | None, profile: str | None) -> None:
     """Make the next version of the paper of run SESSION_ID, following INSTRUCTIONS.
 
     The theory runs again, then the experiment, then the writer, each with the instructions as
@@ -51,14 +53,15 @@ def rewrite(session_id: str, instructions: str, jobs: int | None) -> None:
     from lemmata.cli.main import drive
 
     drive(Layout.from_environment().existing_run_dir(validate_session_id(session_id)), jobs,
-          rewrite=True, instructions=instructions)
+          rewrite=True, instructions=instructions, profile=profile)
 
 
 @click.command()
 @click.argument("session_id")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs of a rewrite")
+@profile_option
 @reports_errors
-def review(session_id: str, jobs: int | None) -> None:
+def review(session_id: str, jobs: int | None, profile: str | None) -> None:
     """Questions and rewrites of the paper of run SESSION_ID, in a loop, until you accept.
 
     Question (Enter to accept), then What next? [a]ccept [q]uestion [r]ewrite. Any run with a
@@ -71,4 +74,4 @@ def review(session_id: str, jobs: int | None) -> None:
     run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
     version, _ = current_paper(run_dir)
     click.echo(f"run {session_id}: paper version {version}", err=True)
-    review_loop(run_dir, rewriter(run_dir, jobs))
+    review_loop(run_dir, rewriter(run_dir, jobs, profile))

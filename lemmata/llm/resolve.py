@@ -10,6 +10,7 @@ silent switch to another provider.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,7 @@ def build_backend(name: str, settings: Settings, environ: Mapping[str, str], run
         from lemmata.settings import lemmata_home
 
         return EmbeddedBackend(embedded_model_file(settings), settings.LEMMATA_EMBEDDED_CONTEXT,
-                               settings.LEMMATA_EMBEDDED_THREADS, lock_path=lemmata_home() / "models" / ".generate.lock",
+                               settings.LEMMATA_EMBEDDED_THREADS, lock_path=generation_lock(lemmata_home()),
                                max_answer_tokens=settings.LEMMATA_EMBEDDED_MAX_TOKENS)
     if name == "replay":
         from lemmata.llm.replay import ReplayBackend
@@ -152,3 +153,9 @@ def run_briefing(run_dir: Path) -> dict[str, str]:
     is made (or in a run older than briefings)."""
     path = Path(run_dir) / BRIEFING_FILE
     return read_artifact(path, Briefing).by_role if path.is_file() else {}
+
+
+def generation_lock(home: Path) -> Path:
+    """One embedded generation at a time per machine (they share its cores). Named after the
+    host: on a cluster whose data directory is shared, jobs on other nodes do not wait."""
+    return home / "models" / f".generate-{socket.gethostname()}.lock"

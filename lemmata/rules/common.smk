@@ -6,8 +6,13 @@ from pathlib import Path
 from lemmata.stages.rewrite import previous_theory_file
 
 
-localrules: all, intake, briefing, learn, theory_review_gate, survey_papers_gate, direction_gate,
-    survey_review_gate, direction_review_gate, experiment_review_gate, research_output, rewrite_context
+# Every rule but the proofs of the lemmas and the experiments (a rewrite's too) runs where the
+# driver runs, also under a cluster profile: a gate, a copy, one model call or one pdflatex is
+# cheaper than a trip through the queue. pipeline.CLUSTER_RULES names the others.
+localrules: all, intake, briefing, survey, survey_final, ideation, directions, formalize, theory_plan,
+    theory_assemble, theory_review_gate, survey_papers_gate, direction_gate, survey_review_gate,
+    direction_review_gate, experiment_review_gate, writer, compile, research_output, learn,
+    rewrite_writer, rewrite_compile, rewrite_context
 
 
 def lemma_plan():
