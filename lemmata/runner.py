@@ -93,8 +93,7 @@ class Driver:
         `prepare` runs first, under the run's lock (a rewrite writes its request there)."""
         with RunLock(self.run_dir), self._signals_ask_for_a_pause():
             withdraw_pause_request(self.run_dir)  # left by a run that died before it paused
-            record = load_record(self.run_dir)
-            execution = resolve_profile(self.profile or record.profile)
+            execution = resolve_profile(self.profile or load_record(self.run_dir).profile)
             self._profile_arguments = profile_arguments(execution)
             if prepare is not None:
                 prepare()

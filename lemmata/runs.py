@@ -15,6 +15,7 @@ from pydantic import Field
 
 from lemmata.artifacts import Artifact, read_artifact, write_artifact
 from lemmata.errors import RunBusyError, UserError
+from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.settings import lemmata_home
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -34,7 +35,7 @@ class RunRecord(Artifact):
     output_dir: str
     gate_mode: Literal["none", "auto", "human"]
     backend: str
-    profile: str = "local"  # the Snakemake profile its jobs run under: a shipped name or a folder's path
+    profile: str = DEFAULT_PROFILE  # the Snakemake profile its jobs run under: a shipped name or a folder's path
     created: float = Field(default_factory=time.time)
     updated: float = Field(default_factory=time.time)
     status: RunStatus = "running"

@@ -65,12 +65,13 @@ def test_a_folder_of_ones_own_is_a_profile_named_by_its_absolute_path(tmp_path, 
     assert (profile.name, profile.directory, profile.executor) == (str(tmp_path / "site"), tmp_path / "site", "slurm")
 
 
-@pytest.mark.parametrize("name", ["nowhere", "local2", ""])
+def test_an_empty_profile_name_is_the_default():
+    assert resolve_profile("").name == resolve_profile(" ").name == "local"
+
+
+@pytest.mark.parametrize("name", ["nowhere", "local2"])
 def test_an_unknown_profile_is_refused_naming_the_shipped_ones(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    if name == "":
-        assert resolve_profile(name).name == "local"  # an empty name is the default
-        return
     with pytest.raises(UserError, match=r"no profile .*: name a shipped one \(local, slurm\) or a folder"):
         resolve_profile(name)
 

@@ -24,6 +24,7 @@ from lemmata.gates import waiting_gate
 from lemmata.llm.roles import ROLES
 from lemmata.pipeline import artifact_states, stage_states
 from lemmata.pausing import request_pause
+from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.runs import Layout, is_run_active, live_status, load_record, validate_session_id
 from lemmata.settings import Settings, load_environment
 from lemmata.starting import PAPERS_TASK, create_new_run
@@ -98,7 +99,7 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
         raise click.UsageError("the task is empty: say what to prove or explore")
     new = create_new_run(Layout.from_environment(), mode, task, output, gate, load_environment(),
                          announced_embedded_model, profile=profile, **task_fields)
-    where = f"; jobs under the {profile} profile" if profile and profile != "local" else ""
+    where = f"; jobs under the {profile} profile" if profile and profile != DEFAULT_PROFILE else ""
     click.echo(f"lemmata {__version__}: run {new.run_dir.name} with backend {new.backend} "
                f"(model {new.model}); run directory {new.run_dir}{where}", err=True)
     drive(new.run_dir, jobs)

@@ -42,7 +42,7 @@ def shipped_profiles() -> list[str]:
 
 def resolve_profile(name: str | None) -> Profile:
     """A shipped profile by name, or a folder holding a config.yaml; a clear error otherwise."""
-    name = (name or DEFAULT_PROFILE).strip()
+    name = (name or "").strip() or DEFAULT_PROFILE
     if name in shipped_profiles():
         directory = Path(str(files("lemmata") / "profiles" / name))
     else:
