@@ -131,6 +131,7 @@ class TheoryPlan(Artifact):
     lemmas: list[Lemma] = Field(min_length=1)
     formal_statement: str = ""
     architect_note: str = Field("", description="what the proof architect changed, or why its answer was not used")
+    dedup_note: str = Field("", description="lemmas merged as copies or dropped as restating the goal, per plan")
     rework: TheoryRework | None = Field(None, description="the reviewer's objection this plan answers")
 
     def reworked(self, lemma_id: str) -> bool:
@@ -154,14 +155,50 @@ class SelfAssessment(Artifact):
     techniques_used: list[str] = Field(default_factory=list)
 
 
-#: auto_accepted: confidence >= AUTO_VERIFY_CONFIDENCE, no model call; verifier_pass: the verifier
-#: said valid; failed: the verifier rejected it or there was no proof to check; not_checked: the
-#: verifier could not run or its answer was unreadable. Only the first two mean `verified`.
-VerificationMethod = Literal["auto_accepted", "verifier_pass", "failed", "not_checked"]
+#: How the checks ended for the kept attempt. auto_accepted: confidence >= AUTO_VERIFY_CONFIDENCE with no
+#: gap, accepted without a call (the spec's rule); verifier_pass: the verifier said valid naming no flaw
+#: and the refuter, asked for the first error, found none; flagged: a gap, or a check named a flaw
+#: without calling the proof wrong; failed: the verifier called it invalid, or there was no proof;
+#: not_checked: a check could not run or answered unreadably. The first two accept the proof (its
+#: turns end); only a proof that passed the checks (verifier_pass), by a trusted checker, is `verified`:
+#: an auto-accepted proof was checked by nobody but its prover.
+VerificationMethod = Literal["auto_accepted", "verifier_pass", "flagged", "failed", "not_checked"]
+ACCEPTING_METHODS = ("auto_accepted", "verifier_pass")
+CHECKED_METHOD = "verifier_pass"
+#: Below this confidence the prover itself calls the proof incomplete or possibly wrong (the spec's
+#: calibration table): no check makes such a proof verified.
+VERIFIED_MIN_CONFIDENCE = 0.40
+
+CheckerTrust = Literal["calibrated", "not_discriminating", "uncalibrated"]
+
+
+class Checker(Artifact):
+    """The model that checked a proof and how far its checks are trusted, as measured on
+    human-labelled proofs (verification/calibration.py). Only a `calibrated` checker can make a
+    proof verified; the others can only fail one or leave it unchecked."""
+
+    backend: str
+    model: str
+    trust: CheckerTrust
+    false_accept_rate: float | None = Field(None, description="accepted among proofs humans judged incorrect")
+    correct_accept_rate: float | None = Field(None, description="accepted among proofs humans judged correct")
+    measured_on: str = Field("", description="what the rates were measured on, and when")
+
+    @property
+    def can_verify(self) -> bool:
+        return self.trust == "calibrated"
+
+
+class CheckStep(Artifact):
+    """One check of a proof attempt, in the order they ran."""
+
+    check: Literal["structure", "auto_accept", "verifier", "refuter"]
+    outcome: Literal["passed", "objected", "rejected", "could_not_run", "skipped"]
+    detail: str = ""
 
 
 class ProvedLemma(Artifact):
-    """One lemma after the prover and the verifier. `verified` is never true by default."""
+    """One lemma after the prover and its checks. `verified` is never true by default."""
 
     id: str
     statement: str
@@ -175,17 +212,32 @@ class ProvedLemma(Artifact):
     assessment: SelfAssessment | None = None
     verification_method: VerificationMethod
     verification: str = Field("", description="how `verified` was decided, in words")
+    checks: list[CheckStep] = Field(default_factory=list, description="the checks of the kept attempt, in order")
+    checked_by: Checker | None = Field(None, description="who checked it; None only in runs recorded before checkers")
     lean_sketch: str = ""
     attempts: int = Field(1, ge=1, description="prover turns spent on this lemma")
     refinements: list[str] = Field(default_factory=list, description="strategies the refiner proposed after stagnation")
 
+    @property
+    def accepted(self) -> bool:
+        """The checks accepted the proof (whether or not its checker is trusted)."""
+        return self.verification_method in ACCEPTING_METHODS
+
     @model_validator(mode="after")
     def _verified_only_when_checked(self) -> ProvedLemma:
-        # Honesty is structural: no artifact can call an unchecked or failed proof verified.
-        checked = self.verification_method in ("auto_accepted", "verifier_pass")
-        if self.verified != checked or (self.status == "proved") != checked:
+        # Honesty is structural: no artifact can call an unchecked, flawed or failed proof verified.
+        should_be = self.accepted
+        if self.checked_by is not None:  # runs recorded before checkers: no trust, floor, gap or check rule
+            refuted_in_vain = any(step.check == "refuter" and step.outcome == "passed" for step in self.checks)
+            should_be = (self.verification_method == CHECKED_METHOD and refuted_in_vain and self.checked_by.can_verify
+                         and not self.gaps and self.confidence >= VERIFIED_MIN_CONFIDENCE)
+        if self.verified != should_be or (self.status == "proved") != self.verified:
             raise ValueError(f"lemma {self.id}: verified={self.verified}, status={self.status} "
-                             f"contradict verification_method={self.verification_method}")
+                             f"contradict verification_method={self.verification_method}, "
+                             f"checker={self.checked_by.trust if self.checked_by else 'none'}, "
+                             f"confidence={self.confidence}, gaps={len(self.gaps)}")
+        if self.status == "failed" and self.accepted:
+            raise ValueError(f"lemma {self.id}: failed, yet its checks accepted it")
         return self
 
 
@@ -208,6 +260,34 @@ class Theory(Artifact):
     @property
     def proven_count(self) -> int:
         return proven_count(self.lemmas)
+
+    @property
+    def main_result_established(self) -> bool:
+        return not self.main_result_issues()
+
+    def main_result_issues(self) -> list[str]:
+        """Why the main result is not established, in the words the paper, the cards and the
+        status use; empty when every lemma is verified, the assembled proof passed its
+        consistency check and the theorem was stated from it."""
+        issues = []
+        failed = [lemma.id for lemma in self.lemmas if lemma.status == "failed"]
+        unverified = [lemma.id for lemma in self.lemmas if lemma.status == "low_confidence"]
+        if failed:
+            issues.append(f"the proof of {_listed(failed)} failed")
+        if unverified:
+            issues.append(f"{_listed(unverified)} {'is' if len(unverified) == 1 else 'are'} not verified")
+        if not self.assembled_proof.strip():
+            issues.append("no proof of the main result was assembled")
+        elif not self.consistency.passed:
+            issues.append("the assembled proof failed its consistency check"
+                          + (f" ({'; '.join(self.consistency.issues)})" if self.consistency.issues else ""))
+        if self.crystallization_error:
+            issues.append("the theorem could not be stated from the assembled proof, so the goal is stated instead")
+        return issues
+
+
+def _listed(ids: list[str]) -> str:
+    return ("lemma " if len(ids) == 1 else "lemmas ") + ", ".join(ids)
 
 
 def proven_count(lemmas: Sequence[ProvedLemma]) -> int:
@@ -325,6 +405,16 @@ class PaperMeta(Artifact):
     bib_entries: int
     cited_keys: list[str] = Field(default_factory=list)
     removed_citations: list[str] = Field(default_factory=list)
+    lemmas_stated: int = Field(0, ge=0, description="lemmas of the theory the paper states (all of them, by construction)")
+    writer_turns: int = Field(1, ge=1, description="model calls the writer made (at most WRITER_MAX_TURNS)")
+    turn_reasons: list[str] = Field(default_factory=list, description="why each turn after the first was needed, in order")
+    missing_parts: list[str] = Field(
+        default_factory=list, description="parts the model never wrote; lemmata's own text stands in where it has one")
+    plain_text_fragments: list[str] = Field(
+        default_factory=list, description="proofs or statements printed as plain text, their LaTeX broke the compile")
+    echoed_lines: int = Field(0, ge=0, description="lines of the kept parts dropped for repeating the prompt")
+    compile_errors: list[str] = Field(
+        default_factory=list, description="what still broke the writer's trial compile when its turns ran out")
 
 
 class RevisionRequest(Artifact):
@@ -372,6 +462,9 @@ class ChainEntry(Artifact):
     verified: bool
     verification_method: str
     confidence: float
+    verification: str = Field("", description="how `verified` was decided, in words")
+    checked_by: Checker | None = Field(None, description="who checked it; None in runs recorded before checkers")
+    checks: list[CheckStep] = Field(default_factory=list, description="the checks of the kept attempt, in order")
 
 
 class PaperVersion(Artifact):
@@ -389,6 +482,9 @@ class ResearchOutput(Artifact):
     theorem_statement: str
     proof_status: str
     lemma_chain: list[ChainEntry]
+    main_result_established: bool = Field(False, description="every lemma verified, the proof assembled and "
+                                          "consistent; False in records written before it was recorded")
+    main_result_issues: list[str] = Field(default_factory=list, description="why the main result is not established")
     papers: list[PaperVersion]
     bibliography_json: str = Field("[]", description="JSON list of the bibliography's entries: key, id, title, "
                                    "authors, year, url, source (the tool that retrieved it)")

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lemmata.artifacts import TaskInput, atomic_write_text
+from lemmata.artifacts import Checker, TaskInput, atomic_write_text
 from lemmata.errors import LemmataError
 from lemmata.llm.client import LLMClient
 from lemmata.llm.resolve import make_client
@@ -41,6 +41,12 @@ class StageJob:
 
     def client(self, scope: str | None = None) -> LLMClient:
         return make_client(self.settings, os.environ, self.run_dir, scope or self.rule)
+
+    def checker(self, client: LLMClient) -> Checker:
+        """Who checks this job's proofs: the client's active model, trusted as far as it was measured."""
+        from lemmata.verification.calibration import checker_for
+
+        return checker_for(client.backend.name, client.models.active, self.home)
 
     def task_input(self) -> TaskInput:
         keys = ("session_id", "mode", "task", "domain", "paper_ids")

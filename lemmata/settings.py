@@ -107,7 +107,14 @@ class Settings(BaseModel):
         "the embedded backend, slow to read long prompts on a CPU, takes at most 1800"
     )
     CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
-    AUTO_VERIFY_CONFIDENCE: float = Field(0.85, ge=0, le=1, description="auto-accept threshold for verification")
+    AUTO_VERIFY_CONFIDENCE: float = Field(
+        0.85, ge=0, le=1, description="auto-accept threshold for verification: a proof rated at least this is accepted "
+        "without a call (its turns end), but not verified, since nothing checked it"
+    )
+    CHECK_CONFIDENT_PROOFS: bool = Field(
+        False, description="true: proofs rated at or above AUTO_VERIFY_CONFIDENCE are checked too (verifier and "
+        "refuter calls), so that they can be verified; false: the specification's auto-accept"
+    )
     STAGNATION_WINDOW: int = Field(3, gt=0, description="stagnant iterations before forced refinement")
     GATE_MODE: Literal["none", "auto", "human"] = Field(
         "auto", description="reviews after survey, directions and experiment: none; auto (they ask once a lemma is not "

@@ -21,6 +21,7 @@ EXPECTED_SETTING = {
     "architect": "MAX_TOKENS_ARCHITECT",
     "prover": "MAX_TOKENS_PROVER",
     "verifier": "MAX_TOKENS_VERIFIER",
+    "refuter": "MAX_TOKENS_VERIFIER",  # the verifier's second, adversarial check (issue 21)
     "assembler": "MAX_TOKENS_ASSEMBLER",
     "consistency": "MAX_TOKENS_VERIFIER",
     "crystallizer": "MAX_TOKENS_CRYSTALLIZER",
@@ -35,8 +36,8 @@ EXPECTED_SETTING = {
     "qa": "MAX_TOKENS_AGENT",
 }
 #: Roles whose answer is parsed as JSON (they have an answer schema).
-JSON_ROLES = {"survey", "extractor", "ideation", "planner", "decomposer", "architect", "verifier", "consistency", "experiment",
-              "formalizer"}
+JSON_ROLES = {"survey", "extractor", "ideation", "planner", "decomposer", "architect", "verifier", "refuter", "consistency",
+              "experiment", "formalizer"}
 
 
 def run_roles(*args: str, env: dict[str, str] | None = None):
@@ -45,9 +46,9 @@ def run_roles(*args: str, env: dict[str, str] | None = None):
     return result
 
 
-def test_exactly_the_twenty_roles() -> None:
+def test_exactly_the_twenty_one_roles() -> None:
     assert list(ROLES) == list(EXPECTED_SETTING)
-    assert len(ROLES) == 20
+    assert len(ROLES) == 21
 
 
 @pytest.mark.parametrize("name", list(EXPECTED_SETTING))

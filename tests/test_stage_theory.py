@@ -19,11 +19,9 @@ from lemmata.artifacts import Lemma, ProvedLemma, TheoryPlan
 from lemmata.llm.base import ChatRequest
 from lemmata.stages.theory_assemble import assemble_theory
 from lemmata.stages.theory_plan import MAIN_RESULT, normalise_plan, plan_theory
-from lemmata.stages.theory_prove import (
-    CONTEXT_STATEMENT_CHARS,
-    VERIFIER_EXCERPT_CHARS,
-    prove_lemma,
-)
+from lemmata.stages.theory_prove import CONTEXT_STATEMENT_CHARS, prove_lemma
+from lemmata.verification.checks import VERIFIER_EXCERPT_CHARS
+from lemmata.testing.checkers import TRUSTED
 from lemmata.testing.scripted_backend import scripted_client
 
 GOAL = "The sum of two even integers is even."
@@ -229,13 +227,17 @@ def verifier_answer(verdict: str, issues: list[str] | None = None) -> str:
 @pytest.mark.parametrize("confidence", [0.85, 0.9, 1.0])
 def test_auto_accept_without_a_verifier_call(confidence: float) -> None:
     client, backend = scripted_client({"prover": [prover_answer(confidence)]})
-    proved = prove_lemma(client, the_plan(), "L2", client.settings)
-    assert proved.verified is True
-    assert proved.status == "proved"
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
+    # Accepted (its turns end) on the prover's own rating; verified only by checks (issue 21).
+    assert proved.accepted is True and proved.verified is False
+    assert proved.status == "low_confidence"
     assert proved.confidence == pytest.approx(confidence)
-    assert proved.verification.startswith("auto-accepted")
+    assert proved.verification.startswith(f"auto-accept: confidence {confidence:.2f} >= 0.85, no verifier call")
+    assert "accepted on the prover's own rating without a check" in proved.verification
     assert proved.verification_method == "auto_accepted"
-    assert backend.calls("verifier") == []
+    assert [step.check for step in proved.checks] == ["structure", "auto_accept"]
+    assert proved.checked_by == TRUSTED
+    assert backend.calls("verifier") == [] and backend.calls("refuter") == []
     assert len(backend.calls("prover")) == 1
 
 
@@ -244,34 +246,42 @@ def test_auto_verify_threshold_is_0_85_by_default() -> None:
     assert client.settings.AUTO_VERIFY_CONFIDENCE == pytest.approx(0.85)
 
 
+NO_ERROR = json.dumps({"error_found": False, "first_error": ""})
+
+
 @pytest.mark.parametrize(
-    "verdict, status, verified",
+    "verdict, issues, status, method",
     [
-        pytest.param("valid", "proved", True, id="valid"),
-        pytest.param("Valid", "proved", True, id="valid-capitalised"),
-        pytest.param("invalid", "failed", False, id="invalid"),
-        pytest.param("uncertain", "low_confidence", False, id="uncertain"),
+        pytest.param("valid", [], "proved", "verifier_pass", id="valid"),
+        pytest.param("Valid", ["None"], "proved", "verifier_pass", id="valid-capitalised-none-named"),
+        pytest.param("valid", ["step 2 unclear"], "low_confidence", "flagged", id="valid-yet-naming-a-flaw"),
+        pytest.param("invalid", ["step 2 unclear"], "failed", "failed", id="invalid"),
+        pytest.param("uncertain", ["step 2 unclear"], "low_confidence", "flagged", id="uncertain"),
     ],
 )
-def test_below_threshold_the_verifier_decides(verdict: str, status: str, verified: bool) -> None:
+def test_below_threshold_the_verifier_and_the_refuter_decide(verdict: str, issues: list[str], status: str,
+                                                             method: str) -> None:
     client, backend = scripted_client(
-        {"prover": [prover_answer(0.84)], "verifier": [verifier_answer(verdict, ["step 2 unclear"])]},
+        {"prover": [prover_answer(0.84)], "verifier": [verifier_answer(verdict, issues)], "refuter": [NO_ERROR]},
         THEORY_STAGE_MAX_TURNS=1,
     )
-    proved = prove_lemma(client, the_plan(), "L2", client.settings)
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert len(backend.calls("verifier")) == 1
+    # The refuter is asked only when the verifier passed the proof cleanly.
+    assert len(backend.calls("refuter")) == (method == "verifier_pass")
     assert proved.status == status
-    assert proved.verified is verified
-    assert proved.verification_method == ("verifier_pass" if verified else "failed")
+    assert proved.verified is (status == "proved")
+    assert proved.verification_method == method
     assert proved.confidence == pytest.approx(0.84)
-    assert "step 2 unclear" in proved.verification
-    assert backend.pending() == 0
+    if issues and issues != ["None"]:
+        assert "step 2 unclear" in proved.verification
+    assert backend.pending("prover") == backend.pending("verifier") == 0
 
 
 def test_threshold_comes_from_settings() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.6)]}, AUTO_VERIFY_CONFIDENCE=0.5)
-    proved = prove_lemma(client, the_plan(), "L2", client.settings)
-    assert proved.status == "proved"
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
+    assert proved.verification_method == "auto_accepted"
     assert backend.calls("verifier") == []
 
 
@@ -280,7 +290,7 @@ def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier(
     answer = prover_answer(0.95, body="Write $n = 2k$ and $m = 2j$; then $n + m = 2(k + j)$ is even.")
     client, backend = scripted_client({"prover": [answer], "verifier": [verifier_answer("uncertain")]},
                                       THEORY_STAGE_MAX_TURNS=1)
-    proved = prove_lemma(client, the_plan(), "L2", client.settings)
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert proved.confidence == pytest.approx(0.80)
     assert len(backend.calls("verifier")) == 1
     assert proved.status == "low_confidence"
@@ -299,7 +309,7 @@ def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier(
 )
 def test_a_failed_proof_is_never_proven(answer: str) -> None:
     client, backend = scripted_client({"prover": [answer]}, THEORY_STAGE_MAX_TURNS=1)
-    proved = prove_lemma(client, the_plan(), "L1", client.settings)
+    proved = prove_lemma(client, the_plan(), "L1", client.settings, checker=TRUSTED)
     assert proved.status == "failed"
     assert proved.verification_method == "failed"
     assert proved.verified is False
@@ -309,7 +319,7 @@ def test_a_failed_proof_is_never_proven(answer: str) -> None:
 
 def test_prover_context_is_dependency_statements_truncated_to_120_chars() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] and [L2] the claim follows at once.")]})
-    prove_lemma(client, the_plan(), "L3", client.settings)
+    prove_lemma(client, the_plan(), "L3", client.settings, checker=TRUSTED)
     prompt = user_text(backend.calls("prover")[0])
     context = prover_context(prompt)
     lines = context.splitlines()
@@ -327,7 +337,7 @@ def test_prover_context_is_dependency_statements_truncated_to_120_chars() -> Non
 def test_prover_context_never_carries_a_dependency_proof() -> None:
     """Dependencies enter the prompt as `[id] statement` lines only: no proof, no status."""
     client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] the claim follows, done here.")]})
-    prove_lemma(client, the_plan(), "L2", client.settings)
+    prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     prompt = user_text(backend.calls("prover")[0])
     context = prover_context(prompt)
     assert context.count("\n") == 0
@@ -336,7 +346,7 @@ def test_prover_context_never_carries_a_dependency_proof() -> None:
 
 def test_prover_context_for_a_lemma_without_dependencies() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.9, "Direct computation settles it.")]})
-    prove_lemma(client, the_plan(), "L1", client.settings)
+    prove_lemma(client, the_plan(), "L1", client.settings, checker=TRUSTED)
     assert prover_context(user_text(backend.calls("prover")[0])) == "(none)"
 
 
@@ -348,7 +358,7 @@ def test_prover_is_told_not_to_rely_on_a_dependency_whose_proof_failed() -> None
     proved_l1 = ProvedLemma(id="L1", statement=LONG_STATEMENT, proof_text="Direct.", confidence=0.95,
                             verified=True, status="proved", verification_method="auto_accepted",
                             verification="auto-accepted")
-    prove_lemma(client, the_plan(), "L3", client.settings, [proved_l1, failed_l2])
+    prove_lemma(client, the_plan(), "L3", client.settings, [proved_l1, failed_l2], checker=TRUSTED)
     lines = prover_context(user_text(backend.calls("prover")[0])).splitlines()
     assert lines[1] == "[L2] Short statement two. (its proof failed: do not rely on it)"
     assert "failed" not in lines[0]
@@ -371,7 +381,7 @@ def test_verifier_sees_head_and_tail_of_a_long_proof_within_1000_chars() -> None
         "".join(f"more {i}. " for i in range(300)) + tail
     assert len(body) > 5000
     client, backend = scripted_client({"prover": [prover_answer(0.7, body)], "verifier": [verifier_answer("valid")]})
-    prove_lemma(client, the_plan(), "L2", client.settings)
+    prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     excerpt = _verifier_excerpt(backend.calls("verifier")[0])
     assert len(excerpt) <= VERIFIER_EXCERPT_CHARS == 1000
     assert len(excerpt) >= 990  # uses the budget, not a fraction of it
@@ -382,8 +392,9 @@ def test_verifier_sees_head_and_tail_of_a_long_proof_within_1000_chars() -> None
 
 def test_verifier_sees_a_short_proof_whole() -> None:
     body = "By [L1], $n + m = 2(k + j)$, which is even. This completes the proof."
-    client, backend = scripted_client({"prover": [prover_answer(0.5, body)], "verifier": [verifier_answer("valid")]})
-    prove_lemma(client, the_plan(), "L2", client.settings)
+    client, backend = scripted_client({"prover": [prover_answer(0.5, body)], "verifier": [verifier_answer("valid")],
+                                       "refuter": [NO_ERROR]})
+    prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert _verifier_excerpt(backend.calls("verifier")[0]) == body
 
 
@@ -392,8 +403,11 @@ def test_proved_lemma_carries_the_cleaned_proof_and_lean_sketch() -> None:
         "By [L1], $n+m$ is even. [GAP: negative integers]\n```lean\nexample : True := trivial\n```\n"
         + "```json\n" + json.dumps({"confidence": 0.9, "completeness": "partial", "gaps": ["signs"]}) + "\n```"
     )
-    client, _ = scripted_client({"prover": [answer]})
-    proved = prove_lemma(client, the_plan(), "L2", client.settings)
+    client, backend = scripted_client({"prover": [answer]}, THEORY_STAGE_MAX_TURNS=1)
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
+    # Confidence 0.90 with open gaps: flagged without a call, never auto-accepted (issue 21).
+    assert (proved.verified, proved.verification_method, proved.status) == (False, "flagged", "low_confidence")
+    assert "open gaps: negative integers; signs" in proved.verification and backend.calls("verifier") == []
     assert proved.proof_text == "By [L1], $n+m$ is even. [GAP: negative integers]"
     assert proved.lean_sketch == "example : True := trivial"
     assert proved.gaps == ["negative integers", "signs"]
@@ -638,3 +652,85 @@ def test_empty_crystallizer_answer_falls_back_to_the_goal() -> None:
     })
     theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
     assert theory.theorem_statement == GOAL
+
+
+# =========================================================================== crystallizer answers (issue 21)
+
+
+@pytest.mark.parametrize(
+    "answer, statement",
+    [
+        pytest.param("Sure! Here is the theorem statement:\n\nFor all even $a, b$, $a + b$ is even.",
+                     "For all even $a, b$, $a + b$ is even.", id="introduced-by-chatter"),
+        pytest.param("**Theorem.** For all even $a, b$, $a + b$ is even.", "For all even $a, b$, $a + b$ is even.",
+                     id="markdown-theorem-label"),
+        pytest.param("\\begin{theorem}[Main]\nFor all even $a, b$, $a + b$ is even.\n\\end{theorem}",
+                     "For all even $a, b$, $a + b$ is even.", id="theorem-environment"),
+        pytest.param("```latex\nTheorem: For all even $a, b$, $a + b$ is even.\n```",
+                     "For all even $a, b$, $a + b$ is even.", id="fenced-and-labelled"),
+    ],
+)
+def test_a_crystallizer_answer_keeps_only_the_statement(answer: str, statement: str) -> None:
+    from lemmata.stages.theory_assemble import statement_from
+
+    assert statement_from(answer) == statement
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("", id="embedded-real-empty-answer"),
+        pytest.param("I'm sorry, but I cannot determine the theorem from the proof given.", id="refusal"),
+        pytest.param("Here is the statement:\n", id="only-an-introduction"),
+        pytest.param("As an AI language model, I think the result is that sums are even.", id="as-an-ai"),
+        pytest.param("$$ $$", id="no-words"),
+    ],
+)
+def test_crystallizer_chatter_is_never_a_theorem(answer: str) -> None:
+    client, backend = scripted_client({
+        "assembler": ["By [L1] the goal follows."],
+        "consistency": [CONSISTENT],
+        "crystallizer": [answer, answer],
+    })
+    theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
+    assert theory.theorem_statement == GOAL
+    assert theory.crystallization_error.startswith("the crystallizer failed, the goal is stated instead")
+    assert theory.proof_status == "partial"  # every lemma verified, yet nothing was stated from the proof
+    assert not theory.main_result_established
+    assert "the theorem could not be stated from the assembled proof" in " ".join(theory.main_result_issues())
+    assert len(backend.calls("crystallizer")) == 2  # asked once more, told why
+    assert "Your previous answer was rejected" in user_text(backend.calls("crystallizer")[1])
+
+
+def test_a_second_crystallizer_answer_can_state_the_theorem() -> None:
+    client, _ = scripted_client({
+        "assembler": ["By [L1] the goal follows."],
+        "consistency": [CONSISTENT],
+        "crystallizer": ["I cannot do that.", STATEMENT],
+    })
+    theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
+    assert (theory.theorem_statement, theory.crystallization_error, theory.proof_status) == (STATEMENT, "", "proved")
+    assert theory.main_result_established
+
+
+@pytest.mark.parametrize(
+    "statuses, consistent, issues",
+    [
+        pytest.param(["proved", "proved"], True, [], id="established"),
+        pytest.param(["proved", "low_confidence"], True, ["lemma L2 is not verified"], id="one-unverified"),
+        pytest.param(["failed", "low_confidence", "low_confidence"], True,
+                     ["the proof of lemma L1 failed", "lemmas L2, L3 are not verified"], id="failed-and-unverified"),
+        pytest.param(["proved"], False, ["the assembled proof failed its consistency check (uncited lemma L1)"],
+                     id="inconsistent"),
+    ],
+)
+def test_main_result_issues_say_why_it_is_not_established(statuses: list[str], consistent: bool,
+                                                          issues: list[str]) -> None:
+    from lemmata.artifacts import ConsistencyCheck, Theory
+
+    lemmas = [proved_lemma(f"L{i}", status) for i, status in enumerate(statuses, start=1)]
+    check = ConsistencyCheck(passed=consistent, issues=[] if consistent else ["uncited lemma L1"])
+    theory = Theory(goal=GOAL, theorem_statement=STATEMENT, lemmas=lemmas, assembled_proof="By [L1].",
+                    consistency=check, proof_status="partial")
+    assert theory.main_result_issues() == issues
+    assert theory.main_result_established is (issues == [])

@@ -18,6 +18,7 @@ from lemmata.artifacts import Lemma, ProvedLemma, TheoryPlan
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import ChatRequest
 from lemmata.stages.theory_prove import FIRST_TURN, prove_lemma
+from lemmata.testing.checkers import TRUSTED
 from lemmata.testing.scripted_backend import scripted_client
 
 GOAL = "The sum of two even integers is even."
@@ -30,13 +31,17 @@ PLAN = TheoryPlan(goal=GOAL, level="full", lemmas=[
 
 def attempt(confidence: float, weakest: str = "the last step", body: str = "") -> str:
     body = body or f"By [L1], $2m + 2n = 2(m+n)$ by distributivity (attempt at {confidence})."
-    block = {"confidence": confidence, "completeness": "partial", "gaps": [], "weakest_step": weakest,
+    block = {"confidence": confidence, "completeness": "complete" if confidence >= 0.85 else "partial", "gaps": [],
+             "weakest_step": weakest,
              "techniques_used": ["algebra"]}
     return f"{body}\n\n```json\n{json.dumps(block)}\n```"
 
 
 def verdict(word: str, *issues: str) -> str:
     return json.dumps({"verdict": word, "issues": list(issues)})
+
+
+NO_ERROR = json.dumps({"error_found": False, "first_error": ""})
 
 
 def user_text(request: ChatRequest) -> str:
@@ -52,7 +57,7 @@ def history_of(request: ChatRequest) -> str:
 
 def test_first_turn_is_told_it_is_the_first_and_gets_the_architects_route() -> None:
     client, backend = scripted_client({"prover": [attempt(0.95)]})
-    prove_lemma(client, PLAN, "L2", client.settings)
+    prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     prompt = user_text(backend.calls("prover")[0])
     assert history_of(backend.calls("prover")[0]) == FIRST_TURN
     assert "Suggested approach: Distributivity, then [L1]." in prompt
@@ -63,9 +68,8 @@ def test_an_unverified_attempt_is_retried_with_what_the_check_found() -> None:
         "prover": [attempt(0.6, weakest="distributivity not justified"), attempt(0.95)],
         "verifier": [verdict("invalid", "step 2 divides by zero")],
     })
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
-    assert proved.verified is True and proved.status == "proved"
-    assert proved.verification_method == "auto_accepted"
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
+    assert proved.accepted is True and proved.verification_method == "auto_accepted"
     assert proved.attempts == 2
     assert proved.confidence == pytest.approx(0.95)
     second = history_of(backend.calls("prover")[1])
@@ -79,8 +83,9 @@ def test_the_verifier_can_pass_a_later_turn() -> None:
     client, backend = scripted_client({
         "prover": [attempt(0.5), attempt(0.7)],
         "verifier": [verdict("uncertain", "gap"), verdict("valid")],
+        "refuter": [NO_ERROR],
     })
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert (proved.verified, proved.verification_method, proved.attempts) == (True, "verifier_pass", 2)
     assert proved.proof_text.endswith("(attempt at 0.7).")
 
@@ -91,10 +96,10 @@ def test_after_every_turn_fails_the_best_attempt_is_kept_and_not_verified() -> N
         {"prover": [attempt(c) for c in confidences], "verifier": [verdict("uncertain", f"gap {i}") for i in range(3)]},
         THEORY_STAGE_MAX_TURNS=3, STAGNATION_WINDOW=5,
     )
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.verified is False
     assert proved.status == "low_confidence"
-    assert proved.verification_method == "failed"
+    assert proved.verification_method == "flagged"
     assert proved.attempts == 3
     assert proved.confidence == pytest.approx(0.7)
     assert "gap 1" in proved.verification  # the check of the kept (second) attempt
@@ -106,7 +111,7 @@ def test_turns_are_capped_by_theory_stage_max_turns() -> None:
         {"prover": [attempt(0.5)] * 6, "verifier": [verdict("uncertain")] * 6, "refiner": ["Try induction."] * 6},
     )
     assert client.settings.THEORY_STAGE_MAX_TURNS == 6
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.attempts == 6
     assert len(backend.calls("prover")) == 6
 
@@ -131,7 +136,7 @@ def test_stagnation_forces_a_refinement(confidences: list[float], window: int, r
          "refiner": [f"Route {i}: use induction on $m$." for i in range(turns)]},
         THEORY_STAGE_MAX_TURNS=turns, STAGNATION_WINDOW=window,
     )
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert len(backend.calls("refiner")) == refiner_calls
     assert len(proved.refinements) == refiner_calls
 
@@ -142,12 +147,12 @@ def test_the_refined_strategy_reaches_the_next_turn() -> None:
          "refiner": ["```\nUse induction on $m$ instead of distributivity.\n```"]},
         STAGNATION_WINDOW=1,
     )
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.refinements == ["Use induction on $m$ instead of distributivity."]
     refiner_prompt = user_text(backend.calls("refiner")[0])
     assert "Attempt 1: confidence 0.50" in refiner_prompt and "Attempt 2: confidence 0.50" in refiner_prompt
     assert "Refined strategy (follow it now): Use induction on $m$" in history_of(backend.calls("prover")[2])
-    assert proved.verified is True
+    assert proved.accepted is True
 
 
 def test_a_refiner_that_cannot_run_does_not_lose_the_attempts() -> None:
@@ -156,8 +161,8 @@ def test_a_refiner_that_cannot_run_does_not_lose_the_attempts() -> None:
          "refiner": [ProviderError("HTTP 400: bad request")]},
         STAGNATION_WINDOW=1,
     )
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
-    assert proved.verified is True and proved.attempts == 3
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
+    assert proved.accepted is True and proved.attempts == 3
     assert "the refiner could not run" in proved.refinements[0]
 
 
@@ -171,7 +176,7 @@ def test_history_is_compressed_every_context_compress_after_turns() -> None:
          "compress": ["SUMMARY-A: attempts 1-2 reached 0.40.", "SUMMARY-B: attempts 1-4 reached 0.60."]},
         THEORY_STAGE_MAX_TURNS=turns, CONTEXT_COMPRESS_AFTER_TURNS=2,
     )
-    prove_lemma(client, PLAN, "L2", client.settings)
+    prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     histories = [history_of(call) for call in backend.calls("prover")]
     assert "Attempt 1:" in histories[1]  # below the period: raw turns
     assert histories[2].startswith("Summary of earlier turns: SUMMARY-A")
@@ -190,7 +195,7 @@ def test_a_failed_compression_keeps_a_digest_of_the_turns() -> None:
          "compress": [TransientProviderError("HTTP 503")] * 5},
         THEORY_STAGE_MAX_TURNS=3, CONTEXT_COMPRESS_AFTER_TURNS=2, STAGNATION_WINDOW=5,
     )
-    prove_lemma(client, PLAN, "L2", client.settings)
+    prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     third = history_of(backend.calls("prover")[2])
     assert third.startswith("Summary of earlier turns: Attempt 1: confidence 0.40")
     assert "Attempt 2: confidence 0.50" in third
@@ -209,11 +214,11 @@ def test_a_failed_compression_keeps_a_digest_of_the_turns() -> None:
 )
 def test_a_verifier_that_cannot_run_leaves_the_lemma_not_checked(verifier_answer: object) -> None:
     client, backend = scripted_client({"prover": [attempt(0.7)], "verifier": [verifier_answer]})
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.verified is False
     assert proved.status == "low_confidence"
     assert proved.verification_method == "not_checked"
-    assert proved.verification.startswith("not checked: the verifier could not run")
+    assert proved.verification.startswith("verifier: could not run")
     # Further turns could not be checked either: no more prover calls are spent.
     assert len(backend.calls("prover")) == 1
 
@@ -221,14 +226,14 @@ def test_a_verifier_that_cannot_run_leaves_the_lemma_not_checked(verifier_answer
 def test_a_failed_prover_call_never_becomes_proof_text() -> None:
     client, backend = scripted_client({"prover": [ProviderError("HTTP 400: context too long")]})
     with pytest.raises(ProviderError):
-        prove_lemma(client, PLAN, "L2", client.settings)
+        prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert backend.calls("verifier") == []
 
 
 def test_an_invalid_verdict_marks_the_lemma_failed() -> None:
     client, _ = scripted_client({"prover": [attempt(0.7)], "verifier": [verdict("Invalid.", "wrong sign")]},
                                 THEORY_STAGE_MAX_TURNS=1)
-    proved = prove_lemma(client, PLAN, "L2", client.settings)
+    proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert (proved.status, proved.verification_method, proved.verified) == ("failed", "failed", False)
 
 

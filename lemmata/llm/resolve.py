@@ -30,7 +30,7 @@ DEFAULT_MODELS = {
     "local": (None, None),  # LOCAL_LLM_MODEL for both
     "vendorx": (None, None),  # VENDORX_MODEL for both
     "embedded": (None, None),  # the GGUF file's name for both
-    "replay": ("replay", "replay"),
+    "replay": ("replay", "replay"),  # the recorded model, when the recording names one
 }
 
 
@@ -60,6 +60,10 @@ def resolve_models(name: str, settings: Settings) -> ModelChoice:
         active = fast = settings.VENDORX_MODEL
     if name == "embedded":
         active = fast = embedded_model_file(settings).stem
+    if name == "replay":
+        from lemmata.llm.replay import recorded_model
+
+        active = fast = recorded_model(Path(settings.LEMMATA_REPLAY))
     active = settings.LEMMATA_ACTIVE_MODEL or active
     fast = settings.LEMMATA_FAST_MODEL or (settings.LEMMATA_ACTIVE_MODEL if name in ("local", "vendorx") else "") or fast
     return ModelChoice(active=str(active), fast=str(fast))

@@ -37,6 +37,8 @@ ROLES: dict[str, Role] = {
         Role("architect", "MAX_TOKENS_ARCHITECT", "active", answers.ArchitectAnswer, "proof architecture"),
         Role("prover", "MAX_TOKENS_PROVER", "active", None, "lemma proofs with self-assessment"),
         Role("verifier", "MAX_TOKENS_VERIFIER", "active", answers.VerifierAnswer, "proof verification"),
+        Role("refuter", "MAX_TOKENS_VERIFIER", "active", answers.RefuterAnswer,
+             "proof verification, second check: the first error of the whole proof"),
         Role("assembler", "MAX_TOKENS_ASSEMBLER", "active", None, "assembled proof citing lemmas"),
         Role("consistency", "MAX_TOKENS_VERIFIER", "fast", answers.ConsistencyAnswer, "consistency check"),
         Role("crystallizer", "MAX_TOKENS_CRYSTALLIZER", "active", None, "final theorem statement"),

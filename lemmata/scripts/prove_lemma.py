@@ -11,4 +11,5 @@ with job.reporting():
     plan = read_artifact(job.input("plan"), TheoryPlan)
     dependencies = [read_artifact(Path(path), ProvedLemma) for path in snakemake.input.dependencies]  # noqa: F821
     client = job.client(scope=f"prove_lemma:{lemma_id}")
-    write_artifact(job.output(), prove_lemma(client, plan, lemma_id, job.settings, dependencies))
+    write_artifact(job.output(), prove_lemma(client, plan, lemma_id, job.settings, dependencies,
+                                             checker=job.checker(client)))

@@ -11,5 +11,6 @@ with job.reporting():
         lambda scope: job.client(scope=f"rewrite_theory:v{version}:{scope}"), job.settings,
         read_artifact(job.input("revision"), RevisionRequest), read_artifact(job.input("theory"), Theory),
         read_artifact(job.input("survey"), Survey), read_artifact(job.input("formal"), FormalStatement).formal_statement,
+        checker=job.checker(job.client()),
     )
     write_artifact(job.output(), theory)

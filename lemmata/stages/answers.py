@@ -108,6 +108,13 @@ class VerifierAnswer(Answer):
     issues: list[str] = Field(default_factory=list)
 
 
+class RefuterAnswer(Answer):
+    """The adversarial second check: the first error of a proof, or none."""
+
+    error_found: bool
+    first_error: str = Field("", description="the first error, quoted or described; empty when there is none")
+
+
 class FormalizerAnswer(Answer):
     formal_statement: str = Field(description="the goal with every quantifier, domain and hypothesis explicit")
     assumptions: list[str] = Field(default_factory=list)

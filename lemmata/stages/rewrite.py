@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from lemmata.artifacts import ProvedLemma, RevisionRequest, Survey, Theory
+from lemmata.artifacts import Checker, ProvedLemma, RevisionRequest, Survey, Theory
 from lemmata.llm.client import LLMClient
 from lemmata.qa_history import ChatRecord
 from lemmata.settings import Settings
@@ -61,9 +61,9 @@ def _shorten(text: str) -> str:
 
 
 def rewrite_theory(client_for: Callable[[str], LLMClient], settings: Settings, request: RevisionRequest,
-                   previous: Theory, survey: Survey, formal_statement: str) -> Theory:
+                   previous: Theory, survey: Survey, formal_statement: str, *, checker: Checker) -> Theory:
     """Plan again with the instructions, prove every lemma of the new plan, assemble.
-    `client_for(scope)` gives each concurrent proof its own call-log scope."""
+    `client_for(scope)` gives each concurrent proof its own call-log scope; `checker` is who checks the proofs."""
     feedback = revision_feedback(request)
     if previous.theorem_statement:
         feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
@@ -77,7 +77,7 @@ def rewrite_theory(client_for: Callable[[str], LLMClient], settings: Settings, r
             # lemmas whose dependencies are proved, at least the first one waiting.
             ready = [lemma for lemma in waiting if all(d in proved for d in lemma.depends_on)]
             futures = {lemma.id: pool.submit(prove_lemma, client_for(f"prove_lemma:{lemma.id}"), plan, lemma.id,
-                                             settings, [proved[d] for d in lemma.depends_on])
+                                             settings, [proved[d] for d in lemma.depends_on], checker=checker)
                        for lemma in ready}
             for lemma_id, future in futures.items():
                 proved[lemma_id] = future.result()

@@ -13,6 +13,18 @@ from lemmata.stages.proof_attempt import cited_identifiers
 from lemmata.stages.prompts import render_prompt
 
 CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
+#: A first line that introduces the answer instead of stating anything ("Sure! Here is the theorem:").
+PREAMBLE_LINE = re.compile(
+    r"^\s*(?:sure|certainly|of course|okay|ok|here(?:'s| is| are)|below is|the (?:final |crystallized |precise |"
+    r"resulting )?(?:theorem|statement|result)(?: statement)? (?:is|reads)|i (?:have|will|would|can)|as requested)"
+    r"\b[^\n]*(?::|\.|!)\s*$", re.IGNORECASE)
+THEOREM_LABEL = re.compile(r"^\s*(?:\*\*|__)?(?:main )?(?:theorem|statement|result)(?: \d+)?[.:]?(?:\*\*|__)?[.:]?\s*",
+                           re.IGNORECASE)
+THEOREM_ENVIRONMENT = re.compile(r"^\s*\\begin\{(theorem|maintheorem)\}(?:\[[^\]]*\])?\s*(.*?)\s*\\end\{\1\}\s*$",
+                                 re.DOTALL)
+#: An answer that talks about the task instead of stating a theorem.
+CHATTER = re.compile(r"\b(?:I cannot|I can't|I am unable|I'm unable|I'm sorry|I apologi[sz]e|as an AI|"
+                     r"language model|unable to (?:determine|state|provide)|need more information)\b", re.IGNORECASE)
 
 
 def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemma]) -> Theory:
@@ -30,8 +42,11 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
             proof = assemble(client, plan.goal, usable, retry_note(check))
             check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
         statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
+    elif error:  # an answer that was no statement: asked once more, saying why
+        statement, error = crystallize_or_goal(client, plan.goal, proof, f"Your previous answer was rejected: "
+                                               f"{error}. Answer with the theorem statement only.")
     return Theory(goal=plan.goal, theorem_statement=statement, lemmas=lemmas, assembled_proof=proof,
-                  consistency=check, proof_status=proof_status(lemmas, check),
+                  consistency=check, proof_status=proof_status(lemmas, check, crystallized=not error),
                   formal_statement=plan.formal_statement, crystallization_error=error)
 
 
@@ -70,7 +85,27 @@ def crystallize_or_goal(client: LLMClient, goal: str, proof: str, feedback: str 
 
 def crystallize(client: LLMClient, goal: str, proof: str, feedback: str = "") -> str:
     prompt = render_prompt("crystallizer", goal=goal, proof=proof, feedback=feedback)
-    return strip_fences(client.complete("crystallizer", prompt.system, prompt.user)) or goal
+    return statement_from(client.complete("crystallizer", prompt.system, prompt.user))
+
+
+def statement_from(answer: str) -> str:
+    """The theorem statement in a crystallizer answer: its fences, an introducing line, a
+    "Theorem:" label or a theorem environment around it removed, nothing inside cut. An answer
+    that is empty or talks instead of stating is a ModelOutputError, never a theorem."""
+    text = strip_fences(answer)
+    lines = text.splitlines()
+    while lines and (not lines[0].strip() or PREAMBLE_LINE.match(lines[0])):
+        lines.pop(0)
+    text = "\n".join(lines).strip()
+    environment = THEOREM_ENVIRONMENT.match(text)
+    if environment:
+        text = environment.group(2)
+    text = THEOREM_LABEL.sub("", text, count=1).strip()
+    if not text:
+        raise ModelOutputError("the crystallizer answered no statement")
+    if CHATTER.search(text) or not re.search(r"[A-Za-z]", text):
+        raise ModelOutputError(f"the crystallizer answered with chatter, not a statement: {' '.join(text.split())[:120]!r}")
+    return text
 
 
 def uncited_lemmas(proof: str, lemma_ids: list[str]) -> list[str]:
@@ -87,7 +122,8 @@ def retry_note(check: ConsistencyCheck) -> str:
     return note + (" Cite every lemma as [id]." if is_citation_problem(check) else " State only what is proved.")
 
 
-def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck) -> str:
-    if all(lemma.status == "proved" for lemma in lemmas) and check.passed:
+def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck, crystallized: bool = True) -> str:
+    """proved: every lemma verified, the assembly consistent, the theorem stated from it."""
+    if all(lemma.status == "proved" for lemma in lemmas) and check.passed and crystallized:
         return "proved"
     return "partial" if any(lemma.status != "failed" for lemma in lemmas) else "failed"
