@@ -4,7 +4,9 @@ The decomposer proposes a full plan of 4 to 10 lemmas; failing that, a simplifie
 failing that, the single goal `main_result`. The proof architect then reviews the plan: it may
 sharpen statements, fix dependencies, name sources and suggest each lemma's route. Its answer is
 read with the same four parsing passes; if it is unusable, or breaks the plan size of the
-level, the decomposer's plan is kept and the plan says why.
+level, the decomposer's plan is kept and the plan says why. Both plans lose their duplicates
+(plan_dedup): copies of a lemma are merged, restatements of the goal dropped; a full plan left
+with fewer than 4 lemmas is a simplified one, a plan left with none is the single goal.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ from typing import Any
 from lemmata.artifacts import Lemma, TheoryPlan, TheoryRework
 from lemmata.llm.client import LLMClient
 from lemmata.stages.parsing import parse_lemma_list
+from lemmata.stages.plan_dedup import deduplicate_lemmas
 from lemmata.stages.prompts import render_prompt
 
 FULL_PLAN = range(4, 11)
 SIMPLIFIED_SIZE = 3
 SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 MAIN_RESULT = "main_result"
+ARCHITECT_SIZES = {"full": FULL_PLAN, "simplified": range(1, SIMPLIFIED_SIZE + 1)}
+NOT_CONSULTED = "not consulted: the plan is the single goal"
 
 
 def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_statement: str = "",
@@ -33,16 +38,48 @@ def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_stateme
     items = _decompose(client, goal, statement, "4 to 10 lemmas", feedback, known)
     if len(items) in FULL_PLAN:
         plan = TheoryPlan(goal=goal, level="full", lemmas=normalise_plan(items), formal_statement=formal_statement)
-        return architect(client, plan, feedback, sizes=FULL_PLAN, literature=known)
+        return _arranged(client, without_duplicates(plan, "decomposer"), feedback, known)
     items = _decompose(client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback, known)
     if items:
         plan = TheoryPlan(goal=goal, level="simplified", lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]),
                           formal_statement=formal_statement)
-        return architect(client, plan, feedback, sizes=range(1, SIMPLIFIED_SIZE + 1), literature=known)
+        return _arranged(client, without_duplicates(plan, "decomposer"), feedback, known)
     # The last resort has nothing for an architect to arrange.
-    return TheoryPlan(goal=goal, level="single_goal", lemmas=[Lemma(id=MAIN_RESULT, statement=statement)],
-                      formal_statement=formal_statement,
-                      architect_note="not consulted: the plan is the single goal")
+    return TheoryPlan(goal=goal, level="single_goal", lemmas=[_goal_lemma(goal, formal_statement)],
+                      formal_statement=formal_statement, architect_note=NOT_CONSULTED)
+
+
+def _goal_lemma(goal: str, formal_statement: str) -> Lemma:
+    return Lemma(id=MAIN_RESULT, statement=formal_statement or goal)
+
+
+def _arranged(client: LLMClient, plan: TheoryPlan, feedback: str, literature: str) -> TheoryPlan:
+    """The architect's review at the plan's level, without duplicates: the architect may copy a lemma too."""
+    if plan.level == "single_goal":
+        return plan.model_copy(update={"architect_note": NOT_CONSULTED})
+    reviewed = architect(client, plan, feedback, sizes=ARCHITECT_SIZES[plan.level], literature=literature)
+    return without_duplicates(reviewed, "architect")
+
+
+def without_duplicates(plan: TheoryPlan, author: str) -> TheoryPlan:
+    """`plan` with copies merged and goal restatements dropped, at the level its size now has; the
+    note says what `author`'s plan lost."""
+    if plan.level == "single_goal":
+        return plan
+    result = deduplicate_lemmas(plan.lemmas, [plan.goal, plan.formal_statement])
+    if not result.changed:
+        return plan
+    level, lemmas, note = plan.level, result.lemmas, f"{author}'s plan: {result.in_words()}"
+    if not lemmas:
+        # An empty plan would be dishonest; the spec's last fallback is the goal itself.
+        level, lemmas = "single_goal", [_goal_lemma(plan.goal, plan.formal_statement)]
+        note += f"; no lemma left: the plan is the single goal {MAIN_RESULT}"
+    elif level == "full" and len(lemmas) < FULL_PLAN.start:
+        level = "simplified"
+        left = "1 distinct lemma is" if len(lemmas) == 1 else f"{len(lemmas)} distinct lemmas are"
+        note += f"; {left} a simplified plan, not a full one ({FULL_PLAN.start} to {FULL_PLAN.stop - 1})"
+    notes = [plan.dedup_note, note] if plan.dedup_note else [note]
+    return plan.model_copy(update={"level": level, "lemmas": lemmas, "dedup_note": ". ".join(notes)})
 
 
 def rework_feedback(rework: TheoryRework | None) -> str:
