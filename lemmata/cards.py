@@ -6,21 +6,28 @@ import textwrap
 from pathlib import Path
 
 from lemmata.artifacts import (
-    CompileReport, Directions, Experiment, LemmaCheck, PaperMeta, Survey, Theory, read_artifact,
+    Checker, CompileReport, Directions, Experiment, LemmaCheck, PaperMeta, ProvedLemma, Survey, Theory, read_artifact,
 )
 from lemmata.events import TokenTally
 from lemmata.latex.document import support_files
+from lemmata.outcome import main_result_line
 from lemmata.pipeline import USER_FIGURES, USER_FILES
+from lemmata.verification.calibration import trust_in_words
 
 WIDTH = 78
 
 
 def _box(title: str, lines: list[str]) -> str:
     rule = "─" * WIDTH
-    body = []
-    for line in lines:
-        body += textwrap.wrap(line, WIDTH - 2, subsequent_indent="    ") or [""]
+    body = wrapped(lines, WIDTH - 2)
     return "\n".join([f"┌ {title} " + "─" * max(0, WIDTH - len(title) - 3), *(f"  {l}" for l in body), rule])
+
+
+def wrapped(lines: list[str], width: int = WIDTH) -> list[str]:
+    """Long lines broken at `width`, continuations indented: a card reads the same in a terminal
+    and in the browser's fixed-width view. Never inside a word: ids, paths and options stay whole."""
+    return [part for line in lines
+            for part in textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [""]]
 
 
 def _shorten(text: str, width: int = 90) -> str:
@@ -45,31 +52,71 @@ def survey_card(survey: Survey) -> str:
 
 
 METHOD_LABELS = {"auto_accepted": "auto-accepted", "verifier_pass": "verifier pass",
-                 "failed": "did not pass the check", "not_checked": "not checked"}
+                 "flagged": "flagged by a check", "failed": "did not pass the check", "not_checked": "not checked"}
+
+
+def theory_review(theory: Theory) -> list[str]:
+    """What the theory card and the theory review gate (terminal and browser) show: the main
+    result, who checked the proofs and how far they are trusted, then the lemma chain."""
+    return [main_result_line(theory.main_result_issues()), *checker_lines(theory), *lemma_chain(theory)]
+
+
+def checker_lines(theory: Theory) -> list[str]:
+    """Who checked the proofs, once per checker: a theory's lemmas are normally checked by one
+    model; a run recorded before checkers were recorded names none."""
+    checkers: list[Checker] = []
+    for lemma in theory.lemmas:
+        if lemma.checked_by is not None and lemma.checked_by not in checkers:
+            checkers.append(lemma.checked_by)
+    if not checkers:
+        return ["Checked by: not recorded (a run from before checkers were recorded): 'verified' there means only "
+                "that the checks accepted the proof, by a model whose checks were never measured"]
+    lines = []
+    for checker in checkers:
+        checked = [lemma.id for lemma in theory.lemmas if lemma.checked_by == checker]
+        which = f" (lemmas {', '.join(checked)})" if len(checkers) > 1 else ""
+        lines.append(f"Checked by: {checker.model} ({checker.backend}), trust: {checker.trust.replace('_', ' ')}"
+                     f"{which}. {trust_in_words(checker)}")
+    return lines
 
 
 def lemma_chain(theory: Theory) -> list[str]:
     """The chain L1, L2, … each tagged 'verified' or 'low confidence' (or 'failed'), with how it
-    was verified and, when not verified, why."""
+    was checked, the checks that ran and, when not verified, why."""
     lines = []
     for number, lemma in enumerate(theory.lemmas, start=1):
-        tag = "verified" if lemma.verified else ("failed" if lemma.status == "failed" else "low confidence")
         turns = f", {lemma.attempts} turns" if lemma.attempts > 1 else ""
-        lines.append(f"L{number} [{lemma.id}] {tag} ({METHOD_LABELS[lemma.verification_method]}{turns}), "
+        lines.append(f"L{number} [{lemma.id}] {lemma_tag(lemma)} ({METHOD_LABELS[lemma.verification_method]}{turns}), "
                      f"confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}")
+        if lemma.checks:
+            lines.append("    checks: " + ", ".join(f"{step.check.replace('_', '-')} {step.outcome.replace('_', ' ')}"
+                                                   for step in lemma.checks))
         if not lemma.verified:
-            lines.append(f"    why: {_shorten(lemma.verification, 80)}")
+            lines.append(f"    why: {_shorten(why_not_verified(lemma), 160)}")
     return lines
+
+
+def lemma_tag(lemma: ProvedLemma) -> str:
+    return "verified" if lemma.verified else ("failed" if lemma.status == "failed" else "low confidence")
+
+
+def why_not_verified(lemma: ProvedLemma) -> str:
+    """The lemma's verification in words, without the sentence on its checker's trust that the
+    'Checked by' line already gives once for the whole chain."""
+    if lemma.checked_by is None:
+        return lemma.verification
+    return lemma.verification.replace(trust_in_words(lemma.checked_by), "its checker verifies nothing (see Checked by)")
 
 
 def theory_card(theory: Theory) -> str:
     proven = theory.proven_count
     lines = [f"Proof status: {theory.proof_status} ({proven}/{len(theory.lemmas)} lemmas with a proof, "
-             f"{sum(l.verified for l in theory.lemmas)} verified)"]
-    lines += lemma_chain(theory)
-    if not theory.consistency.passed:
-        lines.append("Consistency: " + ("; ".join(theory.consistency.issues) or "failed"))
-    return _box("theory", lines)
+             f"{verified_count(theory)} verified)"]
+    return _box("theory", lines + theory_review(theory))
+
+
+def verified_count(theory: Theory) -> int:
+    return sum(lemma.verified for lemma in theory.lemmas)
 
 
 def experiment_card(experiment: Experiment) -> str:
@@ -111,8 +158,8 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         f"Paper: {meta.title}",
         f"Goal: {_shorten(directions.goal)}",
         f"Theorem: {_shorten(theory.theorem_statement)}",
-        f"Proof status: {theory.proof_status}; lemmas: {len(theory.lemmas)}, "
-        f"verified {sum(l.verified for l in theory.lemmas)}",
+        main_result_line(theory.main_result_issues()),
+        f"Proof status: {theory.proof_status}; verified lemmas: {verified_count(theory)} of {len(theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
         compile_line(read_artifact(run_dir / "paper_v1.compile.json", CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from lemmata.artifacts import Artifact, ArtifactError, Directions, Survey, Theory, read_artifact, write_artifact
-from lemmata.cards import lemma_chain, stage_card, survey_card
+from lemmata.cards import stage_card, survey_card, theory_review, wrapped
 from lemmata.gates import (
     DIRECTION, DIRECTION_REVIEW, GATE_INPUTS, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review,
     gate_path, waiting_gate,
@@ -78,7 +78,7 @@ def waiting_question(run_dir: Path) -> dict[str, object] | None:
     run_dir = Path(run_dir)
     if kind == "theory_review":
         theory = read_artifact(run_dir / "theory.json", Theory)
-        question, card = THEORY_QUESTION, "\n".join(lemma_chain(theory))
+        question, card = THEORY_QUESTION, "\n".join(wrapped(theory_review(theory)))
     elif kind == "survey_papers":
         question = "The survey kept no papers: paper identifiers or titles to survey, comma-separated (empty: go on without papers)"
         card = survey_card(read_artifact(run_dir / "survey" / "first.json", Survey))

@@ -32,6 +32,7 @@ from lemmata.gates import (
 from lemmata.jobs import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
+from lemmata.outcome import run_outcome
 from lemmata.pausing import (
     clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
 )
@@ -331,14 +332,17 @@ class Driver:
         return delivered
 
     def _complete(self, record: RunRecord) -> RunRecord:
+        """The record's status stays the literal "completed" (resume, rewrites and the server rely on
+        it); its message says where the paper is and, when so, that its main result is not established."""
         clear_checkpoint(self.run_dir)
         self._deliver(record)
         output = Path(record.output_dir)
         if self.version == 1:
             self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
-            return save_record(self.run_dir, record, status="completed", message=f"paper in {output}")
+        where = f"paper in {output}" if self.version == 1 else f"paper version {self.version} in {output}"
+        issues = run_outcome(self.run_dir, "completed").issues  # after "completed (main result not established)"
         return save_record(self.run_dir, record, status="completed",
-                           message=f"paper version {self.version} in {output}")
+                           message=where + (f"; {'; '.join(issues)}" if issues else ""))
 
 
 def default_jobs(backend: str) -> int:

@@ -165,13 +165,19 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     expect(page.locator("#gate[data-gate='theory_review']")).to_be_visible(timeout=RUN_MS)
     for lemma in even_sum_session.LEMMAS:
         expect(page.get_by_test_id("gate-card")).to_contain_text(f"{lemma['id']} [{lemma['id']}]")
+    expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(r"^Main result: (established|NOT established)"))
+    expect(page.get_by_test_id("gate-card")).to_contain_text("Checked by: ")
     expect(page.get_by_label("Most problematic step (lemma number or id)")).to_be_visible()
     expect(page.locator("#stage-track .stage[data-state='waiting']")).to_have_count(1)
     approve_gate(page, "theory_review", "03-live-theory-gate")
     approve_gate(page, "experiment_review", "04-live-experiment-gate")
 
-    # (c) The run completes: every stage done, the event log has the workflow's jobs.
-    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_MS)
+    # (c) The run completes: every stage done, the event log has the workflow's jobs. The badge
+    # shows the outcome: whether the main result is established, as the status poll says it.
+    expect(page.get_by_test_id("run-status")).to_have_text(re.compile(r"^completed"), timeout=RUN_MS)
+    outcome = page.request.get(urljoin(page.url, f"/api/runs/{run_id}")).json()["outcome"]
+    expect(page.get_by_test_id("run-status")).to_have_text(outcome)
+    expect(page.get_by_test_id("run-select").locator(f"option[value='{run_id}']")).to_contain_text(outcome)
     expect(page.locator("#stage-track .stage")).not_to_have_count(0)
     expect(page.locator("#stage-track .stage:not([data-state='done'])")).to_have_count(0)
     expect(page.get_by_test_id("event-log")).to_contain_text(re.compile(r"job \d+ started: prove_lemma L1"))

@@ -1,12 +1,20 @@
 """The theory review gate's chain is rendered from the artifact: L1, L2, … tagged 'verified' or
-'low confidence' (spec, lemma record), with how each lemma was verified (issue 4)."""
+'low confidence' (spec, lemma record), with how each lemma was verified (issue 4), who checked it
+and how far that checker is trusted, and whether the main result is established (issue 21)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from lemmata.artifacts import CompileReport, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
-from lemmata.cards import compile_line, experiment_card, lemma_chain, theory_card
+from lemmata.artifacts import (
+    ACCEPTING_METHODS, Checker, CheckStep, CompileReport, ConsistencyCheck, Direction, Directions, Experiment,
+    LemmaCheck, PaperMeta, ProvedLemma, Theory, write_artifact,
+)
+from lemmata.cards import compile_line, experiment_card, lemma_chain, theory_card, theory_review, writer_card
+from lemmata.events import TokenTally
+from lemmata.verification.calibration import trust_in_words
 
 
 def lemma(lemma_id: str, method: str, status: str, confidence: float, attempts: int = 1,
@@ -49,6 +57,98 @@ def test_every_unverified_lemma_says_why() -> None:
 
 def test_the_theory_card_counts_verified_lemmas_from_the_artifact() -> None:
     assert "Proof status: partial (4/5 lemmas with a proof, 2 verified)" in theory_card(THEORY)
+
+
+CALIBRATED = Checker(backend="vendora", model="claude-checker", trust="calibrated", false_accept_rate=0.05,
+                     correct_accept_rate=0.9, measured_on="Open Proof Corpus, 120 proofs, 2025-06-01")
+UNCALIBRATED = Checker(backend="embedded", model="qwen-small", trust="uncalibrated")
+
+
+def checked(lemma_id: str, checker: Checker, method: str) -> ProvedLemma:
+    """A lemma checked by `checker`, the way the theory stage records it: only a proof that passed
+    the checks is verified, and only when its checker is trusted."""
+    accepted = method in ACCEPTING_METHODS
+    verified = method == "verifier_pass" and checker.can_verify
+    verification = "verifier: valid" if accepted else "verifier: uncertain (step 2 is unjustified)"
+    if accepted and not verified:
+        verification += "; accepted by the checks, but not verified: " + trust_in_words(checker)
+    verifier = CheckStep(check="verifier", outcome="passed" if accepted else "objected", detail=verification)
+    return ProvedLemma(id=lemma_id, statement=f"Statement of {lemma_id}.", proof_text="p", confidence=0.8,
+                       verified=verified, status="proved" if verified else "low_confidence",
+                       verification_method=method, verification=verification,  # type: ignore[arg-type]
+                       checks=[CheckStep(check="structure", outcome="passed"), verifier,
+                               *([CheckStep(check="refuter", outcome="passed")] if verified else [])],
+                       checked_by=checker)
+
+
+def checked_theory(*lemmas: ProvedLemma) -> Theory:
+    return Theory(goal="g", theorem_statement="t", lemmas=list(lemmas), assembled_proof="By [L1] and [L2].",
+                  consistency=ConsistencyCheck(passed=True),
+                  proof_status="proved" if all(lemma.verified for lemma in lemmas) else "partial")
+
+
+VERIFIED_THEORY = checked_theory(checked("L1", CALIBRATED, "verifier_pass"), checked("L2", CALIBRATED, "verifier_pass"))
+PARTLY_VERIFIED_THEORY = checked_theory(checked("L1", CALIBRATED, "verifier_pass"),
+                                        checked("L2", CALIBRATED, "flagged"))
+UNTRUSTED_THEORY = checked_theory(checked("L1", UNCALIBRATED, "verifier_pass"), checked("L2", UNCALIBRATED, "flagged"))
+
+
+def flat(card: str) -> str:
+    """A card's text without its line breaks (the box wraps long lines)."""
+    return " ".join(card.split())
+
+
+def test_the_theory_card_says_when_the_main_result_is_not_established_and_why() -> None:
+    card = flat(theory_card(PARTLY_VERIFIED_THEORY))
+    assert "Main result: NOT established: lemma L2 is not verified" in card
+    assert "L1 [L1] verified (verifier pass)" in card and "L2 [L2] low confidence (flagged by a check)" in card
+    assert "checks: structure passed, verifier objected" in card
+    assert "why: verifier: uncertain (step 2 is unjustified)" in card
+
+
+def test_a_fully_verified_theory_card_says_the_main_result_is_established() -> None:
+    card = flat(theory_card(VERIFIED_THEORY))
+    assert "Main result: established" in card and "NOT established" not in card
+    assert f"Checked by: claude-checker (vendora), trust: calibrated. {trust_in_words(CALIBRATED)}" in card
+
+
+def test_an_untrusted_checker_is_named_once_with_what_its_verdicts_are_worth() -> None:
+    card = flat(theory_card(UNTRUSTED_THEORY))
+    assert "Main result: NOT established: lemmas L1, L2 are not verified" in card
+    assert card.count("Checked by: qwen-small (embedded), trust: uncalibrated.") == 1
+    assert card.count(trust_in_words(UNCALIBRATED)) == 1  # not repeated in each lemma's why
+    assert "L1 [L1] low confidence (verifier pass)" in card
+    assert "accepted by the checks, but not verified: its checker verifies nothing (see Checked by)" in card
+
+
+def test_lemmas_recorded_before_checkers_still_render_and_say_no_checker_was_recorded() -> None:
+    review = theory_review(THEORY)
+    assert review[0] == ("Main result: NOT established: the proof of lemma extra failed; "
+                         "lemmas closure, bound are not verified")
+    assert review[1].startswith("Checked by: not recorded")
+    assert review[2:] == lemma_chain(THEORY)
+
+
+def written_run(run_dir: Path, theory: Theory) -> Path:
+    """The artifacts the writer card reads, for a run whose theory is `theory`."""
+    write_artifact(run_dir / "directions.json", Directions(candidates=[Direction(title="d")], chosen=0, goal="g"))
+    write_artifact(run_dir / "theory.json", theory)
+    write_artifact(run_dir / "paper_v1.json",
+                   PaperMeta(version=1, title="Parity", tex_file="paper_v1.tex", bib_entries=0))
+    write_artifact(run_dir / "paper_v1.compile.json",
+                   CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf", passes=["pdflatex"]))
+    return run_dir
+
+
+@pytest.mark.parametrize("theory, main_result, verified", [
+    pytest.param(PARTLY_VERIFIED_THEORY, "Main result: NOT established: lemma L2 is not verified", "1 of 2",
+                 id="not-established"),
+    pytest.param(VERIFIED_THEORY, "Main result: established", "2 of 2", id="established"),
+])
+def test_the_writer_card_says_whether_the_main_result_is_established(tmp_path: Path, theory: Theory,
+                                                                      main_result: str, verified: str) -> None:
+    card = flat(writer_card(written_run(tmp_path, theory), TokenTally(), 1.0, tmp_path / "out"))
+    assert main_result in card and f"verified lemmas: {verified}" in card
 
 
 @pytest.mark.parametrize(

@@ -205,6 +205,8 @@ def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(layou
     assert (gate["gate"], gate["kind"], gate["second_look"]) == ("theory_review", "theory_review", False)
     assert "Approve the lemma chain" in gate["question"]
     assert "L1 [parity] verified" in gate["card"] and "L3 [closure] low confidence" in gate["card"]
+    assert gate["card"].startswith("Main result: NOT established: the proof of lemma extra failed")
+    assert "Checked by: not recorded" in gate["card"]  # a theory recorded before checkers still renders
     assert [card["stage"] for card in body["cards"]] == ["survey", "theory"]
     assert {s["stage"]: s["state"] for s in body["stages"]}["theory_review_gate"] == "waiting"
     assert body["tokens"] == {"calls": 0, "in": 0, "out": 0}

@@ -10,7 +10,7 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from lemmata.artifacts import Survey, Theory
-from lemmata.cards import lemma_chain
+from lemmata.cards import theory_review
 from lemmata.events import JobBoard, TokenTally
 from lemmata.gates import GateInterrupted, Review
 from lemmata.pipeline import stage_of_rule
@@ -76,7 +76,7 @@ class TerminalConsole:
             unverified = ", ".join(lemma.id for lemma in theory.lemmas if not lemma.verified)
             click.echo(f"GATE_MODE auto -> human: {unverified} not verified; every later gate asks too. "
                        "The confidence breakdown:")
-        for line in lemma_chain(theory):
+        for line in theory_review(theory):
             click.echo("  " + line)
         review = self._ask_to_go_on("Approve the lemma chain and continue to the writer?")
         if review:

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from lemmata import __version__
+from lemmata.cli.check_cmd import check
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
 from lemmata.cli.options import profile_option
@@ -22,6 +23,7 @@ from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
 from lemmata.gates import waiting_gate
 from lemmata.llm.roles import ROLES
+from lemmata.outcome import outcome_of, run_outcome
 from lemmata.pipeline import artifact_states, stage_states
 from lemmata.pausing import request_pause
 from lemmata.profiles import DEFAULT_PROFILE
@@ -134,8 +136,8 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
         console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
     driver = Driver(run_dir, console, jobs=jobs, profile=profile)
     record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
-    click.echo(f"run {record.session_id}: {record.status}" + (f" — {record.message}" if record.message else ""),
-               err=True)
+    click.echo(f"run {record.session_id}: {run_outcome(run_dir, record.status).text}"
+               + (f" — {record.message}" if record.message else ""), err=True)
     if record.status == "stopped":
         sys.exit(1)
     if record.status == "completed":
@@ -204,16 +206,19 @@ def list_runs(layout: Layout) -> None:
     if not records:
         click.echo(f"no runs yet in {layout.home / 'runs'}")
         return
-    for record in records:
-        state = live_status(layout.run_dir(record.session_id), record)
+    states = [outcome_of(layout.run_dir(record.session_id), record).text for record in records]
+    width = max(10, *map(len, states))  # the outcome can be longer than a status: the columns stay aligned
+    for record, state in zip(records, states):
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
-        click.echo(f"{record.session_id:<24} {state:<10} {record.mode:<11} {created}  {record.task[:60]}")
+        click.echo(f"{record.session_id:<24} {state:<{width}} {record.mode:<11} {created}  {record.task[:60]}")
 
 
 def show_run(run_dir: Path) -> None:
     record = load_record(run_dir)
-    click.echo(f"run {record.session_id}: {live_status(run_dir, record)}"
-               + (f" — {record.message}" if record.message else ""))
+    outcome = outcome_of(run_dir, record)
+    click.echo(f"run {record.session_id}: {outcome.text}" + (f" — {record.message}" if record.message else ""))
+    if outcome.issues and not all(issue in record.message for issue in outcome.issues):  # older runs' messages
+        click.echo(outcome.why)
     click.echo(f"task ({record.mode}): {record.task}")
     failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
     if record.status in ("stopped", "paused"):  # a gate question may be what the run waits on
@@ -290,6 +295,7 @@ def serve(host: str, port: int) -> None:
     uvicorn.run(create_app(token=token or None), host=host, port=port, log_level="info")
 
 
+cli.add_command(check)
 cli.add_command(model)
 cli.add_command(ask)
 cli.add_command(rewrite)

@@ -31,21 +31,37 @@ def _object(**properties: Any) -> dict[str, Any]:
 TEXT = {"type": "string"}
 ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"}}
 VERSION = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+#: A run in the list and at the top of its status poll (runs_api.summary).
+RUN_SUMMARY = _object(
+    id=TEXT, mode={"enum": ["prove", "explore", "from-papers"]}, task=TEXT,
+    status={"enum": ["running", "waiting", "paused", "stopped", "failed", "completed", "interrupted"],
+            "description": "the run's state; completed: the workflow finished, whatever it established"},
+    outcome={"type": "string", "description": "the status as shown: for a completed run `completed`, or "
+             "`completed (main result not established)`, or `completed (main result unknown)` when its theory "
+             "cannot be read"},
+    main_result_established={"type": ["boolean", "null"], "description": "whether the theory of the latest paper "
+                             "version establishes the main result; null unless completed with a readable theory"},
+    main_result_issues={"type": "array", "items": TEXT, "description": "why the main result is not established"},
+    message=TEXT, created={"type": "number"}, updated={"type": "number"})
+RUN_SUMMARY_REF = {"$ref": "#/components/schemas/RunSummary"}
+
 GATE = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": [
     "survey_papers", "survey_review", "direction", "direction_review", "theory_review", "experiment_review"]}}
 
 PATHS: dict[str, dict[str, Any]] = {
     "/api/runs": {
-        "get": _op("All runs, oldest first", "`{runs: [RunSummary]}`"),
+        "get": _op("All runs, oldest first", "`{runs: [RunSummary]}`", content={"application/json": {
+            "schema": _object(runs={"type": "array", "items": RUN_SUMMARY_REF})}}),
         "post": _op("Start a run; a supervised process drives it, its gates wait for decisions", "`{id, status, poll, events}`",
                     400, 413, ok_code=202, body=_object(
                         mode_={"enum": ["prove", "explore", "from-papers"], "default": "prove"}, task_=TEXT,
                         papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
                         gate_={"enum": ["human", "auto", "none"], "default": "human"})),
     },
-    "/api/runs/{id}": {"get": _op("Status poll: stages, versions, the waiting gate, cards, tokens",
-                                  "RunSummary plus `stages, versions, working, rewrite_in_progress, gate, cards, tokens`",
-                                  400, 404)},
+    "/api/runs/{id}": {"get": _op("Status poll: the outcome, stages, versions, the waiting gate, cards, tokens",
+                                  "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "
+                                  "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens`",
+                                  400, 404, content={"application/json": {"schema": RUN_SUMMARY_REF}})},
     "/api/runs/{id}/gates/{gate}": {"post": _op(
         "Decide the gate the run waits at; the run goes on", "`{id, status}`", 400, 404, 409, 413, ok_code=202,
         body=_object(approved_={"type": "boolean"}, feedback_=TEXT, step_=TEXT, issue_=TEXT, papers_=TEXT,
@@ -92,7 +108,7 @@ def openapi_document() -> dict[str, Any]:
         "info": {"title": "lemmata", "version": __version__,
                  "description": "Runs, gates, the paper, its Q&A and rewrites. Off loopback every call needs "
                                 "`Authorization: Bearer <LEMMATA_API_TOKEN>`."},
-        "components": {"schemas": {"Error": _object(error=TEXT)},
+        "components": {"schemas": {"Error": _object(error=TEXT), "RunSummary": RUN_SUMMARY},
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{"bearer": []}, {}],
         "paths": PATHS,

@@ -19,6 +19,7 @@ from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.gates import GATE_INPUTS, waiting_gate
 from lemmata.llm.calllog import CALL_LOG_NAME
+from lemmata.outcome import outcome_of
 from lemmata.pausing import request_pause
 from lemmata.pipeline import STAGES, stage_states
 from lemmata.rewrite import pending_rewrite, rewrite_unsettled
@@ -37,8 +38,13 @@ MAX_PAPERS = 20
 
 
 def summary(layout: Layout, record: RunRecord) -> dict[str, object]:
-    status = live_status(layout.run_dir(record.session_id), record)
-    return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": status,
+    """A run in the list and at the top of its status poll. `status` is the run's state
+    ("completed": the workflow finished); `outcome` says what a completed run established, and
+    `main_result_established` is null until the run is completed (or when its theory is unreadable)."""
+    outcome = outcome_of(layout.run_dir(record.session_id), record)
+    return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": outcome.status,
+            "outcome": outcome.text, "main_result_established": outcome.established,
+            "main_result_issues": list(outcome.issues),
             "message": record.message, "created": record.created, "updated": record.updated}
 
 

@@ -1,4 +1,5 @@
-"""The research output record: what a run produced, in one artifact, for tools and the server."""
+"""The research output record: what a run produced, in one artifact, for tools and the server:
+including, for each lemma, who checked it and how, and whether the main result is established."""
 
 from __future__ import annotations
 
@@ -26,8 +27,11 @@ def research_output(task: TaskInput, survey: Survey, theory: Theory,
         theorem_statement=theory.theorem_statement,
         proof_status=theory.proof_status,
         lemma_chain=[ChainEntry(id=lemma.id, statement=lemma.statement, status=lemma.status, verified=lemma.verified,
-                                verification_method=lemma.verification_method, confidence=lemma.confidence)
+                                verification_method=lemma.verification_method, confidence=lemma.confidence,
+                                verification=lemma.verification, checked_by=lemma.checked_by, checks=lemma.checks)
                      for lemma in theory.lemmas],
+        main_result_established=theory.main_result_established,
+        main_result_issues=theory.main_result_issues(),
         papers=[PaperVersion(version=meta.version, title=meta.title, tex_file=meta.tex_file, pdf_file=report.pdf_file)
                 for meta, report in papers],
         bibliography_json=json.dumps(bibliography, ensure_ascii=False),

@@ -41,7 +41,7 @@ function showView() {
 
 function runLabel(run) {
   const task = run.task.length > 60 ? `${run.task.slice(0, 57)}…` : run.task;
-  return `${task} — ${run.status} (${run.id})`;
+  return `${task} — ${run.outcome || run.status} (${run.id})`;
 }
 
 /** Fill the run picker, newest first, keeping the selection of the hash. */

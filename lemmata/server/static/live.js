@@ -72,9 +72,12 @@ function renderRewrite(rewrite) {
 
 function render(current) {
   byId("run-task").textContent = current.task;
+  // The outcome, not the bare status: a completed run says when its main result is not established.
   const status = byId("run-status");
-  status.textContent = current.status;
+  status.textContent = current.outcome || current.status;
   status.className = `badge status-${current.status}`;
+  status.dataset.established = String(current.main_result_established);
+  status.title = (current.main_result_issues || []).join("; ");
   byId("run-message").textContent = current.message || "";
   fill("stage-track", (current.stages || []).map((s) =>
     el("li", { class: `stage state-${s.state}`, "data-state": s.state, title: s.artifact },
