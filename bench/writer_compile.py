@@ -1,11 +1,12 @@
-"""Writer post-processing and compile time for a ten-page paper.
+"""Writer post-processing, its trial compile and the real compile for a ten-page paper.
 
-The writer's answer is generated: sixteen lemmas with proofs, display math, lists and the
-defects models write (markdown headings and proofs, Unicode math, aliased environments,
-unescaped %, unknown citations), against a survey of twenty papers. `write_paper` runs with
-a scripted model, so its time is ours alone: extraction, repairs, citation clean-up, markers,
-the bibliography. Then the real sandboxed compile (pdflatex, bibtex, pdflatex, pdflatex).
-Prints a table of medians. Usage: python bench/writer_compile.py [--repeat 3] [--lemmas 16]
+Sixteen lemmas with proofs as provers write them (markdown proof headings, display math, lists,
+Unicode math, an unescaped %, `[L1]` citations, QED), rendered by lemmata, and the writer's prose
+parts with the defects models write (a fence, markdown headings, aliased environments, unknown
+citations), against a survey of twenty papers. `write_paper` runs with a scripted model, once
+without its trial compile (our post-processing alone) and once with it (one pdflatex -draftmode
+pass when the paper compiles). Then the real sandboxed compile (pdflatex, bibtex, pdflatex,
+pdflatex). Prints a table of medians. Usage: python bench/writer_compile.py [--repeat 3] [--lemmas 16]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from pypdf import PdfReader
 
@@ -22,7 +24,7 @@ from lemmata.artifacts import (
     ConsistencyCheck, Direction, Directions, Experiment, PaperRecord, ProvedLemma, Survey, TaskInput, Theory,
 )
 from lemmata.latex.compile import compile_paper
-from lemmata.stages.writer import BIB_STEM, WriterInputs, write_paper
+from lemmata.stages.writer import BIB_STEM, WriterInputs, WrittenPaper, write_paper
 from lemmata.testing.scripted_backend import scripted_client
 
 PAPERS = [PaperRecord(id=f"arXiv:2301.{n:05d}", title=f"On sums of even integers, part {n}",
@@ -30,42 +32,41 @@ PAPERS = [PaperRecord(id=f"arXiv:2301.{n:05d}", title=f"On sums of even integers
                       url=f"https://arxiv.org/abs/2301.{n:05d}", source="preprint_search") for n in range(20)]
 
 
-def lemma_block(n: int) -> str:
-    """One lemma with a proof of about two thirds of a page, defects included."""
-    cite = f"\\cite{{surname{n % 7}{2000 + n % 20}, invented{n}}}"
-    return f"""
-## Step {n}
+def proof_text(n: int) -> str:
+    """A prover's proof of about two thirds of a page, with the habits provers have."""
+    return f"""### Proof of Lemma [L{n}]: the sum is even.
 
-\\begin{{Lem}}[L{n}] For all integers $m, n$ and every $k \\geq {n}$, the sum $2m + 2n + 2k$ is even.\\end{{Lem}}
-**Proof:** We argue as in {cite}. Write the sum as
+**Step 1.** Write the sum as
 \\begin{{align}}
-2m + 2n + 2k &= 2(m + n + k) \\label{{eq:sum{n}}} \\\\
+2m + 2n + 2k &= 2(m + n + k) \\\\
 &\\equiv 0 \\pmod 2 .
 \\end{{align}}
 For all x ∈ ℤ we have x² ≥ 0, and about 50% of the cases need no further work; the rest follow
-from \\eqref{{eq:sum{n}}} and Lemma L{max(n - 1, 1)}. In more detail:
+from [L{max(n - 1, 1)}]. In more detail:
 - the first case uses the parity of $m$;
-- the second uses the parity of $n$ & $k$;
+- the second uses the parity of $n$ and $k$;
 - the third combines them.
 Each case ends in an even number, which proves the claim. Moreover the estimate
 $$\\sum_{{i=1}}^{{{n + 2}}} 2i = ({n + 2})({n + 3})$$
-shows the sums grow quadratically; the constant is sharp, since equality holds for $k = {n}$. ∎
-
-\\begin{{rem}}The same argument works in any ring where $2$ is not a unit, with the ideal $(2)$ in place of the even integers.\\end{{rem}}
+shows the sums grow quadratically; the constant is sharp, since equality holds for $k = {n}$. QED
 """
 
 
 def writer_answer(lemmas: int) -> str:
-    body = "\n".join(lemma_block(n) for n in range(1, lemmas + 1))
+    """The model's prose parts, with a fence, markdown, an aliased environment and citations (some unknown)."""
+    explanations = "\n".join(f"%%% LEMMA L{n}\nWe add the witnesses, as in \\cite{{surname{n % 7}{2000 + n % 20}, "
+                              f"invented{n}}}." for n in range(1, lemmas + 1))
     introduction = "# Introduction\n" + "Parity is the oldest invariant. " * 12
-    return ("Here is the paper:\n```latex\n\\begin{abstract}We prove that sums of even integers are even.\\end{abstract}\n"
-            + introduction + "\n# Results\n" + body
-            + "\n# Limitations\nLemma L2 rests on a step the verifier did not accept.\n# Conclusion\nDone.\n```")
+    return ("Here is the paper:\n```latex\n%%% ABSTRACT\nWe prove that sums of even integers are even.\n"
+            f"%%% INTRODUCTION\n{introduction}\n%%% PRELIMINARIES\n\\begin{{defin}}An integer is even if it is $2k$."
+            f"\\end{{defin}}\n{explanations}\n%%% DISCUSSION\n## Discussion\nLemma L2 rests on a step the verifier did "
+            "not accept.\n\\begin{rem}The same argument works in any ring.\\end{rem}\n%%% CONCLUSION\nDone.\n%%% END\n```")
 
 
 def writer_inputs(lemmas: int) -> WriterInputs:
-    proved = [ProvedLemma(id=f"L{n}", statement=f"Statement {n}.", proof_text="Proof.", confidence=0.95 if n != 2 else 0.6,
-                          verified=n != 2, status="proved" if n != 2 else "low_confidence",
+    proved = [ProvedLemma(id=f"L{n}", statement=f"For all integers $m, n$ and every $k \\geq {n}$, $2m + 2n + 2k$ is even.",
+                          proof_text=proof_text(n), confidence=0.95 if n != 2 else 0.6, verified=n != 2,
+                          status="proved" if n != 2 else "low_confidence",
                           verification_method="auto_accepted" if n != 2 else "failed",
                           verification="auto-accepted" if n != 2 else "verifier: a gap") for n in range(1, lemmas + 1)]
     return WriterInputs(
@@ -78,17 +79,24 @@ def writer_inputs(lemmas: int) -> WriterInputs:
     )
 
 
-def run_once(lemmas: int, directory: Path) -> dict[str, float]:
-    client, _ = scripted_client({"writer": [writer_answer(lemmas)]})
+def timed_paper(lemmas: int, check: Any) -> tuple[WrittenPaper, float]:
+    client, _ = scripted_client({"writer": [writer_answer(lemmas)]}, WRITER_MAX_TURNS=1)
     started = time.monotonic()
-    paper = write_paper(client, writer_inputs(lemmas), version=1, enforce_style=True)
-    post_processing = time.monotonic() - started
+    paper = write_paper(client, writer_inputs(lemmas), version=1, enforce_style=True, check=check)
+    return paper, time.monotonic() - started
+
+
+def run_once(lemmas: int, directory: Path) -> dict[str, float]:
+    _, post_processing = timed_paper(lemmas, check=lambda tex: [])  # no trial pass
+    paper, with_trial = timed_paper(lemmas, check=None)
+    assert paper.meta.compile_errors == [] and paper.meta.lemmas_stated == lemmas, paper.meta
     (directory / f"{BIB_STEM}.bib").write_text(paper.bibtex, encoding="utf-8")
     tex = directory / "paper_v1.tex"
     tex.write_text(paper.tex, encoding="utf-8")
     result = compile_paper(tex, bibliography=True)
-    row = {"post-processing": post_processing, "compile total": result.seconds,
-           "pages": len(PdfReader(result.pdf_path).pages), "tex KiB": len(paper.tex.encode()) / 1024}
+    row = {"post-processing": post_processing, "trial compile": with_trial - post_processing,
+           "compile total": result.seconds, "pages": len(PdfReader(result.pdf_path).pages),
+           "tex KiB": len(paper.tex.encode()) / 1024}
     for index, (name, seconds) in enumerate(zip(result.passes, result.pass_seconds), start=1):
         row[f"{index}. {name}"] = seconds
     return row

@@ -1,9 +1,12 @@
 """A corpus of defective writer answers, each taken through the real writer and compiled.
 
-Every case is a named malformed model output. It goes through `write_paper` (extraction,
-citation clean-up, markers, Limitations, bibliography) with a scripted model, then through the
-real compile; the test reads the compile report and the PDF text back: zero errors, the
-expected words present, and exactly one `[Unverified step]` (the one unverified lemma, L2).
+Every case is a named malformed model output: the text the model wrote after its
+`%%% INTRODUCTION` marker (shapes of a whole answer included: fences, chat, a whole document).
+It goes through `write_paper` (part parsing, extraction, citation clean-up, lemmata's skeleton
+with its markers and Limitations, the bibliography, the writer's own trial compile) with a
+scripted model in one turn, then through the real compile; the test reads the compile report and
+the PDF text back: zero errors, the expected words present, both lemmas stated, and exactly one
+`[Unverified step]` (the one unverified lemma, L2).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ INPUTS = WriterInputs(
     experiment=Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false"),
 )
 
+# The model restating the lemmas with proofs of its own: lemmata drops them (it states each lemma once).
 LEMMAS = ("\\begin{lemma}[L1] Even numbers are $2k$.\\end{lemma}\\begin{proof}By definition.\\end{proof}\n"
           "\\begin{lemma}[L2] Sums of evens are even.\\end{lemma}\\begin{proof}Add the witnesses.\\end{proof}\n")
 
@@ -62,9 +66,9 @@ CORPUS = [
      "\\section{Intro}\nWhole document body.\n" + LEMMAS + "\\end{document}\nTrailing chat.",
      ["Whole document body."]),
     ("document-with-own-theorem-definitions",
-     "\\documentclass{article}\n\\newtheorem{theorem}{Theorem}\n\\newtheorem{lem}{Lemma}\n\\begin{document}\n"
-     "\\begin{lem}[L1] Own lemma env.\\end{lem}\\begin{lem}[L2] Second.\\end{lem}\n\\end{document}",
-     ["Own lemma env."]),
+     "\\documentclass{article}\n\\newtheorem{theorem}{Theorem}\n\\newtheorem{prp}{Proposition}\n\\begin{document}\n"
+     "\\begin{prp} Own proposition env.\\end{prp}\n\\end{document}",
+     ["Proposition", "Own proposition env."]),
     ("markdown-headings", "# Introduction\nHeadings in markdown.\n## Setting\nMore.\n" + LEMMAS,
      ["Introduction", "Headings in markdown."]),
     ("markdown-bold-proof", "\\section{Main}\n" + LEMMAS + "**Proof:** The bold proof word. ∎\n", ["The bold proof word."]),
@@ -78,16 +82,17 @@ CORPUS = [
     ("alias-defin", "\\begin{defin}An integer is even if $2 \\mid n$.\\end{defin}\n" + LEMMAS, ["Definition"]),
     ("alias-corolary", LEMMAS + "\\begin{corolary}A corollary.\\end{corolary}", ["Corollary", "A corollary."]),
     ("alias-Cor", LEMMAS + "\\begin{Cor}Capital corollary.\\end{Cor}", ["Capital corollary."]),
-    ("alias-Thm", LEMMAS + "\\begin{Thm}The main theorem.\\end{Thm}", ["Theorem", "The main theorem."]),
-    ("alias-Lem", "\\begin{Lem}[L1] Aliased lemma.\\end{Lem}\\begin{Lem}[L2] Second aliased.\\end{Lem}",
-     ["Aliased lemma."]),
-    ("mis-cased-THEOREM-and-Proof", LEMMAS + "\\begin{THEOREM}Loud.\\end{THEOREM}\\begin{Proof}Quiet.\\end{Proof}",
-     ["Loud.", "Quiet."]),
+    ("alias-Thm", LEMMAS + "\\begin{Thm}The main theorem restated.\\end{Thm} After it.", ["After it."]),
+    ("alias-Lem", "\\begin{Lem}[L1] Aliased lemma.\\end{Lem}\\begin{Lem}[L2] Second aliased.\\end{Lem} After them.",
+     ["After them."]),
+    ("mis-cased-COROLLARY-and-Proof",
+     LEMMAS + "\\begin{COROLLARY}Loud.\\end{COROLLARY}\\begin{Proof}Quiet.\\end{Proof}", ["Loud.", "Quiet."]),
     ("orphan-end-tags", LEMMAS + "Text.\\end{itemize}\\end{proof}\\end{theorem} Still here.", ["Still here."]),
-    ("missing-end-tags", LEMMAS + "\\begin{theorem}Never closed.\\begin{proof}Nor this.", ["Never closed.", "Nor this."]),
+    ("missing-end-tags", LEMMAS + "\\begin{proposition}Never closed.\\begin{proof}Nor this.",
+     ["Never closed.", "Nor this."]),
     ("end-of-proof-alias-pf", LEMMAS + "\\begin{pf}An aliased proof.\\end{pf}", ["An aliased proof."]),
-    ("boxes-inside-proofs", "\\begin{lemma}[L1] A.\\end{lemma}\\begin{proof}Done. $\\blacksquare$\\end{proof}"
-     "\\begin{lemma}[L2] B.\\end{lemma}\\begin{proof}Also done. \\qed\\end{proof}", ["Also done."]),
+    ("boxes-inside-proofs", "\\begin{claim} A.\\end{claim}\\begin{proof}Done. $\\blacksquare$\\end{proof}"
+     "\\begin{claim} B.\\end{claim}\\begin{proof}Also done. \\qed\\end{proof}", ["Done.", "Also done."]),
     ("unknown-citation-keys", LEMMAS + "As shown \\cite{knuth1997, diaz2021} and \\citep{nobody2020}.", ["As shown"]),
     ("unescaped-percent-after-digits", LEMMAS + "About 50% of the trials, and 5 % of the rest.",
      ["About 50% of the trials", "5 % of the rest."]),
@@ -111,8 +116,8 @@ CORPUS = [
      "```latex\n\\section{Intro}\nCode follows.\n```python\nprint(1)\n```\nAfter the code.\n" + LEMMAS + "```",
      ["Code follows.", "print(1)", "After the code."]),
     ("qedsymbol-and-display-box-ending-proofs",
-     "\\begin{lemma}[L1] A.\\end{lemma}\\begin{proof}First.\\qedsymbol\\end{proof}"
-     "\\begin{lemma}[L2] B.\\end{lemma}\\begin{proof}Second. $$\\blacksquare$$\\end{proof}", ["First.", "Second."]),
+     "\\begin{claim} A.\\end{claim}\\begin{proof}First.\\qedsymbol\\end{proof}"
+     "\\begin{claim} B.\\end{claim}\\begin{proof}Second. $$\\blacksquare$$\\end{proof}", ["First.", "Second."]),
     ("percent-with-the-number-left-out", LEMMAS + "About % of the trials fail; the rest pass.",
      ["About % of the trials fail; the rest pass."]),
     ("input-of-a-system-file", LEMMAS + "Before. \\input{/etc/passwd}\\include{/etc/hostname} After.",
@@ -128,13 +133,23 @@ ABSENT_FROM_TEX = {
     "code-fence-nested-in-latex-fence": ["```"],
     "qedsymbol-and-display-box-ending-proofs": ["\\qedsymbol", "\\blacksquare"],  # amsthm prints the one box
     "input-of-a-system-file": ["/etc/passwd", "/etc/hostname"],
+    "alias-Lem": ["Aliased lemma", "Second aliased"],  # lemmata states the lemmas, once
+    "alias-Thm": ["The main theorem restated"],
+    "chapter-and-appendix": ["\\appendix"],  # it would letter lemmata's sections
 }
 
 
-def written(answer: str, directory: Path, version: int = 1) -> Path:
-    """The .tex (and references.bib) the writer makes from `answer`, saved as the stage saves them."""
-    client, _ = scripted_client({"writer": [answer]})
+def as_answer(introduction: str) -> str:
+    """The writer's answer with the case as its introduction; the other parts plain."""
+    return (f"%%% ABSTRACT\nA corpus paper.\n%%% INTRODUCTION\n{introduction}\n%%% LEMMA L1\nUnfold.\n"
+            "%%% LEMMA L2\nAdd.\n%%% CONCLUSION\nDone.\n%%% END\n")
+
+
+def written(introduction: str, directory: Path, version: int = 1, compiles: bool = True) -> Path:
+    """The .tex (and references.bib) the writer makes from the case, saved as the stage saves them."""
+    client, _ = scripted_client({"writer": [as_answer(introduction)]}, WRITER_MAX_TURNS=1, LATEX_PASS_TIMEOUT=3)
     paper = write_paper(client, INPUTS, version=version, enforce_style=True)
+    assert (paper.meta.compile_errors == []) == compiles and paper.meta.lemmas_stated == 2
     (directory / f"{BIB_STEM}.bib").write_text(paper.bibtex, encoding="utf-8")
     tex_path = directory / paper.meta.tex_file
     tex_path.write_text(paper.tex, encoding="utf-8")
@@ -165,6 +180,8 @@ def test_a_defective_answer_yields_a_clean_pdf(answer: str, words: list[str], tm
     for word in words:
         assert word in text, (word, text[:600])
     assert text.count("[Unverified step]") == 1  # L2, and nothing else
+    assert "Lemma 1 (L1). Statement L1." in text or "(L1). Statement L1." in text
+    assert "(L2). Statement L2. [Unverified step]" in text
     assert "\\cite{knuth1997" not in tex and "nobody2020" not in tex
     assert "root:" not in text and not list(tmp_path.rglob("pwned*"))  # nothing read or run outside
     for leftover in ABSENT_FROM_TEX.get(request.node.callspec.id, []):
@@ -178,7 +195,7 @@ def test_an_endless_macro_loop_ends_at_the_pass_timeout_and_earlier_versions_sta
     compiled(LEMMAS, tmp_path)
     earlier = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in tmp_path.glob("paper_v1.*")}
     assert {"paper_v1.tex", "paper_v1.pdf"} <= earlier.keys()
-    looping = written(LEMMAS + "\\def\\x{\\x}\\x and the text goes on.", tmp_path, version=2)
+    looping = written(LEMMAS + "\\def\\x{\\x}\\x and the text goes on.", tmp_path, version=2, compiles=False)
     started = time.monotonic()
     with pytest.raises(LatexCompileError, match=r"^pdflatex timed out after 3 s on paper_v2\.tex \(an endless macro loop\?\)$"):
         compile_paper(looping, bibliography=True, timeout_per_pass=3)

@@ -14,12 +14,12 @@ import pytest
 from lemmata.errors import ProviderError
 from lemmata.llm.base import Message
 from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, CallRecord, Redactor, read_call_records
-from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
+from lemmata.testing.fake_llm_server import Answer, FakeLLMServer, Fault
 
 SECRET = "sk-test-secret-123456"
 RECORD_FIELDS = {
     "role", "backend", "model", "scope", "messages", "max_tokens", "response", "tokens_in", "tokens_out",
-    "cache_read_tokens", "cache_write_tokens", "latency_s", "attempts", "error", "timings", "timestamp",
+    "cache_read_tokens", "cache_write_tokens", "latency_s", "attempts", "error", "finish_reason", "timings", "timestamp",
 }
 
 
@@ -58,7 +58,16 @@ def test_each_call_appends_one_full_record(fake_llm: FakeLLMServer, llm_client, 
     assert isinstance(first["latency_s"], float) and 0 <= first["latency_s"] < 5
     assert first["attempts"] == 1
     assert first["error"] is None
+    assert first["finish_reason"] == second["finish_reason"] == "stop"
     assert first["timestamp"] <= second["timestamp"]
+
+
+def test_an_answer_cut_off_at_the_token_limit_is_logged_with_finish_reason_length(
+        fake_llm: FakeLLMServer, llm_client, tmp_path: Path) -> None:
+    fake_llm.enqueue("writer", Answer("The paper stops mid-sente", finish_reason="length"))
+    llm_client("local", run_dir=tmp_path).complete("writer", "SYS", "write")
+    [record] = log_lines(tmp_path)
+    assert record["finish_reason"] == "length" and record["response"] == "The paper stops mid-sente"
 
 
 def test_latency_covers_the_whole_call(fake_llm: FakeLLMServer, llm_client, tmp_path: Path) -> None:

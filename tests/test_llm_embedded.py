@@ -141,7 +141,7 @@ def test_a_looping_answer_is_ended_and_marked(tmp_path: Path) -> None:
     llama = FakeLlama("and every integer $m$ and every integer $m$", tokens=prefix + loop)
     backend, _ = backend_with(llama, tmp_path)
     response = backend.complete(request("prover"))
-    assert response.extra["finish_reason"] == "repetition"
+    assert response.extra["finish_reason"] == response.finish_reason == "repetition" and response.cut_off
     assert response.tokens_out < len(prefix) + 3 * RepetitionGuard.TAIL + 2 * RepetitionGuard.CHECK_EVERY
 
 

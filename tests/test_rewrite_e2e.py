@@ -18,7 +18,7 @@ import pytest
 
 import lemmata
 from conftest import cli_environment
-from lemmata.artifacts import Experiment, RewriteContext, read_artifact
+from lemmata.artifacts import Experiment, PaperMeta, RewriteContext, Theory, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.qa_history import read_history
 from lemmata.runs import load_record, save_record
@@ -100,6 +100,11 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
         texts = request_texts(run_dir, scope)
         assert texts and all(INSTRUCTIONS in text for text in texts[:1]), scope
     assert any(INSTRUCTIONS in text for text in request_texts(run_dir, "rewrite_theory:v2:plan"))
+    # The same writer as version 1's: the whole paper from version 2's theory, in one turn here.
+    meta = read_artifact(run_dir / "paper_v2.json", PaperMeta)
+    lemmas = read_artifact(run_dir / "versions/v2/theory.json", Theory).lemmas
+    assert (meta.lemmas_stated, meta.writer_turns, meta.compile_errors) == (len(lemmas), 1, [])
+    assert all(f"\\label{{lem:{lemma.id}}}" in (run_dir / "paper_v2.tex").read_text() for lemma in lemmas)
     v2 = digests(run_dir, 2)
     assert digests(run_dir, 1) == v1
 

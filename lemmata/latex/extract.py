@@ -204,6 +204,15 @@ def take_fenced_latex(text: str) -> str:
     return code_fences_as_verbatim(text)
 
 
+def unwrap_latex_fences(text: str) -> str:
+    """Each top-level ```latex / ```tex / ``` block replaced by its content; code fences inside it,
+    and code blocks of other languages, stay for `take_fenced_latex` to make verbatim."""
+    for fence in reversed(_top_level_fences(text)):
+        if fence.language.lower() in _LATEX_FENCE_LANGUAGES:
+            text = text[: fence.start] + fence.content + text[fence.end :]
+    return text
+
+
 def code_fences_as_verbatim(text: str) -> str:
     """Each top-level ``` block as a verbatim environment."""
     for fence in reversed(_top_level_fences(text)):

@@ -10,7 +10,7 @@ import anthropic
 import httpx2
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message, reading
+from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, finish_reason_of, provider_message, reading
 
 #: Error types Anthropic reports inside an answer stream that a new attempt may not meet.
 TRANSIENT_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
@@ -49,6 +49,7 @@ class AnthropicBackend:
             tokens_out=usage.output_tokens,
             cache_read_tokens=getattr(usage, "cache_read_input_tokens", None),
             cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None),
+            finish_reason=finish_reason_of(getattr(message, "stop_reason", None)),  # max_tokens: "length"
         )
 
     def _streamed(self, call: dict[str, Any], on_text: Callable[[str], None]) -> Any:

@@ -40,6 +40,23 @@ class ChatRequest:
     on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
+#: Why an answer ended, in our words: "stop" (the model ended it), "length" (the token limit cut it
+#: off), "repetition" (the embedded backend ended a loop); None when the backend does not say.
+FinishReason = Literal["stop", "length", "repetition"]
+#: Finish reasons of an answer that did not end where the model meant it to.
+CUT_OFF: tuple[FinishReason, ...] = ("length", "repetition")
+_FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "eos": "stop",
+    "length": "length", "max_tokens": "length", "model_context_window_exceeded": "length",
+    "repetition": "repetition",
+}
+
+
+def finish_reason_of(raw: object) -> FinishReason | None:
+    """A provider's finish or stop reason in our words; None for any other (tool calls, a filter)."""
+    return _FINISH_REASONS.get(raw) if isinstance(raw, str) else None
+
+
 @dataclass(frozen=True)
 class ChatResponse:
     text: str
@@ -48,6 +65,12 @@ class ChatResponse:
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    finish_reason: FinishReason | None = None
+
+    @property
+    def cut_off(self) -> bool:
+        """The answer stopped before the model ended it (token limit or a loop ended for it)."""
+        return self.finish_reason in CUT_OFF
 
 
 class Backend(Protocol):

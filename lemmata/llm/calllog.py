@@ -31,6 +31,8 @@ class CallRecord:
     latency_s: float
     attempts: int
     error: str | None = None
+    #: Why the answer ended: "stop", "length" (cut off at the token limit), "repetition", or None (not said).
+    finish_reason: str | None = None
     #: Backend-specific measurements, e.g. the embedded model's seconds and prompt tokens evaluated.
     timings: dict[str, Any] | None = None
     timestamp: float = field(default_factory=time.time)

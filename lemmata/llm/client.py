@@ -60,7 +60,22 @@ class LLMClient:
         on_text: Callable[[str], None] | None = None,
         on_restart: Callable[[], None] | None = None,
     ) -> str:
-        """Ask `role`'s model; retries transient failures, raises ProviderError otherwise.
+        """The answer's text of `complete_reply` (see there)."""
+        return self.complete_reply(role, system, messages, json_answer=json_answer, on_text=on_text,
+                                   on_restart=on_restart).text
+
+    def complete_reply(
+        self,
+        role: str,
+        system: str,
+        messages: list[Message] | str,
+        *,
+        json_answer: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        on_restart: Callable[[], None] | None = None,
+    ) -> ChatResponse:
+        """Ask `role`'s model; retries transient failures, raises ProviderError otherwise. The reply
+        carries the text and its `finish_reason` ("length": cut off at the token limit).
 
         Streaming: with `on_text`, each non-empty piece of the answer's text is passed to it as it
         arrives, in order, on this thread; the return value is still the whole text and the call
@@ -92,7 +107,7 @@ class LLMClient:
             json_schema=spec.json_schema() if json_answer else None,
             scope=self.scope,
         )
-        return self._send(request, on_text, on_restart).text
+        return self._send(request, on_text, on_restart)
 
     def _send(
         self,
@@ -168,6 +183,7 @@ class LLMClient:
                 latency_s=round(latency, 4),
                 attempts=attempts,
                 error=_error_text(error),
+                finish_reason=response.finish_reason if response else None,
                 timings=(response.extra or None) if response else None,
             )
         )

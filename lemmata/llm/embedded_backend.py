@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.errors import ProviderError
-from lemmata.llm.base import ChatRequest, ChatResponse, pass_whole
+from lemmata.llm.base import ChatRequest, ChatResponse, finish_reason_of, pass_whole
 
 #: Low temperature: the small model follows formats better; a fixed seed makes runs repeatable.
 SAMPLING = {"temperature": 0.2, "top_p": 0.9, "repeat_penalty": 1.05, "seed": 7}
@@ -78,10 +78,8 @@ class EmbeddedBackend:
                 ) from None
             elapsed = time.monotonic() - started
             evaluated = _prompt_tokens_evaluated(llama)
-        response = _response_from(answer, evaluated, elapsed)
+        response = _response_from(answer, evaluated, elapsed, looped=guard is not None and guard.tripped)
         response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
-        if guard is not None and guard.tripped:
-            response.extra["finish_reason"] = "repetition"
         return pass_whole(request, response)
 
     def _answer_budget(self, request: ChatRequest) -> int:
@@ -180,7 +178,8 @@ def _prompt_tokens_evaluated(llama: Any) -> int | None:
         return None
 
 
-def _response_from(answer: dict[str, Any], evaluated: int | None, elapsed: float) -> ChatResponse:
+def _response_from(answer: dict[str, Any], evaluated: int | None, elapsed: float, looped: bool = False) -> ChatResponse:
+    """Our response; `looped`: the RepetitionGuard ended the answer (finish reason "repetition")."""
     choices = answer.get("choices") or []
     if not choices:
         raise ProviderError("embedded model returned no choices")
@@ -188,13 +187,14 @@ def _response_from(answer: dict[str, Any], evaluated: int | None, elapsed: float
     usage = answer.get("usage") or {}
     prompt_tokens = usage.get("prompt_tokens")
     reused = prompt_tokens - evaluated if prompt_tokens is not None and evaluated is not None else None
+    finish_reason = "repetition" if looped else choices[0].get("finish_reason")
     return ChatResponse(
         text=text,
         tokens_in=prompt_tokens,
         tokens_out=usage.get("completion_tokens"),
         cache_read_tokens=reused,
-        extra={"seconds": round(elapsed, 3), "prompt_tokens_evaluated": evaluated,
-               "finish_reason": choices[0].get("finish_reason")},
+        extra={"seconds": round(elapsed, 3), "prompt_tokens_evaluated": evaluated, "finish_reason": finish_reason},
+        finish_reason=finish_reason_of(finish_reason),
     )
 
 

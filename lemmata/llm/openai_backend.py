@@ -8,7 +8,7 @@ from typing import Any
 import openai
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, provider_message, reading
+from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, finish_reason_of, provider_message, reading
 
 
 class OpenAICompatibleBackend:
@@ -45,7 +45,7 @@ class OpenAICompatibleBackend:
             raise translate_openai_error(self.name, exc) from None
         pieces: list[str] = []
         usage: Any = None
-        finished = False
+        finished: str | None = None
         with chunks:
             for chunk in reading(chunks, lambda exc: translate_openai_error(self.name, exc)):
                 usage = getattr(chunk, "usage", None) or usage
@@ -56,17 +56,18 @@ class OpenAICompatibleBackend:
                     if piece:
                         pieces.append(piece)
                         on_text(piece)
-                    finished = finished or choice.finish_reason is not None
+                    finished = finished or choice.finish_reason
         if not (finished or usage is not None):
             raise TransientProviderError(f"{self.name}'s answer stream ended before the answer did")
-        return ChatResponse(text="".join(pieces), **_usage_fields(usage))
+        return ChatResponse(text="".join(pieces), finish_reason=finish_reason_of(finished), **_usage_fields(usage))
 
 
 def _response_from(name: str, completion: Any) -> ChatResponse:
     if not getattr(completion, "choices", None):
         raise TransientProviderError(f"{name} returned an answer without choices")
-    text = completion.choices[0].message.content or ""
-    return ChatResponse(text=text, **_usage_fields(getattr(completion, "usage", None)))
+    choice = completion.choices[0]
+    return ChatResponse(text=choice.message.content or "", finish_reason=finish_reason_of(choice.finish_reason),
+                        **_usage_fields(getattr(completion, "usage", None)))
 
 
 def _usage_fields(usage: Any) -> dict[str, int | None]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.errors import ReplayExhaustedError, UserError
-from lemmata.llm.base import ChatRequest, ChatResponse, pass_whole
+from lemmata.llm.base import ChatRequest, ChatResponse, finish_reason_of, pass_whole
 
 
 def load_replay_script(path: Path) -> list[dict[str, Any]]:
@@ -38,6 +38,24 @@ def load_replay_script(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def recorded_model(path: Path) -> str:
+    """The model whose answers a recording holds (its first call's), or "replay" when it names none
+    or cannot be read (building the backend then reports why). A replay is that model's answers
+    again: whatever was measured of the model (its checks' trust) holds for the replay."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(entry, dict) and isinstance(entry.get("model"), str) and entry["model"]:
+                    return entry["model"]
+    except (OSError, UnicodeDecodeError):
+        pass
+    return "replay"
+
+
 class ReplayBackend:
     name = "replay"
 
@@ -54,6 +72,7 @@ class ReplayBackend:
             tokens_out=entry.get("tokens_out"),
             cache_read_tokens=entry.get("cache_read_tokens"),
             cache_write_tokens=entry.get("cache_write_tokens"),
+            finish_reason=finish_reason_of(entry.get("finish_reason")),  # recordings before it: None
         ))
 
     def _take(self, role: str, scope: str) -> dict[str, Any]:

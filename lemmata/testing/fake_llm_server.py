@@ -50,15 +50,24 @@ class RecordedRequest:
     cache_creation_tokens: int = 0
 
 
-Responder = Callable[[RecordedRequest], str]
+Responder = Callable[[RecordedRequest], Union[str, "Answer"]]
+#: How a scripted answer ends: "stop" (the model ended it) or "length" (cut off at the token
+#: limit: OpenAI's finish_reason "length", Anthropic's stop_reason "max_tokens").
+FINISH_REASONS = ("stop", "length")
 
 
 @dataclass(frozen=True)
 class Answer:
-    """A scripted answer (text or responder) with its own extra latency in seconds."""
+    """A scripted answer (text or responder) with its own extra latency in seconds and how it ends.
+    A responder may return an Answer too (its text and finish_reason are used)."""
 
     text: str | Responder
     latency: float = 0.0
+    finish_reason: str = "stop"
+
+    def __post_init__(self) -> None:
+        if self.finish_reason not in FINISH_REASONS:
+            raise ValueError(f"finish_reason must be one of {FINISH_REASONS}, not {self.finish_reason!r}")
 
 
 @dataclass(frozen=True)
@@ -216,6 +225,7 @@ class _Reply:
     output_tokens: int
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
+    finish_reason: str = "stop"
 
 
 def _openai_usage(reply: _Reply) -> dict[str, int]:
@@ -228,7 +238,8 @@ def _openai_reply(reply: _Reply) -> dict[str, Any]:
     """OpenAI chat.completion body."""
     message = {"role": "assistant", "content": reply.text}
     return {"id": reply.reply_id, "object": "chat.completion", "created": int(time.time()), "model": reply.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": _openai_usage(reply)}
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+            "usage": _openai_usage(reply)}
 
 
 def _openai_stream(reply: _Reply) -> list[bytes]:
@@ -243,7 +254,7 @@ def _openai_stream(reply: _Reply) -> list[bytes]:
 
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"content": piece}) for piece in _split_text(reply.text)]
-    events.append(chunk({}, "stop", _openai_usage(reply)))
+    events.append(chunk({}, reply.finish_reason, _openai_usage(reply)))
     events.append(_sse("[DONE]"))
     return events
 
@@ -261,10 +272,15 @@ def _anthropic_usage(reply: _Reply) -> dict[str, int]:
             "cache_creation_input_tokens": reply.cache_creation_tokens}
 
 
+def _anthropic_stop_reason(reply: _Reply) -> str:
+    """Anthropic's name for how the answer ended."""
+    return "max_tokens" if reply.finish_reason == "length" else "end_turn"
+
+
 def _anthropic_reply(reply: _Reply) -> dict[str, Any]:
     """Anthropic Messages body."""
     return {"id": reply.reply_id, "type": "message", "role": "assistant", "model": reply.model,
-            "content": [{"type": "text", "text": reply.text}], "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": reply.text}], "stop_reason": _anthropic_stop_reason(reply),
             "stop_sequence": None, "usage": _anthropic_usage(reply)}
 
 
@@ -279,7 +295,7 @@ def _anthropic_stream(reply: _Reply) -> list[bytes]:
         delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
         events.append(_sse(delta, "content_block_delta"))
     events.append(_sse({"type": "content_block_stop", "index": 0}, "content_block_stop"))
-    finish = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+    finish = {"type": "message_delta", "delta": {"stop_reason": _anthropic_stop_reason(reply), "stop_sequence": None},
               "usage": _anthropic_usage(reply)}
     events.append(_sse(finish, "message_delta"))
     events.append(_sse({"type": "message_stop"}, "message_stop"))
@@ -380,15 +396,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(record, 400, dialect.error_body(400, message))
         try:
             text = scripted.text(record) if callable(scripted.text) else scripted.text
+            if isinstance(text, Answer) and isinstance(text.text, str):
+                scripted, text = text, text.text
             if not isinstance(text, str):
-                raise TypeError(f"responder returned {type(text).__name__}, not str")
+                raise TypeError(f"responder returned {type(text).__name__}, not str or an Answer with text")
         except Exception as exc:  # a broken test responder must show up as a clear, non-retried error
             message = f"fake server: responder for role '{record.role}' failed: {exc!r}"
             return self._send(record, 400, dialect.error_body(400, message))
         if not fake._pause(fake.latency + scripted.latency):
             return fake._finish(record, 0)
         record.answer_text = text
-        reply = fake._make_reply(dialect, record, text)
+        reply = fake._make_reply(dialect, record, text, scripted.finish_reason)
         if record.body.get("stream") is True:
             self._send_stream(record, dialect.stream_events(reply))
         else:
@@ -651,7 +669,7 @@ class FakeLLMServer(LoopbackServer):
             cached.update(prefixes[i].key for i in marks)
         return read, prefixes[marks[-1]].tokens - read
 
-    def _make_reply(self, dialect: _Dialect, request: RecordedRequest, text: str) -> _Reply:
+    def _make_reply(self, dialect: _Dialect, request: RecordedRequest, text: str, finish_reason: str = "stop") -> _Reply:
         """Build the reply with deterministic id and token estimates, prompt-cache figures included."""
         with self._lock:
             number = next(self._reply_numbers)
@@ -661,16 +679,17 @@ class FakeLLMServer(LoopbackServer):
             request.cache_read_tokens, request.cache_creation_tokens = read, creation
         input_tokens = estimate_tokens(prompt_text(request.body)) - read - creation
         return _Reply(f"{dialect.id_prefix}{number}", model, text, input_tokens, estimate_tokens(text),
-                      read, creation)
+                      read, creation, finish_reason)
 
 
 def _answer_from_script(item: Any) -> Answer:
-    """An answer from a script entry: "text" or {"text": ..., "latency": ...}."""
+    """An answer from a script entry: "text" or {"text": ..., "latency": ..., "finish_reason": "length"}."""
     if isinstance(item, str):
         return Answer(item)
-    if isinstance(item, dict) and isinstance(item.get("text"), str) and set(item) <= {"text", "latency"}:
-        return Answer(item["text"], float(item.get("latency", 0.0)))
-    raise ValueError(f"bad scripted answer {item!r}: expected a string or {{'text': ..., 'latency': ...}}")
+    if isinstance(item, dict) and isinstance(item.get("text"), str) and set(item) <= {"text", "latency", "finish_reason"}:
+        return Answer(item["text"], float(item.get("latency", 0.0)), str(item.get("finish_reason", "stop")))
+    raise ValueError(f"bad scripted answer {item!r}: expected a string or "
+                     "{'text': ..., 'latency': ..., 'finish_reason': 'stop' or 'length'}")
 
 
 def _fault_from_script(item: Any) -> Fault:

@@ -12,11 +12,13 @@ from lemmata.llm.base import ChatRequest, ChatResponse
 from lemmata.llm.client import LLMClient, ModelChoice
 from lemmata.settings import Settings
 
-Scripted = Union[str, Callable[[ChatRequest], str], Exception]
+Scripted = Union[str, ChatResponse, Callable[[ChatRequest], Union[str, ChatResponse]], Exception]
 
 
 class ScriptedBackend:
-    """Answers each role's requests in order; an Exception in the script is raised instead."""
+    """Answers each role's requests in order; an Exception in the script is raised instead. A
+    ChatResponse is answered as it is: `ChatResponse(text, finish_reason="length")` scripts an
+    answer cut off at the token limit (a plain string is one the model ended: "stop")."""
 
     name = "scripted"
 
@@ -47,8 +49,11 @@ class ScriptedBackend:
             answer = queue.popleft()
         if isinstance(answer, Exception):
             raise answer
-        text = answer(request) if callable(answer) else answer
-        return ChatResponse(text=text, tokens_in=len(request.system) // 4, tokens_out=len(text) // 4)
+        reply = answer(request) if callable(answer) else answer
+        if isinstance(reply, ChatResponse):
+            return reply
+        return ChatResponse(text=reply, tokens_in=len(request.system) // 4, tokens_out=len(reply) // 4,
+                            finish_reason="stop")
 
 
 def scripted_client(script: dict[str, list[Scripted]] | None = None, settings: Settings | None = None,

@@ -1,0 +1,110 @@
+"""Text a model wrote for one slot of the paper (a prover's proof, a lemma statement), as LaTeX
+that stands on its own inside the environment lemmata puts it in.
+
+A prover writes markdown as often as LaTeX: `### Proof of Lemma [L2]: <the statement again>`,
+`**Proof.**`, `**Step 1:**`, a closing `QED`, and cites lemmas as `[L1]`. The proof environment is
+lemmata's, so every opening "Proof" heading and proof tag goes, headings inside become bold run-in
+titles (a \\section would end the proof environment), and `[L1]` becomes `Lemma~\\ref{lem:L1}`.
+The rest is the shared clean-up (extract.py): markdown, Unicode math, environments closed.
+
+`plain_text_latex` is the fallback for a fragment whose LaTeX still breaks the compile: its words,
+escaped, so that one broken proof cannot sink the paper.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from lemmata.latex.document import escape_latex_text
+from lemmata.latex.extract import extract_latex_body
+
+_OPENERS = r"(?:\*\*|__|\\textbf\{|\\textit\{|\\emph\{|\*|_)?"
+_CLOSERS = r"(?:\*\*|__|\}|\*|_)?"
+# A leading markdown heading about the proof: the whole line goes (it restates the lemma).
+_PROOF_HEADING_LINE = re.compile(r"\A\s*#{1,6}[ \t]*" + _OPENERS + r"[ \t]*(?:Proof|PROOF)\b[^\n]*(?:\n|\Z)")
+# A leading "Proof.", "**Proof:**", "Proof of Lemma [L2]:" run-in title: only the title goes.
+_PROOF_TITLE = re.compile(
+    r"\A\s*" + _OPENERS + r"[ \t]*(?:Proof|PROOF)(?:[ \t]+(?:of|sketch|idea)\b[^.:\n]{0,80})?[ \t]*"
+    + _CLOSERS + r"[ \t]*[.:]" + r"[ \t]*" + _CLOSERS + r"[ \t]*"
+)
+_PROOF_TAGS = re.compile(r"\\begin[ \t]*\{proof\}(?:[ \t]*\[[^\]\n]*\])?|\\end[ \t]*\{proof\}")
+_QED_TAIL = re.compile(
+    r"(?:\s|\\hfill|\\quad)*(?:\$\s*\\(?:blacksquare|square|Box|qed)\s*\$|\\(?:qed|blacksquare|square|Box)\b"
+    r"|\(?Q\.?E\.?D\.?\)?|∎|□|■)\s*\Z"
+)
+_MARKDOWN_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_SECTIONING = re.compile(r"\\(?:section|subsection|subsubsection|paragraph|chapter)\*?[ \t]*\{([^{}\n]*)\}")
+_CITATION_GROUP = re.compile(r"(?:\b[Ll]emmas?[ \t~]*)?(?<![}\]A-Za-z@*\\])\[(?P<ids>[^\[\]\n]{1,80})\]")
+_ID_SEPARATORS = re.compile(r"[ \t]*(?:,|;|\band\b)[ \t]*")
+
+
+def lemma_label(lemma_id: str) -> str:
+    """The \\label key of a lemma: `lem:` and its id, with characters a key cannot hold replaced."""
+    return "lem:" + re.sub(r"[^A-Za-z0-9_.:-]", "-", lemma_id)
+
+
+def cite_lemmas(text: str, lemma_ids: Iterable[str]) -> str:
+    """`[L1]`, `Lemma [L1]`, `[L1, L3]` and `Lemma L1` as `Lemma~\\ref{lem:L1}` (known ids only)."""
+    known = {lemma_id.casefold(): lemma_id for lemma_id in lemma_ids}
+    if not known:
+        return text
+
+    def group(match: re.Match[str]) -> str:
+        names = [name.strip() for name in _ID_SEPARATORS.split(match.group("ids")) if name.strip()]
+        if not names or any(name.casefold() not in known for name in names):
+            return match.group(0)  # [GAP: ...], a markdown link, an interval: not a citation
+        return _lemma_references([known[name.casefold()] for name in names])
+
+    text = _CITATION_GROUP.sub(group, text)
+    bare = "|".join(re.escape(lemma_id) for lemma_id in sorted(known.values(), key=len, reverse=True))
+    return re.sub(rf"\b[Ll]emma[ \t~]+(?:{bare})(?![A-Za-z0-9_])",
+                  lambda m: _lemma_references([known[m.group(0).split()[-1].split("~")[-1].casefold()]]), text)
+
+
+def _lemma_references(ids: list[str]) -> str:
+    refs = [f"\\ref{{{lemma_label(lemma_id)}}}" for lemma_id in ids]
+    if len(refs) == 1:
+        return f"Lemma~{refs[0]}"
+    return "Lemmas~" + ", ".join(refs[:-1]) + f" and~{refs[-1]}"
+
+
+def strip_proof_opening(text: str) -> str:
+    """Without the leading "### Proof of Lemma [L2]: ..." heading line or "**Proof.**" title."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _PROOF_HEADING_LINE.sub("", text, count=1)
+        text = _PROOF_TITLE.sub("", text, count=1)
+    return text
+
+
+def strip_closing_qed(text: str) -> str:
+    """Without the QED, \\qed or box that ends the text: the proof environment prints its own."""
+    return _QED_TAIL.sub("", text.rstrip()).rstrip()
+
+
+def headings_as_run_in_titles(text: str) -> str:
+    """Markdown headings and \\section commands inside a proof as bold run-in titles."""
+    text = _MARKDOWN_HEADING.sub(lambda m: "\n\\textbf{" + m.group(1).replace("**", "").strip() + "}", text)
+    return _SECTIONING.sub(lambda m: "\n\\textbf{" + m.group(1).strip() + "}", text)
+
+
+def proof_latex(text: str, lemma_ids: Iterable[str]) -> str:
+    """A prover's proof text as the LaTeX inside lemmata's proof environment."""
+    text = strip_closing_qed(strip_proof_opening(text.replace("\r\n", "\n")))
+    text = _PROOF_TAGS.sub("", headings_as_run_in_titles(text))
+    text = cite_lemmas(text, lemma_ids)
+    # The clean-up may turn a "**Proof:**" line further down into a proof environment: ours is enough.
+    return _PROOF_TAGS.sub("", extract_latex_body(text.strip() + "\n")).strip()
+
+
+def fragment_latex(text: str, lemma_ids: Iterable[str]) -> str:
+    """A statement or other short text a model wrote, as LaTeX that compiles on its own."""
+    return extract_latex_body(cite_lemmas(text.replace("\r\n", "\n"), lemma_ids).strip() + "\n").strip()
+
+
+def plain_text_latex(text: str) -> str:
+    """The text printed literally (paragraphs kept): for a fragment whose LaTeX breaks the compile."""
+    paragraphs = [part.strip() for part in re.split(r"\n[ \t]*\n", text.strip()) if part.strip()]
+    return "\n\n".join(escape_latex_text(paragraph) for paragraph in paragraphs)

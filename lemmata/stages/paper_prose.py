@@ -1,0 +1,128 @@
+"""The writer model's parts as LaTeX for lemmata's skeleton, and lemmata's own text for a part the
+model never wrote.
+
+A part is cleaned in this order: the model's `[Unverified step]` markers go (lemmata places
+them), lines that echo the prompt go (prompt_echo), `[L1]` becomes `Lemma~\\ref{lem:L1}`, the
+shared clean-up converts markdown and repairs the LaTeX, a heading the model put first goes
+(the skeleton has it) and a remaining \\section becomes a \\subsection (it would renumber the
+paper). A lemma or theorem the model restates, with
+the proof after it, goes: lemmata prints every lemma and the main result once, from the theory.
+An abstract keeps only its text, a lemma's explanation its first paragraph without environments.
+Unknown citations are removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from lemmata.artifacts import Theory
+from lemmata.latex.bibliography import remove_unknown_citations
+from lemmata.latex.extract import extract_latex_body
+from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
+from lemmata.stages.paper_fragments import Fragment
+from lemmata.stages.paper_parts import LEMMA_PREFIX, part_keys
+from lemmata.stages.paper_render import MAIN_LABEL
+from lemmata.stages.prompt_echo import PromptEcho
+from lemmata.stages.unverified_marks import remove_model_markers
+
+_LEADING_HEADING = re.compile(r"\A\s*\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}[ \t]*\n?")
+_ABSTRACT_TAGS = re.compile(r"\\(?:begin|end)\{abstract\}")
+_ANY_HEADING = re.compile(r"\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}")
+_BLOCK = re.compile(r"\\begin\{(?P<name>[A-Za-z*]+)\}.*?\\end\{(?P=name)\}", re.DOTALL)
+_APPENDIX = re.compile(r"\\appendix(?![A-Za-z@])[ \t]*")  # inside a part it would letter lemmata's sections
+_RESTATED = re.compile(r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
+                       r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?", re.DOTALL)
+
+
+@dataclass
+class CleanParts:
+    """The model's parts as fragments, with what the clean-up removed."""
+
+    fragments: dict[str, Fragment] = field(default_factory=dict)
+    removed_citations: list[str] = field(default_factory=list)
+    echoed_lines: int = 0
+
+
+def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[str], known_keys: set[str]) -> CleanParts:
+    """Every part with text left after cleaning, as a fragment the writer model owns."""
+    cleaned = CleanParts()
+    for key, text in raw.items():
+        without_echo, echoed = echo.remove(remove_model_markers(text))
+        latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
+        cleaned.echoed_lines += echoed
+        cleaned.removed_citations += [k for k in removed if k not in cleaned.removed_citations]
+        if latex.strip():
+            cleaned.fragments[key] = Fragment(f"part:{key}", latex.strip(), without_echo, by_writer=True)
+    return cleaned
+
+
+def _part_latex(key: str, text: str, lemma_ids: Sequence[str]) -> str:
+    latex = extract_latex_body(cite_lemmas(_ABSTRACT_TAGS.sub("", text), lemma_ids).strip() + "\n")
+    latex = _LEADING_HEADING.sub("", _RESTATED.sub("", _APPENDIX.sub("", latex)).strip())
+    if key == "abstract":
+        return _ANY_HEADING.sub("", latex)
+    if key.startswith(LEMMA_PREFIX):
+        return _explanation(latex)
+    return re.sub(r"\\section(?=\*?\{)", r"\\subsection", latex)
+
+
+def _explanation(latex: str) -> str:
+    """The first paragraph of text: no statement, no proof, no heading (lemmata prints those)."""
+    latex = _ANY_HEADING.sub("", _BLOCK.sub("", latex)).strip()
+    return re.split(r"\n[ \t]*\n", latex, maxsplit=1)[0].strip() if latex else ""
+
+
+# --- lemmata's text for a part the model never wrote ------------------------------------------
+
+
+def fallback_parts(missing: Sequence[str], theory: Theory, goal: str, brief: str) -> dict[str, Fragment]:
+    """lemmata's own text for each missing part that has one (preliminaries and discussion may stay out)."""
+    ids = [lemma.id for lemma in theory.lemmas]
+    fragments = {}
+    for key in missing:
+        source = _fallback_source(key, theory, goal, brief)
+        if source:
+            fragments[key] = Fragment(f"part:{key}", _fallback_latex(key, source, ids), source)
+    return fragments
+
+
+def _fallback_latex(key: str, source: str, ids: Sequence[str]) -> str:
+    if key.startswith(LEMMA_PREFIX) or key == "conclusion":
+        return source  # made of references only: LaTeX already
+    return fragment_latex(source, ids)
+
+
+def _fallback_source(key: str, theory: Theory, goal: str, brief: str) -> str:
+    count, verified = len(theory.lemmas), sum(lemma.verified for lemma in theory.lemmas)
+    if key == "abstract":
+        return (f"We study the following statement. {goal.strip()} Its proof is organised as a chain of {count} "
+                f"lemmas, {verified} of them verified.")
+    if key == "introduction":
+        return f"This paper addresses the following goal. {goal.strip()}" + (f"\n\n{brief.strip()}" if brief.strip() else "")
+    if key == "preliminaries":
+        return f"Formally, the statement reads: {theory.formal_statement.strip()}" if theory.formal_statement.strip() else ""
+    if key == "conclusion":
+        if theory.main_result_established:
+            return f"We proved the main result, Theorem~\\ref{{{MAIN_LABEL}}}, from {count} verified lemmas."
+        return (f"The main result, stated as Conjecture~\\ref{{{MAIN_LABEL}}}, is not established; the Limitations "
+                "section lists what remains to be verified.")
+    if key.startswith(LEMMA_PREFIX):
+        return _dependency_sentence(theory, key[len(LEMMA_PREFIX):])
+    return ""
+
+
+def _dependency_sentence(theory: Theory, lemma_id: str) -> str:
+    """What the lemma builds on: the one explanation lemmata can give without the model."""
+    lemma = next(lemma for lemma in theory.lemmas if lemma.id == lemma_id)
+    known = {other.id for other in theory.lemmas}
+    used = [f"Lemma~\\ref{{{lemma_label(d)}}}" for d in lemma.depends_on if d in known]
+    if not used:
+        return "This lemma does not rely on an earlier lemma of the chain."
+    return "This lemma builds on " + (used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]) + "."
+
+
+def required_parts(lemma_ids: Sequence[str], enforce_style: bool) -> list[str]:
+    """The parts the model is asked for until it writes them (explanations under the style rules)."""
+    return [key for key in part_keys(lemma_ids) if enforce_style or not key.startswith(LEMMA_PREFIX)]

@@ -1,0 +1,134 @@
+"""Lines of a model's answer that repeat its prompt instead of writing the paper.
+
+A small model copies what it was shown. The embedded 1.5B model printed the lemmata-math macro
+list as its Preliminaries ("The lemmata-math package provides macros ... - Number sets: \\RR,
+\\NN, ..."); asked for the parts of a paper, it wrote under each lemma's marker that lemma's
+entry of the request ("NOT VERIFIED (...). Statement: ...", "Its proof, shortened: ..."), listed
+the lemma statements as its preliminaries and gave the format's own description of a part ("One
+short paragraph.") as the part. A line is dropped when it
+
+- talks about the macro package, or is a labelled list of its macros, or is like a line of the
+  macro list;
+- is a line of the prompt or the text of a labelled one (any length), or restates a lemma
+  statement (lemmata prints each statement in its lemma);
+- starts with the label of a prompt line ("The prover's proof begins: ..."), however it goes on:
+  the model continues a copied line with text of its own;
+- is (nearly) a line of the prompt, or a long piece of one, once the material the paper may
+  repeat (the goal, the brief, the survey summary, the theorem) is taken out of both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from lemmata.latex.macros import MACRO_SUMMARY
+
+#: Shorter lines (normalised) are never compared loosely: "Proof.", "Let $n$ be even."
+MIN_ECHO_CHARS = 24
+#: A line equal to a prompt line is an echo from this length on ("One short paragraph.").
+MIN_EXACT_CHARS = 8
+#: A line of the macro list is distinctive even when short ("Any bold symbol: \\bm{x}").
+MIN_MACRO_ECHO_CHARS = 12
+#: A line this long that lies (nearly) whole inside a prompt line is a partial copy of it.
+MIN_COPIED_CHARS = 32
+#: How alike a line and a prompt line (or a lemma statement) must be (difflib ratio) to count as a copy.
+ECHO_SIMILARITY = 0.85
+#: A label ("The prover's proof begins:") counts when it has this many words: "Goal:" alone is too common.
+LABEL_WORDS = (3, 8)
+#: How alike a line and a line of the macro list must be: models shorten those lines.
+MACRO_LIST_SIMILARITY = 0.6
+_MACRO_NAMES = frozenset(re.findall(r"\\[A-Za-z]+", MACRO_SUMMARY))
+_TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", re.IGNORECASE)
+_LABELLED_LIST = re.compile(r"^\s*(?:[-*+]|\\item|\d+[.)])?\s*[A-Za-z][^:$]{0,80}:\s*(?P<rest>.*)$")
+
+
+def normalised(line: str) -> str:
+    """Lower case, letters, digits and backslashes only, single spaces: for comparing lines."""
+    return " ".join(re.sub(r"[^a-z0-9\\]+", " ", line.casefold()).split())
+
+
+@dataclass
+class PromptEcho:
+    """Finds the lines of answers that copy `prompt` (the system and user text sent).
+    `allowed`: material the paper may repeat; `statements`: the lemma statements lemmata prints."""
+
+    prompt: str
+    allowed: Iterable[str] = ()
+    statements: Iterable[str] = ()
+    _allowed: list[str] = field(init=False)
+    _exact: set[str] = field(init=False)
+    _lines: list[str] = field(init=False)
+    _statements: list[str] = field(init=False)
+    _labels: set[str] = field(init=False)
+    _macro_lines: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._allowed = sorted({normalised(text) for text in self.allowed if normalised(text)}, key=len, reverse=True)
+        lines = {normalised(line) for line in self.prompt.splitlines()}
+        # A labelled line counts by its text too: "- CONCLUSION: one short paragraph." is copied without its label.
+        tails = {normalised(tail) for line in self.prompt.splitlines() for tail in line.split(": ")[1:]}
+        self._exact = {line for line in lines | tails if len(line) >= MIN_EXACT_CHARS and line not in self._allowed}
+        self._lines = [rest for rest in {self._without_allowed(line) for line in lines} if len(rest) >= MIN_ECHO_CHARS]
+        self._statements = [normalised(text) for text in self.statements if normalised(text)]
+        self._labels = {label for line in self.prompt.splitlines() if (label := _label(line))}
+        self._macro_lines = [normalised(line) for line in MACRO_SUMMARY.splitlines()]
+
+    def is_echo(self, line: str) -> bool:
+        if _TALKS_ABOUT_MACROS.search(line) or _lists_macros(line):
+            return True
+        text = normalised(line)
+        if len(text) >= MIN_MACRO_ECHO_CHARS and any(
+                _alike(text, macro_line, MACRO_LIST_SIMILARITY) for macro_line in self._macro_lines):
+            return True
+        if len(text) >= MIN_EXACT_CHARS and (
+                text in self._exact or any(_alike(text, s, ECHO_SIMILARITY) for s in self._statements)):
+            return True
+        if (label := _label(line)) and label in self._labels:
+            return True
+        rest = self._without_allowed(text)
+        if len(rest) < MIN_ECHO_CHARS:
+            return False
+        return any(_alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines)
+
+    def remove(self, text: str) -> tuple[str, int]:
+        """(`text` without its echoed lines, how many lines went)."""
+        kept = [line for line in text.splitlines() if not (line.strip() and self.is_echo(line))]
+        return "\n".join(kept), len(text.splitlines()) - len(kept)
+
+    def _without_allowed(self, text: str) -> str:
+        for allowed in self._allowed:
+            text = text.replace(allowed, " ")
+        return " ".join(text.split())
+
+
+def _label(line: str) -> str:
+    """The label before a line's first colon, normalised, when it has LABEL_WORDS words; else ""."""
+    head, colon, _ = line.partition(":")
+    words = normalised(re.sub(r"\\[A-Za-z]+", " ", head)).split()
+    return " ".join(words) if colon and LABEL_WORDS[0] <= len(words) <= LABEL_WORDS[1] else ""
+
+
+def _lists_macros(line: str) -> bool:
+    """A labelled list of the package's macros: `- Bold vectors: \\ba, \\bb, \\bc` (no formula)."""
+    listed = _LABELLED_LIST.match(line)
+    if listed is None or "$" in line:
+        return False
+    return len(set(re.findall(r"\\[A-Za-z]+", listed.group("rest"))) & _MACRO_NAMES) >= 3
+
+
+def _copied_from(line: str, prompt_line: str) -> bool:
+    """Whether nearly all of a long line is one stretch of the prompt line."""
+    if len(line) < MIN_COPIED_CHARS or len(prompt_line) < len(line):
+        return False
+    if line in prompt_line:
+        return True
+    block = SequenceMatcher(None, line, prompt_line, autojunk=False).find_longest_match(0, len(line), 0, len(prompt_line))
+    return block.size >= ECHO_SIMILARITY * len(line)
+
+
+def _alike(line: str, other: str, threshold: float) -> bool:
+    matcher = SequenceMatcher(None, line, other, autojunk=False)
+    return matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold

@@ -1,0 +1,137 @@
+"""The writer model's parts, cleaned for lemmata's skeleton: prompt echoes, markers, restated lemmas,
+headings and markdown go; lemmata's own text stands in for a part the model never wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
+from lemmata.latex.macros import MACRO_SUMMARY
+from lemmata.stages.paper_prose import clean_parts, fallback_parts
+from lemmata.stages.prompt_echo import PromptEcho
+from lemmata.stages.prompts import render_prompt
+
+DATA = Path(__file__).parent / "data"
+STATEMENT = "The sum of two integers is even if each integer is even."
+PROMPT = (render_prompt("writer_followup", problem="x", parts="y").user + "\n" + MACRO_SUMMARY
+          + "\nCitation keys (key: authors (year), title; cite with exactly these keys, or none):\n"
+          "diaz2021: José Díaz, Ann Lee (2021), Parity in rings\n"
+          "- Cite only with \\cite{key} and only the keys listed under \"Citation keys\"; if none are listed, cite nothing.\n"
+          f"[L2] NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: {STATEMENT}\n"
+          "The prover's proof begins: **Proof:** By [L1], write $a = 2m$. Then the claim follows. QED\n"
+          "- CONCLUSION: one short paragraph.\n")
+GOAL = "The sum of two even integers is even."
+ECHO = PromptEcho(PROMPT + f"Goal: {GOAL}\n", allowed=[GOAL], statements=[STATEMENT, "Zero is even."])
+
+
+def embedded_preliminaries() -> str:
+    """The Preliminaries the embedded 1.5B model wrote in run 1: the macro list of its prompt."""
+    answer = (DATA / "embedded-run-1.writer-answer.txt").read_text(encoding="utf-8")
+    return answer.split("\\section{Preliminaries}", 1)[1].split("\\section{Lemmas}", 1)[0]
+
+
+def cleaned(key: str, text: str) -> str:
+    fragments = clean_parts({key: text}, ECHO, ["L1", "L2"], {"diaz2021"}).fragments
+    return fragments[key].latex if key in fragments else ""
+
+
+def test_the_macro_list_echoed_in_the_preliminaries_is_removed() -> None:
+    """Malformed model output, the real case: the embedded model printed the macro list as its Preliminaries."""
+    text = embedded_preliminaries() + "\nAn integer $n$ is even if $n = 2k$ for some integer $k$.\n"
+    assert "Number sets" in text and "\\cA, \\cB" in text  # the case as it was
+    latex = cleaned("preliminaries", text)
+    assert latex == "An integer $n$ is even if $n = 2k$ for some integer $k$."
+
+
+def test_a_part_that_is_only_the_macro_list_is_missing() -> None:
+    assert cleaned("preliminaries", embedded_preliminaries()) == ""
+
+
+ECHOES = [
+    pytest.param("- Number sets, expectation, probability (blackboard bold): \\RR \\NN \\ZZ", id="macro-line-verbatim"),
+    pytest.param("* Bold Greek: \\balpha, \\bbeta, bgamma, \\bdelta", id="macro-line-shortened"),
+    pytest.param("We use the macros of the package throughout.", id="talks-about-macros"),
+    pytest.param("diaz2021: José Díaz, Ann Lee (2021), Parity in rings", id="citation-key-line"),
+    pytest.param("Cite only with \\cite{key} and only the keys listed under Citation keys.", id="a-rule"),
+    pytest.param("Write only these parts, each after its marker line, then the line %%% END:", id="the-request"),
+    # The embedded 1.5B model, asked for the parts (2026-11-25): each lemma's entry under its marker,
+    # the format's description of a part as the part, the lemma statements as its preliminaries.
+    pytest.param("NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: The sum of two integers "
+                 "is even if each integer is even.", id="a-lemma-entry-copied"),
+    pytest.param("The prover's proof begins: **Proof:** By [L1], write \\(a = 2m\\). Then the claim follows.",
+                 id="the-shortened-proof-copied"),
+    pytest.param("The prover's proof begins: \\#\\#\\# Proof of Lemma~\\ref{lem:L3}: If a is even then -a is even. By "
+                 "[L2], write a = 2m, then go on far beyond what the request showed.", id="a-copied-line-continued"),
+    pytest.param("One short paragraph.", id="a-part-s-description-as-the-part"),
+    pytest.param("- The sum of two integers is even if each integer is even.", id="a-lemma-statement-listed"),
+    pytest.param("Zero is even.", id="a-short-lemma-statement-restated"),
+    pytest.param(f"Goal: {GOAL}", id="a-labelled-line-of-the-request"),
+]
+
+
+@pytest.mark.parametrize("line", ECHOES)
+def test_a_line_echoing_the_prompt_is_dropped(line: str) -> None:
+    assert ECHO.is_echo(line)
+
+
+KEPT = [
+    pytest.param(GOAL, id="the-goal-restated"),
+    pytest.param(f"We show that {GOAL.lower()[:-1]}, using the lemmas below in turn.", id="a-sentence-about-the-goal"),
+    pytest.param("Thus zero is even.", id="a-sentence-around-a-short-statement"),
+    pytest.param("Note: the idea is to add the witnesses.", id="a-short-label-of-its-own"),
+    pytest.param("The idea is simple: add the two witnesses of evenness.", id="a-sentence-with-a-colon"),
+    pytest.param("Let $\\bx, \\by \\in \\RR^n$ and $\\abs{x} \\leq \\norm{\\bx}$ for all vectors.", id="macros-in-a-formula"),
+    pytest.param("Proof.", id="short-line"),
+    pytest.param("Parity is the first invariant of integer arithmetic.", id="ordinary-prose"),
+]
+
+
+@pytest.mark.parametrize("line", KEPT)
+def test_a_line_of_the_paper_s_own_is_kept(line: str) -> None:
+    assert not ECHO.is_echo(line)
+
+
+PARTS = [
+    pytest.param("introduction", "# Introduction\n**Parity** matters, see [L2].\n## Background\nOld.",
+                 "\\textbf{Parity} matters, see Lemma~\\ref{lem:L2}.\n\\subsection{Background}\nOld.",
+                 id="markdown-heading-repeated-and-a-subheading"),
+    pytest.param("introduction", "Text.\n\\section{Background}\nOld.", "Text.\n\\subsection{Background}\nOld.",
+                 id="a-section-inside-a-part-becomes-a-subsection"),
+    pytest.param("discussion", "\\unverified As shown [Unverified step] in \\cite{diaz2021, knuth1997}.",
+                 "As shown in \\cite{diaz2021}.", id="own-markers-and-an-unknown-citation"),
+    pytest.param("preliminaries", "\\begin{Lem}[L1] Restated.\\end{Lem}\\begin{proof}Again.\\end{proof}\n"
+                 "\\begin{defin}Even.\\end{defin}", "\\begin{definition}Even.\\end{definition}",
+                 id="a-restated-lemma-with-its-proof-goes"),
+    pytest.param("abstract", "\\begin{abstract}\n\\section{Abstract}\nWe prove it.\n\\end{abstract}", "We prove it.",
+                 id="abstract-in-its-own-environment"),
+    pytest.param("lemma:L1", "We unfold the definition.\n\n\\begin{proof}A whole proof.\\end{proof}\nMore.",
+                 "We unfold the definition.", id="explanation-keeps-its-first-paragraph"),
+]
+
+
+@pytest.mark.parametrize("key, text, expected", PARTS)
+def test_a_part_is_cleaned_for_the_skeleton(key: str, text: str, expected: str) -> None:
+    assert cleaned(key, text) == expected
+
+
+def theory(established: bool) -> Theory:
+    lemmas = [ProvedLemma(id="L1", statement="S1.", proof_text="P.", confidence=0.9, verified=True, status="proved",
+                          verification_method="auto_accepted"),
+              ProvedLemma(id="L2", statement="S2.", depends_on=["L1"], proof_text="P.", confidence=0.9,
+                          verified=established, status="proved" if established else "low_confidence",
+                          verification_method="auto_accepted" if established else "failed")]
+    return Theory(goal="g", theorem_statement="T.", lemmas=lemmas, assembled_proof="By [L1].",
+                  consistency=ConsistencyCheck(passed=True), proof_status="proved", formal_statement="$\\forall n$")
+
+
+def test_lemmata_writes_what_the_model_never_did() -> None:
+    keys = ["abstract", "introduction", "preliminaries", "lemma:L1", "lemma:L2", "discussion", "conclusion"]
+    filled = fallback_parts(keys, theory(False), "Sums of evens are even.", "Add witnesses.")
+    assert set(filled) == set(keys) - {"discussion"}
+    assert filled["lemma:L1"].latex == "This lemma does not rely on an earlier lemma of the chain."
+    assert filled["lemma:L2"].latex == "This lemma builds on Lemma~\\ref{lem:L1}."
+    assert "not established" in filled["conclusion"].latex and "2 lemmas, 1 of them verified" in filled["abstract"].latex
+    assert not any(fragment.by_writer for fragment in filled.values())
+    assert "verified lemmas" in fallback_parts(["conclusion"], theory(True), "g", "")["conclusion"].latex
