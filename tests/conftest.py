@@ -114,6 +114,9 @@ def cli_environment(home: Path, **extra: str) -> dict[str, str]:
            and k not in ISOLATED_VARIABLES + PROXY_VARIABLES}
     env.update({"LEMMATA_HOME": str(home), "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01",
                 "TEXMFVAR": str(home / "texmf-var"), **SEARCH_SERVICES_DOWN, **extra})
+    # The fake model plays a measured, trusted checker, so that verified lemmas are seen end to end;
+    # tests of untrusted checkers remove $LEMMATA_HOME/calibration or use another model.
+    even_sum_session.trust_the_fake_model(home)
     return env
 
 

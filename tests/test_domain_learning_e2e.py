@@ -82,9 +82,9 @@ def test_a_run_writes_what_it_learned_under_its_own_domain(three_runs: tuple[Pat
     assert {entry["file"] for entry in entries} == {memory["file"] for memory in learned["memories"]}
     assert all(len(entry["embedding"]) == 384 for entry in entries)
     texts = {entry["kind"]: (home / "memory" / "domains" / "parity" / entry["file"]).read_text() for entry in entries}
-    assert "L1" in texts["strategy"] and "verified" in texts["strategy"]
-    # The session's L4 stays unverified: its memory keeps the verifier's reason and the refiner's idea.
-    assert "closure under addition is assumed, not proved" in texts["failure"]
+    assert "L2" in texts["strategy"] and "2 of 4 lemmas verified" in texts["strategy"]  # L2, L3 passed the checks
+    # The session's L4 stays unverified: its memory keeps the open gap and the refiner's idea.
+    assert "taken from the axioms without proof" in texts["failure"]
     assert "ring axioms" in texts["failure"]
     assert sorted(p.name for p in (home / "memory" / "domains").iterdir()) == ["bandits", "parity"]
 
@@ -116,12 +116,13 @@ def test_a_run_of_another_domain_is_not_told_them_and_keeps_its_own(three_runs: 
 def test_a_bandits_run_uses_the_plugins_simulator_in_its_experiment(three_runs: tuple[Path, list[Path]]) -> None:
     _, (_, _, bandit_run) = three_runs
     experiment = json.loads((bandit_run / "experiment.json").read_text(encoding="utf-8"))
-    [check] = experiment["checks"]
-    assert (check["outcome"], check["trials"], check["violations"]) == ("ran", 3, 0)
-    assert "from bandit_regret import" in check["code"] and "audit hook" in check["sandbox"]
-    assert [point["x"] for point in check["series"]] == [200, 500, 1000]
-    [request] = [call for call in calls(bandit_run) if call["role"] == "experiment"]
-    assert bandits.tools_guide in request["messages"][-1]["content"]
+    assert [check["lemma_id"] for check in experiment["checks"]] == ["L1", "L4"]  # the unverified lemmas
+    for check in experiment["checks"]:
+        assert (check["outcome"], check["trials"], check["violations"]) == ("ran", 3, 0)
+        assert "from bandit_regret import" in check["code"] and "audit hook" in check["sandbox"]
+        assert [point["x"] for point in check["series"]] == [200, 500, 1000]
+    requests = [call for call in calls(bandit_run) if call["role"] == "experiment"]
+    assert len(requests) == 2 and all(bandits.tools_guide in r["messages"][-1]["content"] for r in requests)
 
 
 def test_a_bandits_run_gives_the_plugins_guidance_and_skills_to_its_agents(three_runs: tuple[Path, list[Path]]) -> None:

@@ -2,7 +2,9 @@
 
 The recording is what the README's quick demo replays (LLM_BACKEND=replay). Re-record it
 whenever the workflow asks the model something new. Its answers are the scripted ones of lemmata/testing/even_sum_session.py,
-not a real model's; the searches are answered by the fake search services. Usage: python examples/even-sum/record.py
+not a real model's; the searches are answered by the fake search services. It is recorded in a
+fresh data directory, as a user replays it: there the fake model's checks were never measured, so
+no lemma is verified. Usage: python examples/even-sum/record.py
 """
 
 from __future__ import annotations

@@ -4,15 +4,16 @@ Realistic answers, one set per agent role, for the fake model server: they drive
 workflow through every stage — a survey that searches once (FakeSearchServers' default papers
 answer it), a formal statement, a four-lemma plan the architect annotates,
 one lemma left at low confidence in every turn (so the verifier, the refiner after stagnation
-and the numerical experiment run), citations checked, a LaTeX body with the
-markdown and environment slips models make. Used by the end-to-end tests, the benchmark
-and the recorded demo run.
+and the numerical experiment run), citations checked, and the writer's prose parts with the
+markdown, environment and marker slips models make (lemmata typesets the rest). Used by the
+end-to-end tests, the benchmark and the recorded demo run.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 TASK = "the sum of two even integers is even"
@@ -79,8 +80,12 @@ ARCHITECTURE = [{**lemma, "approach": APPROACHES[lemma["id"]]} for lemma in LEMM
 REFINED = ("The attempts take closure of $\\mathbb{Z}$ under addition from the axioms. Derive it instead from the "
            "ring axioms: $m + n$ is the sum of two ring elements, and a ring is closed under its addition.")
 COMPRESSED = "Earlier attempts proved L4 at confidence 0.70; the verifier found closure under addition assumed."
-CONFIDENCE = {"L1": 0.98, "L2": 0.96, "L3": 0.97, "L4": 0.7}
+#: L1 is auto-accepted on its own rating (accepted, not verified); L2 and L3 pass the verifier and the
+#: refuter (verified, when the checking model is trusted: see trust_the_fake_model); L4 stays flagged.
+CONFIDENCE = {"L1": 0.98, "L2": 0.8, "L3": 0.8, "L4": 0.7}
 VERIFIER = {"verdict": "uncertain", "issues": ["closure under addition is assumed, not proved"]}
+VALID = {"verdict": "valid", "issues": []}
+NO_ERROR = {"error_found": False, "first_error": ""}
 ASSEMBLED = ("Let $a, b$ be even integers. By [L2] (which rests on [L1]) write $a = 2m$ and $b = 2n$. "
              "By [L3], $a + b = 2m + 2n = 2(m+n)$, and by [L4] this number is even.")
 CONSISTENCY = {"consistent": True, "issues": []}
@@ -95,62 +100,34 @@ for _ in range(2000):
     violations += s % 2 != 0
 print(json.dumps({"trials": trials, "violations": violations}))
 """
-WRITER = r"""```latex
-\begin{abstract}
+WRITER = r"""Here are the parts of the paper.
+```latex
+%%% ABSTRACT
 We prove that the sum of two even integers is even, through a chain of four lemmas, one of which is left at low confidence.
-\end{abstract}
-
+%%% INTRODUCTION
 # Introduction
-Parity is the first invariant of integer arithmetic. We show that $2\ZZ$ is closed under addition.
-
-# Preliminaries
-\begin{definition}
+Parity is the first invariant of integer arithmetic. We show that $2\ZZ$ is closed under addition, a fact recorded in \cite{example2021, knuth1997}.
+%%% PRELIMINARIES
+\begin{defin}
 An integer $n$ is \emph{even} if $n = 2k$ for some $k \in \ZZ$.
-\end{definition}
-
-# Lemmas
-\begin{Lemma}[L1]\label{lem:L1}
-An integer $n$ is even if and only if $n = 2k$ for some integer $k$.
-\end{Lemma}
-\begin{proof}
-We unfold the definition. $n$ is even exactly when $2 \mid n$, that is, $n = 2k$ for an integer $k$. $\blacksquare$
-\end{proof}
-
-\begin{lem}
-If $a$ and $b$ are even, there are integers $m, n$ with $a = 2m$ and $b = 2n$.
-\end{lem}
-\begin{proof}
-We apply Lemma~L1 twice. Since $a$ is even, $a = 2m$; since $b$ is even, $b = 2n$.
-\end{proof}
-
-\begin{lemma}
-For all integers $m, n$: $2m + 2n = 2(m+n)$.
-\end{lemma}
-\begin{proof}
-This is distributivity in the ring $\ZZ$.
-\end{proof}
-
-\begin{lemma}
-For all integers $m, n$, the sum $m + n$ is an integer, so $2(m+n)$ is even.
-\end{lemma}
-\unverified
-\begin{proof}
-Closure of $\ZZ$ under addition gives $m + n \in \ZZ$; by Lemma~L1, $2(m+n)$ is even.
-\end{proof}
-\end{proof}
-
-# Main result
-\begin{theorem}
-For all integers $a$ and $b$, if $a$ and $b$ are even, then $a + b$ is even.
-\end{theorem}
-\begin{proof}
-By Lemma~L2, $a = 2m$ and $b = 2n$. By Lemma~L3, $a + b = 2(m+n)$, which is even by Lemma~L4 \cite{knuth1997}, as recorded in \cite{example2021}.
-
-# Limitations
-\unverified Lemma L4 takes closure of $\ZZ$ under addition from the axioms; its verification was uncertain.
-
-# Conclusion
+\end{defin}
+%%% DISCUSSION
+## Discussion
+The random trials found no pair of even integers with an odd sum \cite{knuth1997}.
+\begin{rem}
+Lemma L4 takes closure of $\ZZ$ under addition from the axioms; its verification was uncertain.
+\end{rem}
+%%% CONCLUSION
 The even integers are closed under addition.
+%%% LEMMA L1
+We **unfold** the definition of evenness.
+%%% LEMMA L2
+We apply [L1] to $a$ and to $b$ separately.
+%%% LEMMA L3
+This is distributivity in the ring $\ZZ$.
+%%% LEMMA L4
+\unverified The closure of $\ZZ$ under addition does the work; it is taken from the axioms.
+%%% END
 ```"""
 
 
@@ -161,9 +138,30 @@ def _fenced(value: Any) -> str:
 def prover_answer(request: Any) -> str:
     """The proof of whichever lemma the request asks for (prover jobs run in parallel)."""
     lemma_id = re.search(r"Lemma to prove now \[(\w+)\]", _last_user_text(request.body)).group(1)
-    assessment = {"confidence": CONFIDENCE[lemma_id], "completeness": "complete" if CONFIDENCE[lemma_id] > 0.9
-                  else "partial", "gaps": [], "weakest_step": "none", "techniques_used": ["definition unfolding"]}
+    assessment = {"confidence": CONFIDENCE[lemma_id], "completeness": "partial" if lemma_id == "L4" else "complete",
+                  "gaps": [], "weakest_step": "none", "techniques_used": ["definition unfolding"]}
     return PROOFS[lemma_id] + "\n\n" + _fenced(assessment)
+
+
+def verifier_answer(request: Any) -> str:
+    """Valid for every lemma but L4, whose closure step it doubts."""
+    lemma_id = re.search(r"Lemma \[(\w+)\]", _last_user_text(request.body)).group(1)
+    return json.dumps(VERIFIER if lemma_id == "L4" else VALID)
+
+
+#: The fake model's checks, as if measured on labelled proofs: trusted, so that the scripted session
+#: shows verified lemmas end to end. Only test homes get it (conftest.cli_environment).
+FAKE_MODEL = "local-model"
+
+
+def trust_the_fake_model(home: Path) -> None:
+    """Give the data directory `home` a calibration that trusts the fake model's checks."""
+    from lemmata.verification.calibration import STACK_VERSION, Calibration, save_calibration
+
+    save_calibration(home, Calibration(
+        backend="local", model=FAKE_MODEL, stack_version=STACK_VERSION,
+        dataset="the test suite's assumption (no measurement)", measured_at="2026-11-25",
+        incorrect=40, correct=40, false_accepts=2, correct_accepted=30))
 
 
 def _last_user_text(body: dict[str, Any]) -> str:
@@ -183,7 +181,8 @@ def answers() -> dict[str, Any]:
         "decomposer": "The plan:\n" + _fenced({"lemmas": LEMMAS}),
         "architect": "I kept the plan and added routes.\n" + _fenced({"lemmas": ARCHITECTURE}),
         "prover": prover_answer,
-        "verifier": json.dumps(VERIFIER),
+        "verifier": verifier_answer,
+        "refuter": json.dumps(NO_ERROR),
         "refiner": REFINED,
         "compress": COMPRESSED,
         "assembler": ASSEMBLED,
