@@ -320,3 +320,21 @@ def test_extracted_messy_bodies_compile(model_text: str, tmp_path: Path, monkeyp
     errors, _ = parse_latex_log(tex_path.with_suffix(".log").read_text(encoding="latin-1"))
     assert result.pdf_path.is_file()
     assert errors == []
+
+
+@needs_tex
+def test_a_numbered_list_broken_by_displays_keeps_its_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-25): steps
+    1 to 3 separated by displays came out of the PDF as 1, 1, 1."""
+    from pypdf import PdfReader
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    answer = ("1. **Assume**: $a = 2c$.\n   \\[\n   a + b = 2c + 2d\n   \\]\n\n"
+              "2. **Factor**: the sum is $2(c + d)$.\n   \\[\n   S = 2(c + d)\n   \\]\n\n3. **Conclude**: it is even.\n")
+    body = extract_latex_body(answer)
+    assert "\\begin{enumerate}\\setcounter{enumi}{1}" in body and "\\begin{enumerate}\\setcounter{enumi}{2}" in body
+    tex_path = tmp_path / "paper.tex"
+    tex_path.write_text(render_document(title="Steps", abstract="", body=body, bibliography_stem=None))
+    compile_paper(tex_path, bibliography=False)
+    text = " ".join(PdfReader(tex_path.with_suffix(".pdf")).pages[0].extract_text().split())
+    assert "1. Assume" in text and "2. Factor" in text and "3. Conclude" in text

@@ -68,6 +68,17 @@ ECHOES = [
     pytest.param("- The sum of two integers is even if each integer is even.", id="a-lemma-statement-listed"),
     pytest.param("Zero is even.", id="a-short-lemma-statement-restated"),
     pytest.param(f"Goal: {GOAL}", id="a-labelled-line-of-the-request"),
+    # The README's main command on the embedded model (2026-11-25): the macro list retold as prose in
+    # the Preliminaries, and the request's own material talked about in the Introduction.
+    pytest.param("The definitions and notation used in the proof are listed in the Preliminaries section. The symbols "
+                 "\\RR, \\NN, \\ZZ, \\QQ, \\CC, \\FF, \\EE, \\PP, and \\cA \\cB \\cC are used to denote sets and "
+                 "vectors.", id="the-macro-list-retold-as-prose"),
+    pytest.param("The operators \\argmin \\argmax \\Var \\Cov \\tr \\rank \\diag \\supp \\sign \\dist are used "
+                 "to denote arguments, maximums, variances, covariances, traces.", id="the-operators-retold"),
+    pytest.param("Citation keys are provided to cite the theorem and its proof. The main result is stated as \"The sum "
+                 "of two even integers is even\", and it is not verified yet.", id="talks-about-the-citation-keys"),
+    pytest.param("The survey summary provides additional context about the proof and its significance in number "
+                 "theory.", id="talks-about-the-survey-summary"),
 ]
 
 
@@ -84,6 +95,9 @@ KEPT = [
     pytest.param("The idea is simple: add the two witnesses of evenness.", id="a-sentence-with-a-colon"),
     pytest.param("Let $\\bx, \\by \\in \\RR^n$ and $\\abs{x} \\leq \\norm{\\bx}$ for all vectors.", id="macros-in-a-formula"),
     pytest.param("Proof.", id="short-line"),
+    pytest.param("Let $x \\in \\RR$, $n \\in \\NN$, $k \\in \\ZZ$, $q \\in \\QQ$, $z \\in \\CC$ and $p \\in \\PP$.",
+                 id="many-macros-each-in-its-formula"),
+    pytest.param("Over \\RR and \\CC the claim fails.", id="two-macros-in-prose"),
     pytest.param("Parity is the first invariant of integer arithmetic.", id="ordinary-prose"),
 ]
 
@@ -114,6 +128,24 @@ PARTS = [
 @pytest.mark.parametrize("key, text, expected", PARTS)
 def test_a_part_is_cleaned_for_the_skeleton(key: str, text: str, expected: str) -> None:
     assert cleaned(key, text) == expected
+
+
+def test_paragraphs_repeating_an_earlier_part_are_dropped() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-25): the
+    introduction's paragraphs given again as the discussion and as the conclusion."""
+    intro = ("The problem at hand is to prove that the sum of two even integers is indeed even.\n\n"
+             "Adding the two witnesses gives $2k + 2m = 2(k + m)$, an even number.")
+    parts = clean_parts({"conclusion": intro, "discussion": intro + "\n\nA new remark on odd sums and their parity.",
+                         "introduction": intro}, ECHO, ["L1", "L2"], set())
+    assert "The problem at hand" in parts.fragments["introduction"].latex
+    assert parts.fragments["discussion"].latex == "A new remark on odd sums and their parity."
+    assert "conclusion" not in parts.fragments  # missing: asked for again, or lemmata writes it
+    assert parts.repeated_paragraphs == 4
+
+
+def test_short_paragraphs_may_repeat() -> None:
+    parts = clean_parts({"introduction": "We prove it.", "conclusion": "We prove it."}, ECHO, ["L1"], set())
+    assert parts.fragments["conclusion"].latex == "We prove it." and parts.repeated_paragraphs == 0
 
 
 def theory(established: bool) -> Theory:

@@ -292,12 +292,12 @@ def test_an_invalid_block_falls_back_to_the_heuristic(bad_block: str) -> None:
 
 
 # Answers without a usable block: (answer, heuristic confidence, stored proof_text). A block that
-# is JSON but fails the spec's types is cut out; text that is not JSON stays in the proof.
+# is JSON but fails the spec's types is cut out; other text stays in the proof, but for a self-assessment section.
 MISSING_OR_INVALID_BLOCKS = [
     pytest.param(
         f"{PROOF} QED\n\nSelf-assessment: confidence 0.9, complete, no gaps.",
         HEURISTIC_WITH_END,
-        f"{PROOF} QED\n\nSelf-assessment: confidence 0.9, complete, no gaps.",
+        f"{PROOF} QED",  # the assessment in prose is no proof either
         id="no-block-self-assessment-written-as-prose",
     ),
     pytest.param(
@@ -424,28 +424,28 @@ def test_both_penalties_stack_with_both_caps() -> None:
 PENALTY_COMBINATIONS = [
     pytest.param(
         "By [L1], $f$ is bounded on $[a, b]$. Clearly $f$ attains its supremum there.",
-        0.9, ["L1", "L2"], 0.70, ["does not cite L2", "unjustified clearly"],
+        0.9, ["L1", "L2"], 0.70, ["does not cite L2", "claims without justification: \"clearly\""],
         id="block-0.9-one-uncited-one-weasel-both-below-cap",
     ),
     pytest.param(
         "Obviously $g = f \\circ h$ is continuous, and trivially $g(0) = 0$, so $g$ has a root.",
-        0.9, ["L1", "L2"], 0.50, ["does not cite L1, L2", "unjustified obviously, trivially"],
+        0.9, ["L1", "L2"], 0.50, ["does not cite L1, L2", "claims without justification: \"obviously\", \"trivially\""],
         id="block-0.9-uncited-at-cap-0.30-weasels-below-cap",
     ),
     pytest.param(
         "By [L2], $h$ is injective. Clearly $h$ is onto; evidently it is open; it is easy to see it is closed.",
-        0.9, ["L1", "L2"], 0.60, ["does not cite L1", "unjustified clearly, evidently, it is easy to see"],
+        0.9, ["L1", "L2"], 0.60, ["does not cite L1", "claims without justification: \"clearly\", \"evidently\", \"it is easy to see\""],
         id="block-0.9-uncited-below-cap-weasels-at-cap-0.15",
     ),
     pytest.param(
         "Clearly the series converges. Obviously the limit is $0$. Trivially, evidently, clearly so.",
         0.85, ["L1", "L2", "L3", "L4"], 0.40,
-        ["does not cite L1, L2, L3, L4", "unjustified clearly, evidently, obviously, trivially"],
+        ["does not cite L1, L2, L3, L4", "claims without justification: \"clearly\", \"evidently\", \"obviously\", \"trivially\""],
         id="block-0.85-four-uncited-and-five-weasels-both-held-at-cap",
     ),
     pytest.param(
         "Clearly $A \\subseteq B$. Obviously $B \\subseteq A$. Trivially they are equal.",
-        0.4, ["L1", "L2"], 0.0, ["does not cite L1, L2", "unjustified clearly, obviously, trivially"],
+        0.4, ["L1", "L2"], 0.0, ["does not cite L1, L2", "claims without justification: \"clearly\", \"obviously\", \"trivially\""],
         id="block-0.4-both-at-cap-floors-at-zero",
     ),
 ]
@@ -547,7 +547,7 @@ def test_a_complete_messy_answer_is_read_in_all_six_steps() -> None:
         f"Self-assessment:\n```json\n{json.dumps(assessment, indent=2)}\n```\n"
     )
     attempt = parse_proof_attempt(answer, ["L1", "L2"])
-    assert attempt.proof_text == f"Here is the proof.\n\n{proof}\n\n\n\nSelf-assessment:"
+    assert attempt.proof_text == f"Here is the proof.\n\n{proof}"
     assert attempt.lean_sketch == lean
     assert attempt.assessment == SelfAssessment(**assessment)
     assert attempt.gaps == [
@@ -556,7 +556,7 @@ def test_a_complete_messy_answer_is_read_in_all_six_steps() -> None:
     ]
     # 0.82 - 0.15 (L2 not cited) - 0.05 (one "Clearly")
     assert attempt.confidence == pytest.approx(0.62)
-    assert attempt.notes == ["does not cite L2", "unjustified clearly"]
+    assert attempt.notes == ["does not cite L2", "claims without justification: \"clearly\""]
 
 
 # --------------------------------------------------------------------------- no proof, no credit
@@ -592,3 +592,33 @@ def test_grouped_citations_count_for_each_identifier(proof: str, expected: float
     answer = proof + "\n\n" + block(0.9)
     ids = ["L1", "L2", "L3"] if "L3" in proof else ["L1", "L2"]
     assert parse_proof_attempt(answer, ids).confidence == pytest.approx(expected)
+
+
+# ------------------------------------------------ a self-assessment section is not proof
+# Malformed model output, the README's main command on the embedded model (2026-11-25): the
+# assessment written as a markdown list under a heading, or its heading left behind the JSON block.
+
+MARKDOWN_ASSESSMENT = ("### Self-Assessment\n- **Confidence**: 0.95 (every step elementary)\n- **Completeness**: complete\n"
+                       "- **Gaps**: None\n- **Techniques Used**: [L4] for the definition of even numbers\n")
+
+
+@pytest.mark.parametrize("answer", [
+    pytest.param(f"{PROOF}\n\n{MARKDOWN_ASSESSMENT}", id="markdown-list-under-a-heading"),
+    pytest.param(f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\n", id="heading-left-behind-its-block"),
+    pytest.param(f"{PROOF}\n\n**Self-assessment:**\nConfidence: 0.9\nGaps: none\n", id="bold-heading-key-value-lines"),
+])
+def test_a_self_assessment_section_is_not_part_of_the_proof(answer: str) -> None:
+    attempt = parse_proof_attempt(answer, [])
+    assert attempt.proof_text == PROOF
+    assert "Self" not in attempt.proof_text and "Confidence" not in attempt.proof_text
+
+
+def test_citations_in_a_self_assessment_section_do_not_count() -> None:
+    """A lemma cited only in "Techniques Used: [L4]" was not used by the proof."""
+    attempt = parse_proof_attempt(f"{PROOF}\n\n{MARKDOWN_ASSESSMENT}", ["L4"])
+    assert "does not cite L4" in attempt.notes
+
+
+def test_a_self_assessment_heading_followed_by_more_proof_is_kept() -> None:
+    answer = f"{PROOF}\n\n### Self-assessment of step 2\nStep 2 holds because $2k + 2j = 2(k + j)$ by distributivity."
+    assert parse_proof_attempt(answer, []).proof_text == answer

@@ -480,6 +480,21 @@ def test_uncited_lemma_reruns_assembler_and_crystallizer() -> None:
     assert backend.pending() == 0
 
 
+def test_a_lemma_cited_only_in_the_assemblers_self_assessment_is_uncited() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-25): the
+    assembler copied the provers' "### Self-Assessment" list, citing a lemma only there."""
+    copied = "By [L1] the goal follows.\n\n### Self-Assessment\n- **Confidence**: 0.95\n- **Techniques Used**: [L2]\n"
+    client, backend = scripted_client({
+        "assembler": [copied, copied],
+        "consistency": [CONSISTENT, CONSISTENT],
+        "crystallizer": [STATEMENT, STATEMENT],
+    })
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert theory.assembled_proof == "By [L1] the goal follows."
+    assert theory.consistency.uncited_lemmas == ["L2"] and not theory.main_result_established
+    assert "Self-Assessment" not in user_text(backend.calls("consistency")[0])
+
+
 def test_consistency_check_returns_uncited_lemmas() -> None:
     client, backend = scripted_client({
         "assembler": ["Nothing cited.", "Still nothing cited."],

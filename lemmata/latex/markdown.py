@@ -161,6 +161,7 @@ def remove_qed_inside_proofs(text: str) -> str:
 
 _LIST_BLOCK = re.compile(r"(?:^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^[ \t]*(?:([-*+])|\d+[.)])[ \t]+", re.MULTILINE)
+_FIRST_NUMBER = re.compile(r"\A[ \t]*(\d+)[.)]")
 _NO_LIST_INSIDE = re.compile(r"(?:equation|align|alignat|flalign|gather|multline|eqnarray|tabular|array)\*?")
 
 
@@ -177,9 +178,17 @@ def convert_markdown_lists(text: str) -> str:
         if environment is None:
             return block
         items = _LIST_MARKER.sub(r"\\item ", block).rstrip("\n")
-        return f"\\begin{{{environment}}}\n{items}\n\\end{{{environment}}}\n"
+        return f"\\begin{{{environment}}}{_continued_from(block)}\n{items}\n\\end{{{environment}}}\n"
 
     return _LIST_BLOCK.sub(as_list, text)
+
+
+def _continued_from(block: str) -> str:
+    """For a numbered list that starts past 1, the counter setting that keeps its numbers: models
+    write "1. ...", a display, "2. ...", which are separate lists here (malformed model output,
+    the embedded model 2026-11-25: every step of a proof numbered 1)."""
+    first = _FIRST_NUMBER.match(block)
+    return f"\\setcounter{{enumi}}{{{int(first.group(1)) - 1}}}" if first and int(first.group(1)) > 1 else ""
 
 
 def _inside_math_or_table(text: str, index: int) -> bool:

@@ -8,7 +8,8 @@ shared clean-up converts markdown and repairs the LaTeX, a heading the model put
 paper). A lemma or theorem the model restates, with
 the proof after it, goes: lemmata prints every lemma and the main result once, from the theory.
 An abstract keeps only its text, a lemma's explanation its first paragraph without environments.
-Unknown citations are removed.
+Unknown citations are removed. A paragraph that repeats one of an earlier part goes: the embedded
+model (2026-11-25) gave its introduction again as the discussion and as the conclusion.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
 from lemmata.stages.paper_fragments import Fragment
 from lemmata.stages.paper_parts import LEMMA_PREFIX, part_keys
 from lemmata.stages.paper_render import MAIN_LABEL
-from lemmata.stages.prompt_echo import PromptEcho
+from lemmata.stages.prompt_echo import PromptEcho, normalised
 from lemmata.stages.unverified_marks import remove_model_markers
 
 _LEADING_HEADING = re.compile(r"\A\s*\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}[ \t]*\n?")
@@ -32,6 +33,9 @@ _ABSTRACT_TAGS = re.compile(r"\\(?:begin|end)\{abstract\}")
 _ANY_HEADING = re.compile(r"\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}")
 _BLOCK = re.compile(r"\\begin\{(?P<name>[A-Za-z*]+)\}.*?\\end\{(?P=name)\}", re.DOTALL)
 _APPENDIX = re.compile(r"\\appendix(?![A-Za-z@])[ \t]*")  # inside a part it would letter lemmata's sections
+#: Paragraphs shorter than this (normalised) are never taken for a repetition: "Proof." or "See below."
+MIN_REPEATED_CHARS = 40
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _RESTATED = re.compile(r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
                        r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?", re.DOTALL)
 
@@ -43,19 +47,38 @@ class CleanParts:
     fragments: dict[str, Fragment] = field(default_factory=dict)
     removed_citations: list[str] = field(default_factory=list)
     echoed_lines: int = 0
+    repeated_paragraphs: int = 0
 
 
 def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[str], known_keys: set[str]) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns."""
     cleaned = CleanParts()
-    for key, text in raw.items():
+    order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
+    seen: set[str] = set()
+    for key, text in sorted(raw.items(), key=lambda item: order.get(item[0], len(order))):
         without_echo, echoed = echo.remove(remove_model_markers(text))
+        without_echo, repeated = _without_repeated_paragraphs(without_echo, seen)
+        cleaned.repeated_paragraphs += repeated
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
         cleaned.echoed_lines += echoed
         cleaned.removed_citations += [k for k in removed if k not in cleaned.removed_citations]
         if latex.strip():
             cleaned.fragments[key] = Fragment(f"part:{key}", latex.strip(), without_echo, by_writer=True)
     return cleaned
+
+
+def _without_repeated_paragraphs(text: str, seen: set[str]) -> tuple[str, int]:
+    """`text` without the paragraphs already in `seen` (normalised), which it then joins."""
+    kept, repeated = [], 0
+    for paragraph in _PARAGRAPH_BREAK.split(text):
+        key = normalised(paragraph)
+        if len(key) >= MIN_REPEATED_CHARS and key in seen:
+            repeated += 1
+            continue
+        if len(key) >= MIN_REPEATED_CHARS:
+            seen.add(key)
+        kept.append(paragraph)
+    return "\n\n".join(kept), repeated
 
 
 def _part_latex(key: str, text: str, lemma_ids: Sequence[str]) -> str:

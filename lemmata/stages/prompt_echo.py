@@ -13,6 +13,10 @@ short paragraph.") as the part. A line is dropped when it
   statement (lemmata prints each statement in its lemma);
 - starts with the label of a prompt line ("The prover's proof begins: ..."), however it goes on:
   the model continues a copied line with text of its own;
+- names five or more of the package's macros outside math: the macro list retold as prose ("The
+  symbols \\RR, \\NN, \\ZZ, ... are used to denote sets", the embedded model, 2026-11-25);
+- talks about the request's own material ("Citation keys are provided to cite the theorem",
+  "The survey summary provides additional context", same run): the reader has no such things;
 - is (nearly) a line of the prompt, or a long piece of one, once the material the paper may
   repeat (the goal, the brief, the survey summary, the theorem) is taken out of both.
 """
@@ -42,6 +46,10 @@ LABEL_WORDS = (3, 8)
 MACRO_LIST_SIMILARITY = 0.6
 _MACRO_NAMES = frozenset(re.findall(r"\\[A-Za-z]+", MACRO_SUMMARY))
 _TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", re.IGNORECASE)
+_TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b", re.IGNORECASE)
+#: Package macros a line of prose may name outside math before it is the macro list retold.
+MAX_BARE_MACROS = 4
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 _LABELLED_LIST = re.compile(r"^\s*(?:[-*+]|\\item|\d+[.)])?\s*[A-Za-z][^:$]{0,80}:\s*(?P<rest>.*)$")
 
 
@@ -77,7 +85,8 @@ class PromptEcho:
         self._macro_lines = [normalised(line) for line in MACRO_SUMMARY.splitlines()]
 
     def is_echo(self, line: str) -> bool:
-        if _TALKS_ABOUT_MACROS.search(line) or _lists_macros(line):
+        if _TALKS_ABOUT_MACROS.search(line) or _TALKS_ABOUT_REQUEST.search(line) or _lists_macros(line) \
+                or _names_macros_bare(line):
             return True
         text = normalised(line)
         if len(text) >= MIN_MACRO_ECHO_CHARS and any(
@@ -117,6 +126,12 @@ def _lists_macros(line: str) -> bool:
     if listed is None or "$" in line:
         return False
     return len(set(re.findall(r"\\[A-Za-z]+", listed.group("rest"))) & _MACRO_NAMES) >= 3
+
+
+def _names_macros_bare(line: str) -> bool:
+    """Whether prose names more than MAX_BARE_MACROS of the package's macros outside math."""
+    prose = _MATH.sub(" ", line)
+    return len(set(re.findall(r"\\[A-Za-z]+", prose)) & _MACRO_NAMES) > MAX_BARE_MACROS
 
 
 def _copied_from(line: str, prompt_line: str) -> bool:

@@ -22,6 +22,12 @@ WEASEL_PENALTY, WEASEL_CAP = 0.05, 0.15
 #: Without a self-assessment block: an explicit end of proof earns a "sketch" score at most.
 HEURISTIC_WITH_END, HEURISTIC_WITHOUT_END = 0.5, 0.2
 MIN_PROOF_CHARACTERS = 20
+#: A heading that opens the prover's self-assessment: "### Self-Assessment", "**Self-assessment JSON Object**".
+SELF_ASSESSMENT_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment\b[^\n]*$",
+                                     re.IGNORECASE | re.MULTILINE)
+#: What may follow that heading: blank lines, list items ("- **Confidence**: 0.95"), "Key: value" lines.
+ASSESSMENT_LINE = re.compile(
+    r"^[ \t]*(?:$|[-*+\u2022][ \t]|\d+[.)][ \t]|(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?[ \t]*:)")
 
 
 @dataclass
@@ -40,7 +46,7 @@ def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
     assessment, block = find_assessment(answer)
     body = answer.replace(block, "") if block else answer
     body, lean_sketch = _split_lean_sketch(body)
-    proof_text = body.strip()
+    proof_text = without_self_assessment(body).strip()
     notes: list[str] = []
     if assessment is not None:
         confidence = assessment.confidence
@@ -56,11 +62,27 @@ def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
     weasels = WEASEL_WORDS.findall(proof_text)
     if weasels:
         confidence -= min(WEASEL_PENALTY * len(weasels), WEASEL_CAP)
-        notes.append("unjustified " + ", ".join(sorted({w.lower() for w in weasels})))
+        quoted = (f'"{word}"' for word in sorted({w.lower() for w in weasels}))
+        notes.append("claims without justification: " + ", ".join(quoted))
     if len(proof_text) < MIN_PROOF_CHARACTERS:
         confidence = 0.0
         gaps.append("the answer contains no proof")
     return ProofAttempt(proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes)
+
+
+def without_self_assessment(text: str) -> str:
+    """`text` without a trailing self-assessment section: its heading and the list or the empty
+    space (the JSON block already cut out) that follows. Malformed model output, the embedded
+    model (2026-11-25): the assessment as a markdown list under "### Self-Assessment", or the
+    heading "### Self-Assessment JSON Object" left behind its block; neither is proof."""
+    headings = list(SELF_ASSESSMENT_HEADING.finditer(text))
+    if not headings:
+        return text
+    start = headings[-1].start()
+    rest = text[headings[-1].end():].splitlines()
+    if all(ASSESSMENT_LINE.match(line) for line in rest):
+        return text[:start].rstrip() + "\n"
+    return text
 
 
 def gap_tags(text: str) -> list[str]:

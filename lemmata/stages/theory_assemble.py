@@ -9,7 +9,7 @@ from lemmata.errors import ModelOutputError, ProviderError
 from lemmata.llm.client import LLMClient
 from lemmata.stages.answers import ConsistencyAnswer
 from lemmata.stages.parsing import parse_json_answer, strip_fences
-from lemmata.stages.proof_attempt import cited_identifiers
+from lemmata.stages.proof_attempt import cited_identifiers, without_self_assessment
 from lemmata.stages.prompts import render_prompt
 
 CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
@@ -56,7 +56,9 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
         for lemma in lemmas
     )
     prompt = render_prompt("assembler", goal=goal, lemmas=listing, feedback=feedback)
-    return strip_fences(client.complete("assembler", prompt.system, prompt.user))
+    # The assembler copies the provers' format, self-assessment included: that is no proof, and
+    # citations in it ("Techniques used: [L4]") must not count for the consistency check.
+    return without_self_assessment(strip_fences(client.complete("assembler", prompt.system, prompt.user))).strip()
 
 
 def check_consistency(client: LLMClient, goal: str, proof: str, lemma_ids: list[str]) -> ConsistencyCheck:

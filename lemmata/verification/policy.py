@@ -29,4 +29,4 @@ def verification_in_words(verdict: Verdict, attempt: ProofAttempt, checker: Chec
     elif verdict.accepted and confidence_floor and attempt.confidence < VERIFIED_MIN_CONFIDENCE:
         words.append(f"accepted by the checks, but not verified: the prover rates it {attempt.confidence:.2f}, "
                      f"below {VERIFIED_MIN_CONFIDENCE:.2f} (an incomplete proof or a possibly wrong approach)")
-    return "; ".join([*words, *attempt.notes])
+    return "; ".join(part.rstrip(". ") for part in [*words, *attempt.notes])
