@@ -130,6 +130,27 @@ def test_a_part_is_cleaned_for_the_skeleton(key: str, text: str, expected: str) 
     assert cleaned(key, text) == expected
 
 
+AM_GM_PRELIMINARIES = r"""The definitions and notation the lemmas use are as follows:
+- \(\RR\) is the set of real numbers.
+- \(\FF\) is the set of finite fields.
+- \(\EE\) is the set of elliptic curves.
+- \(\cA\), \(\cB\), \(\cC\) are calligraphic letters.
+- \(\bm{x}\) is a bold symbol.
+- \(\defeq\) is the symbol for the colon-equals operator.
+We work with real $a$ and $b$ throughout."""
+
+
+def test_the_macro_list_retold_as_definitions_is_removed_with_its_introduction() -> None:
+    """Malformed model output, an embedded run of "a^2 + b^2 >= 2ab" (2026-11-25): the package's
+    macros as a list of definitions, each alone in its formula ("F is the set of finite fields")."""
+    assert cleaned("preliminaries", AM_GM_PRELIMINARIES) == "We work with real $a$ and $b$ throughout."
+
+
+def test_a_few_notation_lines_of_the_paper_s_own_are_kept() -> None:
+    text = "We write $\\RR$ for the real numbers.\nLet $x \\in \\RR$ and $n \\in \\NN$.\nOver \\RR the claim holds."
+    assert cleaned("preliminaries", text) == text
+
+
 def test_paragraphs_repeating_an_earlier_part_are_dropped() -> None:
     """Malformed model output, the README's main command on the embedded model (2026-11-25): the
     introduction's paragraphs given again as the discussion and as the conclusion."""
@@ -141,6 +162,16 @@ def test_paragraphs_repeating_an_earlier_part_are_dropped() -> None:
     assert parts.fragments["discussion"].latex == "A new remark on odd sums and their parity."
     assert "conclusion" not in parts.fragments  # missing: asked for again, or lemmata writes it
     assert parts.repeated_paragraphs == 4
+
+
+def test_a_lemma_idea_that_is_the_introduction_again_is_dropped_but_the_abstract_may_be_repeated() -> None:
+    """Malformed model output, an embedded run of "a^2 + b^2 >= 2ab" (2026-11-25)."""
+    said = (" is to prove the inequality $a^2 + b^2 \\geq 2ab$ for all real numbers $a$ and $b$. It is a well-known "
+            "consequence of the inequality of arithmetic and geometric means.")
+    parts = clean_parts({"abstract": "The aim" + said, "introduction": "The problem" + said, "lemma:L1": "The idea" + said},
+                        ECHO, ["L1"], set())
+    assert "introduction" in parts.fragments and "lemma:L1" not in parts.fragments
+    assert parts.repeated_paragraphs == 1
 
 
 def test_short_paragraphs_may_repeat() -> None:

@@ -365,3 +365,14 @@ def test_a_bad_skill_name_is_a_usage_error(lemmata_home, fake_client, bad):
     assert result.exit_code == 2
     assert "expected OWNER/NAME" in result.output
     assert not fake_client.exists()  # the client never ran
+
+
+def test_the_skills_of_the_prover_and_the_writer_hold_no_sentence_to_paste():
+    """Malformed model output, the README's main command on the embedded model (2026-11-25): the
+    prover opened every proof with the skill's example restatement ("Let n >= 1 and let a_1, ...,
+    a_n be reals ...", "Fix eps > 0", "Let x in A be arbitrary") and proved that instead of its
+    lemma. Skills a small model reads give instructions, not sentences in quotes."""
+    for name in ("verifier-friendly-proofs", "latex-theorem-proof"):
+        body = (BUNDLED_DIR / f"{name}.md").read_text(encoding="utf-8").split("---", 2)[2]
+        assert '"' not in body, name
+        assert "Let n >= 1" not in body and "Fix eps" not in body

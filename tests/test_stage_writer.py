@@ -390,3 +390,22 @@ def test_numerically_suspect_lemmas_get_a_bold_warning_with_their_figures() -> N
 
 def test_no_suspect_lemma_no_warning_section() -> None:
     assert add_numerical_warnings("Body.", Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false")) == "Body."
+
+
+@needs_tex
+def test_a_conjecture_states_the_goal_and_says_what_the_sketch_claims_instead(tmp_path: Path) -> None:
+    """Malformed model output, an embedded run of "a^2 + b^2 >= 2ab" (2026-11-25): the crystallizer
+    stated what the unestablished sketch claims, another statement than the goal."""
+    proved = SOME_UNVERIFIED.model_copy(update={"theorem_statement": "For reals $a_i$, $a_1^2 + a_2^2 \\geq 2ab$."})
+    paper, _ = written_with_trials(answer(proved), inputs=writer_inputs(proved))
+    text = pdf_text(paper, tmp_path)
+    conjecture = text.split("Main result, not established", 1)[1]
+    assert conjecture.lstrip(" ).").startswith("The sum of two even integers is even.")
+    assert "The sketch below claims to prove another statement: For reals a" in conjecture
+
+
+@needs_tex
+def test_a_conjecture_whose_sketch_claims_the_goal_says_nothing_more(tmp_path: Path) -> None:
+    proved = SOME_UNVERIFIED.model_copy(update={"theorem_statement": "The sum of two even integers is even"})
+    paper, _ = written_with_trials(answer(proved), inputs=writer_inputs(proved))
+    assert "claims to prove another statement" not in pdf_text(paper, tmp_path)

@@ -8,8 +8,9 @@ shared clean-up converts markdown and repairs the LaTeX, a heading the model put
 paper). A lemma or theorem the model restates, with
 the proof after it, goes: lemmata prints every lemma and the main result once, from the theory.
 An abstract keeps only its text, a lemma's explanation its first paragraph without environments.
-Unknown citations are removed. A paragraph that repeats one of an earlier part goes: the embedded
-model (2026-11-25) gave its introduction again as the discussion and as the conclusion.
+Unknown citations are removed. A paragraph that repeats (nearly) one of an earlier part goes: the
+embedded model (2026-11-25) gave its introduction again as the discussion, the conclusion and a
+lemma's idea. The abstract may be repeated by the introduction.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
 from lemmata.stages.paper_fragments import Fragment
 from lemmata.stages.paper_parts import LEMMA_PREFIX, part_keys
 from lemmata.stages.paper_render import MAIN_LABEL
-from lemmata.stages.prompt_echo import PromptEcho, normalised
+from lemmata.stages.prompt_echo import PromptEcho, alike, normalised
 from lemmata.stages.unverified_marks import remove_model_markers
 
 _LEADING_HEADING = re.compile(r"\A\s*\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}[ \t]*\n?")
@@ -35,6 +36,8 @@ _BLOCK = re.compile(r"\\begin\{(?P<name>[A-Za-z*]+)\}.*?\\end\{(?P=name)\}", re.
 _APPENDIX = re.compile(r"\\appendix(?![A-Za-z@])[ \t]*")  # inside a part it would letter lemmata's sections
 #: Paragraphs shorter than this (normalised) are never taken for a repetition: "Proof." or "See below."
 MIN_REPEATED_CHARS = 40
+#: How alike (difflib ratio) a paragraph must be to an earlier one to count as its repetition.
+REPEAT_SIMILARITY = 0.85
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _RESTATED = re.compile(r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
                        r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?", re.DOTALL)
@@ -57,7 +60,8 @@ def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[st
     seen: set[str] = set()
     for key, text in sorted(raw.items(), key=lambda item: order.get(item[0], len(order))):
         without_echo, echoed = echo.remove(remove_model_markers(text))
-        without_echo, repeated = _without_repeated_paragraphs(without_echo, seen)
+        # The abstract summarises what follows: the introduction may say it again.
+        without_echo, repeated = _without_repeated_paragraphs(without_echo, set() if key == "abstract" else seen)
         cleaned.repeated_paragraphs += repeated
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
         cleaned.echoed_lines += echoed
@@ -72,7 +76,7 @@ def _without_repeated_paragraphs(text: str, seen: set[str]) -> tuple[str, int]:
     kept, repeated = [], 0
     for paragraph in _PARAGRAPH_BREAK.split(text):
         key = normalised(paragraph)
-        if len(key) >= MIN_REPEATED_CHARS and key in seen:
+        if len(key) >= MIN_REPEATED_CHARS and (key in seen or any(alike(key, old, REPEAT_SIMILARITY) for old in seen)):
             repeated += 1
             continue
         if len(key) >= MIN_REPEATED_CHARS:

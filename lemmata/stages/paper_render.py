@@ -16,6 +16,7 @@ from lemmata.latex.document import escape_latex_text
 from lemmata.latex.proof_text import fragment_latex, lemma_label, proof_latex
 from lemmata.stages.paper_fragments import Fragment, Item
 from lemmata.stages.paper_parts import lemma_key
+from lemmata.stages.prompt_echo import normalised
 from lemmata.stages.unverified_marks import MARKER, issues_fragment, limitations_section, reason_fragment
 
 MAIN_LABEL = "thm:main"
@@ -73,20 +74,30 @@ def lemmas_section(theory: Theory, explanations: Mapping[str, Fragment]) -> list
 
 
 def main_result_section(theory: Theory) -> list[Item]:
-    """The theorem when established; otherwise the statement as a conjecture, the reasons, a sketch."""
+    """The theorem when established; otherwise the goal as a conjecture, the reasons, a sketch.
+
+    A conjecture states the goal the researcher set, not the crystallizer's statement: that one
+    says what the (unestablished) sketch claims, which on a weak model is another statement (an
+    embedded run of "a^2 + b^2 >= 2ab", 2026-11-25, stated "a_1^2 + ... + a_n^2 >= 2ab"); it is
+    shown as what the sketch claims when it differs."""
     ids = [lemma.id for lemma in theory.lemmas]
-    statement_text = theory.theorem_statement.strip() or theory.goal
-    statement = Fragment("main:statement", fragment_latex(statement_text, ids), statement_text)
     proof = Fragment("main:proof", proof_latex(theory.assembled_proof, ids), theory.assembled_proof)
     items: list[Item] = ["\\section{Main result}"]
     if theory.main_result_established:
+        statement_text = theory.theorem_statement.strip() or theory.goal
+        statement = Fragment("main:statement", fragment_latex(statement_text, ids), statement_text)
         items += [f"\\begin{{theorem}}\\label{{{MAIN_LABEL}}}", statement, "\\end{theorem}",
                   "\\begin{proof}", proof, "\\end{proof}"]
         return items
-    items += [f"\\begin{{conjecture}}[Main result, not established]\\label{{{MAIN_LABEL}}}", statement,
+    goal = Fragment("main:statement", fragment_latex(theory.goal, ids), theory.goal)
+    items += [f"\\begin{{conjecture}}[Main result, not established]\\label{{{MAIN_LABEL}}}", goal,
               "\\end{conjecture}",
               "\\noindent The main result is not established:", issues_fragment("main:issues", theory), "\\par"]
     if theory.assembled_proof.strip():
+        claimed = theory.theorem_statement.strip()
+        if claimed and not theory.crystallization_error and normalised(claimed) != normalised(theory.goal):
+            items += ["\\noindent The sketch below claims to prove another statement:",
+                      Fragment("main:claimed", fragment_latex(claimed, ids), claimed), "\\par"]
         items += ["\\begin{proof}[Proof sketch]", proof, "\\end{proof}"]
     return items
 

@@ -15,6 +15,9 @@ short paragraph.") as the part. A line is dropped when it
   the model continues a copied line with text of its own;
 - names five or more of the package's macros outside math: the macro list retold as prose ("The
   symbols \\RR, \\NN, \\ZZ, ... are used to denote sets", the embedded model, 2026-11-25);
+- is one of four or more lines of a part that each show a macro of the package on its own
+  ("\\(\\FF\\) is the set of finite fields", the embedded model, 2026-11-25): the macro list
+  retold as definitions, item by item; a line introducing them ("... as follows:") goes with them;
 - talks about the request's own material ("Citation keys are provided to cite the theorem",
   "The survey summary provides additional context", same run): the reader has no such things;
 - is (nearly) a line of the prompt, or a long piece of one, once the material the paper may
@@ -49,6 +52,8 @@ _TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", 
 _TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b", re.IGNORECASE)
 #: Package macros a line of prose may name outside math before it is the macro list retold.
 MAX_BARE_MACROS = 4
+#: Lines of one part showing a package macro on its own, from which they are the macro list retold.
+MIN_MACRO_LIST_LINES = 4
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 _LABELLED_LIST = re.compile(r"^\s*(?:[-*+]|\\item|\d+[.)])?\s*[A-Za-z][^:$]{0,80}:\s*(?P<rest>.*)$")
 
@@ -90,21 +95,28 @@ class PromptEcho:
             return True
         text = normalised(line)
         if len(text) >= MIN_MACRO_ECHO_CHARS and any(
-                _alike(text, macro_line, MACRO_LIST_SIMILARITY) for macro_line in self._macro_lines):
+                alike(text, macro_line, MACRO_LIST_SIMILARITY) for macro_line in self._macro_lines):
             return True
         if len(text) >= MIN_EXACT_CHARS and (
-                text in self._exact or any(_alike(text, s, ECHO_SIMILARITY) for s in self._statements)):
+                text in self._exact or any(alike(text, s, ECHO_SIMILARITY) for s in self._statements)):
             return True
         if (label := _label(line)) and label in self._labels:
             return True
         rest = self._without_allowed(text)
         if len(rest) < MIN_ECHO_CHARS:
             return False
-        return any(_alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines)
+        return any(alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines)
 
     def remove(self, text: str) -> tuple[str, int]:
         """(`text` without its echoed lines, how many lines went)."""
         kept = [line for line in text.splitlines() if not (line.strip() and self.is_echo(line))]
+        showing = [index for index, line in enumerate(kept) if _shows_a_macro(line)]
+        if len(showing) >= MIN_MACRO_LIST_LINES:
+            dropped = set(showing)
+            before = max(showing[0] - 1, 0)  # "The notation is as follows:" introduced the list
+            if kept[before].rstrip().endswith(":"):
+                dropped.add(before)
+            kept = [line for index, line in enumerate(kept) if index not in dropped]
         return "\n".join(kept), len(text.splitlines()) - len(kept)
 
     def _without_allowed(self, text: str) -> str:
@@ -134,6 +146,19 @@ def _names_macros_bare(line: str) -> bool:
     return len(set(re.findall(r"\\[A-Za-z]+", prose)) & _MACRO_NAMES) > MAX_BARE_MACROS
 
 
+def _shows_a_macro(line: str) -> bool:
+    """Whether a line shows a package macro by itself: bare in prose, or alone in its formula
+    (`\\(\\RR\\)`, `$\\bm{x}$`), as a list of notation does; `$x \\in \\RR$` uses one instead."""
+    if set(re.findall(r"\\[A-Za-z]+", _MATH.sub(" ", line))) & _MACRO_NAMES:
+        return True
+    for formula in _MATH.findall(line):
+        names = set(re.findall(r"\\[A-Za-z]+", formula))
+        rest = re.sub(r"\\[A-Za-z]+(?:\{\w\})?|\\[()\[\]]|[\s$,]", "", formula)
+        if names & _MACRO_NAMES and not rest:
+            return True
+    return False
+
+
 def _copied_from(line: str, prompt_line: str) -> bool:
     """Whether nearly all of a long line is one stretch of the prompt line."""
     if len(line) < MIN_COPIED_CHARS or len(prompt_line) < len(line):
@@ -144,6 +169,6 @@ def _copied_from(line: str, prompt_line: str) -> bool:
     return block.size >= ECHO_SIMILARITY * len(line)
 
 
-def _alike(line: str, other: str, threshold: float) -> bool:
+def alike(line: str, other: str, threshold: float) -> bool:
     matcher = SequenceMatcher(None, line, other, autojunk=False)
     return matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
