@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -102,11 +103,15 @@ class Hold:
 
 # --- the data directory --------------------------------------------------------------------------
 
+#: The API token the measured server requires (LEMMATA_API_TOKEN), sent by every client here.
+API_TOKEN = secrets.token_urlsafe(32)
+
+
 def lemmata_environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers) -> dict[str, str]:
     """This process's environment minus every lemmata, model, credential and proxy variable, with
-    LEMMATA_HOME at `home`, the local backend at `llm` and the search tools at `search`."""
+    LEMMATA_HOME at `home`, the API token, the local backend at `llm` and the search tools at `search`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_PREFIXES) and k not in PROXIES}
-    env.update({"LEMMATA_HOME": str(home), "LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": llm.openai_base_url,
+    env.update({"LEMMATA_HOME": str(home), "LEMMATA_API_TOKEN": API_TOKEN, "LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": llm.openai_base_url,
                 "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01", "TEXMFVAR": str(home / "texmf-var"),
                 **search_settings(search)})
     return env
@@ -238,7 +243,8 @@ class Measurement:
 
 
 def client(base_url: str) -> httpx.Client:
-    return httpx.Client(base_url=base_url, timeout=120.0, trust_env=False)
+    return httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {API_TOKEN}"}, timeout=120.0,
+                        trust_env=False)
 
 
 def concurrently(count: int, work: Callable[[int, httpx.Client, threading.Barrier], list[Sample]],
@@ -481,7 +487,8 @@ def main() -> None:
                 if server.poll() is not None:
                     sys.exit(f"the server exited: {(workdir / 'server.log').read_text()[-2000:]}")
                 try:
-                    return httpx.get(base_url + "/api/runs", trust_env=False, timeout=2).status_code == 200
+                    return httpx.get(base_url + "/api/runs", headers={"Authorization": f"Bearer {API_TOKEN}"},
+                                     trust_env=False, timeout=2).status_code == 200
                 except httpx.HTTPError:
                     return False
             if not wait_for(ready, READY_TIMEOUT):

@@ -33,6 +33,7 @@ ISOLATED_VARIABLES = (
     "LLM_BACKEND",
     "LEMMATA_REPLAY",
     "LEMMATA_EMBEDDED_MODEL",
+    "LEMMATA_API_TOKEN",
     "SEMANTIC_SCHOLAR_API_KEY",
     "BRAVE_SEARCH_API_KEY",
 )
@@ -106,13 +107,34 @@ def llm_client(fake_llm: FakeLLMServer, tmp_path: Path) -> Callable[..., Any]:
     return factory
 
 
+#: The API token of the servers tests start: cli_environment gives it to `lemmata serve`,
+#: api_client to the in-process app; a test client sends it as the page does.
+TEST_API_TOKEN = "test-api-token-not-a-secret-0123456789abcdef"
+#: The address the in-process app believes it serves: its Host check is the real one.
+TEST_SERVER = ("127.0.0.1", 8765)
+
+
+def api_client(layout: Layout | None = None, environ: Mapping[str, str] | None = None):
+    """Starlette's test client on the app as `lemmata serve` guards it on TEST_SERVER with
+    TEST_API_TOKEN (Host, Origin and token checks all in force), sending what the page sends:
+    that Host and the token."""
+    from starlette.testclient import TestClient
+
+    from lemmata.server.access import ServerAccess
+    from lemmata.server.app import create_app
+
+    access = ServerAccess.for_bind(*TEST_SERVER, token=TEST_API_TOKEN)
+    return TestClient(create_app(layout, environ, access=access), base_url="http://{}:{}".format(*TEST_SERVER),
+                      headers={"Authorization": f"Bearer {TEST_API_TOKEN}"})
+
+
 def cli_environment(home: Path, **extra: str) -> dict[str, str]:
     """The environment for a `lemmata` subprocess: this process's, minus every lemmata, model and
-    credential variable, with LEMMATA_HOME at `home` and fast retries."""
+    credential variable, with LEMMATA_HOME at `home`, fast retries and the tests' API token."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX", "SEARCH_"))
            and k not in ISOLATED_VARIABLES + PROXY_VARIABLES}
-    env.update({"LEMMATA_HOME": str(home), "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01",
+    env.update({"LEMMATA_HOME": str(home), "LEMMATA_API_TOKEN": TEST_API_TOKEN, "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01",
                 "TEXMFVAR": str(home / "texmf-var"), **SEARCH_SERVICES_DOWN, **extra})
     # The fake model plays a measured, trusted checker, so that verified lemmas are seen end to end;
     # tests of untrusted checkers remove $LEMMATA_HOME/calibration or use another model.

@@ -1,28 +1,24 @@
 """The browser UI in a real Chromium (Debian's, driven by Playwright) against `lemmata serve` on
 the fake model and search servers: a run started from the page, its gates approved in the Live
 tab, its paper read, a question answered as a stream, a rewrite made while a second one is
-refused with a toast, the token limits saved in the Settings tab, and the API token asked for
-when the server wants one. Screenshots of each step go to test-artifacts/browser/."""
+refused with a toast, the token limits saved in the Settings tab. The page is opened as
+`lemmata serve` prints it, with its API token in the URL; without it, the page asks for it. Screenshots of each step go to test-artifacts/browser/."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urljoin
 
 import httpx
 import pytest
 
-from conftest import cli_environment
+from conftest import TEST_API_TOKEN, cli_environment
 from lemmata.testing import even_sum_session
-from lemmata.testing.fake_search_servers import unused_port
+from lemmata.testing.served import lemmata_serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -37,6 +33,8 @@ INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 RUN_MS = 180_000  # a workflow stage, or a rewrite through Snakemake and pdflatex, on 2 slow cores
 # Answers the UI expects and handles (a token asked for, a 400 shown beside its form, a 409 as a
 # toast); the browser logs each as a failed resource load.
+#: What a test's own requests (not the page's) send: the token of the servers tests start.
+AUTHORIZED = {"Authorization": f"Bearer {TEST_API_TOKEN}"}
 HANDLED_REFUSALS = re.compile(r"^Failed to load resource: the server responded with a status of (400|401|409) ")
 
 if not CHROMIUM.exists():
@@ -67,42 +65,14 @@ def environment(services, tmp_path_factory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def server(environment) -> Iterator[str]:
-    with serving(environment) as base:
-        yield base
+    """The base URL of `lemmata serve` with the environment's token (TEST_API_TOKEN)."""
+    with lemmata_serve(environment, Path(environment["LEMMATA_HOME"]).parent) as served:
+        yield served.base_url
 
 
-@contextmanager
-def serving(env: dict[str, str]) -> Iterator[str]:
-    """`lemmata serve` on a free port; its base URL once it answers. Stopped at the end."""
-    home = Path(env["LEMMATA_HOME"])
-    port = unused_port()
-    log = home.parent / f"server-{port}.log"
-    with open(log, "wb") as output:
-        process = subprocess.Popen([sys.executable, "-m", "lemmata", "serve", "--port", str(port)], env=env,
-                                   cwd=home.parent, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_serving(base, process, log)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def wait_until_serving(base: str, process: subprocess.Popen, log: Path, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"lemmata serve exited:\n{log.read_text()}"
-        try:
-            httpx.get(f"{base}/", timeout=1).raise_for_status()
-            return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise AssertionError(f"lemmata serve did not answer within {seconds} s:\n{log.read_text()}")
+def opened(base: str, view: str = "") -> str:
+    """The page's URL as `lemmata serve` prints it (?token=), with a view (#tab=...)."""
+    return f"{base}/?token={TEST_API_TOKEN}{view}"
 
 
 @pytest.fixture(scope="module")
@@ -146,8 +116,10 @@ def approve_gate(page, gate: str, shot: str) -> None:
 
 
 def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(page, server, environment):
-    # (a) A new run from the page, gate mode human by default; the hash names it and the tab.
-    page.goto(server)
+    # (a) The page takes the token from its URL and removes it from the address bar. A new run
+    # from the page, gate mode human by default; the hash names it and the tab.
+    page.goto(opened(server))
+    expect(page).to_have_url(f"{server}/")
     page.get_by_role("button", name="New run").click()
     page.get_by_label("Task").fill(even_sum_session.TASK)
     page.get_by_label("Domain (optional)").fill("parity")
@@ -175,7 +147,7 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     # (c) The run completes: every stage done, the event log has the workflow's jobs. The badge
     # shows the outcome: whether the main result is established, as the status poll says it.
     expect(page.get_by_test_id("run-status")).to_have_text(re.compile(r"^completed"), timeout=RUN_MS)
-    outcome = page.request.get(urljoin(page.url, f"/api/runs/{run_id}")).json()["outcome"]
+    outcome = page.request.get(urljoin(page.url, f"/api/runs/{run_id}"), headers=AUTHORIZED).json()["outcome"]
     expect(page.get_by_test_id("run-status")).to_have_text(outcome)
     expect(page.get_by_test_id("run-select").locator(f"option[value='{run_id}']")).to_contain_text(outcome)
     expect(page.locator("#stage-track .stage")).not_to_have_count(0)
@@ -186,11 +158,13 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     screenshot(page, "05-live-completed")
 
     # The paper: the PDF the frame shows is served as a PDF, the LaTeX view shows the source.
+    # A frame cannot send the token: the page fetches the PDF with it and shows a blob: copy.
     page.get_by_role("tab", name="Paper").click()
     expect(page).to_have_url(re.compile(rf"#run={run_id}&tab=paper$"))
     frame = page.get_by_test_id("pdf-frame")
-    expect(frame).to_have_attribute("src", f"/api/runs/{run_id}/versions/1/paper.pdf")
-    pdf = page.request.get(urljoin(page.url, frame.get_attribute("src")))
+    expect(frame).to_have_attribute("data-src", f"/api/runs/{run_id}/versions/1/paper.pdf")
+    expect(frame).to_have_attribute("src", re.compile(r"^blob:"))
+    pdf = page.request.get(urljoin(page.url, frame.get_attribute("data-src")), headers=AUTHORIZED)
     assert pdf.status == 200 and pdf.headers["content-type"] == "application/pdf"
     assert pdf.body().startswith(b"%PDF")
     expect(page.get_by_role("link", name="Open PDF")).to_have_attribute("href", frame.get_attribute("src"))
@@ -239,16 +213,17 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     expect(page.get_by_test_id("rewrite-status")).to_have_text("version 2 is ready", timeout=RUN_MS)
     expect(page.get_by_test_id("version-select")).to_have_value("2")
     expect(page.get_by_test_id("version-select").locator("option")).to_have_count(2)
-    expect(frame).to_have_attribute("src", f"/api/runs/{run_id}/versions/2/paper.pdf")
+    expect(frame).to_have_attribute("data-src", f"/api/runs/{run_id}/versions/2/paper.pdf")
     expect(page.get_by_test_id("chat")).to_contain_text(f"rewrite requested: {INSTRUCTIONS}")
     expect(page.get_by_test_id("chat")).to_contain_text("rewrite saved")
-    assert page.request.get(urljoin(page.url, frame.get_attribute("src"))).status == 200
+    assert page.request.get(urljoin(page.url, frame.get_attribute("data-src")), headers=AUTHORIZED).status == 200
     expect(frame).to_have_attribute("data-loaded", f"/api/runs/{run_id}/versions/2/paper.pdf")
     screenshot(page, "10-paper-version-2")
 
 
 def test_a_token_limit_saved_in_the_settings_tab_is_kept_and_a_bad_one_is_refused(page, server):
-    page.goto(f"{server}/#tab=settings")
+    page.goto(opened(server, "#tab=settings"))
+    expect(page).to_have_url(f"{server}/#tab=settings")
     prover = page.get_by_label("MAX_TOKENS_PROVER")
     expect(prover).to_have_attribute("type", "number")
     expect(page.locator(".setting")).to_have_count(12)
@@ -272,7 +247,8 @@ def test_a_token_limit_saved_in_the_settings_tab_is_kept_and_a_bad_one_is_refuse
 
 def test_the_page_asks_for_the_api_token_and_sends_it_with_every_call(page, environment):
     token = "browser-test-token-7f3a9c"
-    with serving({**environment, "LEMMATA_API_TOKEN": token}) as base:
+    with lemmata_serve({**environment, "LEMMATA_API_TOKEN": token}, Path(environment["LEMMATA_HOME"]).parent) as served:
+        base = served.base_url
         page.goto(f"{base}/#tab=settings")
         asked = page.get_by_label("Token", exact=True)
         expect(asked).to_be_visible()

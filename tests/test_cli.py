@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
@@ -58,12 +60,20 @@ def test_unknown_session_is_a_clear_error(layout):
     assert result.exit_code == 2 and "no run 'nope'" in result.output
 
 
-def test_serve_refuses_a_non_loopback_bind_without_an_api_token(layout):
-    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0"])
-    assert result.exit_code == 2 and "set LEMMATA_API_TOKEN" in result.output
+def test_serve_makes_a_token_when_none_is_set_and_prints_the_page_url_with_it(layout, monkeypatch):
+    import uvicorn
+
+    served = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **_: served.update(app=app, host=host))
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "9000"])
+    assert result.exit_code == 0, result.output
+    token = re.search(r"http://127\.0\.0\.1:9000/\?token=(\S+)", result.output).group(1)
+    client = TestClient(served["app"], base_url="http://127.0.0.1:9000")
+    assert served["host"] == "0.0.0.0" and client.get("/api/runs").status_code == 401
+    assert client.get("/api/runs", headers={"authorization": f"Bearer {token}"}).status_code == 200
 
 
-def test_serve_off_loopback_with_a_token_requires_it_on_every_api_call(layout, monkeypatch):
+def test_serve_with_a_token_of_the_environment_requires_it_and_never_prints_it(layout, monkeypatch):
     import uvicorn
 
     served = {}
@@ -72,11 +82,10 @@ def test_serve_off_loopback_with_a_token_requires_it_on_every_api_call(layout, m
     result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "9000"])
     assert result.exit_code == 0 and "API token required" in result.output
     assert "a-long-random-secret" not in result.output
-    client = TestClient(served["app"])
+    client = TestClient(served["app"], base_url="http://127.0.0.1:9000")
     assert served["host"] == "0.0.0.0" and client.get("/api/runs").status_code == 401
     assert client.get("/api/runs", headers={"authorization": "Bearer a-long-random-secret"}).status_code == 200
-
-
+    assert "LEMMATA_API_TOKEN" not in served["app"].state.supervisor.environ  # the runs it starts never see it
 
 
 def test_a_domain_that_is_not_one_short_line_is_refused_before_a_run_is_made(layout):

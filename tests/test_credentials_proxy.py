@@ -20,6 +20,7 @@ from conftest import write_cli_login
 from lemmata.errors import UserError
 from lemmata.llm.credentials_proxy import (
     DEFAULT_CREDENTIALS_FILE,
+    MAX_REQUEST_BYTES,
     OAUTH_BETA,
     CredentialsProxy,
     credentials_file,
@@ -282,4 +283,60 @@ def test_a_caller_without_the_proxy_key_is_refused(fake_llm: FakeLLMServer, logi
         with pytest.raises(anthropic.AuthenticationError):
             stranger.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}],
                                      extra_headers=ROLE)
+    assert fake_llm.calls("survey") == []
+
+
+def raw_exchange(proxy: CredentialsProxy, sent: bytes, wait: float = 5.0) -> tuple[bytes, float]:
+    """(what came back until the proxy closed the connection or `wait` s passed, seconds taken)
+    for `sent` written on a raw socket: requests no HTTP client would send."""
+    host, port = proxy.base_url.removeprefix("http://").split(":")
+    began = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=wait) as connection:
+        connection.sendall(sent)
+        received = b""
+        try:
+            while chunk := connection.recv(65536):
+                received += chunk
+        except TimeoutError:
+            pass
+    return received, time.monotonic() - began
+
+
+def request_head(key: str, *headers: str) -> bytes:
+    lines = ["POST /v1/messages HTTP/1.1", "Host: 127.0.0.1", f"x-api-key: {key}", *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_a_caller_without_the_key_is_refused_before_its_body_is_read(proxy: CredentialsProxy,
+                                                                    fake_llm: FakeLLMServer) -> None:
+    """A stranger announcing 10 GB (and sending none of it) gets its 401 at once: the proxy
+    neither reads nor waits for a body it would throw away."""
+    answer, seconds = raw_exchange(proxy, request_head("guessed-key", "Content-Length: 10000000000"))
+    assert answer.startswith(b"HTTP/1.0 401 ") and seconds < 3, (answer[:80], seconds)
+    assert b"wrong or missing client key" in answer and fake_llm.calls("survey") == []
+
+
+@pytest.mark.parametrize(("header", "status"), [
+    pytest.param(f"Content-Length: {MAX_REQUEST_BYTES + 1}", b"413", id="over-the-cap"),
+    pytest.param("Content-Length: 12abc", b"400", id="not-a-number"),
+    pytest.param("Transfer-Encoding: chunked", b"411", id="no-length"),
+])
+def test_a_body_the_proxy_cannot_size_or_will_not_hold_is_refused_unread(proxy: CredentialsProxy,
+                                                                         fake_llm: FakeLLMServer,
+                                                                         header: str, status: bytes) -> None:
+    answer, seconds = raw_exchange(proxy, request_head(proxy.client_key, header, "X-Lemmata-Role: survey"))
+    assert answer.startswith(b"HTTP/1.0 " + status + b" ") and seconds < 3, (answer[:80], seconds)
+    assert fake_llm.calls("survey") == []
+
+
+@pytest.mark.parametrize("sent", [
+    pytest.param(b"POST /v1/messages HTTP/1.1\r\n", id="headers-never-end"),
+    pytest.param(None, id="body-never-comes"),
+])
+def test_a_client_that_stalls_is_dropped_after_the_client_timeout(login: Path, fake_llm: FakeLLMServer,
+                                                                  sent: bytes | None) -> None:
+    with CredentialsProxy(login, fake_llm.anthropic_base_url, client_timeout=0.5) as proxy:
+        head = sent or request_head(proxy.client_key, "Content-Length: 100", "X-Lemmata-Role: survey") + b'{"mod'
+        answer, seconds = raw_exchange(proxy, head, wait=10)
+    assert answer == b"" and 0.4 < seconds < 5, seconds
     assert fake_llm.calls("survey") == []

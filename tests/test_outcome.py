@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from starlette.testclient import TestClient
 
-from conftest import make_run
+from conftest import api_client, make_run
 from lemmata.artifacts import Theory
 from lemmata.cli.console import TerminalConsole
 from lemmata.cli.main import cli, drive
@@ -19,7 +18,6 @@ from lemmata.gate_answers import waiting_question
 from lemmata.outcome import outcome_of, run_outcome
 from lemmata.runner import Driver
 from lemmata.runs import RunRecord, load_record, save_record
-from lemmata.server.app import create_app
 from lemmata.verification.calibration import trust_in_words
 from test_cards import PARTLY_VERIFIED_THEORY, UNCALIBRATED, UNTRUSTED_THEORY, VERIFIED_THEORY
 from test_server_api import AT_THEORY_REVIEW
@@ -87,7 +85,7 @@ def test_only_a_completed_run_has_an_outcome_beyond_its_status(layout):
 def test_the_status_poll_and_the_run_list_say_whether_the_main_result_is_established(layout):
     completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY)
     completed_run(layout, "run-b", VERIFIED_THEORY)
-    with TestClient(create_app(layout)) as client:
+    with api_client(layout) as client:
         poll = client.get("/api/runs/run-a").json()
         listed = {run["id"]: run for run in client.get("/api/runs").json()["runs"]}
         verified = client.get("/api/runs/run-b").json()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import lemmata
-from conftest import cli_environment
+from conftest import api_client, cli_environment
 from lemmata.artifacts import Experiment, PaperMeta, RewriteContext, Theory, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.qa_history import read_history
@@ -204,15 +204,12 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
 
 
 def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_version_appears(run, services):
-    from starlette.testclient import TestClient
-
     from lemmata.runs import Layout
-    from lemmata.server.app import create_app
 
     run_dir, env = run
     llm, _ = services
     with slowed(llm, 0.3):
-        with TestClient(create_app(Layout(run_dir.parent.parent), environ=env)) as client:
+        with api_client(Layout(run_dir.parent.parent), environ=env) as client:
             accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
             refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
             deadline = time.monotonic() + 300

@@ -16,11 +16,12 @@ import yaml
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from conftest import DECIDED, SURVEY_DONE, make_run
+from conftest import DECIDED, SURVEY_DONE, TEST_SERVER, api_client, make_run
 from lemmata.artifacts import PauseRequest, RevisionRequest, atomic_write_text, read_artifact
 from lemmata.gate_answers import GateAnswer, answer_path
 from lemmata.pausing import pause_flag
 from lemmata.runs import RunLock, load_record, save_record
+from lemmata.server.access import ServerAccess
 from lemmata.server.app import ROUTES, create_app
 from lemmata.server.supervisor import RunBusy, RunSupervisor
 from lemmata.settings import Settings
@@ -34,7 +35,7 @@ AT_THEORY_REVIEW = {**SURVEY_DONE, "directions.json": "{}", "gates/direction_rev
 @pytest.fixture
 def client(layout):
     """The app over `layout`; its processes stopped when the test ends."""
-    with TestClient(create_app(layout)) as test_client:
+    with api_client(layout) as test_client:
         yield test_client
 
 
@@ -324,7 +325,8 @@ def test_a_bad_setting_is_400_and_nothing_is_saved(layout, client, body, message
 
 def test_with_a_token_every_api_call_needs_it_and_the_page_does_not(layout):
     make_run(layout, "run-a")
-    client = TestClient(create_app(layout, token="s3cret-token"))
+    access = ServerAccess.for_bind(*TEST_SERVER, token="s3cret-token")
+    client = TestClient(create_app(layout, access=access), base_url="http://{}:{}".format(*TEST_SERVER))
     for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": "s3cret-token"}):
         response = client.get("/api/runs/run-a", headers=headers)
         assert response.status_code == 401 and "s3cret-token" not in response.text
@@ -338,7 +340,7 @@ def test_with_a_token_every_api_call_needs_it_and_the_page_does_not(layout):
 def test_no_answer_carries_a_credential(layout, monkeypatch):
     monkeypatch.setenv("VENDORA_API_KEY", "sk-vendora-do-not-leak")
     monkeypatch.setenv("LLM_BACKEND", "vendora")
-    with TestClient(create_app(layout)) as client:
+    with api_client(layout) as client:
         started = client.post("/api/runs", json={"task": "the sum of two even integers is even"})
         assert started.status_code == 202
         session_id = started.json()["id"]

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import cli_environment
+from conftest import TEST_API_TOKEN, cli_environment
 from lemmata.qa_history import read_history
 from lemmata.runs import load_record, save_record
 from lemmata.testing.fake_search_servers import unused_port
@@ -26,6 +26,8 @@ pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 REQUESTS = 100
 REWRITE_TIMEOUT = 180.0
+#: The token cli_environment gives the server, sent as an API client sends it.
+AUTHORIZED = {"Authorization": f"Bearer {TEST_API_TOKEN}"}
 
 
 def processes_of(home: Path) -> dict[int, str]:
@@ -68,7 +70,7 @@ def server(services, completed_home, tmp_path) -> Iterator[tuple[str, Path]]:
         while True:
             assert process.poll() is None, f"the server exited:\n{log_path.read_text()}"
             try:
-                if httpx.get(f"{base_url}/api/runs", timeout=2, trust_env=False).status_code == 200:
+                if httpx.get(f"{base_url}/api/runs", headers=AUTHORIZED, timeout=2, trust_env=False).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -101,7 +103,7 @@ def simultaneous_posts(base_url: str, path: str, body: dict, count: int) -> list
 
     def post(i: int) -> None:
         try:
-            with httpx.Client(base_url=base_url, timeout=60, trust_env=False) as client:
+            with httpx.Client(base_url=base_url, headers=AUTHORIZED, timeout=60, trust_env=False) as client:
                 client.get("/api/runs")  # the connection is open before the barrier
                 barrier.wait(timeout=60)
                 answers[i] = client.post(path, json=body)
@@ -137,7 +139,7 @@ def test_of_100_simultaneous_rewrite_requests_exactly_one_is_accepted(server):
         assert isinstance(refused.json().get("error"), str) and refused.json()["error"]
 
     deadline = time.monotonic() + REWRITE_TIMEOUT
-    with httpx.Client(base_url=base_url, timeout=30, trust_env=False) as client:
+    with httpx.Client(base_url=base_url, headers=AUTHORIZED, timeout=30, trust_env=False) as client:
         while True:
             status = client.get(f"/api/runs/{run_dir.name}").json()
             if not status["rewrite_in_progress"] and 2 in status["versions"]:

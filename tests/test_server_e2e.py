@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import cli_environment
+from conftest import api_client, cli_environment
 from lemmata.artifacts import GateDecision, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.pausing import checkpoint_file
 from lemmata.runs import Layout
-from lemmata.server.app import create_app
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import RecordedRequest
 from test_server_api import events_of
@@ -47,7 +46,7 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
     llm, search = services
     home = tmp_path / "home"
     env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
-    with TestClient(create_app(Layout(home), environ=env)) as client:
+    with api_client(Layout(home), environ=env) as client:
         started = client.post("/api/runs", json={"task": even_sum_session.TASK, "gate": "human"})
         assert started.status_code == 202
         run_id = started.json()["id"]

@@ -272,27 +272,25 @@ def roles(as_json: bool) -> None:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="bind address; anything but loopback needs LEMMATA_API_TOKEN")
+              help="bind address; anything but loopback reaches the API from other machines")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--no-token", is_flag=True,
+              help="no API token (loopback only): every process and user of this machine can then call the API")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="another name the server answers to (repeatable), e.g. this machine's name when bound to "
+                   "0.0.0.0; requests for any name but these, loopback and the bound address are refused")
 @reports_errors
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int, no_token: bool, allow_hosts: tuple[str, ...]) -> None:
     """Serve the browser UI (Paper, Live, Settings) and the HTTP API on HOST:PORT.
 
-    Off loopback every API call needs `Authorization: Bearer $LEMMATA_API_TOKEN`; on loopback
-    too when the variable is set."""
-    from lemmata.server.auth import LOOPBACK_HOSTS, TOKEN_VARIABLE
+    Every API call needs `Authorization: Bearer <token>`: a token made at each start (printed
+    in the URL to open, http://127.0.0.1:8765/?token=...; the page keeps it), or
+    $LEMMATA_API_TOKEN when set. Requests for another Host name (DNS rebinding), from a page
+    of another site (Origin, Sec-Fetch-Site) and JSON bodies without `Content-Type:
+    application/json` are refused."""
+    from lemmata.server.serving import serve as serve_api
 
-    token = load_environment().get(TOKEN_VARIABLE, "").strip()
-    if host not in LOOPBACK_HOSTS and not token:
-        raise UserError(f"--host {host} listens beyond this machine: set {TOKEN_VARIABLE} to a long random "
-                        "secret first (every API call then needs `Authorization: Bearer <it>`)")
-    import uvicorn
-
-    from lemmata.server.app import create_app
-
-    click.echo(f"lemmata {__version__}: serving http://{host}:{port}/ "
-               f"({'API token required' if token else 'loopback only, no token'})", err=True)
-    uvicorn.run(create_app(token=token or None), host=host, port=port, log_level="info")
+    serve_api(host, port, no_token, allow_hosts)
 
 
 cli.add_command(check)

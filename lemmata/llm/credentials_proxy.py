@@ -32,6 +32,13 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
 # Credentials and routing the proxy sets itself; content-length because the body is re-sent whole.
 REPLACED_REQUEST_HEADERS = HOP_BY_HOP | {"x-api-key", "authorization", "host", "content-length"}
 CHUNK_SIZE = 64 * 1024
+#: The largest request body relayed: the Messages API's own limit (32 MB). A body is held in
+#: memory whole before it is sent on, so a larger one is refused unread (413).
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+#: Seconds a client may leave the proxy waiting on one socket operation (the request line,
+#: headers, body, or taking the answer); then its connection is dropped. The SDK sends its
+#: request at once and reads the answer as it comes: only a stalled or hostile client waits.
+CLIENT_TIMEOUT = 60.0
 
 
 def credentials_file(configured: str) -> Path:
@@ -99,6 +106,10 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.0"  # one request per connection: a relayed body may end at close
 
+    def setup(self) -> None:
+        self.timeout = self.server.proxy.client_timeout  # StreamRequestHandler.setup applies it to the socket
+        super().setup()
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Stay quiet: access logs would clutter the run's output."""
 
@@ -108,12 +119,15 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_POST
 
     def _relay(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         proxy = self.server.proxy
         # Any local process can reach a loopback port (other users of a shared node too): only
-        # the holder of this proxy's own key may spend the researcher's login.
+        # the holder of this proxy's own key may spend the researcher's login. Checked on the
+        # headers, before the body: a stranger must not make the proxy read, hold or wait for one.
         if not hmac.compare_digest(_presented_key(self.headers), proxy.client_key):
             return self._send_error(401, "authentication_error", "credentials proxy: wrong or missing client key")
+        body = self._read_body()
+        if body is None:
+            return
         try:
             token = read_access_token(proxy.credentials_path)
         except UserError as exc:
@@ -142,6 +156,22 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             connection.close()
 
+    def _read_body(self) -> bytes | None:
+        """The request body, of the length its Content-Length declares; None once an error is sent
+        for a body without one (chunked), with a bad one, or over MAX_REQUEST_BYTES."""
+        if self.headers.get("Transfer-Encoding"):
+            self._send_error(411, "invalid_request_error", "credentials proxy: send the body with a Content-Length")
+            return None
+        declared = self.headers.get("Content-Length", "0").strip()
+        if not declared.isdigit():
+            self._send_error(400, "invalid_request_error", "credentials proxy: the Content-Length is not a number")
+            return None
+        if int(declared) > MAX_REQUEST_BYTES:
+            self._send_error(413, "request_too_large",
+                             f"credentials proxy: the request body is larger than {MAX_REQUEST_BYTES} bytes")
+            return None
+        return self.rfile.read(int(declared))
+
     def _send_error(self, status: int, kind: str, message: str) -> None:
         """An Anthropic-shaped error, so the SDK raises its usual exception for the status."""
         data = json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
@@ -169,7 +199,7 @@ class CredentialsProxy:
     """Loopback HTTP proxy that adds the CLI's OAuth token to every Anthropic API request."""
 
     def __init__(self, credentials_path: Path, upstream_base_url: str = DEFAULT_UPSTREAM,
-                 timeout: float = 600.0) -> None:
+                 timeout: float = 600.0, client_timeout: float = CLIENT_TIMEOUT) -> None:
         self.credentials_path = credentials_path
         upstream = urlsplit(upstream_base_url)
         if upstream.scheme not in ("http", "https") or not upstream.hostname:
@@ -178,6 +208,7 @@ class CredentialsProxy:
         self._prefix = upstream.path.rstrip("/")
         self.upstream_host = upstream.netloc
         self.timeout = timeout  # per socket operation upstream; long streams are fine while bytes flow
+        self.client_timeout = client_timeout  # per socket operation with the client
         #: What the SDK must send as its API key; never leaves this process.
         self.client_key = secrets.token_urlsafe(32)
         self._server: _Server | None = None

@@ -19,7 +19,8 @@ from starlette.staticfiles import StaticFiles
 from lemmata.errors import SettingsError
 from lemmata.runs import Layout
 from lemmata.server import paper_api, runs_api
-from lemmata.server.auth import BearerTokenRequired
+from lemmata.server.access import ServerAccess
+from lemmata.server.guard import RequestGuard
 from lemmata.server.http import ApiError, errors_as_json, json_body
 from lemmata.server.openapi import openapi_document
 from lemmata.server.settings_tab import save_token_limits, token_limits
@@ -33,8 +34,11 @@ PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src
 
 
 async def page(request: Request) -> FileResponse:
+    # no-referrer: the page is opened with its token in the URL (?token=); no request it makes
+    # may carry that URL along before the page takes the token out of the address bar.
     return FileResponse(STATIC / "index.html", headers={
-        "cache-control": "no-cache", "content-security-policy": PAGE_POLICY, "x-content-type-options": "nosniff"})
+        "cache-control": "no-cache", "content-security-policy": PAGE_POLICY, "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer"})
 
 
 async def openapi(request: Request) -> JSONResponse:
@@ -91,13 +95,14 @@ ROUTES = [
 ]
 
 
-def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None = None,
-               token: str | None = None) -> Starlette:
+def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None = None, *,
+               access: ServerAccess) -> Starlette:
     """The app over `layout` (default: $LEMMATA_HOME); the processes it starts get `environ`
-    (default: the server's); with `token`, every /api call needs it as a bearer token."""
+    (default: the server's). `access` is required: every app answers only its Host names, its
+    own page and, unless it is a loopback app without one, the holders of its token."""
     supervisor = RunSupervisor(environ)
-    middleware = [Middleware(BearerTokenRequired, token=token)] if token else []
-    app = Starlette(routes=ROUTES, middleware=middleware, lifespan=_stops_drives_at_shutdown(supervisor),
+    app = Starlette(routes=ROUTES, middleware=[Middleware(RequestGuard, access=access)],
+                    lifespan=_stops_drives_at_shutdown(supervisor),
                     exception_handlers={404: no_such_endpoint, 405: no_such_endpoint})
     app.state.layout = layout or Layout.from_environment()
     app.state.supervisor = supervisor

@@ -1,5 +1,5 @@
 """What every endpoint shares: errors as `{"error": ...}`, the run of the path's id (validated
-before the disk is touched), and size-limited JSON bodies."""
+before the disk is touched), and size-limited JSON bodies sent as JSON."""
 
 from __future__ import annotations
 
@@ -50,7 +50,20 @@ def run_dir_of(request: Request) -> Path:
         raise ApiError(404, str(exc)) from None
 
 
+def require_json_content_type(request: Request) -> None:
+    """415 unless the body is declared `application/json`. A page of another site can send a
+    "simple" cross-site POST (text/plain, a form) without asking the server first; only a JSON
+    content type makes the browser ask (a CORS preflight, which this server never grants). So a
+    body is parsed as JSON only when it says it is JSON."""
+    declared = request.headers.get("content-type", "")
+    if declared.split(";", 1)[0].strip().lower() != "application/json":
+        raise ApiError(415, f"send the body as JSON with `Content-Type: application/json` "
+                            f"(this request's Content-Type: {declared[:100] or 'none'})")
+
+
 async def json_body(request: Request) -> dict:
+    """The request's JSON object: declared JSON (415), at most MAX_BODY_BYTES (413), an object (400)."""
+    require_json_content_type(request)
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
         raise ApiError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")

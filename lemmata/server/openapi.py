@@ -14,7 +14,9 @@ SSE = {"text/event-stream": {"schema": {"type": "string"}}}
 def _op(summary: str, ok: str, *errors: int, body: dict[str, Any] | None = None, ok_code: int = 200,
         content: dict[str, Any] | None = None) -> dict[str, Any]:
     responses: dict[str, Any] = {str(ok_code): {"description": ok, **({"content": content} if content else {})}}
-    for code in (401, *errors):
+    # Every operation: 401 without the token, 403 for a foreign Host or another site's page;
+    # one with a JSON body also 415 for another Content-Type (lemmata.server.guard, .http).
+    for code in (401, 403, *errors, *((415,) if body is not None else ())):
         responses[str(code)] = ERROR
     operation: dict[str, Any] = {"summary": summary, "responses": responses}
     if body is not None:
@@ -106,8 +108,11 @@ def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "lemmata", "version": __version__,
-                 "description": "Runs, gates, the paper, its Q&A and rewrites. Off loopback every call needs "
-                                "`Authorization: Bearer <LEMMATA_API_TOKEN>`."},
+                 "description": "Runs, gates, the paper, its Q&A and rewrites. Every call needs `Authorization: "
+                                "Bearer <token>` (the token `lemmata serve` printed, or LEMMATA_API_TOKEN), unless "
+                                "the server runs with --no-token; a request for another Host name or from a page "
+                                "of another site (Origin, Sec-Fetch-Site) is 403; a JSON body needs "
+                                "`Content-Type: application/json` (415)."},
         "components": {"schemas": {"Error": _object(error=TEXT), "RunSummary": RUN_SUMMARY},
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{"bearer": []}, {}],

@@ -17,6 +17,24 @@ function storedToken() {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
+/**
+ * The token arrives once, in the URL `lemmata serve` prints (http://127.0.0.1:8765/?token=...,
+ * as Jupyter does). It is kept in sessionStorage, for this tab only (closing the tab forgets
+ * it; another tab opened by hand asks for it), and taken out of the address bar at once, so
+ * that it stays out of the history, bookmarks and screenshots. Runs when this module loads,
+ * before any call.
+ */
+function adoptTokenOfUrl() {
+  const url = new URL(location.href);
+  if (!url.searchParams.has("token")) return;
+  const token = url.searchParams.get("token").trim();
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  url.searchParams.delete("token");
+  history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+}
+
+adoptTokenOfUrl();
+
 /** Show the token form and resolve with what the researcher typed (kept for this tab only). */
 function askForToken() {
   if (tokenRequest) return tokenRequest;
@@ -97,7 +115,9 @@ export async function viewableUrl(path) {
 
 /**
  * The events of a text/event-stream response, as {event, data} with data parsed from JSON.
- * EventSource cannot send headers, hence fetch() and this small parser.
+ * EventSource cannot send headers, hence fetch() and this small parser: the streams carry the
+ * token in the Authorization header like every other call. The API takes it nowhere else; a
+ * token in a query string would end up in logs and in the browser's history.
  */
 export async function* serverEvents(response) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -1,0 +1,68 @@
+"""`lemmata serve`: decide the server's access (a token made for this start unless
+LEMMATA_API_TOKEN gives one, or none with --no-token on loopback), say where to open the page,
+and run uvicorn with an access log that does not keep the page URL's token."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable
+
+import click
+
+from lemmata import __version__
+from lemmata.errors import UserError
+from lemmata.server.access import TOKEN_VARIABLE, ServerAccess, new_token
+from lemmata.settings import load_environment
+
+#: The value of a `token` query parameter in a logged request line.
+TOKEN_IN_QUERY = re.compile(r"(?<=[?&]token=)[^&\s]*")
+
+
+class HidesPageToken(logging.Filter):
+    """Blanks `?token=...` in uvicorn's access log: the page is opened with its token in the URL,
+    and a log kept in a file (systemd, a batch job's output) must not hold it. uvicorn logs
+    the request line as the third argument of its record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
+            record.args = (*record.args[:2], TOKEN_IN_QUERY.sub("[hidden]", record.args[2]), *record.args[3:])
+        return True
+
+
+def server_access(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str]) -> tuple[ServerAccess, bool]:
+    """(the access, whether its token was made here: then the URL printed must carry it, the
+    only place the researcher can learn it)."""
+    configured = load_environment().get(TOKEN_VARIABLE, "").strip()
+    if no_token and configured:
+        raise UserError(f"--no-token, yet {TOKEN_VARIABLE} is set: unset it to serve without a token, or drop "
+                        "--no-token to require it")
+    token = None if no_token else configured or new_token()
+    return ServerAccess.for_bind(bind, port, token, allow_hosts), not no_token and not configured
+
+
+def announcement(access: ServerAccess, token_made_here: bool) -> str:
+    """Where to open the page, with the token when it was made here (as Jupyter prints it)."""
+    if access.token is None:
+        return (f"lemmata {__version__}: open {access.page_url}\n(--no-token: every process and user of this "
+                "machine can call the API)")
+    if token_made_here:
+        return (f"lemmata {__version__}: open\n\n    {access.page_url}?token={access.token}\n\n(the page keeps "
+                "the token; API clients send it as `Authorization: Bearer <token>`; a new token each start, "
+                f"unless {TOKEN_VARIABLE} sets one)")
+    return (f"lemmata {__version__}: open {access.page_url}?token=<{TOKEN_VARIABLE}>, or {access.page_url} and "
+            f"give the page the token (API token required: {TOKEN_VARIABLE})")
+
+
+def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str]) -> None:
+    access, token_made_here = server_access(bind, port, no_token, allow_hosts)
+    import uvicorn
+
+    from lemmata.server.app import create_app
+
+    click.echo(announcement(access, token_made_here), err=True)
+    logging.getLogger("uvicorn.access").addFilter(HidesPageToken())
+    # The runs it starts (and the model-written code they run) have no use for the API token.
+    runs_environment = {name: value for name, value in os.environ.items() if name != TOKEN_VARIABLE}
+    uvicorn.run(create_app(environ=runs_environment, access=access), host=bind, port=port, log_level="info")
