@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from lemmata.jsonl import append_line, read_json_lines
 
 CALL_LOG_NAME = "llm_calls.jsonl"
 
@@ -59,19 +60,11 @@ class CallLog:
     def append(self, record: CallRecord) -> None:
         line = self.redact(json.dumps(asdict(record), ensure_ascii=False))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            # One lock per line: records from parallel jobs never interleave.
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                handle.write(line + "\n")
-                handle.flush()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        append_line(self.path, line)
 
 
 def read_call_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield the records of a call log, skipping a partial last line (a job still writing)."""
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if line.endswith("\n") and line.strip():
-                yield json.loads(line)
+    """Yield the records of a call log, skipping a partial last line (a job still writing) and,
+    with a warning, any line that is not a record (one torn by an older version's failed append)."""
+    for _, record in read_json_lines(path):
+        yield record
