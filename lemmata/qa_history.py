@@ -20,6 +20,7 @@ from pydantic import Field, ValidationError
 
 from lemmata.artifacts import Artifact, ToolCallRecord
 from lemmata.jsonl import append_line
+from lemmata.redaction import redact_known
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,8 @@ class ChatRecord(Artifact):
 
 
 def append_record(run_dir: Path, record: ChatRecord) -> None:
-    append_line(Path(run_dir) / HISTORY_FILE, record.model_dump_json())
+    # Answers are model output and errors may quote a provider's reply: no secret is kept.
+    append_line(Path(run_dir) / HISTORY_FILE, redact_known(record.model_dump_json()))
 
 
 def read_history(run_dir: Path) -> list[ChatRecord]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lemmata.jsonl import append_line, read_json_lines
+from lemmata.redaction import Redactor, known_secrets
 
 CALL_LOG_NAME = "llm_calls.jsonl"
 
@@ -39,23 +40,10 @@ class CallRecord:
     timestamp: float = field(default_factory=time.time)
 
 
-class Redactor:
-    """Replaces credential values in text: a key echoed by a provider or pasted into a task
-    must not reach a log, an artifact or an error message."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
-
-
 class CallLog:
     def __init__(self, path: Path, redact: Redactor | None = None) -> None:
         self.path = Path(path)
-        self.redact = redact or Redactor()
+        self.redact = redact or Redactor(known_secrets)  # default: every secret this process knows
 
     def append(self, record: CallRecord) -> None:
         line = self.redact(json.dumps(asdict(record), ensure_ascii=False))
