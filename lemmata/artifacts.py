@@ -494,7 +494,13 @@ A = TypeVar("A", bound=BaseModel)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and `os.replace`: never half a file."""
+    """Write via a temporary file in the same directory and `os.replace`: never half a file.
+    Every secret lemmata knows is replaced first: artifacts, papers and failure notes carry model
+    and sandbox output, which may repeat a key."""
+    # Imported here: lemmata.redaction needs the settings, which import this module.
+    from lemmata.redaction import redact_known
+
+    text = redact_known(text)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

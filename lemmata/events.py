@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from lemmata.jsonl import parse_line
 
 EVENTS_FILE = "logs/events.jsonl"
 
@@ -24,13 +25,12 @@ class TailReader:
             handle.seek(self.offset)
             chunk = handle.read()
         complete = chunk[: chunk.rfind(b"\n") + 1]
-        self.offset += len(complete)
+        start, self.offset = self.offset, self.offset + len(complete)
         entries = []
         for line in complete.decode("utf-8", errors="replace").splitlines():
-            try:
-                entries.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+            entry = parse_line(line, f"{self.path} (after byte {start})")  # logged when not JSON: a torn record
+            if entry is not None:
+                entries.append(entry)
         return entries
 
 

@@ -15,6 +15,7 @@ from lemmata.artifacts import Checker, TaskInput, atomic_write_text
 from lemmata.errors import LemmataError
 from lemmata.llm.client import LLMClient
 from lemmata.llm.resolve import make_client
+from lemmata.redaction import redact_known
 from lemmata.settings import Settings, lemmata_home
 
 FAILURE_FILE = "logs/last_failure.txt"
@@ -58,7 +59,7 @@ class StageJob:
         try:
             yield
         except LemmataError as exc:
-            message = f"{self.rule}: {exc}"
+            message = redact_known(f"{self.rule}: {exc}")  # a message may quote a key or a model's answer
             atomic_write_text(self.run_dir / FAILURE_FILE, message + "\n")
             sys.stderr.write(f"lemmata: {message}\n")
             raise SystemExit(1) from None

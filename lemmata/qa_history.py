@@ -1,7 +1,8 @@
 """`paper_qa_history.jsonl`: the researcher's conversation about a run's paper.
 
-One JSON record per line, appended under a file lock (a question asked in the terminal and one
-asked in the browser may land at once), never rewritten: the history survives restarts,
+One JSON record per line, appended whole or not at all under a file lock (`lemmata.jsonl`; a
+question asked in the terminal and one asked in the browser may land at once), never rewritten:
+the history survives restarts,
 resumes and rewrites. Each record says who spoke (`role`), what (`content`), when
 (`timestamp`), about which paper version (`paper_version`), and for events a `marker`
 (`error`, `rewrite_requested`, `rewrite_saved`, `rewrite_failed`); an answer lists the tool
@@ -10,7 +11,7 @@ calls it made.
 
 from __future__ import annotations
 
-import fcntl
+import logging
 import time
 from pathlib import Path
 from typing import Literal
@@ -18,6 +19,10 @@ from typing import Literal
 from pydantic import Field, ValidationError
 
 from lemmata.artifacts import Artifact, ToolCallRecord
+from lemmata.jsonl import append_line
+from lemmata.redaction import redact_known
+
+log = logging.getLogger(__name__)
 
 HISTORY_FILE = "paper_qa_history.jsonl"
 
@@ -36,14 +41,8 @@ class ChatRecord(Artifact):
 
 
 def append_record(run_dir: Path, record: ChatRecord) -> None:
-    path = Path(run_dir) / HISTORY_FILE
-    with open(path, "a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            handle.write(record.model_dump_json() + "\n")
-            handle.flush()
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    # Answers are model output and errors may quote a provider's reply: no secret is kept.
+    append_line(Path(run_dir) / HISTORY_FILE, redact_known(record.model_dump_json()))
 
 
 def read_history(run_dir: Path) -> list[ChatRecord]:
@@ -53,11 +52,11 @@ def read_history(run_dir: Path) -> list[ChatRecord]:
     if not path.exists():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             records.append(ChatRecord.model_validate_json(line))
         except ValidationError:
-            continue
+            log.warning("%s:%d: skipped a line that is not a conversation record", path, number)
     return records

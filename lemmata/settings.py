@@ -26,8 +26,15 @@ from lemmata.errors import SettingsError
 
 CONFIG_DIR = Path(__file__).parent / "config"
 
-#: Environment variables that carry secrets: read from the environment only, never stored.
-CREDENTIAL_VARIABLES = ("VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY")
+#: Environment variables that carry secrets: read from the environment (or a `.env` file) only,
+#: never stored, and redacted from everything lemmata writes or shows (`lemmata.redaction`, which
+#: adds the provider CLI's login tokens). The one list: a test fails on a credential-like
+#: variable name in the code that is missing here.
+CREDENTIAL_VARIABLES = (
+    "VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY",  # model providers
+    "BRAVE_SEARCH_API_KEY", "SEMANTIC_SCHOLAR_API_KEY",  # search services (lemmata/tools)
+    "LEMMATA_API_TOKEN",  # the HTTP API's token (lemmata/server/access.py)
+)
 
 BACKEND_ALIASES = {"anthropic": "vendora"}
 #: Settings saved from the browser's Settings tab, in the data directory.

@@ -1,7 +1,8 @@
 """Snakemake logger plugin `lemmata`: job events as JSON lines for lemmata's driver.
 
 Snakemake finds it by module name (`--logger lemmata`). It appends to the file named by
-LEMMATA_EVENTS_FILE; the CLI renders progress from it and the server streams it.
+LEMMATA_EVENTS_FILE (whole lines or nothing: `lemmata.jsonl`); the CLI renders progress from it
+and the server streams it.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ import json
 import os
 import time
 from logging import LogRecord
+from pathlib import Path
 
 from snakemake_interface_logger_plugins.base import LogHandlerBase
+
+from lemmata.jsonl import append_line  # whole lines or nothing, as every lemmata log
 
 #: Record attributes worth keeping, per event; everything else is Snakemake's internal detail.
 FIELDS = ("jobid", "job_id", "rule_name", "wildcards", "output", "done", "total", "msg", "name")
@@ -32,8 +36,7 @@ class LogHandler(LogHandlerBase):
                 entry[field] = _plain(value)
         if entry["event"] == "error" and "msg" not in entry:
             entry["msg"] = record.getMessage()
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
+        append_line(Path(self.path), json.dumps(entry))
 
     @property
     def writes_to_stream(self) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from lemmata.errors import LemmataError
+from lemmata.redaction import redact_known
 
 
 def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -20,7 +21,7 @@ def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return command(*args, **kwargs)
         except LemmataError as exc:
-            click.echo(f"lemmata: error: {exc}", err=True)
+            click.echo(redact_known(f"lemmata: error: {exc}"), err=True)  # a message may quote a key
             sys.exit(exc.exit_code)
 
     return wrapper

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from lemmata.jsonl import append_line, read_json_lines
+from lemmata.redaction import Redactor, known_secrets
 
 CALL_LOG_NAME = "llm_calls.jsonl"
 
@@ -38,40 +40,19 @@ class CallRecord:
     timestamp: float = field(default_factory=time.time)
 
 
-class Redactor:
-    """Replaces credential values in text: a key echoed by a provider or pasted into a task
-    must not reach a log, an artifact or an error message."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
-
-
 class CallLog:
     def __init__(self, path: Path, redact: Redactor | None = None) -> None:
         self.path = Path(path)
-        self.redact = redact or Redactor()
+        self.redact = redact or Redactor(known_secrets)  # default: every secret this process knows
 
     def append(self, record: CallRecord) -> None:
         line = self.redact(json.dumps(asdict(record), ensure_ascii=False))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            # One lock per line: records from parallel jobs never interleave.
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                handle.write(line + "\n")
-                handle.flush()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        append_line(self.path, line)
 
 
 def read_call_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield the records of a call log, skipping a partial last line (a job still writing)."""
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if line.endswith("\n") and line.strip():
-                yield json.loads(line)
+    """Yield the records of a call log, skipping a partial last line (a job still writing) and,
+    with a warning, any line that is not a record (one torn by an older version's failed append)."""
+    for _, record in read_json_lines(path):
+        yield record

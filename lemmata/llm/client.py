@@ -10,8 +10,9 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message
-from lemmata.llm.calllog import CallLog, CallRecord, Redactor
+from lemmata.llm.calllog import CallLog, CallRecord
 from lemmata.llm.roles import role as lookup_role
+from lemmata.redaction import Redactor, known_secrets
 from lemmata.settings import Settings
 
 
@@ -40,7 +41,7 @@ class LLMClient:
         self.models = models
         self.call_log = call_log
         self.scope = scope
-        self.redact = redact or Redactor()
+        self.redact = redact or Redactor(known_secrets)  # default: every secret this process knows
         #: The run's briefing (stages/briefing.py): text added to a role's system prompt in every call.
         self.briefing = dict(briefing or {})
 

@@ -46,7 +46,7 @@ def credentials_file(configured: str) -> Path:
     return Path(configured or DEFAULT_CREDENTIALS_FILE).expanduser()
 
 
-def _oauth_entry(path: Path) -> dict[str, Any]:
+def oauth_entry(path: Path) -> dict[str, Any]:
     """The `claudeAiOauth` object of the file; raises OSError or ValueError when there is none."""
     data = json.loads(path.read_text(encoding="utf-8"))
     entry = data.get("claudeAiOauth") if isinstance(data, dict) else None
@@ -58,7 +58,7 @@ def _oauth_entry(path: Path) -> dict[str, Any]:
 def has_cli_credentials(path: Path) -> bool:
     """Whether the file holds a CLI login; expiry is ignored so an expired login still gets its hint."""
     try:
-        token = _oauth_entry(path).get("accessToken")
+        token = oauth_entry(path).get("accessToken")
     except (OSError, ValueError):
         return False
     return isinstance(token, str) and bool(token)
@@ -67,7 +67,7 @@ def has_cli_credentials(path: Path) -> bool:
 def read_access_token(path: Path, now: float | None = None) -> str:
     """The OAuth access token from the file, or a UserError that says how to get a valid one."""
     try:
-        entry = _oauth_entry(path)
+        entry = oauth_entry(path)
     except FileNotFoundError:
         raise UserError(f"no Claude Code login found at {path}: log in with `claude` once, "
                         "or set VENDORA_API_KEY") from None

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from lemmata.errors import ReplayExhaustedError, UserError
 from lemmata.llm.base import ChatRequest, ChatResponse, finish_reason_of, pass_whole
+
+log = logging.getLogger(__name__)
 
 
 def load_replay_script(path: Path) -> list[dict[str, Any]]:
@@ -24,12 +27,18 @@ def load_replay_script(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"LEMMATA_REPLAY={path}: no such file; point it at a recorded llm_calls.jsonl")
     entries = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
+            if number == len(lines) and not text.endswith("\n"):
+                # Torn by a failed append of an older lemmata: that call was never recorded.
+                log.warning("%s:%d: skipped a torn last line", path, number)
+                continue
             raise UserError(f"{path}:{number}: not a JSON line") from None
         if not isinstance(entry, dict) or "role" not in entry or "response" not in entry:
             raise UserError(f"{path}:{number}: a replay line needs 'role' and 'response'")

@@ -18,10 +18,11 @@ from pathlib import Path
 from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
 from lemmata.errors import UserError
 from lemmata.llm.base import Backend
-from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, Redactor
+from lemmata.llm.calllog import CALL_LOG_NAME, CallLog
 from lemmata.llm.client import LLMClient, ModelChoice
 from lemmata.llm.credentials_proxy import credentials_file, has_cli_credentials
-from lemmata.settings import CREDENTIAL_VARIABLES, Settings
+from lemmata.redaction import Redactor, known_secrets
+from lemmata.settings import Settings
 
 #: Each backend's default (active, fast) models; LEMMATA_ACTIVE_MODEL / LEMMATA_FAST_MODEL override.
 DEFAULT_MODELS = {
@@ -147,7 +148,7 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
     """The client a stage job uses: backend from settings, calls logged in the run directory."""
     choice = choose_backend(settings, environ)
     backend = build_backend(choice.name, settings, environ, run_dir)
-    redact = Redactor(environ[v] for v in CREDENTIAL_VARIABLES if environ.get(v))
+    redact = Redactor(lambda: known_secrets(environ))  # read at each use: a refreshed CLI login is known too
     log = CallLog(Path(run_dir) / CALL_LOG_NAME, redact)
     return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
 

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lemmata.errors import LemmataError, UserError
+from lemmata.redaction import redact_known
 from lemmata.runs import Layout
 
 #: A request body larger than this is refused unread (413): bodies are text, not files.
@@ -35,10 +36,15 @@ def errors_as_json(handler: Callable[[Request], Awaitable[Response]]) -> Callabl
         try:
             return await handler(request)
         except ApiError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            return JSONResponse({"error": error_text(request, exc)}, status_code=exc.status)
         except LemmataError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            return JSONResponse({"error": error_text(request, exc)}, status_code=400)
     return handle
+
+
+def error_text(request: Request, exc: Exception) -> str:
+    """The message for the caller, without a secret of this server or of the runs it starts."""
+    return redact_known(str(exc), request.app.state.environ)
 
 
 def run_dir_of(request: Request) -> Path:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lemmata.errors import LemmataError
 from lemmata.paper_qa_session import ask_about_paper
+from lemmata.redaction import redact_known
 
 _END = object()
 
@@ -36,7 +37,7 @@ async def answer_events(run_dir: Path, question: str, environ: Mapping[str, str]
                                      on_restart=lambda: put(("restart", None)), environ=environ)
             put(("answer", record.model_dump()))
         except LemmataError as error:
-            put(("error", {"error": str(error)}))
+            put(("error", {"error": redact_known(str(error), environ)}))  # the runs' keys
         finally:
             put(_END)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.errors import ModelOutputError
 from lemmata.llm.client import LLMClient
 from lemmata.plugins import DomainPlugin
+from lemmata.redaction import Redactor, known_secrets
 from lemmata.sandbox import SandboxResult, run_python
 from lemmata.stages.answers import ExperimentAnswer
 from lemmata.stages.experiment_counts import Counts, read_counts
@@ -103,7 +104,7 @@ def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: A
         try:
             answer = parse_json_answer(text, ExperimentAnswer, "experiment")
             code = answer.code
-            result = runner(code)
+            result = without_secrets(runner(code))
             counts = read_counts(result)
         except ModelOutputError as exc:  # a bad answer or a failed test: this turn's failure
             failures.append(str(exc))
@@ -114,6 +115,14 @@ def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: A
     return LemmaCheck(lemma_id=lemma.id, group="low_confidence", outcome="error", code=last_code,
                       detail=failures[-1] if failures else "no turns", attempts=limits.max_turns,
                       failures=failures, **_sandbox_fields(last_result))
+
+
+def without_secrets(result: SandboxResult) -> SandboxResult:
+    """The test's output with every secret lemmata knows replaced. Its environment has none, but
+    the code may print one it was given (a task that quotes a key) or found: the output goes into
+    the model's next prompt, the call log and the experiment artifact."""
+    redact = Redactor(known_secrets())
+    return replace(result, stdout=redact(result.stdout), stderr=redact(result.stderr), stopped=redact(result.stopped))
 
 
 def _ran(lemma: ProvedLemma, answer: ExperimentAnswer, counts: Counts, result: SandboxResult, turn: int,
