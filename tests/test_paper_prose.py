@@ -146,6 +146,16 @@ def test_the_macro_list_retold_as_definitions_is_removed_with_its_introduction()
     assert cleaned("preliminaries", AM_GM_PRELIMINARIES) == "We work with real $a$ and $b$ throughout."
 
 
+def test_the_macro_list_retold_in_three_lines_is_removed() -> None:
+    """Malformed model output, the README's main command re-run after the first fixes (2026-11-25)."""
+    text = ("The definitions and notation used in this proof are as follows:\n"
+            "- \\(\\RR\\), \\(\\NN\\), \\(\\ZZ\\), \\(\\QQ\\), \\(\\CC\\) are the sets of real, natural, integer, "
+            "rational and complex numbers, respectively.\n"
+            "- \\(\\cA\\), \\(\\cB\\), \\(\\cC\\) are the calligraphic letters used in this proof.\n"
+            "- \\(\\bm{x}\\) is a bold symbol used in this proof.")
+    assert cleaned("preliminaries", text) == ""
+
+
 def test_a_few_notation_lines_of_the_paper_s_own_are_kept() -> None:
     text = "We write $\\RR$ for the real numbers.\nLet $x \\in \\RR$ and $n \\in \\NN$.\nOver \\RR the claim holds."
     assert cleaned("preliminaries", text) == text
@@ -174,6 +184,16 @@ def test_a_lemma_idea_that_is_the_introduction_again_is_dropped_but_the_abstract
     assert parts.repeated_paragraphs == 1
 
 
+def test_a_lemma_explanation_stops_where_the_copied_proof_begins() -> None:
+    """Malformed model output, the README's main command re-run after the first fixes (2026-11-25):
+    after its idea, the request's shortened proof, its markdown headings flattened into the line."""
+    text = ("The idea is that for all integers \\( c \\), if \\( c \\) is even, then \\( c + 2 \\) is also even.\n"
+            "#### Step 1: Restate the Lemma The statement we need to prove is:\n"
+            "\\[ \\text{For all integers } c \\] #### Step 2: Introduce Objects and Existence We need to show it.")
+    assert cleaned("lemma:L1", text) == ("The idea is that for all integers \\( c \\), if \\( c \\) is even, then "
+                                         "\\( c + 2 \\) is also even.")
+
+
 def test_short_paragraphs_may_repeat() -> None:
     parts = clean_parts({"introduction": "We prove it.", "conclusion": "We prove it."}, ECHO, ["L1"], set())
     assert parts.fragments["conclusion"].latex == "We prove it." and parts.repeated_paragraphs == 0
@@ -198,3 +218,25 @@ def test_lemmata_writes_what_the_model_never_did() -> None:
     assert "not established" in filled["conclusion"].latex and "2 lemmas, 1 of them verified" in filled["abstract"].latex
     assert not any(fragment.by_writer for fragment in filled.values())
     assert "verified lemmas" in fallback_parts(["conclusion"], theory(True), "g", "")["conclusion"].latex
+
+
+CLAIMING = ("The sum of two even integers is even. This result is established by showing that if two numbers are both "
+            "divisible by 2, their sum is also divisible by 2. The proof is based on the definition of even numbers.")
+
+
+def test_a_claim_of_proof_goes_when_the_main_result_is_not_established() -> None:
+    """Malformed model output, the README's main command re-run after the first fixes (2026-11-25): an
+    abstract and a conclusion saying "This result is established" of a paper with every lemma unverified."""
+    parts = clean_parts({"abstract": CLAIMING, "conclusion": "We have proved the claim.\nIt rests on parity.",
+                         "lemma:L1": "The idea is proved by unfolding the definition."}, ECHO, ["L1"], set(),
+                        established=False)
+    assert parts.fragments["abstract"].latex == ("The sum of two even integers is even. The proof is based on the "
+                                                 "definition of even numbers.")
+    assert parts.fragments["conclusion"].latex == "It rests on parity."
+    assert "is proved" in parts.fragments["lemma:L1"].latex  # an explanation may say how a lemma is proved
+    assert parts.unfounded_claims == 2
+
+
+def test_an_established_result_may_be_called_proved() -> None:
+    parts = clean_parts({"abstract": CLAIMING}, ECHO, ["L1"], set(), established=True)
+    assert "This result is established" in parts.fragments["abstract"].latex and parts.unfounded_claims == 0

@@ -606,6 +606,9 @@ MARKDOWN_ASSESSMENT = ("### Self-Assessment\n- **Confidence**: 0.95 (every step 
     pytest.param(f"{PROOF}\n\n{MARKDOWN_ASSESSMENT}", id="markdown-list-under-a-heading"),
     pytest.param(f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\n", id="heading-left-behind-its-block"),
     pytest.param(f"{PROOF}\n\n**Self-assessment:**\nConfidence: 0.9\nGaps: none\n", id="bold-heading-key-value-lines"),
+    # The README's main command, re-run after the first fixes (2026-11-25): a remark after the heading.
+    pytest.param(f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\nThis proof is elementary and uses the "
+                 "definition of even numbers to directly show the existence of an integer.\n", id="heading-block-remark"),
 ])
 def test_a_self_assessment_section_is_not_part_of_the_proof(answer: str) -> None:
     attempt = parse_proof_attempt(answer, [])

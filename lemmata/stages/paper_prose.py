@@ -10,7 +10,10 @@ the proof after it, goes: lemmata prints every lemma and the main result once, f
 An abstract keeps only its text, a lemma's explanation its first paragraph without environments.
 Unknown citations are removed. A paragraph that repeats (nearly) one of an earlier part goes: the
 embedded model (2026-11-25) gave its introduction again as the discussion, the conclusion and a
-lemma's idea. The abstract may be repeated by the introduction.
+lemma's idea. The abstract may be repeated by the introduction. When the main result is not
+established, a sentence claiming it is ("This result is established by showing ...", "we have
+proved") goes: the embedded model wrote it in the abstract and the conclusion of a paper whose
+every lemma was unverified (2026-11-25).
 """
 
 from __future__ import annotations
@@ -39,6 +42,13 @@ MIN_REPEATED_CHARS = 40
 #: How alike (difflib ratio) a paragraph must be to an earlier one to count as its repetition.
 REPEAT_SIMILARITY = 0.85
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
+_FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
+#: A sentence that calls a result proved: said of the main result, only a verified theory may say it.
+CLAIMS_PROOF = re.compile(r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
+                          r"(?:established|proven|proved|verified)\b|\bwe\s+(?:have\s+)?(?:proved|proven|established|"
+                          r"verified)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
 _RESTATED = re.compile(r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
                        r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?", re.DOTALL)
 
@@ -51,10 +61,13 @@ class CleanParts:
     removed_citations: list[str] = field(default_factory=list)
     echoed_lines: int = 0
     repeated_paragraphs: int = 0
+    unfounded_claims: int = 0
 
 
-def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[str], known_keys: set[str]) -> CleanParts:
-    """Every part with text left after cleaning, as a fragment the writer model owns."""
+def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[str], known_keys: set[str], *,
+                established: bool = True) -> CleanParts:
+    """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
+    proof are kept only when the main result is `established`."""
     cleaned = CleanParts()
     order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
     seen: set[str] = set()
@@ -63,12 +76,27 @@ def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[st
         # The abstract summarises what follows: the introduction may say it again.
         without_echo, repeated = _without_repeated_paragraphs(without_echo, set() if key == "abstract" else seen)
         cleaned.repeated_paragraphs += repeated
+        if not established and not key.startswith(LEMMA_PREFIX):
+            without_echo, claims = _without_claims_of_proof(without_echo)
+            cleaned.unfounded_claims += claims
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
         cleaned.echoed_lines += echoed
         cleaned.removed_citations += [k for k in removed if k not in cleaned.removed_citations]
         if latex.strip():
             cleaned.fragments[key] = Fragment(f"part:{key}", latex.strip(), without_echo, by_writer=True)
     return cleaned
+
+
+def _without_claims_of_proof(text: str) -> tuple[str, int]:
+    """`text` without its sentences that call something proved (CLAIMS_PROOF), line by line."""
+    kept_lines, dropped = [], 0
+    for line in text.splitlines():
+        sentences = _SENTENCE_END.split(line)
+        kept = [sentence for sentence in sentences if not CLAIMS_PROOF.search(sentence)]
+        dropped += len(sentences) - len(kept)
+        if kept or not line.strip():
+            kept_lines.append(" ".join(kept))
+    return "\n".join(kept_lines), dropped
 
 
 def _without_repeated_paragraphs(text: str, seen: set[str]) -> tuple[str, int]:
@@ -96,9 +124,17 @@ def _part_latex(key: str, text: str, lemma_ids: Sequence[str]) -> str:
 
 
 def _explanation(latex: str) -> str:
-    """The first paragraph of text: no statement, no proof, no heading (lemmata prints those)."""
-    latex = _ANY_HEADING.sub("", _BLOCK.sub("", latex)).strip()
-    return re.split(r"\n[ \t]*\n", latex, maxsplit=1)[0].strip() if latex else ""
+    """The first paragraph of prose: no statement, no proof, no heading, no display (lemmata prints
+    the lemma and its proof). A heading or a display ends the paragraph, and so does a run of
+    escaped hashes: the embedded model (2026-11-25) went on after its idea with the request's
+    shortened proof, whose markdown headings the request had flattened into one line."""
+    latex = _ANY_HEADING.sub("\n\n", _BLOCK.sub("\n\n", latex))
+    latex = _DISPLAY_START.sub("\n\n", latex)
+    for paragraph in re.split(r"\n[ \t]*\n", latex):
+        prose = _FLATTENED_HEADING.split(paragraph, maxsplit=1)[0].strip()
+        if prose:
+            return prose
+    return ""
 
 
 # --- lemmata's text for a part the model never wrote ------------------------------------------

@@ -15,7 +15,8 @@ short paragraph.") as the part. A line is dropped when it
   the model continues a copied line with text of its own;
 - names five or more of the package's macros outside math: the macro list retold as prose ("The
   symbols \\RR, \\NN, \\ZZ, ... are used to denote sets", the embedded model, 2026-11-25);
-- is one of four or more lines of a part that each show a macro of the package on its own
+- is one of the lines of a part that show a macro of the package on their own, when four or more
+  lines do, or five or more macros are shown
   ("\\(\\FF\\) is the set of finite fields", the embedded model, 2026-11-25): the macro list
   retold as definitions, item by item; a line introducing them ("... as follows:") goes with them;
 - talks about the request's own material ("Citation keys are provided to cite the theorem",
@@ -110,8 +111,9 @@ class PromptEcho:
     def remove(self, text: str) -> tuple[str, int]:
         """(`text` without its echoed lines, how many lines went)."""
         kept = [line for line in text.splitlines() if not (line.strip() and self.is_echo(line))]
-        showing = [index for index, line in enumerate(kept) if _shows_a_macro(line)]
-        if len(showing) >= MIN_MACRO_LIST_LINES:
+        shown = [_macros_shown(line) for line in kept]
+        showing = [index for index, macros in enumerate(shown) if macros]
+        if len(showing) >= MIN_MACRO_LIST_LINES or len(set().union(*shown)) > MAX_BARE_MACROS:
             dropped = set(showing)
             before = max(showing[0] - 1, 0)  # "The notation is as follows:" introduced the list
             if kept[before].rstrip().endswith(":"):
@@ -146,17 +148,15 @@ def _names_macros_bare(line: str) -> bool:
     return len(set(re.findall(r"\\[A-Za-z]+", prose)) & _MACRO_NAMES) > MAX_BARE_MACROS
 
 
-def _shows_a_macro(line: str) -> bool:
-    """Whether a line shows a package macro by itself: bare in prose, or alone in its formula
+def _macros_shown(line: str) -> set[str]:
+    """The package macros a line shows by themselves: bare in prose, or alone in their formula
     (`\\(\\RR\\)`, `$\\bm{x}$`), as a list of notation does; `$x \\in \\RR$` uses one instead."""
-    if set(re.findall(r"\\[A-Za-z]+", _MATH.sub(" ", line))) & _MACRO_NAMES:
-        return True
+    shown = set(re.findall(r"\\[A-Za-z]+", _MATH.sub(" ", line))) & _MACRO_NAMES
     for formula in _MATH.findall(line):
-        names = set(re.findall(r"\\[A-Za-z]+", formula))
         rest = re.sub(r"\\[A-Za-z]+(?:\{\w\})?|\\[()\[\]]|[\s$,]", "", formula)
-        if names & _MACRO_NAMES and not rest:
-            return True
-    return False
+        if not rest:
+            shown |= set(re.findall(r"\\[A-Za-z]+", formula)) & _MACRO_NAMES
+    return shown
 
 
 def _copied_from(line: str, prompt_line: str) -> bool:

@@ -25,6 +25,12 @@ MIN_PROOF_CHARACTERS = 20
 #: A heading that opens the prover's self-assessment: "### Self-Assessment", "**Self-assessment JSON Object**".
 SELF_ASSESSMENT_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment\b[^\n]*$",
                                      re.IGNORECASE | re.MULTILINE)
+#: The heading naming nothing but the assessment: "### Self-Assessment JSON Object", "**Self-assessment:**".
+BARE_ASSESSMENT_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment"
+                                     r"(?:[ \t]+(?:json[ \t]+)?(?:object|block))?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$",
+                                     re.IGNORECASE)
+#: Prose after that heading up to this long is a remark on the proof, cut with it.
+MAX_REMARK_CHARS = 400
 #: What may follow that heading: blank lines, list items ("- **Confidence**: 0.95"), "Key: value" lines.
 ASSESSMENT_LINE = re.compile(
     r"^[ \t]*(?:$|[-*+\u2022][ \t]|\d+[.)][ \t]|(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?[ \t]*:)")
@@ -78,11 +84,19 @@ def without_self_assessment(text: str) -> str:
     headings = list(SELF_ASSESSMENT_HEADING.finditer(text))
     if not headings:
         return text
-    start = headings[-1].start()
-    rest = text[headings[-1].end():].splitlines()
-    if all(ASSESSMENT_LINE.match(line) for line in rest):
+    start, end = headings[-1].start(), headings[-1].end()
+    rest = text[end:]
+    names_only_the_assessment = BARE_ASSESSMENT_HEADING.match(headings[-1].group(0)) is not None
+    if all(ASSESSMENT_LINE.match(line) for line in rest.splitlines()) or (names_only_the_assessment
+                                                                           and _is_a_remark(rest)):
         return text[:start].rstrip() + "\n"
-    return text
+    return text  # more proof follows: the heading was the proof's own
+
+
+def _is_a_remark(text: str) -> bool:
+    """A few sentences with no display: what a prover adds about its proof after the assessment
+    heading ("This proof is elementary and ..."), not proof."""
+    return len(text.strip()) <= MAX_REMARK_CHARS and not re.search(r"\\\[|\$\$|\\begin\{", text)
 
 
 def gap_tags(text: str) -> list[str]:

@@ -112,7 +112,8 @@ class PaperComposer:
         self.numerical = (figures + add_numerical_warnings("", experiment)).strip()
 
     def draft(self, raw: dict[str, str]) -> Draft:
-        cleaned = clean_parts(raw, self.echo, self.lemma_ids, self.known_keys)
+        cleaned = clean_parts(raw, self.echo, self.lemma_ids, self.known_keys,
+                              established=self.inputs.theory.main_result_established)
         absent = [key for key in part_keys(self.lemma_ids) if key not in cleaned.fragments]
         filled = fallback_parts(absent, self.inputs.theory, self.inputs.directions.goal,
                                 self.inputs.directions.research_brief)
