@@ -1,21 +1,19 @@
 """The inside of the sandbox: run one model-written script under a supervisor and an audit hook.
 
-`lemmata.sandbox` starts `python -I -B <copy of this file> <script> <status fd>` inside the OS
-limits (rlimits, and namespaces where the OS allows them). The file imports nothing of lemmata:
-it runs from a copy in the scratch directory, which the unprivileged user the sandbox may switch
-to can read.
+`lemmata.sandbox` starts `python -I -B <copy of this file> <script> <status fd>` inside a box
+(`lemmata.isolation`): the script and this file in a read-only input directory, a scratch tmpfs
+as working directory. The file imports nothing of lemmata: the box shows only the interpreter.
 
-Two processes. The supervisor (this process; pid 1 of the sandbox's pid namespace when there is
-one) forks the worker, waits for it and writes how it ended, exit status or signal and CPU
-seconds, as one JSON line on the status pipe. It exists because a namespace's pid 1 ignores
-SIGXCPU and other default-action signals, so the script must not be pid 1, and because only a
+Two processes. The supervisor (this process) forks the worker, waits for it and writes how it
+ended, exit status or signal and CPU seconds, as one JSON line on the status pipe: only a
 parent can read a killed child's CPU time. The worker installs the audit hook and runs the
 script as `__main__`. A denied action raises PermissionError in the script, and whatever the
 script does about it, the worker ends with EXIT_DENIED and the reason on the status pipe: a test
 that reached for the network may have counted the wrong thing.
 
-The audit hook is a tripwire for ordinary code (PEP 578 hooks are not a security boundary:
-native code can go around them); the boundaries are the OS layers.
+The audit hook is telemetry: it tells the model *why* an ordinary test failed ("network
+access", "starting a process"). It is no boundary (PEP 578: pure Python can switch it off,
+native code goes around it); the box is, and it holds with the hook gone.
 """
 
 from __future__ import annotations
@@ -60,9 +58,10 @@ class Guard:
     """The audit hook: the first denial is kept in `denied`; every denial raises."""
 
     def __init__(self, scratch: str, install_roots: list[str], import_roots: list[str], pid: int,
-                 status_fd: int | None = None) -> None:
+                 status_fd: int | None = None, inputs: str | None = None) -> None:
         self.status_fd = status_fd
         self.scratch = _directory(scratch)
+        self.inputs = _directory(inputs) if inputs else None  # the script and its modules, read-only
         self.install_roots = [_directory(root) for root in install_roots]
         self.import_roots = [_directory(root) for root in import_roots]
         self.own_proc = (f"/proc/{pid}/", "/proc/self/", "/proc/thread-self/")
@@ -117,6 +116,8 @@ class Guard:
     def _readable(self, path: str) -> bool:
         if self._writable(path) or any(_inside(path, root) for root in self.install_roots):
             return True
+        if self.inputs and _inside(path, self.inputs):
+            return True
         if path.startswith(self.own_proc) or any(path == p or (p.endswith("/") and path.startswith(p))
                                                  for p in SYSTEM_READS):
             return True
@@ -150,10 +151,10 @@ def _resolved(path: object) -> str | None:
         return text
 
 
-def install_guard(scratch: str, status_fd: int) -> Guard:
+def install_guard(scratch: str, inputs: str, status_fd: int) -> Guard:
     prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
     imports = [entry for entry in sys.path if entry and os.path.isdir(entry)]
-    guard = Guard(scratch, sorted(prefixes), imports, os.getpid(), status_fd)
+    guard = Guard(scratch, sorted(prefixes), imports, os.getpid(), status_fd, inputs)
     sys.addaudithook(guard)
     return guard
 
@@ -161,11 +162,11 @@ def install_guard(scratch: str, status_fd: int) -> Guard:
 def run_worker(script: str, status_fd: int) -> None:
     """Run the script under the guard; never returns."""
     sys.argv = [script]
-    scratch = os.path.dirname(os.path.abspath(script))
+    inputs = os.path.dirname(os.path.abspath(script))
     # As `python check.py` would, without -I: the script's directory, where the sandbox copied
     # the domain plugin's modules, comes first on the import path.
-    sys.path.insert(0, scratch)
-    guard = install_guard(scratch, status_fd)
+    sys.path.insert(0, inputs)
+    guard = install_guard(os.getcwd(), inputs, status_fd)
     code = 0
     try:
         runpy.run_path(script, run_name="__main__")
@@ -180,6 +181,8 @@ def run_worker(script: str, status_fd: int) -> None:
         code = 1
         if error.errno == errno.EFBIG:  # Python ignores SIGXFSZ: the file-size limit surfaces here
             _report(status_fd, {"limit": "file size"})
+        elif error.errno == errno.ENOSPC:  # the scratch tmpfs is full
+            _report(status_fd, {"limit": "scratch"})
     except BaseException:  # the script's own error: its traceback is the crash report
         traceback.print_exc()
         code = 1

@@ -170,8 +170,9 @@ def test_the_writer_card_shows_the_compile_report(report: CompileReport, line: s
     assert compile_line(report) == line
 
 
-SANDBOX = ["resource limits", "wall-clock timeout", "scrubbed environment", "scratch directory", "network namespace",
-           "pid namespace", "audit hook"]
+SANDBOX = ["bubblewrap box", "read-only system", "scratch tmpfs", "no network", "pid namespace", "environment from nothing",
+           "unprivileged uid", "no capabilities", "wall-clock timeout", "whole-test limits (cgroup v1)",
+           "audit hook (telemetry)"]
 EXPERIMENT = Experiment(
     skipped=False, verified_lemmas=["parity"], low_confidence_lemmas=["closure", "bound", "extra"], alignment_score=0.5,
     checks=[
@@ -197,8 +198,8 @@ def test_the_experiment_card_shows_alignment_and_each_lemmas_check() -> None:
         "earlier attempt: crashed (exit status 1): ZeroDivisionError: division by zero",
         "note: series ignored: two points have the same x",
         "extra: no valid test after 5 turns: denied: network access (socket.connect)",
-        "Sandbox: resource limits, wall-clock timeout, scrubbed environment, scratch directory, network namespace, "
-        "pid namespace, audit hook",
+        "Sandbox: bubblewrap box, read-only system, scratch tmpfs, no network, pid namespace, environment from nothing, "
+        "unprivileged uid, no capabilities, wall-clock timeout, whole-test limits (cgroup v1), audit hook (telemetry)",
     ]
     positions = [text.index(part) for part in expected]
     assert positions == sorted(positions)

@@ -119,7 +119,7 @@ def test_a_bandits_run_uses_the_plugins_simulator_in_its_experiment(three_runs: 
     assert [check["lemma_id"] for check in experiment["checks"]] == ["L1", "L4"]  # the unverified lemmas
     for check in experiment["checks"]:
         assert (check["outcome"], check["trials"], check["violations"]) == ("ran", 3, 0)
-        assert "from bandit_regret import" in check["code"] and "audit hook" in check["sandbox"]
+        assert "from bandit_regret import" in check["code"] and "audit hook (telemetry)" in check["sandbox"]
         assert [point["x"] for point in check["series"]] == [200, 500, 1000]
     requests = [call for call in calls(bandit_run) if call["role"] == "experiment"]
     assert len(requests) == 2 and all(bandits.tools_guide in r["messages"][-1]["content"] for r in requests)

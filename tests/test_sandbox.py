@@ -2,8 +2,8 @@
 reading an API key, opening a socket (issue 6). Each is stopped or denied and the result says
 why; a normal test reports its counts. Limits are small so that each run takes a second or two.
 
-The audit-hook policy and the stop reasons are pure functions, tested directly; the OS layers
-(namespaces, rlimits, scrubbed environment) with real runs.
+The audit-hook policy and the stop reasons are pure functions, tested directly; the box with
+real runs. Attacks written to get around the audit hook are in test_sandbox_attacks.py.
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from lemmata import sandbox
-from lemmata.sandbox import Isolation, Limits, isolation_available, process_limit, run_python, stop_reason
+from lemmata.sandbox import Limits, run_python, stop_reason
 from lemmata.sandbox_launcher import Guard
 from lemmata.stages.experiment_counts import read_counts
 
 QUICK = Limits(wall_seconds=10, cpu_seconds=1, memory_bytes=512 << 20, file_bytes=1 << 20)
 SECRET = "sk-fake-test-0123456789"
-ISOLATION = isolation_available()
-needs_network_namespace = pytest.mark.skipif(not ISOLATION.network, reason="unshare --net is not permitted here")
 
 
 class OneShotServer:
@@ -69,8 +66,9 @@ def test_a_normal_test_reports_its_violation_rate() -> None:
     counts = read_counts(result)
     assert counts.trials == 4000 and 0 < counts.violations < 60  # about 0.5 % of the trials
     assert result.cpu_seconds is not None and result.cpu_seconds < QUICK.cpu_seconds
-    assert {"resource limits", "scrubbed environment", "scratch directory", "audit hook"} <= set(result.protections)
-    assert result.network_isolated is ISOLATION.network
+    assert {"bubblewrap box", "no network", "environment from nothing", "scratch tmpfs", "unprivileged uid",
+            "audit hook (telemetry)"} <= set(result.protections)
+    assert result.network_isolated is True
 
 
 def test_the_script_may_write_and_read_its_scratch_directory() -> None:
@@ -173,9 +171,9 @@ def test_the_script_sees_none_of_the_parents_environment(monkeypatch: pytest.Mon
     result = run_python("import json, os\nprint(json.dumps(dict(os.environ)))", QUICK)
     environment = json.loads(result.stdout)
     assert sorted(environment) == ["HOME", "LANG", "MKL_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                   "PATH", "TMPDIR"]
+                                   "PATH", "PWD", "TMPDIR"]  # bubblewrap sets PWD
     assert SECRET not in result.stdout + result.stderr
-    assert environment["HOME"] == environment["TMPDIR"] != os.environ.get("HOME")
+    assert environment["HOME"] == environment["TMPDIR"] == "/box/work" != os.environ.get("HOME")
 
 
 def test_reading_the_parents_environment_through_proc_is_denied(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,7 +210,6 @@ def test_a_denial_the_script_catches_still_fails_the_test() -> None:
     assert result.returncode != 0
 
 
-@needs_network_namespace
 def test_without_the_audit_hook_the_network_namespace_still_cuts_the_network() -> None:
     with OneShotServer() as server:
         code = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {server.port}), timeout=2)\n"
@@ -240,10 +237,9 @@ def test_writing_outside_the_scratch_directory_is_denied(tmp_path: Path) -> None
     assert not target.exists()
 
 
-@pytest.mark.skipif(not ISOLATION.pids, reason="no pid namespace here")
 def test_the_script_sees_only_its_own_processes() -> None:
     result = run_python("import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))", QUICK)
-    assert json.loads(result.stdout) == [1, 2]  # the supervisor and the script
+    assert json.loads(result.stdout) == [1, 2, 3]  # bubblewrap's init, the supervisor and the script
 
 
 # =========================================================================== the audit hook's policy
@@ -337,31 +333,8 @@ def test_stop_reasons(facts: dict, reason: str) -> None:
     assert stop_reason(limits=Limits(), **values) == reason
 
 
-def test_no_process_limit_for_root_which_the_kernel_exempts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "tasks_of_user", lambda uid: 40)
-    assert process_limit(0) is None
-    assert process_limit(65534) == 40 + sandbox.PROCESS_MARGIN
-
-
-def test_tasks_of_user_counts_this_process() -> None:
-    assert sandbox.tasks_of_user(os.getuid()) >= 1
-
-
-def test_protections_name_what_is_active() -> None:
-    full = Isolation(("unshare",), network=True, pids=True, user_namespace=True, uid=65534, gid=65534)
-    assert full.protections(guard=True)[-5:] == ("network namespace", "pid namespace", "user namespace",
-                                                 "unprivileged user", "audit hook")
-    assert "network namespace" not in Isolation().protections(guard=False)
-
-
-@pytest.mark.parametrize("euid, first, last", [
-    pytest.param(0, ("--setgid", "--setuid"), "unprivileged user", id="root-tries-nobody-first"),
-    pytest.param(1000, ("--user", "--map-root-user"), "user namespace", id="a-user-needs-a-user-namespace"),
-])
-def test_isolation_is_tried_strongest_first(monkeypatch: pytest.MonkeyPatch, euid: int, first: tuple, last: str) -> None:
-    monkeypatch.setattr(os, "geteuid", lambda: euid)
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: "/usr/bin/unshare")
-    candidates = sandbox.isolation_candidates()
-    assert all(flag in candidates[0].prefix for flag in first)
-    assert candidates[0].network and candidates[0].pids
-    assert candidates[-1].protections(guard=False)[-1] == last
+def test_protections_name_the_box_and_the_hook() -> None:
+    result = run_python("print(1)", QUICK)
+    assert result.protections[0] == "bubblewrap box" and result.protections[-1] == "audit hook (telemetry)"
+    assert "whole-test limits (cgroup v1)" in result.protections or "whole-test limits (cgroup v2)" in result.protections
+    assert "audit hook (telemetry)" not in run_python("print(1)", QUICK, guard=False).protections

@@ -25,6 +25,7 @@ from lemmata.stages.experiment import (SUSPECT_RATE, AgentLimits, attempt_feedba
                                        run_experiment)
 from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
 from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
+from lemmata.stages import experiment_plot
 from lemmata.stages.experiment_plot import add_plots, draw_plot, plot_document, plot_file_name
 from lemmata.stages.writer import experiment_summary
 from lemmata.testing.scripted_backend import scripted_client
@@ -132,6 +133,17 @@ def test_skipped_experiment_makes_no_call(mode: str) -> None:
     assert backend.requests == [] and runner.codes == []
 
 
+def test_without_a_sandbox_no_test_is_written_and_the_reason_is_recorded() -> None:
+    """Where the OS cannot make the box, tests are refused, never run in a weaker one."""
+    client, backend = scripted_client()
+    runner = FakeRunner(ok(counts_line(10, 0)))
+    refusal = "the sandbox needs bubblewrap (bwrap), which is not installed: install bubblewrap 0.8 or newer"
+    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=runner,
+                                preflight=lambda: refusal)
+    assert experiment.skipped is True and experiment.checks == []
+    assert experiment.skip_reason == f"no numerical test was run, since the sandbox cannot run on this machine: {refusal}"
+    assert experiment.low_confidence_lemmas == ["L1"]
+    assert backend.requests == [] and runner.codes == []
 
 
 # =========================================================================== run_experiment
@@ -449,10 +461,10 @@ def test_plots_are_drawn_for_the_checks_that_ran_and_are_reproducible(tmp_path: 
 
 
 def test_a_plot_that_cannot_be_drawn_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", str(tmp_path))  # no pdflatex
+    monkeypatch.setattr(experiment_plot, "plot_document", lambda check: "\\documentclass{article}\\broken")
     plotted = add_plots(Experiment(skipped=False, checks=[ran_check()]), tmp_path / "run")
     [check] = plotted.checks
-    assert check.plot == "" and check.notes[0].startswith("no plot: ")
+    assert check.plot == "" and check.notes[0].startswith("no plot: ") and "Undefined control sequence" in check.notes[0]
     assert (tmp_path / "run" / "figures").is_dir()  # the rule's directory output exists anyway
 
 
@@ -538,7 +550,7 @@ def test_a_real_test_runs_in_the_sandbox_after_a_denied_one(monkeypatch: pytest.
     assert check.failures[0].startswith("crashed (exit status 1): KeyError: 'VENDORA_API_KEY'")
     assert (check.outcome, check.attempts, check.trials, check.violations) == ("ran", 2, 900, 0)
     assert [p.x for p in check.series] == [10, 100, 1000] and check.x_label == "n"
-    assert "audit hook" in check.sandbox and "sk-fake" not in user_text(backend.calls("experiment")[1])
+    assert "bubblewrap box" in check.sandbox and "sk-fake" not in user_text(backend.calls("experiment")[1])
 
 
 # =========================================================================== domain tools

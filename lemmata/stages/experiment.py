@@ -15,10 +15,11 @@ from functools import partial
 
 from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.errors import ModelOutputError
+from lemmata.isolation.box import BoxUnavailable
 from lemmata.llm.client import LLMClient
 from lemmata.plugins import DomainPlugin
 from lemmata.redaction import Redactor, known_secrets
-from lemmata.sandbox import SandboxResult, run_python
+from lemmata.sandbox import SandboxResult, run_python, sandbox_problem
 from lemmata.stages.answers import ExperimentAnswer
 from lemmata.stages.experiment_counts import Counts, read_counts
 from lemmata.stages.history import AgentHistory
@@ -39,6 +40,7 @@ STDOUT_LINES_SHOWN = 3
 LINE_WIDTH_SHOWN = 300
 
 Runner = Callable[[str], SandboxResult]
+NO_SANDBOX = "no numerical test was run, since the sandbox cannot run on this machine"
 
 
 @dataclass(frozen=True)
@@ -67,15 +69,26 @@ def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
 
 
 def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python,
-                   limits: AgentLimits = AgentLimits(), feedback: str = "", tools_guide: str = "") -> Experiment:
+                   limits: AgentLimits = AgentLimits(), feedback: str = "", tools_guide: str = "",
+                   preflight: Callable[[], str] = sandbox_problem) -> Experiment:
     """`feedback`: the reviewer's words at the theory review, for the agent that comes next.
-    `tools_guide`: how to call the domain plugin's modules, which `runner` makes importable."""
+    `tools_guide`: how to call the domain plugin's modules, which `runner` makes importable.
+    `preflight`: why the sandbox cannot run here ("" when it can): then no test is written, and
+    the experiment is skipped with that reason, never run in a weaker box."""
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
     verified = [lemma.id for lemma in theory.lemmas if lemma.status == "proved"]
     tested = [lemma for lemma in theory.lemmas if lemma.status == "low_confidence"]
-    checks = [check_lemma(client, lemma, runner, limits, feedback, tools_guide) for lemma in tested]
+    refusal = preflight() if tested else ""
+    if refusal:
+        return Experiment(skipped=True, skip_reason=f"{NO_SANDBOX}: {refusal}", verified_lemmas=verified,
+                          low_confidence_lemmas=[lemma.id for lemma in tested])
+    try:
+        checks = [check_lemma(client, lemma, runner, limits, feedback, tools_guide) for lemma in tested]
+    except BoxUnavailable as error:  # the box failed to start after the preflight said it could
+        return Experiment(skipped=True, skip_reason=f"{NO_SANDBOX}: {error}", verified_lemmas=verified,
+                          low_confidence_lemmas=[lemma.id for lemma in tested])
     ran = [check for check in checks if check.outcome == "ran"]
     alignment = round(sum(not c.numerically_suspect for c in ran) / len(ran), 4) if ran else None
     return Experiment(
