@@ -1,13 +1,10 @@
-"""Compile a paper with pdflatex and bibtex, sandboxed, and report errors in one line."""
+"""Compile a paper with pdflatex and bibtex in the TeX box, and report errors in one line."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -15,7 +12,9 @@ from pathlib import Path
 
 from lemmata.artifacts import CompileReport
 from lemmata.errors import LemmataError
+from lemmata.isolation.box import BoxUnavailable
 from lemmata.latex.document import support_files
+from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBox, TexBoxError, open_tex_box
 
 PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error")
 BUILD_DIRECTORY = "build"
@@ -117,44 +116,66 @@ def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float
                   figures: Path | None = None) -> CompileResult:
     """pdflatex, bibtex, pdflatex, pdflatex; raise LatexCompileError on failure.
 
-    TeX runs in a fresh build directory, `build/<stem>/` beside the .tex, holding copies of the
-    .tex, the .bib files and our support files. Paranoid `openin_any`/`openout_any` keep it from
-    going up to the parent, so model-written LaTeX can neither read nor overwrite the run's
-    artifacts. Only a successful compile replaces `<stem>.pdf` beside the .tex (atomically):
-    a failed one leaves the earlier PDF as it was. The final log is copied beside the .tex.
+    TeX runs in the TeX box (`texbox.py`): it sees the TeX trees and a build directory on a
+    size-capped tmpfs, which starts as a copy of `build/<stem>/` beside the .tex (the .tex, the
+    .bib files, our support files and the figures). Only a successful compile replaces
+    `<stem>.pdf` beside the .tex (atomically): a failed one leaves the earlier PDF as it was and
+    removes `build/<stem>/`. The end of the final log is written beside the .tex.
     `figures`: where the paper's plots are (default `figures/` beside the .tex; a rewritten
     version has its own).
     """
     tex_path = Path(tex_path).resolve()
-    directory, stem = tex_path.parent, tex_path.stem
     build_tex = _prepare_build_directory(tex_path, figures or tex_path.parent / FIGURES_DIRECTORY)
     started = time.monotonic()
     passes: list[str] = []
     pass_seconds: list[float] = []
     try:
-        with tempfile.TemporaryDirectory(prefix="lemmata-texmfvar-") as texmfvar:
-            environment = sandbox_environment(Path(texmfvar))
-            for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
-                passes.append(command)
-                pass_started = time.monotonic()
-                if command == "pdflatex":
-                    _run_pdflatex(build_tex, environment, timeout_per_pass)
-                else:
-                    _run_bibtex(build_tex, environment, timeout_per_pass, bibliography)
-                pass_seconds.append(round(time.monotonic() - pass_started, 3))
+        with open_tex_box(build_tex.parent) as tex:
+            try:
+                for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
+                    passes.append(command)
+                    pass_started = time.monotonic()
+                    if command == "pdflatex":
+                        _run_pdflatex(tex, build_tex.name, timeout_per_pass)
+                    else:
+                        _run_bibtex(tex, build_tex.stem, timeout_per_pass, bibliography)
+                    pass_seconds.append(round(time.monotonic() - pass_started, 3))
+            finally:
+                _keep_log(tex, tex_path)
+            pdf = tex.read(f"{build_tex.stem}.pdf", PDF_MAX_BYTES)
+    except (TexBoxError, BoxUnavailable) as error:
+        shutil.rmtree(build_tex.parent, ignore_errors=True)
+        failure = LatexCompileError(f"{tex_path.name}: TeX could not run: {error}")
+        failure.passes = passes
+        raise failure from None
     except LatexCompileError as error:
+        shutil.rmtree(build_tex.parent, ignore_errors=True)
         error.passes = passes
         raise
-    finally:
-        if build_tex.with_suffix(".log").is_file():
-            shutil.copyfile(build_tex.with_suffix(".log"), tex_path.with_suffix(".log"))
-    _, warnings = parse_latex_log(tex_path.with_suffix(".log").read_text(encoding="latin-1"))
-    built_pdf = build_tex.with_suffix(".pdf")
-    if not built_pdf.is_file():
+    if pdf is None:
         raise LatexCompileError(f"{tex_path.name}: pdflatex reported success but wrote no PDF")
-    pdf_path = directory / f"{stem}.pdf"
-    os.replace(built_pdf, pdf_path)
+    _, warnings = parse_latex_log(tex_path.with_suffix(".log").read_text(encoding="latin-1"))
+    pdf_path = tex_path.with_suffix(".pdf")
+    _replace_atomically(pdf_path, pdf)
     return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings, pass_seconds)
+
+
+def _keep_log(tex: TexBox, tex_path: Path) -> None:
+    """The end of the build's log, beside the .tex (the whole of any ordinary log)."""
+    log = tex.read(tex_path.with_suffix(".log").name, LOG_TAIL_BYTES, tail=True)
+    if log is not None:
+        _replace_atomically(tex_path.with_suffix(".log"), log)
+
+
+def _replace_atomically(path: Path, data: bytes) -> None:
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _prepare_build_directory(tex_path: Path, figures_dir: Path) -> Path:
@@ -176,45 +197,32 @@ def _prepare_build_directory(tex_path: Path, figures_dir: Path) -> Path:
     return build / tex_path.name
 
 
-def sandbox_environment(texmfvar: Path) -> dict[str, str]:
-    """The caller's environment, with TeX kept from reading or writing outside the directory."""
-    environment = dict(os.environ)
-    environment.pop("TEXMFOUTPUT", None)  # would widen where paranoid mode allows writes
-    environment.update(
-        openin_any="p",
-        openout_any="p",
-        shell_escape="f",
-        max_print_line="10000",
-        TEXMFVAR=str(texmfvar),
-    )
-    return environment
-
-
-def _run_pdflatex(tex_path: Path, environment: dict[str, str], timeout: float) -> None:
+def _run_pdflatex(tex: TexBox, name: str, timeout: float) -> None:
     """One pdflatex pass; a non-zero exit raises with the first error from the log."""
-    command = ["pdflatex", *PDFLATEX_FLAGS, tex_path.name]
-    returncode = run_sandboxed(command, tex_path.parent, environment, timeout)
+    returncode, timed_out = tex.run(["pdflatex", *PDFLATEX_FLAGS, name], timeout)
+    if timed_out:
+        raise LatexCompileError(f"pdflatex timed out after {timeout:g} s on {name} (an endless macro loop?)")
     if returncode == 0:
         return
-    log_path = tex_path.with_suffix(".log")
-    log_text = log_path.read_text(encoding="latin-1") if log_path.is_file() else ""
-    errors, _ = parse_latex_log(log_text)
-    detail = errors[0] if errors else f"{tex_path.name}: pdflatex exited with status {returncode}"
+    log = tex.read(str(Path(name).with_suffix(".log")), LOG_TAIL_BYTES, tail=True) or b""
+    errors, _ = parse_latex_log(log.decode("latin-1"))
+    detail = errors[0] if errors else f"{name}: pdflatex exited with status {returncode}"
     raise LatexCompileError(_one_line(detail), [_one_line(error) for error in errors] or None)
 
 
-def _run_bibtex(tex_path: Path, environment: dict[str, str], timeout: float, bibliography: bool) -> None:
+def _run_bibtex(tex: TexBox, stem: str, timeout: float, bibliography: bool) -> None:
     """bibtex; without a bibliography its 'no \\bibdata' complaint is expected and ignored."""
-    returncode = run_sandboxed(["bibtex", tex_path.stem], tex_path.parent, environment, timeout)
+    returncode, timed_out = tex.run(["bibtex", stem], timeout)
+    if timed_out:
+        raise LatexCompileError(f"bibtex timed out after {timeout:g} s on {stem}")
     if returncode <= 1:  # 1: warnings only, e.g. a missing field
         return
-    blg_path = tex_path.with_suffix(".blg")
-    blg_text = blg_path.read_text(encoding="latin-1") if blg_path.is_file() else ""
+    blg_text = (tex.read(f"{stem}.blg", LOG_TAIL_BYTES) or b"").decode("latin-1")
     if not bibliography and _NO_BIBDATA in blg_text:
         return
     if _NO_CITATIONS in blg_text:
         return  # a bibliography nothing cites (every model citation was unknown): no entries to list
-    raise LatexCompileError(_one_line(f"{tex_path.stem}: bibtex failed: {_bibtex_error(blg_text)}"))
+    raise LatexCompileError(_one_line(f"{stem}: bibtex failed: {_bibtex_error(blg_text)}"))
 
 
 def _bibtex_error(blg_text: str) -> str:
@@ -224,36 +232,6 @@ def _bibtex_error(blg_text: str) -> str:
         if "---" in line or line.startswith("I couldn't") or "error message" in line:
             return " ".join(lines[index : index + 2])
     return "see the .blg log"
-
-
-def run_sandboxed(command: list[str], cwd: Path, environment: dict[str, str], timeout: float) -> int:
-    """Run command in its own process group; on timeout kill the whole group and raise."""
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,  # the .log/.blg files hold everything; a pipe could fill up
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        return process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        raise LatexCompileError(
-            f"{command[0]} timed out after {timeout:g} s on {command[-1]} (an endless macro loop?)"
-        ) from None
-    except BaseException:
-        _kill_group(process)
-        raise
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill the process and everything it started (pdflatex may run mktexpk and friends)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
 
 
 def _one_line(text: str) -> str:

@@ -3,20 +3,20 @@
 Not a rescue compile: the real compile (compile.py: pdflatex, bibtex, pdflatex, pdflatex) is
 unchanged. The writer runs this on the paper it assembled, before it hands it on, to learn
 whether it compiles and where it breaks: `-draftmode` (no PDF written), in a scratch directory
-that is removed afterwards, with the same protections as the real compile (no shell escape,
-paranoid file access, a timeout, a fresh TEXMFVAR).
+in a TeX box of its own (`texbox.py`) with the same protections as the real compile.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.latex.compile import PDFLATEX_FLAGS, LatexCompileError, parse_latex_log, run_sandboxed, sandbox_environment
+from lemmata.isolation.box import BoxUnavailable
+from lemmata.latex.compile import PDFLATEX_FLAGS, parse_latex_log
 from lemmata.latex.document import support_files
+from lemmata.latex.texbox import LOG_TAIL_BYTES, TexBoxError, run_tex_once
 
 TRIAL_STEM = "paper"
 _LINE = re.compile(r"^[^:\n]*\.tex:(?P<line>\d+): ")
@@ -42,21 +42,19 @@ def pdflatex_available() -> bool:
 
 def trial_compile(tex: str, *, timeout: float) -> list[TrialError]:
     """The errors of one `pdflatex -draftmode` pass over `tex` (empty: it compiles)."""
-    with tempfile.TemporaryDirectory(prefix="lemmata-trial-") as scratch:
-        directory = Path(scratch)
-        (directory / f"{TRIAL_STEM}.tex").write_text(tex, encoding="utf-8")
-        for support in support_files():
-            shutil.copyfile(support, directory / support.name)
-        environment = sandbox_environment(directory / "texmf-var")
-        command = ["pdflatex", "-draftmode", *PDFLATEX_FLAGS, f"{TRIAL_STEM}.tex"]
-        try:
-            returncode = run_sandboxed(command, directory, environment, timeout)
-        except LatexCompileError as error:  # the timeout: an endless macro loop
-            return [TrialError(str(error), None, timed_out=True)]
-        if returncode == 0:
-            return []
-        log = directory / f"{TRIAL_STEM}.log"
-        errors, _ = parse_latex_log(log.read_text(encoding="latin-1") if log.is_file() else "")
+    files: dict[str, Path | str] = {f"{TRIAL_STEM}.tex": tex, **{path.name: path for path in support_files()}}
+    command = ["pdflatex", "-draftmode", *PDFLATEX_FLAGS, f"{TRIAL_STEM}.tex"]
+    try:
+        returncode, timed_out, found = run_tex_once(files, command, timeout,
+                                                    {f"{TRIAL_STEM}.log": (LOG_TAIL_BYTES, True)})
+    except (TexBoxError, BoxUnavailable) as error:  # no TeX to try with: the real compile will say why
+        return [TrialError(f"TeX could not run: {error}", None)]
+    if timed_out:
+        return [TrialError(f"pdflatex timed out after {timeout:g} s on {TRIAL_STEM}.tex (an endless macro loop?)",
+                           None, timed_out=True)]
+    if returncode == 0:
+        return []
+    errors, _ = parse_latex_log((found[f"{TRIAL_STEM}.log"] or b"").decode("latin-1"))
     return [_trial_error(error) for error in errors] or [TrialError(f"pdflatex exited with status {returncode}", None)]
 
 

@@ -10,15 +10,13 @@ document ID, no pdfTeX banner.
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 from lemmata.artifacts import Experiment, LemmaCheck
-from lemmata.latex.compile import (
-    FIGURES_DIRECTORY, PDFLATEX_FLAGS, LatexCompileError, parse_latex_log, run_sandboxed, sandbox_environment,
-)
+from lemmata.isolation.box import BoxUnavailable
+from lemmata.latex.compile import FIGURES_DIRECTORY, PDFLATEX_FLAGS, parse_latex_log
 from lemmata.latex.document import escape_latex_text
+from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBoxError, run_tex_once
 
 THRESHOLD_PERCENT = 1.0
 PLOT_TIMEOUT = 60.0
@@ -103,21 +101,20 @@ def _number(value: float) -> str:
 
 
 def draw_plot(check: LemmaCheck, pdf_path: Path, timeout: float = PLOT_TIMEOUT) -> None:
-    """Compile the plot of `check` to `pdf_path`; PlotError with pdflatex's first error."""
-    with tempfile.TemporaryDirectory(prefix="lemmata-plot-") as work:
-        tex_path = Path(work) / "plot.tex"
-        tex_path.write_text(plot_document(check), encoding="utf-8")
-        command = ["pdflatex", *PDFLATEX_FLAGS, tex_path.name]
-        try:
-            returncode = run_sandboxed(command, Path(work), sandbox_environment(Path(work) / "texmf-var"), timeout)
-        except (LatexCompileError, OSError) as error:
-            raise PlotError(str(error)) from None
-        if returncode != 0 or not tex_path.with_suffix(".pdf").is_file():
-            log = tex_path.with_suffix(".log")
-            errors, _ = parse_latex_log(log.read_text(encoding="latin-1") if log.is_file() else "")
-            raise PlotError(errors[0] if errors else f"pdflatex exited with status {returncode}")
-        pdf_path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(tex_path.with_suffix(".pdf"), pdf_path)
+    """Compile the plot of `check` to `pdf_path` in a TeX box; PlotError with pdflatex's first error."""
+    try:
+        returncode, timed_out, found = run_tex_once(
+            {"plot.tex": plot_document(check)}, ["pdflatex", *PDFLATEX_FLAGS, "plot.tex"], timeout,
+            {"plot.pdf": (PDF_MAX_BYTES, False), "plot.log": (LOG_TAIL_BYTES, True)})
+    except (TexBoxError, BoxUnavailable) as error:
+        raise PlotError(f"TeX could not run: {error}") from None
+    if timed_out:
+        raise PlotError(f"pdflatex timed out after {timeout:g} s on plot.tex")
+    if returncode != 0 or found["plot.pdf"] is None:
+        errors, _ = parse_latex_log((found["plot.log"] or b"").decode("latin-1"))
+        raise PlotError(errors[0] if errors else f"pdflatex exited with status {returncode}")
+    pdf_path.parent.mkdir(parents=True, exist_ok=True)
+    pdf_path.write_bytes(found["plot.pdf"])
 
 
 def plot_file_name(lemma_id: str, taken: set[str], suffix: str = "") -> str:

@@ -1,0 +1,192 @@
+"""TeX in a box: pdflatex and bibtex see only their build directory and the TeX trees.
+
+Model-written LaTeX is untrusted: `\\input` or `\\openin` of a file name that kpathsea expands
+(`^^24HOME/...`, `$LEMMATA_HOME/...`) once printed other runs' papers and dotfiles into the
+PDF, and an `\\openout` loop wrote hundreds of MB. Here TeX runs in a box (`lemmata.isolation`)
+whose file system holds the TeX trees read-only and a size-capped tmpfs as its build
+directory, with an environment built from nothing but TeX's own settings (paranoid
+openin/openout, no shell escape, a HOME and TEXMFVAR inside the build). The build directory
+lives as long as the box: `tex_driver.py` runs the passes in it on request and hands back, with
+size caps, only what the caller asks for (the PDF, the end of the log). Nothing TeX writes
+reaches the host's disk but that, and it is gone when the box ends, after a failure too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from lemmata.isolation.box import Box, BoxLimits, BoxSpec, open_box
+from lemmata.isolation.bubblewrap import SETPRIV, existing, system_library_paths
+from lemmata.latex import tex_driver
+
+DRIVER_SOURCE = Path(tex_driver.__file__)
+DRIVER_NAME = "_lemmata_tex_driver.py"
+BUILD = "/box/build"
+#: Where TeX Live keeps its trees, configuration and formats on Debian: all TeX may read.
+TEX_TREES = ("/usr/bin", "/etc/alternatives", "/usr/share/texlive", "/usr/share/texmf", "/usr/local/share/texmf",
+             "/etc/texmf", "/var/lib/texmf", "/usr/share/tex-common", "/usr/share/fonts")
+#: Everything TeX may write together: the build directory's tmpfs. A paper with its figures is a
+#: few MB; an \openout loop stops here ("No space left on device").
+BUILD_BYTES = 256 << 20
+#: Per process (a pass is one): the pass timeout bounds its time; the CPU limit only backs it up.
+TEX_LIMITS = BoxLimits(cpu_seconds=600, memory_bytes=4 << 30, processes=16, scratch_bytes=BUILD_BYTES,
+                       file_bytes=BUILD_BYTES, open_files=256)
+#: At most this much of a log is read: its end, where the errors are.
+LOG_TAIL_BYTES = 1 << 20
+PDF_MAX_BYTES = BUILD_BYTES
+#: Time the driver may take beyond a command's own timeout (starting, answering).
+DRIVER_GRACE_SECONDS = 15.0
+
+
+class TexBoxError(Exception):
+    """The box or its driver failed (not TeX: TeX's failures are return codes)."""
+
+
+class TexBox:
+    """A running TeX box: `run` a command in the build directory, `read` a file of it."""
+
+    def __init__(self, box: Box) -> None:
+        self._box = box
+        assert box.process.stdin is not None and box.process.stdout is not None
+        self._stdin = box.process.stdin
+        self._stdout = box.process.stdout.fileno()
+        self._buffer = bytearray()
+
+    def run(self, argv: Sequence[str], timeout: float) -> tuple[int, bool]:
+        """(return code, timed out) of `argv` run in the build directory."""
+        self._send({"op": "run", "argv": list(argv), "timeout": timeout})
+        reply = self._receive_header(timeout + DRIVER_GRACE_SECONDS)
+        return int(reply["returncode"]), bool(reply["timed_out"])
+
+    def read(self, name: str, limit: int, *, tail: bool = False) -> bytes | None:
+        """At most `limit` bytes of a file of the build directory (its end when `tail`); None when missing."""
+        self._send({"op": "read", "name": name, "limit": limit, "tail": tail})
+        reply = self._receive_header(DRIVER_GRACE_SECONDS)
+        if reply.get("missing"):
+            return None
+        size = int(reply["size"])
+        if not 0 <= size <= limit:
+            raise TexBoxError(f"the TeX box announced {size} bytes of {name}, more than the {limit} asked for")
+        return self._receive_bytes(size, DRIVER_GRACE_SECONDS)
+
+    def _send(self, request: dict) -> None:
+        try:
+            self._stdin.write(json.dumps(request).encode() + b"\n")
+            self._stdin.flush()
+        except OSError as error:
+            raise TexBoxError(f"the TeX box stopped answering ({error.strerror})" + self._last_words()) from None
+
+    def _receive_header(self, seconds: float) -> dict:
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self._buffer:
+            self._fill(deadline, 1 << 16)
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            raise TexBoxError("the TeX box answered garbage") from None
+        if not isinstance(reply, dict):
+            raise TexBoxError("the TeX box answered garbage")
+        return reply
+
+    def _receive_bytes(self, size: int, seconds: float) -> bytes:
+        deadline = time.monotonic() + seconds
+        while len(self._buffer) < size:
+            self._fill(deadline, size - len(self._buffer))
+        data, self._buffer = bytes(self._buffer[:size]), self._buffer[size:]
+        return data
+
+    def _fill(self, deadline: float, wanted: int) -> None:
+        remaining = deadline - time.monotonic()
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._stdout, selectors.EVENT_READ)
+            if remaining <= 0 or not selector.select(remaining):
+                raise TexBoxError("the TeX box did not answer in time")
+        chunk = os.read(self._stdout, max(wanted, 1 << 16))
+        if not chunk:
+            raise TexBoxError("the TeX box ended unexpectedly" + self._last_words())
+        self._buffer += chunk
+
+    def _last_words(self) -> str:
+        """The end of what the box wrote on stderr (bwrap's or the driver's complaint), if it ended."""
+        process = self._box.process
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=2)
+        if process.returncode is None or process.stderr is None:
+            return ""
+        text = process.stderr.read(64 << 10).decode("utf-8", "replace").strip()
+        return f": {' '.join(text.splitlines()[-3:])[-500:]}" if text else f" (exit status {process.returncode})"
+
+
+@contextlib.contextmanager
+def open_tex_box(inputs: Path) -> Iterator[TexBox]:
+    """A TeX box whose build directory starts as a copy of the files in `inputs` (and figures/)."""
+    with tempfile.TemporaryDirectory(prefix="lemmata-tex-") as staging:
+        staged = Path(staging)
+        staged.chmod(0o755)
+        _stage(Path(inputs), staged)
+        shutil.copyfile(DRIVER_SOURCE, staged / DRIVER_NAME)
+        (staged / DRIVER_NAME).chmod(0o644)
+        interpreter = os.path.realpath(sys.executable)
+        spec = BoxSpec([interpreter, "-I", "-S", "-B", str(staged / DRIVER_NAME), str(staged)],
+                       tex_box_paths(str(staged)), tex_environment(), TEX_LIMITS, BUILD, whole_box_limits=False)
+        with open_box(spec, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as box:
+            tex = TexBox(box)
+            if not tex._receive_header(DRIVER_GRACE_SECONDS).get("ready"):
+                raise TexBoxError("the TeX box did not start")
+            yield tex
+
+
+def _stage(source: Path, target: Path) -> None:
+    """Copy the inputs where the box's uid may read them (the run directory may be private)."""
+    for path in source.iterdir():
+        if path.is_dir():
+            shutil.copytree(path, target / path.name)
+        elif path.is_file():
+            shutil.copyfile(path, target / path.name)
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def tex_box_paths(staging: str) -> tuple[str, ...]:
+    """The TeX trees and programs, the system's libraries, the interpreter's standard library
+    (the driver's only import), the staged inputs; and setpriv, which drops root's privileges."""
+    interpreter = os.path.realpath(sys.executable)
+    python = (sys.base_prefix, sys.base_exec_prefix, os.path.dirname(interpreter))
+    return (*existing(TEX_TREES), *system_library_paths(), *existing(python), staging,
+            *((SETPRIV,) if os.geteuid() == 0 else ()))
+
+
+def tex_environment() -> dict[str, str]:
+    """TeX's whole environment: its safety settings and places inside the build, nothing else."""
+    return {
+        "PATH": "/usr/bin:/bin", "HOME": BUILD, "TEXMFVAR": f"{BUILD}/.texmf-var", "LANG": "C.UTF-8",
+        "openin_any": "p", "openout_any": "p", "shell_escape": "f", "max_print_line": "10000",
+    }
+
+
+def run_tex_once(files: dict[str, Path | str], argv: Sequence[str], timeout: float,
+                 wanted: dict[str, tuple[int, bool]]) -> tuple[int, bool, dict[str, bytes | None]]:
+    """One TeX command on `files` (name -> text, or a file to copy) in a box of its own:
+    (return code, timed out, the `wanted` files: name -> (limit, tail) as read back)."""
+    with tempfile.TemporaryDirectory(prefix="lemmata-tex-inputs-") as inputs:
+        for name, content in files.items():
+            if isinstance(content, Path):
+                shutil.copyfile(content, Path(inputs) / name)
+            else:
+                (Path(inputs) / name).write_text(content, encoding="utf-8")
+        with open_tex_box(Path(inputs)) as tex:
+            returncode, timed_out = tex.run(argv, timeout)
+            found = {name: tex.read(name, limit, tail=tail) for name, (limit, tail) in wanted.items()}
+    return returncode, timed_out, found
