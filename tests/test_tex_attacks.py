@@ -64,13 +64,14 @@ def test_file_names_with_environment_variables_show_nothing_of_the_host(tmp_path
     body = "\n".join([
         r"\try{paper}{^^24LEMMATA_HOME/runs/other/paper.tex}",  # paranoid openin checks before $ expands
         r"\try{notes}{^^24HOME/notes.tex}",
+        r"{\catcode`\$=12 \gdef\dollarnotes{$HOME/notes.tex}}\try{catcode}{\dollarnotes}",  # a plain $ in text
         r"\try{dotfile}{^^24HOME/.secretrc}",
         r"\try{absolute}{" + str(secrets["absolute"]) + "}",
         r"\try{passwd}{/etc/passwd}",
         r"\[ x = \IfFileExists{^^24HOME/notes.tex}{\input ^^24HOME/notes.tex }{0} \]",  # in display math
     ])
     text, log = compiled_text(tmp_path / "run", body)
-    for name in ("paper", "notes", "dotfile", "absolute"):
+    for name in ("paper", "notes", "catcode", "dotfile", "absolute"):
         assert f"{name}: absent." in text
     assert "passwd: absent." in text and "root:x:0" not in text
     assert SECRET not in text and SECRET not in log
