@@ -70,7 +70,10 @@ class Settings(BaseModel):
         "to the model for a corrected one"
     )
     PREPRINT_MAX_RESULTS: int = Field(10, gt=0, description="hard cap on preprint search results")
-    LLM_RETRY_ATTEMPTS: int = Field(5, gt=0, description="attempts per model call on rate-limit, 5xx, connection errors and timeouts")
+    LLM_RETRY_ATTEMPTS: int = Field(
+        5, ge=0, description="retries of a model call after a rate limit, a 5xx, a connection error or a timeout: 5 means "
+        "up to 6 attempts, 0 none"
+    )
     LLM_RETRY_WAIT_MIN: float = Field(4.0, ge=0, description="exponential backoff lower bound, seconds")
     LLM_RETRY_WAIT_MAX: float = Field(90.0, ge=0, description="exponential backoff upper bound, seconds")
     LLM_TIMEOUT: float = Field(600.0, gt=0, description="seconds before one model request times out (then retried)")

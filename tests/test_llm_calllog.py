@@ -82,7 +82,7 @@ def test_failed_call_is_logged_with_error_and_null_response(
     fake_llm: FakeLLMServer, llm_client, tmp_path: Path
 ) -> None:
     fake_llm.inject_fault("verifier", Fault(status=503, message="upstream down"), Fault(status=503))
-    client = llm_client("local", run_dir=tmp_path, LLM_RETRY_ATTEMPTS=2)
+    client = llm_client("local", run_dir=tmp_path, LLM_RETRY_ATTEMPTS=1)
     with pytest.raises(ProviderError):
         client.complete("verifier", "sys", "q")
     (record,) = log_lines(tmp_path)

@@ -39,7 +39,7 @@ def test_recorded_calls_replay_per_role_in_order(fake_llm: FakeLLMServer, llm_cl
     fake_llm.enqueue("prover", "proof 1", "proof 2")
     fake_llm.enqueue("verifier", '{"verdict": "valid"}')
     fake_llm.inject_fault("verifier", Fault(status=500))
-    live = llm_client("local", run_dir=recording, LLM_RETRY_ATTEMPTS=1)
+    live = llm_client("local", run_dir=recording, LLM_RETRY_ATTEMPTS=0)
     live.complete("prover", "s", "a")
     with pytest.raises(ProviderError):
         live.complete("verifier", "s", "b")  # recorded as a failed call: must not be replayed

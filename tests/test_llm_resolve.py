@@ -160,7 +160,7 @@ def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_ll
 
     token = "sk-ant-oat01-test-login-token"
     values = {"VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", token)),
-              "VENDORA_BASE_URL": fake_llm.anthropic_base_url, "LLM_RETRY_ATTEMPTS": 1}
+              "VENDORA_BASE_URL": fake_llm.anthropic_base_url, "LLM_RETRY_ATTEMPTS": 0}
     assert choose_backend(settings(**values), {}).name == "vendora"
     fake_llm.enqueue("survey", '{"summary": "s"}')
     client = make_client(settings(**values), {}, tmp_path / "run")

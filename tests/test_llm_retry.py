@@ -31,7 +31,7 @@ def test_429_then_500_then_success_returns_the_text(fake_llm: FakeLLMServer, llm
 
 def test_exhausted_retries_raise_one_line_provider_error(fake_llm: FakeLLMServer, llm_client) -> None:
     fake_llm.inject_fault("verifier", Fault(status=429, message="slow down, you are rate limited"))
-    client = llm_client("local", LLM_RETRY_ATTEMPTS=1)
+    client = llm_client("local", LLM_RETRY_ATTEMPTS=0)
     with pytest.raises(ProviderError) as caught:
         client.complete("verifier", SYSTEM, "Check.")
     message = str(caught.value)
@@ -43,13 +43,26 @@ def test_exhausted_retries_raise_one_line_provider_error(fake_llm: FakeLLMServer
 
 
 def test_retries_stop_after_llm_retry_attempts(fake_llm: FakeLLMServer, llm_client, tmp_path: Path) -> None:
+    """LLM_RETRY_ATTEMPTS counts retries (the spec: "retried up to LLM_RETRY_ATTEMPTS times"): 3 is 4 attempts."""
     fake_llm.inject_fault("prover", *[Fault(status=503)] * 5)
     fake_llm.enqueue("prover", "never reached")
     client = llm_client("local", run_dir=tmp_path, LLM_RETRY_ATTEMPTS=3)
-    with pytest.raises(ProviderError, match="3 attempts.*HTTP 503"):
+    with pytest.raises(ProviderError, match="4 attempts.*HTTP 503"):
         client.complete("prover", SYSTEM, "q")
-    assert len(fake_llm.requests) == 3
-    assert records(tmp_path)[0]["attempts"] == 3
+    assert len(fake_llm.requests) == 4
+    assert records(tmp_path)[0]["attempts"] == 4
+
+
+def test_five_rate_limits_then_an_answer_complete_with_the_default_retries(fake_llm: FakeLLMServer, llm_client,
+                                                                          tmp_path: Path) -> None:
+    """Issue 23: the default 5 retries are 6 attempts; a fifth 429 in a row is still retried."""
+    fake_llm.inject_fault("prover", *[Fault(status=429)] * 5)
+    fake_llm.enqueue("prover", "at last")
+    client = llm_client("local", run_dir=tmp_path, LLM_RETRY_WAIT_MIN=0, LLM_RETRY_WAIT_MAX=0)
+    assert client.settings.LLM_RETRY_ATTEMPTS == 5
+    assert client.complete("prover", SYSTEM, "q") == "at last"
+    assert [r.answered_status for r in fake_llm.requests] == [429] * 5 + [200]
+    assert records(tmp_path)[0]["attempts"] == 6
 
 
 @pytest.mark.parametrize("status", [400, 401, 404])
@@ -76,7 +89,7 @@ def test_timeout_is_retried(fake_llm: FakeLLMServer, llm_client, tmp_path: Path)
 def test_timeouts_exhausting_retries_report_a_timeout(fake_llm: FakeLLMServer, llm_client) -> None:
     fake_llm.inject_fault("prover", Fault(hang=3), Fault(hang=3))
     with pytest.raises(ProviderError, match="timed out"):
-        llm_client("local", LLM_TIMEOUT=0.2, LLM_RETRY_ATTEMPTS=2).complete("prover", SYSTEM, "q")
+        llm_client("local", LLM_TIMEOUT=0.2, LLM_RETRY_ATTEMPTS=1).complete("prover", SYSTEM, "q")
     assert len(fake_llm.requests) == 2
 
 
@@ -95,7 +108,7 @@ def test_connection_refused_is_retried_then_reported(llm_client, tmp_path: Path)
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     client = llm_client("local", run_dir=tmp_path, LOCAL_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1",
-                        LLM_RETRY_ATTEMPTS=2)
+                        LLM_RETRY_ATTEMPTS=1)
     with pytest.raises(ProviderError, match="cannot reach local"):
         client.complete("prover", SYSTEM, "q")
     assert records(tmp_path)[0]["attempts"] == 2
@@ -114,7 +127,7 @@ def test_vendora_transient_status_is_retried(fake_llm: FakeLLMServer, llm_client
 def test_vendora_sdk_retries_are_off(fake_llm: FakeLLMServer, llm_client, status: int) -> None:
     fake_llm.inject_fault("prover", Fault(status=status, message="overloaded right now"))
     with pytest.raises(ProviderError) as caught:
-        llm_client("vendora", LLM_RETRY_ATTEMPTS=1).complete("prover", SYSTEM, "q")
+        llm_client("vendora", LLM_RETRY_ATTEMPTS=0).complete("prover", SYSTEM, "q")
     message = str(caught.value)
     assert "\n" not in message
     for part in ("prover", "vendora", f"HTTP {status}", "overloaded right now"):
@@ -161,7 +174,7 @@ def test_zero_wait_settings_retry_without_sleeping(fake_llm: FakeLLMServer, llm_
 
 def test_a_key_echoed_in_a_provider_error_is_redacted(fake_llm, llm_client) -> None:
     fake_llm.inject_fault("prover", Fault(status=401, message="invalid api key compat-test-key-1 for this account"))
-    client = llm_client("router", LLM_RETRY_ATTEMPTS=1)
+    client = llm_client("router", LLM_RETRY_ATTEMPTS=0)
     with pytest.raises(ProviderError) as caught:
         client.complete("prover", "system", "prove it")
     assert "compat-test-key-1" not in str(caught.value) and "[redacted]" in str(caught.value)

@@ -300,7 +300,7 @@ def streaming_client(dialect: str, bodies: list[Body], seen: list[dict[str, Any]
         backend = AnthropicBackend("key", 5)
         backend._client = anthropic.Anthropic(api_key="key", base_url="http://provider.test", max_retries=0,
                                               http_client=http)
-    settings = Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0, "LLM_RETRY_ATTEMPTS": 3})
+    settings = Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0, "LLM_RETRY_ATTEMPTS": 2})
     return LLMClient(backend, settings, ModelChoice("m", "m"), CallLog(run_dir / CALL_LOG_NAME))
 
 

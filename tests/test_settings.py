@@ -82,7 +82,7 @@ WRONG_VALUES = [
     ("MAX_TOKENS_SKETCH", "0", "greater than 0"),
     ("MAX_TOKENS_AGENT", "-5", "greater than 0"),
     ("SURVEY_MAX_TURNS", "many", "integer"),
-    ("LLM_RETRY_ATTEMPTS", "0", "greater than 0"),
+    ("LLM_RETRY_ATTEMPTS", "-1", "at least 0"),
     ("GATE_MODE", "sometimes", "none, auto, human"),
     ("EXPERIMENT_MODE", "perhaps", "auto, true, false"),
     ("LLM_RETRY_WAIT_MIN", "-1", "at least 0"),

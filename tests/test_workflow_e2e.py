@@ -259,7 +259,7 @@ def test_transient_errors_are_retried_and_logged_as_attempts(fake_server, home, 
 
 def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_server, home, tmp_path):
     fake_server.inject_fault("decomposer", Fault(status=429, message="quota exceeded for today"))
-    result = run_lemmata(["prove", TASK], local_env(home, fake_server, LLM_RETRY_ATTEMPTS="1"), tmp_path)
+    result = run_lemmata(["prove", TASK], local_env(home, fake_server, LLM_RETRY_ATTEMPTS="0"), tmp_path)
     assert result.returncode == 1
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("lemmata: error:")]
     assert error_lines == [

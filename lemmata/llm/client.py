@@ -149,7 +149,7 @@ class LLMClient:
     def _retrying(self) -> Retrying:
         s = self.settings
         return Retrying(
-            stop=stop_after_attempt(s.LLM_RETRY_ATTEMPTS),
+            stop=stop_after_attempt(s.LLM_RETRY_ATTEMPTS + 1),  # the first attempt, then the retries
             wait=wait_exponential(multiplier=max(s.LLM_RETRY_WAIT_MIN, 1e-3), min=s.LLM_RETRY_WAIT_MIN, max=s.LLM_RETRY_WAIT_MAX),
             retry=retry_if_exception_type(TransientProviderError),
             reraise=True,
