@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -225,3 +226,27 @@ def test_off_loopback_the_bound_address_and_the_allowed_names_are_this_servers_h
         assert client.get("/api/runs").status_code == status, name
     result, app, _ = bound("--host", "10.1.2.3", "--port", "9000")
     assert TestClient(app, base_url="http://10.1.2.3:9000", headers=authorized).get("/api/runs").status_code == 200
+
+
+# =========================================================================== the access log
+
+
+@pytest.mark.parametrize("level, polls_shown", [("info", False), ("debug", True)])
+def test_successful_status_polls_are_logged_at_debug_only(home, level: str, polls_shown: bool) -> None:
+    """Issue 23: every open page polls GET /api/runs/{id} every 2.5 s; uvicorn's access log showed
+    each at INFO. The server's real output: a poll shows only at --log-level debug, as DEBUG;
+    other requests and failed polls still show at INFO."""
+    env = cli_environment(home)
+    with lemmata_serve(env, home.parent, "--log-level", level) as served:
+        token = env["LEMMATA_API_TOKEN"]
+        for _ in range(3):
+            assert call(served, "GET", "/api/runs/run-a", token).status_code == 200
+        assert call(served, "GET", "/api/runs", token).status_code == 200
+        assert call(served, "GET", "/api/runs/no-such-run", token).status_code == 404
+        time.sleep(0.3)  # the access log is written after the answer
+        lines = served.printed().splitlines()
+    polls = [line for line in lines if '"GET /api/runs/run-a HTTP/1.1" 200' in line]
+    assert len(polls) == (3 if polls_shown else 0), lines
+    assert all(line.startswith("DEBUG") for line in polls)
+    assert any('"GET /api/runs HTTP/1.1" 200' in line and line.startswith("INFO") for line in lines), lines
+    assert any('"GET /api/runs/no-such-run HTTP/1.1" 404' in line and line.startswith("INFO") for line in lines)

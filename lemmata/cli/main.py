@@ -279,8 +279,10 @@ def roles(as_json: bool) -> None:
 @click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
               help="another name the server answers to (repeatable), e.g. this machine's name when bound to "
                    "0.0.0.0; requests for any name but these, loopback and the bound address are refused")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning"]), default="info", show_default=True,
+              help="what the server logs; successful status polls (every open page polls its run) only at debug")
 @reports_errors
-def serve(host: str, port: int, no_token: bool, allow_hosts: tuple[str, ...]) -> None:
+def serve(host: str, port: int, no_token: bool, allow_hosts: tuple[str, ...], log_level: str) -> None:
     """Serve the browser UI (Paper, Live, Settings) and the HTTP API on HOST:PORT.
 
     Every API call needs `Authorization: Bearer <token>`: a token made at each start (printed
@@ -290,7 +292,7 @@ def serve(host: str, port: int, no_token: bool, allow_hosts: tuple[str, ...]) ->
     application/json` are refused."""
     from lemmata.server.serving import serve as serve_api
 
-    serve_api(host, port, no_token, allow_hosts)
+    serve_api(host, port, no_token, allow_hosts, log_level)
 
 
 cli.add_command(check)

@@ -18,6 +18,8 @@ from lemmata.settings import load_environment
 
 #: The value of a `token` query parameter in a logged request line.
 TOKEN_IN_QUERY = re.compile(r"(?<=[?&]token=)[^&\s]*")
+#: The status poll's path (GET /api/runs/{id}, with any query), as uvicorn logs it.
+STATUS_POLL = re.compile(r"/api/runs/[A-Za-z0-9][A-Za-z0-9_-]{0,63}(?:\?.*)?")
 
 
 class HidesPageToken(logging.Filter):
@@ -29,6 +31,20 @@ class HidesPageToken(logging.Filter):
         if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
             record.args = (*record.args[:2], TOKEN_IN_QUERY.sub("[hidden]", record.args[2]), *record.args[3:])
         return True
+
+
+class StatusPollsAtDebug(logging.Filter):
+    """Successful status polls go to the access log at DEBUG (the spec's rule): every open page
+    polls its run every 2.5 s, which at INFO would bury every other line. uvicorn logs a request
+    as (client, method, path with query, HTTP version, status)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if not (isinstance(args, tuple) and len(args) >= 5 and args[1] == "GET" and isinstance(args[2], str)
+                and STATUS_POLL.fullmatch(args[2]) and isinstance(args[4], int) and 200 <= args[4] < 300):
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
 
 
 def server_access(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str]) -> tuple[ServerAccess, bool]:
@@ -55,14 +71,16 @@ def announcement(access: ServerAccess, token_made_here: bool) -> str:
             f"give the page the token (API token required: {TOKEN_VARIABLE})")
 
 
-def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str]) -> None:
+def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_level: str = "info") -> None:
     access, token_made_here = server_access(bind, port, no_token, allow_hosts)
     import uvicorn
 
     from lemmata.server.app import create_app
 
     click.echo(announcement(access, token_made_here), err=True)
-    logging.getLogger("uvicorn.access").addFilter(HidesPageToken())
+    access_log = logging.getLogger("uvicorn.access")
+    access_log.addFilter(StatusPollsAtDebug())
+    access_log.addFilter(HidesPageToken())
     # The runs it starts (and the model-written code they run) have no use for the API token.
     runs_environment = {name: value for name, value in os.environ.items() if name != TOKEN_VARIABLE}
-    uvicorn.run(create_app(environ=runs_environment, access=access), host=bind, port=port, log_level="info")
+    uvicorn.run(create_app(environ=runs_environment, access=access), host=bind, port=port, log_level=log_level)
