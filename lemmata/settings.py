@@ -64,7 +64,10 @@ class Settings(BaseModel):
     MAX_TOKENS_SKETCH: int = _tokens(600, "proof sketch")
     SURVEY_MAX_TURNS: int = Field(8, gt=0, description="tool-use turns of the survey agent")
     THEORY_STAGE_MAX_TURNS: int = Field(6, gt=0, description="turns per theory stage")
-    WRITER_MAX_TURNS: int = Field(4, gt=0, description="turns for paper generation")
+    WRITER_MAX_TURNS: int = Field(
+        4, gt=0, description="turns for paper generation: the writer's first answer, then further calls for what it "
+        "lacked (an answer cut off at its token cap, parts left out, a part that does not compile)"
+    )
     EXPERIMENT_MAX_TURNS: int = Field(
         5, gt=0, description="turns of the experiment agent per low-confidence lemma: a failed numerical test goes back "
         "to the model for a corrected one"
