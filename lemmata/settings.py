@@ -133,7 +133,7 @@ class Settings(BaseModel):
         "auto", description="reviews after survey, directions and experiment: none; auto (they ask once a lemma is not "
         "verified); human (they always ask); the theory review always asks"
     )
-    EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field("auto", description="auto: run only when the statement has quantitative signals")
+    EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field("auto", description="auto: run only when the formal statement has quantitative signals (an inequality, a sum or limit, a growth rate, a probability, a numerical function, a congruence, arithmetic on whole numbers)")
     ENFORCE_PROOF_STYLE: bool = Field(True, description="writer proof-style rules")
     LLM_BACKEND: Literal["", "vendora", "router", "local", "vendorx", "embedded", "replay"] = Field(
         "",

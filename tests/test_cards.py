@@ -207,8 +207,8 @@ def test_the_experiment_card_shows_alignment_and_each_lemmas_check() -> None:
 
 
 @pytest.mark.parametrize("experiment, line", [
-    pytest.param(Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=auto and the statement has no quantitative "
-                            "signals"), "Skipped: EXPERIMENT_MODE=auto and the statement has no quantitative signals",
+    pytest.param(Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=auto and the formal statement has no quantitative "
+                            "signals"), "Skipped: EXPERIMENT_MODE=auto and the formal statement has no quantitative signals",
                  id="skipped"),
     pytest.param(Experiment(skipped=False, skip_reason="no low-confidence lemma to test"),
                  "no low-confidence lemma to test", id="nothing-to-test"),

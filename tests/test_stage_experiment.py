@@ -24,6 +24,7 @@ from lemmata.sandbox import Limits, SandboxResult, run_python
 from lemmata.stages.experiment import (SUSPECT_RATE, AgentLimits, attempt_feedback, domain_tools, experiment_decision,
                                        run_experiment)
 from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
+from lemmata.stages.experiment_signals import quantitative_signals
 from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
 from lemmata.stages import experiment_plot
 from lemmata.stages.experiment_plot import add_plots, draw_plot, plot_document, plot_file_name
@@ -102,13 +103,8 @@ class FakeRunner:
         pytest.param("true", QUANTITATIVE, True, id="true-runs-with-signals"),
         pytest.param("false", QUANTITATIVE, False, id="false-skips-with-signals"),
         pytest.param("false", QUALITATIVE, False, id="false-skips-without-signals"),
-        pytest.param("auto", QUANTITATIVE, True, id="auto-digits-and-relations"),
-        pytest.param("auto", "Every prime above two is odd.", True, id="auto-signal-words"),
-        pytest.param("auto", "The series $\\sum a_n$ converges.", True, id="auto-latex-sum"),
-        pytest.param("auto", "The error is at most the step size.", True, id="auto-at-most"),
-        pytest.param("auto", QUALITATIVE, False, id="auto-no-signals"),
-        pytest.param("auto", "Every group action on a tree has a fixed point or an invariant end.", False,
-                     id="auto-no-signals-algebra"),
+        pytest.param("auto", QUANTITATIVE, True, id="auto-runs-with-signals"),
+        pytest.param("auto", QUALITATIVE, False, id="auto-skips-without-signals"),
     ],
 )
 def test_experiment_decision(mode: str, statement: str, run: bool) -> None:
@@ -117,9 +113,51 @@ def test_experiment_decision(mode: str, statement: str, run: bool) -> None:
     assert reason
 
 
-def test_auto_looks_at_lemma_statements_too() -> None:
-    t = theory(lemma("L1", "low_confidence", "The sum is bounded by 10."), statement=QUALITATIVE)
-    assert experiment_decision("auto", t)[0] is True
+@pytest.mark.parametrize("statement, signals", [
+    pytest.param(QUANTITATIVE, ["an inequality", "a sum, product, integral or limit", "arithmetic on whole numbers"],
+                 id="latex-inequality-and-odd-numbers"),
+    pytest.param("The sum of two even integers is even.", ["a sum, product, integral or limit",
+                                                           "arithmetic on whole numbers"], id="parity-of-a-sum"),
+    pytest.param("For all real a and b, a^2 + b^2 >= 2ab.", ["an inequality"], id="ascii-inequality"),
+    pytest.param("Every prime above two is odd.", ["arithmetic on whole numbers"], id="primes-and-parity"),
+    pytest.param("The series $\\sum_n a_n$ converges.", ["a sum, product, integral or limit",
+                                                        "a growth rate or convergence"], id="latex-sum"),
+    pytest.param("The error is at most the step size.", ["an inequality"], id="at-most-a-quantity"),
+    pytest.param("The expected regret of UCB is $O(\\sqrt{T \\log T})$.",
+                 ["a growth rate or convergence", "a probability or expectation", "a numerical function"],
+                 id="regret-bound"),
+    pytest.param("For every prime p and integer a, $a^p \\equiv a \\pmod p$.",
+                 ["a congruence", "arithmetic on whole numbers"], id="fermat"),
+    pytest.param("A random graph on n vertices is connected with probability tending to one.",
+                 ["a probability or expectation"], id="random-graph"),
+])
+def test_quantitative_statements_name_their_signals(statement: str, signals: list[str]) -> None:
+    assert quantitative_signals(statement) == signals
+
+
+@pytest.mark.parametrize("statement", [
+    pytest.param(QUALITATIVE, id="topology"),
+    pytest.param("A group of prime order is cyclic.", id="prime-order-is-no-arithmetic"),
+    pytest.param("Every finite integral domain is a field.", id="integral-domain-is-no-integral"),
+    pytest.param("Every group action on a tree has a fixed point or an invariant end.", id="group-action"),
+    pytest.param("The composition of two injective functions is injective.", id="a-number-word-alone"),
+    pytest.param("Every nonempty set has at least one element.", id="at-least-one-is-existence"),
+    pytest.param("If $x = 2k$ for some $k$, then $x \\in 2K$.", id="a-digit-and-an-equals-sign-alone"),
+    pytest.param("Every real vector space has a basis.", id="real-alone"),
+])
+def test_qualitative_statements_have_no_signal(statement: str) -> None:
+    """Each of these made the old rule (any digit, `=`, "real", "integral", "prime") run a test."""
+    assert quantitative_signals(statement) == []
+
+
+def test_auto_reads_the_formal_statement_not_the_lemmas() -> None:
+    """The spec: auto skips when the formal statement has no quantitative signals. A lemma's
+    "bounded by 10" made every run test before (issue 23)."""
+    qualitative_goal = theory(lemma("L1", "low_confidence", "The sum is bounded by 10."), statement=QUALITATIVE)
+    assert experiment_decision("auto", qualitative_goal) == (
+        False, "EXPERIMENT_MODE=auto and the formal statement has no quantitative signals")
+    formal = qualitative_goal.model_copy(update={"formal_statement": "For all x in [0, 1], f(x) \\le 1."})
+    assert experiment_decision("auto", formal) == (True, "the formal statement has quantitative signals: an inequality")
 
 
 @pytest.mark.parametrize("mode", ["false", "auto"])

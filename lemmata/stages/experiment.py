@@ -8,7 +8,6 @@ lemma whose turns all fail is recorded as an `error` with the reasons; the stage
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -22,17 +21,12 @@ from lemmata.redaction import Redactor, known_secrets
 from lemmata.sandbox import SandboxResult, run_python, sandbox_problem
 from lemmata.stages.answers import ExperimentAnswer
 from lemmata.stages.experiment_counts import Counts, read_counts
+from lemmata.stages.experiment_signals import quantitative_signals
 from lemmata.stages.history import AgentHistory
 from lemmata.stages.parsing import parse_json_answer
 from lemmata.stages.prompts import render_prompt
 
 SUSPECT_RATE = 0.01
-QUANTITATIVE_SIGNALS = re.compile(
-    r"\d|[<>≤≥=]|\\(?:le|ge|leq|geq|sum|prod|int|lim|log|exp|frac|sqrt)\b|"
-    r"\b(?:bound|integer|integers|real|prime|sum|product|rate|probability|expect\w*|converg\w*|"
-    r"inequalit\w*|at most|at least|even|odd|divisible|number)\b",
-    re.IGNORECASE,
-)
 # What of a failed attempt goes back to the model: enough to see the cause, not a flood.
 CODE_SHOWN = 4000
 STDERR_LINES_SHOWN = 12
@@ -57,15 +51,16 @@ def domain_tools(plugin: DomainPlugin | None) -> tuple[Runner, str]:
 
 
 def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
-    """Whether to run, and why: `auto` runs only on statements with quantitative signals."""
+    """Whether to run, and why: `auto` runs only when the formal statement (the goal, for a
+    theory written before it was kept) has quantitative signals (`experiment_signals.py`)."""
     if mode == "false":
         return False, "EXPERIMENT_MODE=false"
     if mode == "true":
         return True, "EXPERIMENT_MODE=true"
-    text = " ".join([theory.theorem_statement, *(lemma.statement for lemma in theory.lemmas)])
-    if QUANTITATIVE_SIGNALS.search(text):
-        return True, "the statement has quantitative signals"
-    return False, "EXPERIMENT_MODE=auto and the statement has no quantitative signals"
+    signals = quantitative_signals(theory.formal_statement or theory.goal)
+    if signals:
+        return True, f"the formal statement has quantitative signals: {', '.join(signals)}"
+    return False, "EXPERIMENT_MODE=auto and the formal statement has no quantitative signals"
 
 
 def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python,
