@@ -1,10 +1,11 @@
 """`latex_section_read`: one section of a LaTeX source, by its name or number.
 
-A section runs from its heading up to the next heading of the same or a higher level, so
-reading "Preliminaries" includes its subsections, while reading a subsection stops at its
-next sibling. `\\paragraph` and `\\subparagraph` are headings too (levels 4 and 5). Any section
-also ends at `\\appendix`, the bibliography or `\\end{document}`, whichever comes first, and
-the last one at the end of the source when none of these follows.
+A section runs from its heading up to the next heading, as the spec says ("from its section
+heading up to the next heading"): reading "Preliminaries" gives the text before its first
+subsection, and the tool's answer then names the subsections, which the agent reads by name or
+number. `\\paragraph` and `\\subparagraph` are headings too (levels 4 and 5). Any section also
+ends at `\\appendix`, the bibliography or `\\end{document}`, whichever comes first, and the last
+one at the end of the source when none of these follows.
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ def parse_sections(source: str) -> list[LatexSection]:
     numbers = _numbers(headings, masked)
     sections = []
     for index, (command, _, raw_title, start) in enumerate(headings):
-        later = [s for c, _, _, s in headings[index + 1 :] if LEVELS[c] <= LEVELS[command]]
+        following = [s for _, _, _, s in headings[index + 1 : index + 2]]
         end_marker = _DOCUMENT_END.search(masked, start)
-        end = min([len(source), *later[:1], *([end_marker.start()] if end_marker else [])])
+        end = min([len(source), *following, *([end_marker.start()] if end_marker else [])])
         sections.append(LatexSection(command, plain_title(raw_title), numbers[index], start, end))
     return sections
 
@@ -150,13 +151,24 @@ def outline(sections: list[LatexSection]) -> str:
     return "; ".join(section.label for section in sections)
 
 
+def subsections(sections: list[LatexSection], section: LatexSection) -> list[LatexSection]:
+    """The headings below `section`: those after it, deeper, before the next of its level or higher."""
+    after = sections[sections.index(section) + 1 :]
+    inside = []
+    for candidate in after:
+        if candidate.level <= section.level:
+            break
+        inside.append(candidate)
+    return inside
+
+
 @dataclass
 class LatexSectionRead:
     source: str
     name: str = NAME
     description: str = (
-        "Read one section of the paper's LaTeX source by name or number (e.g. 'Preliminaries' or '2.1'), "
-        "with its subsections."
+        "Read one section of the paper's LaTeX source by name or number (e.g. 'Preliminaries' or '2.1'), up to "
+        "the next heading; the answer names its subsections, each read the same way."
     )
     parameter: str = "section"
 
@@ -175,4 +187,7 @@ class LatexSectionRead:
         text = self.source[section.start : section.end].strip()
         if len(text) > MAX_SECTION_CHARS:
             text = text[:MAX_SECTION_CHARS] + f"\n[… section cut at {MAX_SECTION_CHARS} characters]"
+        inside = subsections(self.sections, section)
+        if inside:
+            text += f"\n[Its subsections, each read by its name or number: {outline(inside)}]"
         return ToolResult(text=text)
