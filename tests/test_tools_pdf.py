@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
+import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,6 +97,31 @@ def test_an_unreadable_pdf_is_none(fake: FakeSearchServers, body: bytes) -> None
 def test_without_pypdf_there_is_no_excerpt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pypdf", None)  # import now raises ImportError
     assert pdf_text(THEOREMS_PDF.read_bytes()) is None
+
+
+def test_the_core_installs_and_runs_without_pypdf() -> None:
+    """The spec's PDF extraction is the optional `pdf` extra (issue 23: pypdf was a core
+    dependency, so the extra could not be left out): only the extras require it, and every
+    module of lemmata imports with pypdf absent, the survey then reading abstracts."""
+    requirements = importlib.metadata.requires("lemmata") or []
+    for requirement in requirements:
+        if requirement.startswith("pypdf"):
+            assert "extra ==" in requirement, requirement
+    assert any(r.startswith("pypdf") and 'extra == "pdf"' in r for r in requirements)
+    code = textwrap.dedent("""
+        import importlib, pkgutil, sys
+        sys.modules["pypdf"] = None
+        import lemmata
+        for module in pkgutil.walk_packages(lemmata.__path__, "lemmata."):
+            if module.name.startswith(("lemmata.scripts.", "lemmata.testing.slurm")) or module.name == "lemmata.__main__":
+                continue  # Snakemake's scripts run inside a job; the SLURM helper needs its extra
+            importlib.import_module(module.name)
+        from lemmata.stages.paper_reader import pdf_extra_installed
+        print(pdf_extra_installed())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "False"
 
 
 # --- the regular-expression pass ---------------------------------------------------------------
