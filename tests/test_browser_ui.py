@@ -117,13 +117,15 @@ def approve_gate(page, gate: str, shot: str) -> None:
 
 def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(page, server, environment):
     # (a) The page takes the token from its URL and removes it from the address bar. A new run
-    # from the page, gate mode human by default; the hash names it and the tab.
+    # from the page (the gate mode is the GATE_MODE setting unless chosen: human here); the hash
+    # names it and the tab.
     page.goto(opened(server))
     expect(page).to_have_url(f"{server}/")
     page.get_by_role("button", name="New run").click()
     page.get_by_label("Task").fill(even_sum_session.TASK)
     page.get_by_label("Domain (optional)").fill("parity")
-    expect(page.get_by_label("Gate mode")).to_have_value("human")
+    expect(page.get_by_label("Gate mode")).to_have_value("")
+    page.get_by_label("Gate mode").select_option("human")
     page.get_by_role("button", name="Start run").click()
     expect(page).to_have_url(re.compile(r"#run=[\w-]+&tab=live$"))
     run_id = re.search(r"run=([\w-]+)", page.url).group(1)

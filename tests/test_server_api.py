@@ -182,6 +182,24 @@ def test_a_started_run_is_written_and_handed_to_a_supervised_process(layout, cli
     assert client.get(f"/api/runs/{session_id}").json()["working"] is True
 
 
+@pytest.mark.parametrize("environment, body, gate_mode", [
+    pytest.param({}, {"task": "x"}, "auto", id="the-settings-default"),
+    pytest.param({"GATE_MODE": "none"}, {"task": "x"}, "none", id="the-setting"),
+    pytest.param({"GATE_MODE": "none"}, {"task": "x", "gate": "human"}, "human", id="chosen-for-the-run"),
+])
+def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(layout, client, monkeypatch, environment, body,
+                                                                       gate_mode):
+    """Issue 23: `human` was forced by the API's default (and the form's); GATE_MODE now decides
+    unless the request names a gate mode, as in a terminal."""
+    monkeypatch.setenv("LLM_BACKEND", "local")
+    monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 202, response.text
+    assert load_record(layout.run_dir(response.json()["id"])).gate_mode == gate_mode
+
+
 @pytest.mark.parametrize("body, domain", [
     pytest.param({"mode": "prove", "task": "UCB1's regret is logarithmic", "domain": " multi-armed bandits "},
                  "multi-armed bandits", id="prove"),

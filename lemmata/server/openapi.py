@@ -58,7 +58,7 @@ PATHS: dict[str, dict[str, Any]] = {
                     400, 413, ok_code=202, body=_object(
                         mode_={"enum": ["prove", "explore", "from-papers"], "default": "prove"}, task_=TEXT,
                         papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
-                        gate_={"enum": ["human", "auto", "none"], "default": "human"})),
+                        gate_={"enum": ["human", "auto", "none"], "description": "absent: the GATE_MODE setting"})),
     },
     "/api/runs/{id}": {"get": _op("Status poll: the outcome, stages, versions, the waiting gate, cards, tokens",
                                   "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "

@@ -96,9 +96,9 @@ async def start_run(request: Request) -> JSONResponse:
     (gates wait for decisions from the browser)."""
     body = await json_body(request)
     mode, task, fields = _task_of(body)
-    gate = body.get("gate", "human")
-    if gate not in GATE_MODES:
-        raise ApiError(400, f'"gate" must be one of {", ".join(GATE_MODES)}')
+    gate = body.get("gate")  # absent: the GATE_MODE setting, as a run started in a terminal
+    if gate is not None and gate not in GATE_MODES:
+        raise ApiError(400, f'"gate" must be one of {", ".join(GATE_MODES)}, or absent for the GATE_MODE setting')
     layout: Layout = request.app.state.layout
     environ = request.app.state.environ
     new = await run_in_threadpool(

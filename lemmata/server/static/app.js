@@ -65,7 +65,9 @@ function updateRunLabel(run) {
 async function startRun(event) {
   event.preventDefault();
   const mode = byId("new-run-mode").value;
-  const body = { mode, gate: byId("new-run-gate").value };
+  const body = { mode };
+  const gate = byId("new-run-gate").value;  // "": the GATE_MODE setting decides
+  if (gate) body.gate = gate;
   if (mode === "from-papers") {
     body.papers = byId("new-run-papers").value.split(",").map((p) => p.trim()).filter(Boolean);
   } else {
