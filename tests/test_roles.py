@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import jsonschema
 import pytest
 from click.testing import CliRunner
 
+import lemmata
 from lemmata.cli.main import cli
 from lemmata.llm.roles import ROLES, role
 from lemmata.settings import Settings
@@ -118,3 +121,20 @@ def test_roles_json_follows_max_tokens_prover_from_the_environment() -> None:
     table = {row["role"]: row for row in json.loads(run_roles("--json", env={"MAX_TOKENS_PROVER": "1234"}).stdout)}
     assert table["prover"]["max_tokens"] == 1234
     assert table["assembler"]["max_tokens"] == 4096
+
+
+def test_the_roles_said_not_to_be_called_are_called_nowhere_and_the_others_somewhere() -> None:
+    """Issue 23: MAX_TOKENS_SKETCH was a setting no call used, unsaid. Each role no stage calls
+    says why (`lemmata roles`); a scan of the package keeps the claim true both ways."""
+    package = Path(lemmata.__file__).parent
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in package.rglob("*.py") if "testing" not in path.parts)
+    # A role is called as client.complete("<role>", ...), complete_reply(...), or through an agent
+    # loop, AgentSpec("<role>", ...).
+    called = re.compile(r"""(?:\.complete(?:_reply)?|AgentSpec)\(\s*["'](\w+)["']""")
+    named = set(called.findall(sources))
+    assert {name for name, r in ROLES.items() if r.not_called} == {"counterexample", "analyst", "sketch"}
+    assert named == {name for name, r in ROLES.items() if not r.not_called}
+    table = {row["role"]: row for row in json.loads(run_roles("--json").stdout)}
+    assert table["sketch"]["called"] is False and "lemma chain as checked" in table["sketch"]["not_called"]
+    sketch = next(line for line in run_roles().stdout.splitlines() if line.startswith("sketch "))
+    assert sketch.endswith("(no call: see `lemmata roles --json`)")

@@ -260,14 +260,17 @@ def roles(as_json: bool) -> None:
     settings = Settings.from_environment()
     if as_json:
         table = [{"role": r.name, "max_tokens_setting": r.max_tokens_setting, "max_tokens": r.max_tokens(settings),
-                  "model_tier": r.tier, "purpose": r.purpose, "answer_schema": r.json_schema()}
+                  "model_tier": r.tier, "purpose": r.purpose, "called": not r.not_called,
+                  **({"not_called": r.not_called} if r.not_called else {}), "answer_schema": r.json_schema()}
                  for r in ROLES.values()]
         click.echo(json.dumps(table, indent=2))
         return
     click.echo(f"{'role':<15} {'setting':<24} {'tokens':>6}  tier    purpose")
     for r in ROLES.values():
         json_note = " (JSON answer)" if r.answer else ""
-        click.echo(f"{r.name:<15} {r.max_tokens_setting:<24} {r.max_tokens(settings):>6}  {r.tier:<7} {r.purpose}{json_note}")
+        unused = " (no call: see `lemmata roles --json`)" if r.not_called else ""
+        click.echo(f"{r.name:<15} {r.max_tokens_setting:<24} {r.max_tokens(settings):>6}  {r.tier:<7} "
+                   f"{r.purpose}{json_note}{unused}")
 
 
 @cli.command()

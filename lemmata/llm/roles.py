@@ -18,6 +18,8 @@ class Role:
     tier: Literal["active", "fast"]
     answer: type[BaseModel] | None
     purpose: str
+    #: Why no stage calls this role of the spec's list ("" for the roles that are called).
+    not_called: str = ""
 
     def max_tokens(self, settings: Settings) -> int:
         return int(getattr(settings, self.max_tokens_setting))
@@ -44,9 +46,14 @@ ROLES: dict[str, Role] = {
         Role("crystallizer", "MAX_TOKENS_CRYSTALLIZER", "active", None, "final theorem statement"),
         Role("formalizer", "MAX_TOKENS_FORMALIZER", "fast", answers.FormalizerAnswer, "formal statements"),
         Role("refiner", "MAX_TOKENS_FORMALIZER", "active", None, "refinement after stagnation"),
-        Role("counterexample", "MAX_TOKENS_FORMALIZER", "active", None, "counterexample search"),
-        Role("analyst", "MAX_TOKENS_ANALYST", "fast", None, "analysis stages"),
-        Role("sketch", "MAX_TOKENS_SKETCH", "fast", None, "proof sketch"),
+        Role("counterexample", "MAX_TOKENS_FORMALIZER", "active", None, "counterexample search",
+             not_called="the refuter looks for the first error and the experiment samples instances: "
+                        "a counterexample search would repeat them"),
+        Role("analyst", "MAX_TOKENS_ANALYST", "fast", None, "analysis stages",
+             not_called="the extractor, on the same setting, is the analysis stage there is"),
+        Role("sketch", "MAX_TOKENS_SKETCH", "fast", None, "proof sketch",
+             not_called="the theory review's sketch is the lemma chain as checked, from the artifacts: a model's "
+                        "summary could claim more than was verified"),
         Role("compress", "MAX_TOKENS_COMPRESS", "fast", None, "agent history compression"),
         Role("experiment", "MAX_TOKENS_AGENT", "active", answers.ExperimentAnswer, "numerical checks"),
         Role("writer", "MAX_TOKENS_AGENT", "active", None, "LaTeX paper"),
