@@ -12,6 +12,7 @@ from lemmata.events import TokenTally
 from lemmata.latex.document import support_files
 from lemmata.outcome import main_result_line
 from lemmata.pipeline import USER_FIGURES, USER_FILES
+from lemmata.stages.rewrite import version_dir
 from lemmata.verification.calibration import trust_in_words
 
 WIDTH = 78
@@ -150,10 +151,15 @@ def check_lines(check: LemmaCheck) -> list[str]:
     return lines + [f"    note: {_shorten(note, 80)}" for note in check.notes]
 
 
-def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path) -> str:
+def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path, version: int = 1) -> str:
+    """The session summary after the writer and the compile of paper version `version`, whether
+    the compile succeeded (its report beside the paper) or failed (its report in logs/)."""
     directions = read_artifact(run_dir / "directions.json", Directions)
-    theory = read_artifact(run_dir / "theory.json", Theory)
-    meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
+    theory = read_artifact(run_dir / ("theory.json" if version == 1 else f"{version_dir(version)}/theory.json"), Theory)
+    meta = read_artifact(run_dir / f"paper_v{version}.json", PaperMeta)
+    report = run_dir / f"paper_v{version}.compile.json"
+    if not report.exists():
+        report = run_dir / "logs" / report.name
     lines = [
         f"Paper: {meta.title}",
         f"Goal: {_shorten(directions.goal)}",
@@ -161,12 +167,12 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         main_result_line(theory.main_result_issues()),
         f"Proof status: {theory.proof_status}; verified lemmas: {verified_count(theory)} of {len(theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
-        compile_line(read_artifact(run_dir / "paper_v1.compile.json", CompileReport)),
+        compile_line(read_artifact(report, CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
         "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
         f"Files in {output_dir}: " + ", ".join(delivered_files(run_dir)),
     ]
-    return _box("writer: session summary", lines)
+    return _box("writer: session summary" if version == 1 else f"writer: version {version}", lines)
 
 
 def delivered_files(run_dir: Path) -> list[str]:

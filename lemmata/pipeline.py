@@ -49,6 +49,18 @@ def figures_of(version: int) -> str:
     return USER_FIGURES if version == 1 else f"versions/v{version}/{USER_FIGURES}"
 
 
+def card_artifacts(version: int) -> tuple[str, ...]:
+    """The artifacts whose appearance shows a stage's summary card: the first run's stages, or a
+    rewrite's theory and experiment (its writer card comes with the end of the drive)."""
+    if version == 1:
+        return tuple(stage.artifact for stage in STAGES)
+    return (f"versions/v{version}/theory.json", f"versions/v{version}/experiment.json")
+
+
+#: The rules that compile a paper version: when one fails, the writer's card still shows.
+COMPILE_RULES = ("compile", "rewrite_compile")
+
+
 def version_targets(version: int) -> tuple[str, ...]:
     """What the workflow is asked to make: the whole first run (rule all), or a rewrite's files."""
     return () if version == 1 else (f"paper_v{version}.pdf", f"rewrite_context_v{version}.json")

@@ -36,7 +36,9 @@ from lemmata.outcome import run_outcome
 from lemmata.pausing import (
     clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
 )
-from lemmata.pipeline import STAGES, USER_FIGURES, figures_of, incomplete_outputs, user_files, version_targets
+from lemmata.pipeline import (
+    COMPILE_RULES, USER_FIGURES, card_artifacts, figures_of, incomplete_outputs, user_files, version_targets,
+)
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.runs import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
@@ -149,6 +151,8 @@ class Driver:
                     return stopped
                 continue
             message = self._failure_message(result)
+            if set(result.board.failed_rules) & set(COMPILE_RULES):
+                self._show_writer_card(record)  # what was written, and why it did not compile
             # A compile failure of the first run: the LaTeX is worth having. A failed rewrite
             # delivers nothing: its version does not exist (rewrite.record_failure).
             if self.version == 1 and self._deliver(record):
@@ -160,7 +164,7 @@ class Driver:
         (self.run_dir / FAILURE_FILE).unlink(missing_ok=True)
         events = TailReader(self.run_dir / EVENTS_FILE, start_at_end=True)
         board = JobBoard()
-        done_before = {s.artifact for s in STAGES if (self.run_dir / s.artifact).exists()}
+        done_before = {name for name in card_artifacts(self.version) if (self.run_dir / name).exists()}
         log_path = self.run_dir / "logs" / "snakemake.log"
         log_start = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")
@@ -226,16 +230,22 @@ class Driver:
             board.apply(event)
         for record in calls.read_new():
             self.tally.apply(record)
-        for stage in STAGES:
-            if stage.artifact not in done_before and (self.run_dir / stage.artifact).exists():
-                done_before.add(stage.artifact)
-                self._show_card(stage.artifact)
+        for artifact in card_artifacts(self.version):
+            if artifact not in done_before and (self.run_dir / artifact).exists():
+                done_before.add(artifact)
+                self._show_card(artifact)
         self.console.progress(board, self.tally, time.monotonic() - self.started)
 
     def _show_card(self, artifact: str) -> None:
         card = stage_card(self.run_dir / artifact)
         if card:
             self.console.card(card)
+
+    def _show_writer_card(self, record: RunRecord) -> None:
+        """The writer's summary of this version, with its compile's outcome (failed too)."""
+        if (self.run_dir / f"paper_v{self.version}.json").exists():
+            self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started,
+                                          Path(record.output_dir), self.version))
 
     def _closed_gate(self, result: Invocation) -> str:
         """The gate that stopped the workflow (its rule alone failed, its sentinel missing), or ""."""
@@ -337,8 +347,7 @@ class Driver:
         clear_checkpoint(self.run_dir)
         self._deliver(record)
         output = Path(record.output_dir)
-        if self.version == 1:
-            self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started, output))
+        self._show_writer_card(record)
         where = f"paper in {output}" if self.version == 1 else f"paper version {self.version} in {output}"
         issues = run_outcome(self.run_dir, "completed").issues  # after "completed (main result not established)"
         return save_record(self.run_dir, record, status="completed",

@@ -215,3 +215,18 @@ def test_the_experiment_card_shows_alignment_and_each_lemmas_check() -> None:
 ])
 def test_the_experiment_card_says_why_nothing_was_tested(experiment: Experiment, line: str) -> None:
     assert line in " ".join(experiment_card(experiment).split())
+
+
+def test_a_rewrites_writer_card_reads_its_versions_theory_and_a_failed_compile_from_logs(tmp_path: Path) -> None:
+    """Issue 23: a writer card for every version, and when its compile failed (its report then in logs/)."""
+    run_dir = written_run(tmp_path, PARTLY_VERIFIED_THEORY)
+    write_artifact(run_dir / "versions/v2/theory.json", VERIFIED_THEORY)
+    write_artifact(run_dir / "paper_v2.json", PaperMeta(version=2, title="Parity, again", tex_file="paper_v2.tex",
+                                                       bib_entries=0))
+    write_artifact(run_dir / "logs/paper_v2.compile.json",
+                   CompileReport(tex_file="paper_v2.tex", ok=False, passes=["pdflatex"],
+                                 errors=["paper_v2.tex:7: Double superscript"]))
+    card = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out", version=2))
+    assert card.startswith("┌ writer: version 2") and "Paper: Parity, again" in card
+    assert "Main result: established" in card  # version 2's theory, not the first run's
+    assert "Compile FAILED after pdflatex: paper_v2.tex:7: Double superscript" in card

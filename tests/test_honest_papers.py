@@ -113,6 +113,9 @@ def test_a_writer_whose_latex_never_compiles_fails_clearly_after_its_turns(serve
     assert "Double superscript" in result.stderr and "Traceback" not in result.stderr
     assert len(server.calls("writer")) == 2  # the error went back to the model once, then the turns were spent
     assert (run_dir / "paper_v1.tex").is_file() and not (run_dir / "paper_v1.pdf").exists()
+    # The writer's card still shows, with the compile's failure (issue 23: no card when it failed).
+    card = result.stdout[result.stdout.index("┌ writer: session summary"):]
+    assert "Compile FAILED after pdflatex" in card and "Double superscript" in card
 
 
 @pytest.mark.parametrize("chatter", [

@@ -93,6 +93,10 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     first = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip().endswith("paper_v2.pdf")
+    # A rewrite's stages show their cards as the first run's do (issue 23), the writer's last.
+    cards = [line for line in first.stdout.splitlines() if line.startswith("┌ ")]
+    assert [card.split()[1] for card in cards] == ["theory", "experiment", "writer:"], cards
+    assert cards[-1].startswith("┌ writer: version 2 ")
     context = read_artifact(run_dir / "rewrite_context_v2.json", RewriteContext)
     assert (context.version, context.base_version, context.paper) == (2, 1, "paper_v2.tex")
     assert INSTRUCTIONS in context.revision_prompt

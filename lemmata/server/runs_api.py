@@ -14,14 +14,14 @@ from starlette.responses import JSONResponse, StreamingResponse
 
 from lemmata import embedded_model as em
 from lemmata.cards import stage_card
-from lemmata.errors import UserError
+from lemmata.errors import ArtifactError, UserError
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.gates import GATE_INPUTS, waiting_gate
 from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.outcome import outcome_of
 from lemmata.pausing import request_pause
-from lemmata.pipeline import STAGES, stage_states
+from lemmata.pipeline import STAGES, card_artifacts, stage_states
 from lemmata.rewrite import pending_rewrite, rewrite_unsettled
 from lemmata.runs import Layout, RunRecord, live_status, load_record
 from lemmata.server.http import ApiError, errors_as_json, json_body, run_dir_of, text_field
@@ -147,12 +147,19 @@ class LiveRuns:
 
 
 def _cards(run_dir: Path) -> list[dict[str, str]]:
+    """The first run's stage cards, then each rewrite's (theory and experiment of version n)."""
+    named = [(stage.name, stage.artifact) for stage in STAGES]
+    rewrites = sorted(int(path.name[1:]) for path in run_dir.glob("versions/v*") if path.name[1:].isdigit())
+    named += [(f"rewrite v{n}: {Path(artifact).stem}", artifact) for n in rewrites for artifact in card_artifacts(n)]
     cards = []
-    for stage in STAGES:
-        if (run_dir / stage.artifact).exists():
-            card = stage_card(run_dir / stage.artifact)
+    for stage, artifact in named:
+        if (run_dir / artifact).exists():
+            try:
+                card = stage_card(run_dir / artifact)
+            except ArtifactError as error:  # a poll must answer whatever one file holds
+                card = f"{stage}: {error}"
             if card:
-                cards.append({"stage": stage.name, "text": card})
+                cards.append({"stage": stage, "text": card})
     return cards
 
 
