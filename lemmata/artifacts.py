@@ -132,6 +132,7 @@ class TheoryPlan(Artifact):
     formal_statement: str = ""
     architect_note: str = Field("", description="what the proof architect changed, or why its answer was not used")
     dedup_note: str = Field("", description="lemmas merged as copies or dropped as restating the goal, per plan")
+    size_note: str = Field("", description="how the decomposer's answer departed from the simplified plan's 3 lemmas")
     rework: TheoryRework | None = Field(None, description="the reviewer's objection this plan answers")
 
     def reworked(self, lemma_id: str) -> bool:

@@ -77,13 +77,28 @@ def test_full_plan_out_of_range_asks_for_a_simplified_plan(first: str) -> None:
                                        "architect": ["No changes."]})
     plan = plan_theory(client, GOAL)
     assert plan.level == "simplified"
-    # a simplified plan has 3 lemmas: the first three of the second answer
+    # a simplified plan has 3 lemmas: the first three of the second answer, and the plan says so
     assert [lemma.statement for lemma in plan.lemmas] == ["Simple 1.", "Simple 2.", "Simple 3."]
+    assert plan.size_note == ("the decomposer gave 5 lemmas for the simplified plan of 3: the first 3 are kept, "
+                              "L4, L5 dropped")
     calls = backend.calls("decomposer")
     assert len(calls) == 2
     assert "4 to 10 lemmas" in user_text(calls[0])
     assert "exactly 3 lemmas" in user_text(calls[1])
     assert backend.pending() == 0
+
+
+@pytest.mark.parametrize("count, note", [
+    pytest.param(3, "", id="three-as-asked"),
+    pytest.param(2, "the decomposer gave 2 lemmas for the simplified plan of 3: the plan has 2", id="two"),
+    pytest.param(1, "the decomposer gave 1 lemma for the simplified plan of 3: the plan has 1", id="one"),
+])
+def test_a_simplified_plan_that_is_not_three_lemmas_says_so(count: int, note: str) -> None:
+    """Issue 23: the spec's simplified plan is 3 lemmas; fewer were taken, more cut, in silence."""
+    client, _ = scripted_client({"decomposer": [lemma_plan(12), lemma_plan(count, prefix="Simple")],
+                                 "architect": ["No changes."]})
+    plan = plan_theory(client, GOAL)
+    assert (plan.level, len(plan.lemmas), plan.size_note) == ("simplified", count, note)
 
 
 @pytest.mark.parametrize(

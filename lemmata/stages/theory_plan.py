@@ -42,11 +42,26 @@ def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_stateme
     items = _decompose(client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback, known)
     if items:
         plan = TheoryPlan(goal=goal, level="simplified", lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]),
-                          formal_statement=formal_statement)
+                          formal_statement=formal_statement, size_note=simplified_size_note(items))
         return _arranged(client, without_duplicates(plan, "decomposer"), feedback, known)
     # The last resort has nothing for an architect to arrange.
     return TheoryPlan(goal=goal, level="single_goal", lemmas=[_goal_lemma(goal, formal_statement)],
                       formal_statement=formal_statement, architect_note=NOT_CONSULTED)
+
+
+def simplified_size_note(items: list[dict[str, Any]]) -> str:
+    """What became of a simplified plan that is not 3 lemmas: the rest cut, or fewer kept; "" at 3."""
+    count = len(items)
+    if count > SIMPLIFIED_SIZE:
+        dropped = ", ".join(str(item["id"]).strip() or f"#{n}" for n, item in
+                            enumerate(items[SIMPLIFIED_SIZE:], start=SIMPLIFIED_SIZE + 1))
+        return (f"the decomposer gave {count} lemmas for the simplified plan of {SIMPLIFIED_SIZE}: the first "
+                f"{SIMPLIFIED_SIZE} are kept, {dropped} dropped")
+    if count < SIMPLIFIED_SIZE:
+        lemmas = "lemma" if count == 1 else "lemmas"
+        return (f"the decomposer gave {count} {lemmas} for the simplified plan of {SIMPLIFIED_SIZE}: "
+                f"the plan has {count}")
+    return ""
 
 
 def _goal_lemma(goal: str, formal_statement: str) -> Lemma:
