@@ -6,11 +6,12 @@ a file either holds a complete, valid artifact or does not exist.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -312,6 +313,14 @@ class Checkpoint(Artifact):
     paused_at: float
     requested_by: str = ""
     research_brief_json: str = Field("{}", description="the chosen direction as a JSON object string; {} before one")
+
+    def research_brief(self) -> dict[str, Any]:
+        """The brief read back (the spec's resume rule): {} when absent, not JSON or not an object."""
+        try:
+            brief = json.loads(self.research_brief_json or "{}")
+        except json.JSONDecodeError:
+            return {}
+        return brief if isinstance(brief, dict) else {}
 
 
 class GateDecision(Artifact):

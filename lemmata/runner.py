@@ -19,7 +19,7 @@ import yaml
 
 import lemmata
 from lemmata.artifacts import (
-    DirectionIdeas, Survey, TaskInput, Theory, TheoryRework, atomic_write_text, read_artifact, write_artifact,
+    Checkpoint, DirectionIdeas, Survey, TaskInput, Theory, TheoryRework, atomic_write_text, read_artifact, write_artifact,
 )
 from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError, RunBusyError
@@ -103,8 +103,7 @@ class Driver:
             self._repair()
             checkpoint = load_checkpoint(self.run_dir)
             if checkpoint:
-                self.console.info(f"resuming from the {checkpoint.stage_name} stage (paused "
-                                  f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(checkpoint.paused_at))})")
+                self.console.info(resume_notice(checkpoint))
             record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="",
                                  profile=execution.name)
             if not execution.remote:
@@ -352,6 +351,15 @@ class Driver:
         issues = run_outcome(self.run_dir, "completed").issues  # after "completed (main result not established)"
         return save_record(self.run_dir, record, status="completed",
                            message=where + (f"; {'; '.join(issues)}" if issues else ""))
+
+
+def resume_notice(checkpoint: Checkpoint) -> str:
+    """Where a paused run goes on, and on which direction: the brief the checkpoint kept."""
+    paused = time.strftime("%Y-%m-%d %H:%M", time.localtime(checkpoint.paused_at))
+    brief = checkpoint.research_brief()
+    direction = str(brief.get("direction") or brief.get("goal") or "").strip()
+    return (f"resuming from the {checkpoint.stage_name} stage (paused {paused})"
+            + (f", on the direction: {direction}" if direction else ""))
 
 
 def default_jobs(backend: str) -> int:

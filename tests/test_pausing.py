@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.artifacts import Direction, Directions, Survey, write_artifact
+from lemmata.artifacts import Checkpoint, Direction, Directions, Survey, write_artifact
 from lemmata.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
 from lemmata.pausing import (
     checkpoint_file, clear_checkpoint, load_checkpoint, pause_flag, pause_request, request_pause, save_checkpoint,
 )
 from lemmata.pipeline import artifact_states, stage_states
+from lemmata.runner import resume_notice
 
 
 @pytest.fixture
@@ -108,3 +109,21 @@ def test_a_stage_whose_artifact_was_being_written_is_not_done(tmp_path: Path) ->
     finished_survey(tmp_path)
     mark_incomplete(tmp_path, "survey.json")
     assert dict((stage.name, state) for stage, state in stage_states(tmp_path, set(), None))["survey"] == "pending"
+
+
+@pytest.mark.parametrize("stored, brief", [
+    pytest.param('{"direction": "Parity by ideals", "goal": "g"}', {"direction": "Parity by ideals", "goal": "g"},
+                 id="a-chosen-direction"),
+    pytest.param("{}", {}, id="before-a-direction"),
+    pytest.param("", {}, id="empty-string"),
+    pytest.param("not json at all", {}, id="not-json"),
+    pytest.param('["a", "list"]', {}, id="not-an-object"),
+])
+def test_the_research_brief_is_read_back_from_the_checkpoint(stored: str, brief: dict) -> None:
+    """The spec's resume rule: the brief is read from research_brief_json, a JSON string whose
+    default is the empty object (issue 23: it was written and never read)."""
+    checkpoint = Checkpoint(session_id="s1", stage_name="theory", paused_at=0.0, research_brief_json=stored)
+    assert checkpoint.research_brief() == brief
+    notice = resume_notice(checkpoint)
+    assert notice.startswith("resuming from the theory stage (paused ")
+    assert notice.endswith(", on the direction: Parity by ideals") == bool(brief)

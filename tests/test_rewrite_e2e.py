@@ -20,6 +20,7 @@ import lemmata
 from conftest import api_client, cli_environment
 from lemmata.artifacts import Experiment, PaperMeta, RewriteContext, Theory, read_artifact
 from lemmata.llm.calllog import read_call_records
+from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
 from lemmata.qa_history import read_history
 from lemmata.runs import load_record, save_record
 from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
@@ -111,6 +112,11 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     assert all(f"\\label{{lem:{lemma.id}}}" in (run_dir / "paper_v2.tex").read_text() for lemma in lemmas)
     v2 = digests(run_dir, 2)
     assert digests(run_dir, 1) == v1
+    # The session's knowledge graph follows the rewritten theory, as after the first run (issue 23).
+    graph = read_artifact(graph_path(run_dir.parent.parent, run_dir.name), KnowledgeGraph)
+    v2_theory = read_artifact(run_dir / "versions/v2/theory.json", Theory)
+    assert [node.statement for node in graph.nodes if node.kind == "lemma"] == [l.statement for l in v2_theory.lemmas]
+    assert graph.updated >= (run_dir / "versions/v2/theory.json").stat().st_mtime - 1
 
     # A code update between rewrites: the writer now marks its papers. Only v3 may show it.
     writer = code / "lemmata/stages/writer.py"

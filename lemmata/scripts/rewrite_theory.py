@@ -1,7 +1,10 @@
 """rewrite_theory: revisions/v<n>.json + version n-1's theory (+ the survey, the formal statement)
--> versions/v<n>/theory.json: planned again with the instructions, every lemma proved, assembled."""
+-> versions/v<n>/theory.json: planned again with the instructions, every lemma proved, assembled;
+and the session's tier-3 knowledge graph, now of this theory."""
 from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, read_artifact, write_artifact
 from lemmata.jobs import StageJob
+from lemmata.memory.knowledge_graph import build_graph, record_graph
+from lemmata.settings import lemmata_home
 from lemmata.stages.rewrite import rewrite_theory
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
@@ -14,3 +17,5 @@ with job.reporting():
         checker=job.checker(job.client()),
     )
     write_artifact(job.output(), theory)
+    # The session's knowledge graph follows its latest theory, as after the first run's.
+    record_graph(lemmata_home(), build_graph(job.task_input().session_id, theory.goal, theory.lemmas, theory))
