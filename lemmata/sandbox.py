@@ -38,23 +38,11 @@ THREAD_VARIABLES = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NU
 
 
 @dataclass(frozen=True)
-class Limits:
-    """A test's limits. wall, CPU, memory and processes hold for the whole test (all its
-    processes together; memory counts the scratch tmpfs too); file_bytes and open_files per
-    process; output_bytes of stdout and of stderr, whose tail is kept (the counts line is last)."""
+class Limits(BoxLimits):
+    """A test's limits: the box's (wall, CPU, memory and processes for the whole test), and
+    output_bytes of stdout and of stderr, whose tail is kept (the counts line is last)."""
 
-    wall_seconds: float = 30.0
-    cpu_seconds: int = 20
-    memory_bytes: int = 1 << 30
-    processes: int = 32
-    scratch_bytes: int = 64 << 20
-    file_bytes: int = 10 << 20
-    open_files: int = 64
     output_bytes: int = 1 << 20
-
-    def box(self) -> BoxLimits:
-        return BoxLimits(self.wall_seconds, self.cpu_seconds, self.memory_bytes, self.processes, self.scratch_bytes,
-                         self.file_bytes, self.open_files)
 
 
 @dataclass(frozen=True)
@@ -82,7 +70,7 @@ def run_python(code: str, limits: Limits = Limits(), *, guard: bool = True,
         status_read, status_write = os.pipe()
         try:
             spec = BoxSpec([*argv, str(status_write)] if guard else argv, box_paths(inputs), script_environment(),
-                           limits.box(), SCRATCH)
+                           limits, SCRATCH)
             with open_box(spec, pass_fds=(status_write,)) as box:
                 os.close(status_write)
                 status_write = -1
@@ -101,7 +89,7 @@ def sandbox_problem() -> str:
     """Why no test can run here (no bubblewrap, namespaces forbidden, no cgroup for the whole-test
     limits and no opt-in to weaker ones), in words for the user; "" when tests can run."""
     try:
-        cgroup = whole_box_cgroup(Limits().box())
+        cgroup = whole_box_cgroup(Limits())
     except BoxUnavailable as error:
         return str(error)
     if cgroup:
@@ -256,7 +244,7 @@ def stop_reason(*, timed_out: bool, denied: str, limits_hit: set[str], signal_nu
     elif "memory (whole test)" in limits_hit:
         reasons.append(f"stopped: its processes together exceeded the {_size(limits.memory_bytes)} memory limit")
     elif signal_number == signal.SIGXCPU or (signal_number == signal.SIGKILL and cpu_spent):
-        reasons.append(f"stopped: exceeded the {limits.cpu_seconds} s CPU-time limit")
+        reasons.append(f"stopped: exceeded the {limits.cpu_seconds:g} s CPU-time limit")
     elif signal_number == signal.SIGXFSZ or "file size" in limits_hit:
         reasons.append(f"stopped: wrote a file past the {_size(limits.file_bytes)} file-size limit")
     elif "scratch" in limits_hit:
