@@ -21,7 +21,9 @@ PROMPT = (render_prompt("writer_followup", problem="x", parts="y").user + "\n" +
           "- Cite only with \\cite{key} and only the keys listed under \"Citation keys\"; if none are listed, cite nothing.\n"
           f"[L2] NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: {STATEMENT}\n"
           "The prover's proof begins: **Proof:** By [L1], write $a = 2m$. Then the claim follows. QED\n"
-          "- CONCLUSION: one short paragraph.\n")
+          "- CONCLUSION: one short paragraph.\n"
+          # The writer's style skill, as the briefing appends it: its sentences wrap over lines.
+          + (DATA.parent.parent / "lemmata" / "skills" / "latex-theorem-proof.md").read_text().split("---\n")[-1])
 GOAL = "The sum of two even integers is even."
 ECHO = PromptEcho(PROMPT + f"Goal: {GOAL}\n", allowed=[GOAL], statements=[STATEMENT, "Zero is even."])
 
@@ -79,6 +81,12 @@ ECHOES = [
                  "of two even integers is even\", and it is not verified yet.", id="talks-about-the-citation-keys"),
     pytest.param("The survey summary provides additional context about the proof and its significance in number "
                  "theory.", id="talks-about-the-survey-summary"),
+    # The README's main command on the embedded model (2026-11-25, this run's Introduction): the
+    # writer's style rules, wrapped over lines in the prompt, retold as the paper's outline.
+    pytest.param("• Lemmas: The main result is stated in its environment before it is used, and followed at once by "
+                 "its proof environment. Each lemma is stated in words and symbols together, with the quantifiers "
+                 "of the statement explicit; never leave constants unnamed when they are known.",
+                 id="the-style-rules-retold-as-the-outline"),
 ]
 
 
@@ -99,6 +107,8 @@ KEPT = [
                  id="many-macros-each-in-its-formula"),
     pytest.param("Over \\RR and \\CC the claim fails.", id="two-macros-in-prose"),
     pytest.param("Parity is the first invariant of integer arithmetic.", id="ordinary-prose"),
+    pytest.param("Each lemma is stated before it is used; the proofs then follow the order of the plan, and the "
+                 "last section assembles them into the main result.", id="the-paper-s-own-outline"),
 ]
 
 

@@ -24,10 +24,12 @@ from lemmata.sandbox import Limits, SandboxResult, run_python
 from lemmata.stages.experiment import (SUSPECT_RATE, AgentLimits, attempt_feedback, domain_tools, experiment_decision,
                                        run_experiment)
 from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
-from lemmata.stages.experiment_signals import quantitative_signals
-from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
 from lemmata.stages import experiment_plot
+from lemmata.stages.answers import ExperimentAnswer
+from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
 from lemmata.stages.experiment_plot import add_plots, draw_plot, plot_document, plot_file_name
+from lemmata.stages.experiment_signals import quantitative_signals
+from lemmata.stages.parsing import parse_json_answer
 from lemmata.stages.writer import experiment_summary
 from lemmata.testing.scripted_backend import scripted_client
 
@@ -262,6 +264,29 @@ def test_five_failed_turns_make_an_error_with_every_reason_and_the_stage_goes_on
 def test_the_turn_limit_is_a_setting() -> None:
     check, calls = run_one(failed(), answers=[experiment_answer("a"), experiment_answer("b")], max_turns=2)
     assert (check.outcome, check.attempts, len(calls)) == ("error", 2, 2)
+
+
+#: A real answer of the embedded model (the README's main command, 2026-11-25): the script with
+#: raw line breaks inside the JSON string, between a "```python" first line and a "```python" last one.
+FENCED_RAW_ANSWER = (Path(__file__).parent / "data" / "embedded_outputs"
+                     / "experiment-fenced-code-raw-newlines.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("answer, first_line, last_line", [
+    pytest.param(FENCED_RAW_ANSWER, "import numpy as np", "print(counts)", id="embedded-fenced-code-raw-newlines"),
+    pytest.param('{"code": "```\nprint(1)\n```"}', "print(1)", "print(1)", id="bare-fence-escaped-newlines"),
+    pytest.param('{"code": "import json\nprint(json.dumps({}))"}', "import json", "print(json.dumps({}))",
+                 id="no-fence"),
+    pytest.param(r'{"code": "x = \"```\"\nprint(x)"}', 'x = "```"', "print(x)", id="a-fence-inside-the-code-stays"),
+])
+def test_an_experiment_answer_is_read_as_the_script_it_carries(answer: str, first_line: str, last_line: str) -> None:
+    """Each run of the embedded model lost most of its 20 experiment calls to these: JSON the
+    strict parser refused (line breaks written raw) and scripts starting with a fence line
+    (a SyntaxError in the sandbox)."""
+    code = parse_json_answer(answer, ExperimentAnswer, "experiment").code
+    lines = code.split("\n")
+    assert (lines[0], lines[-1]) == (first_line, last_line)
+    compile(code, "check.py", "exec")
 
 
 @pytest.mark.parametrize("answer", [

@@ -7,9 +7,13 @@ describe what we ask for, not all that we accept.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+#: A markdown fence line: ``` with an optional language.
+CODE_FENCE = re.compile(r"```[A-Za-z0-9_+-]*")
 
 
 class Answer(BaseModel):
@@ -129,3 +133,15 @@ class ExperimentAnswer(Answer):
     code: str = Field(description='a Python script whose last printed line is the JSON counts line '
                       '{"trials": N, "violations": V}, optionally with "series" and "x_label"')
     rationale: str = ""
+
+    @field_validator("code")
+    @classmethod
+    def _without_fence(cls, code: str) -> str:
+        """The script without a markdown fence around it (the embedded model writes "```python" as
+        the first line of "code", and sometimes "```python" again as the last)."""
+        lines = code.strip("\n").split("\n")
+        if len(lines) > 1 and CODE_FENCE.fullmatch(lines[0].strip()):
+            lines = lines[1:]
+            if lines and CODE_FENCE.fullmatch(lines[-1].strip()):
+                lines = lines[:-1]
+        return "\n".join(lines)

@@ -51,11 +51,12 @@ def json_values(text: str, opener: str) -> Iterator[tuple[Any, int, int]]:
 
 def parse_json_answer(text: str, model: type[M], role: str) -> M:
     """The answer as `model`: the whole text, a fenced block, the complete part of a truncated
-    object, or the first object in it."""
+    object, or the first object in it. Line breaks written raw inside a string (a script as the
+    embedded model writes it into "code") are read as the line breaks they mean."""
     candidates: list[Any] = []
     for chunk in [text, *fenced_blocks(text)]:
         try:
-            candidates.append(json.loads(chunk))
+            candidates.append(json.loads(chunk, strict=False))
         except json.JSONDecodeError:
             pass
     # Before the first inner object: in a truncated answer that is one item, not the answer.

@@ -22,7 +22,12 @@ short paragraph.") as the part. A line is dropped when it
 - talks about the request's own material ("Citation keys are provided to cite the theorem",
   "The survey summary provides additional context", same run): the reader has no such things;
 - is (nearly) a line of the prompt, or a long piece of one, once the material the paper may
-  repeat (the goal, the brief, the survey summary, the theorem) is taken out of both.
+  repeat (the goal, the brief, the survey summary, the theorem) is taken out of both;
+- is, for at least half its length, sentences of the prompt reworded a little, the prompt read
+  as sentences across the lines a paragraph or a list item wraps over: the writer's style rules
+  retold as the paper's outline ("Lemmas: The main result is stated in its environment before it
+  is used, and followed at once by its proof environment. ...", the README's main command on the
+  embedded model, 2026-11-25).
 """
 
 from __future__ import annotations
@@ -48,6 +53,12 @@ ECHO_SIMILARITY = 0.85
 LABEL_WORDS = (3, 8)
 #: How alike a line and a line of the macro list must be: models shorten those lines.
 MACRO_LIST_SIMILARITY = 0.6
+#: The share of a line (by length) made of reworded prompt sentences from which it is an echo.
+MIN_COPIED_SHARE = 0.5
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\\item|\d+[.)])\s+")
+#: What may open a line before its sentences: a list mark and a short label ("- Lemmas: ...").
+_LINE_OPENING = re.compile(r"^\s*(?:(?:[-*•]|\\item|\d+[.)])\s+)?(?:[A-Za-z][A-Za-z ]{0,30}:\s+)?")
 _MACRO_NAMES = frozenset(re.findall(r"\\[A-Za-z]+", MACRO_SUMMARY))
 _TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", re.IGNORECASE)
 _TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b", re.IGNORECASE)
@@ -78,6 +89,7 @@ class PromptEcho:
     _statements: list[str] = field(init=False)
     _labels: set[str] = field(init=False)
     _macro_lines: list[str] = field(init=False)
+    _sentences: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self._allowed = sorted({normalised(text) for text in self.allowed if normalised(text)}, key=len, reverse=True)
@@ -89,6 +101,8 @@ class PromptEcho:
         self._statements = [normalised(text) for text in self.statements if normalised(text)]
         self._labels = {label for line in self.prompt.splitlines() if (label := _label(line))}
         self._macro_lines = [normalised(line) for line in MACRO_SUMMARY.splitlines()]
+        self._sentences = [rest for sentence in prompt_sentences(self.prompt)
+                           if len(rest := self._without_allowed(normalised(sentence))) >= MIN_ECHO_CHARS]
 
     def is_echo(self, line: str) -> bool:
         if _TALKS_ABOUT_MACROS.search(line) or _TALKS_ABOUT_REQUEST.search(line) or _lists_macros(line) \
@@ -106,7 +120,17 @@ class PromptEcho:
         rest = self._without_allowed(text)
         if len(rest) < MIN_ECHO_CHARS:
             return False
-        return any(alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines)
+        return (any(alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines)
+                or self._retells_sentences(line))
+
+    def _retells_sentences(self, line: str) -> bool:
+        """Whether at least MIN_COPIED_SHARE of the line is prompt sentences, each nearly as written."""
+        sentences = [self._without_allowed(normalised(part))
+                     for part in _SENTENCE_END.split(_LINE_OPENING.sub("", line, count=1))]
+        total = sum(len(sentence) for sentence in sentences)
+        copied = sum(len(sentence) for sentence in sentences if len(sentence) >= MIN_ECHO_CHARS
+                     and any(alike(sentence, prompted, ECHO_SIMILARITY) for prompted in self._sentences))
+        return total >= MIN_ECHO_CHARS and copied >= MIN_COPIED_SHARE * total
 
     def remove(self, text: str) -> tuple[str, int]:
         """(`text` without its echoed lines, how many lines went)."""
@@ -125,6 +149,17 @@ class PromptEcho:
         for allowed in self._allowed:
             text = text.replace(allowed, " ")
         return " ".join(text.split())
+
+
+def prompt_sentences(prompt: str) -> list[str]:
+    """The prompt's sentences: the lines of a paragraph or a list item joined again first."""
+    blocks: list[list[str]] = [[]]
+    for line in prompt.splitlines():
+        if not line.strip() or _LIST_ITEM.match(line):
+            blocks.append([])
+        if line.strip():
+            blocks[-1].append(_LIST_ITEM.sub("", line).strip())
+    return [sentence for block in blocks if block for sentence in _SENTENCE_END.split(" ".join(block))]
 
 
 def _label(line: str) -> str:
