@@ -270,10 +270,18 @@ def test_the_turn_limit_is_a_setting() -> None:
 #: raw line breaks inside the JSON string, between a "```python" first line and a "```python" last one.
 FENCED_RAW_ANSWER = (Path(__file__).parent / "data" / "embedded_outputs"
                      / "experiment-fenced-code-raw-newlines.txt").read_text(encoding="utf-8")
+#: Another of that model's answers (the same command, run again): the script escaped twice, one line
+#: of literal backslash-n.
+ESCAPED_TWICE_ANSWER = (Path(__file__).parent / "data" / "embedded_outputs"
+                        / "experiment-code-escaped-twice.txt").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("answer, first_line, last_line", [
     pytest.param(FENCED_RAW_ANSWER, "import numpy as np", "print(counts)", id="embedded-fenced-code-raw-newlines"),
+    pytest.param(ESCAPED_TWICE_ANSWER, "import numpy as np", "    return trials, violations",
+                 id="embedded-code-escaped-twice"),
+    pytest.param(r'{"code": "print(\"a\\nb\")"}', r'print("a\nb")', r'print("a\nb")',
+                 id="one-line-with-one-newline-escape-stays"),
     pytest.param('{"code": "```\nprint(1)\n```"}', "print(1)", "print(1)", id="bare-fence-escaped-newlines"),
     pytest.param('{"code": "import json\nprint(json.dumps({}))"}', "import json", "print(json.dumps({}))",
                  id="no-fence"),

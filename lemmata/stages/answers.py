@@ -7,6 +7,7 @@ describe what we ask for, not all that we accept.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -129,6 +130,18 @@ class ConsistencyAnswer(Answer):
     issues: list[str] = Field(default_factory=list)
 
 
+def _escaped_once(code: str) -> str:
+    """A script whose JSON string was escaped twice ("import numpy as np\\nfrom ...": one line full
+    of literal backslash-n, as the embedded model wrote it) decoded once more; any other as it is."""
+    if "\n" in code or code.count("\\n") < 2:
+        return code
+    try:
+        decoded = json.loads(f'"{code}"')
+    except json.JSONDecodeError:
+        return code
+    return decoded if isinstance(decoded, str) else code
+
+
 class ExperimentAnswer(Answer):
     code: str = Field(description='a Python script whose last printed line is the JSON counts line '
                       '{"trials": N, "violations": V}, optionally with "series" and "x_label"')
@@ -137,8 +150,10 @@ class ExperimentAnswer(Answer):
     @field_validator("code")
     @classmethod
     def _without_fence(cls, code: str) -> str:
-        """The script without a markdown fence around it (the embedded model writes "```python" as
-        the first line of "code", and sometimes "```python" again as the last)."""
+        """The script as it was meant: escaped once only, and without a markdown fence around it
+        (the embedded model writes "```python" as the first line of "code", and sometimes
+        "```python" again as the last)."""
+        code = _escaped_once(code)
         lines = code.strip("\n").split("\n")
         if len(lines) > 1 and CODE_FENCE.fullmatch(lines[0].strip()):
             lines = lines[1:]
