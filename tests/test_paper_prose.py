@@ -166,6 +166,17 @@ def test_the_macro_list_retold_in_three_lines_is_removed() -> None:
     assert cleaned("preliminaries", text) == ""
 
 
+def test_the_line_introducing_an_echoed_macro_list_goes_with_it() -> None:
+    """The README's main command on the embedded model (2026-11-25, run again): its Preliminaries
+    were an introduction and the macro list; the list went, the introduction stood alone."""
+    text = ("The definitions and notation used in the proof are as follows:\n"
+            "- Number sets: \\(\\RR\\), \\(\\NN\\), \\(\\ZZ\\), \\(\\QQ\\), \\(\\CC\\), \\(\\FF\\)\n"
+            "- Bold vectors: \\(\\ba\\), \\(\\bb\\), \\(\\bc\\), \\(\\bd\\), \\(\\be\\)\n")
+    assert cleaned("preliminaries", text) == ""
+    kept = "The notation is as follows:\n\n$n$ is an integer and $k = n/2$."
+    assert cleaned("preliminaries", kept) == kept  # an introduction to the paper's own notation stays
+
+
 def test_a_few_notation_lines_of_the_paper_s_own_are_kept() -> None:
     text = "We write $\\RR$ for the real numbers.\nLet $x \\in \\RR$ and $n \\in \\NN$.\nOver \\RR the claim holds."
     assert cleaned("preliminaries", text) == text

@@ -11,13 +11,14 @@ crystallizer, any other failure only the crystallizer; the crystallizer never tr
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lemmata.artifacts import Lemma, ProvedLemma, TheoryPlan
 from lemmata.llm.base import ChatRequest
-from lemmata.stages.theory_assemble import assemble_theory
+from lemmata.stages.theory_assemble import assemble_theory, statement_from
 from lemmata.stages.theory_plan import MAIN_RESULT, normalise_plan, plan_theory
 from lemmata.stages.theory_prove import CONTEXT_STATEMENT_CHARS, prove_lemma
 from lemmata.verification.checks import VERIFIER_EXCERPT_CHARS
@@ -764,3 +765,24 @@ def test_main_result_issues_say_why_it_is_not_established(statuses: list[str], c
                     consistency=check, proof_status="partial")
     assert theory.main_result_issues() == issues
     assert theory.main_result_established is (issues == [])
+
+
+#: A real answer of the embedded model (the README's main command, 2026-11-25): the statement, then
+#: "**Proof:**", the proof, and markdown sections of commentary, which became sections of the paper.
+STATEMENT_THEN_PROOF = (Path(__file__).parent / "data" / "embedded_outputs"
+                        / "crystallizer-statement-then-proof.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("answer, statement", [
+    pytest.param(STATEMENT_THEN_PROOF, "The sum of two even integers is even.", id="embedded-statement-then-proof"),
+    pytest.param("Every even $n$ is $2k$. **Proof.** Take $k = n/2$.", "Every even $n$ is $2k$.", id="inline-bold-proof"),
+    pytest.param("For all $n$,\n\\[ n^2 \\ge 0. \\]\n\\begin{proof} Squares. \\end{proof}",
+                 "For all $n$,\n\\[ n^2 \\ge 0. \\]", id="a-proof-environment"),
+    pytest.param("Let $x$ be real.\n## Remarks\nObvious.", "Let $x$ be real.", id="a-markdown-heading"),
+    pytest.param("\\begin{equation}\n# not a heading inside math\n\\end{equation} holds.",
+                 "\\begin{equation}\n# not a heading inside math\n\\end{equation} holds.", id="inside-math-nothing-is-cut"),
+    pytest.param("Proof: by induction. The statement $P(n)$ holds for all $n$.",
+                 "Proof: by induction. The statement $P(n)$ holds for all $n$.", id="starting-with-proof-is-kept"),
+])
+def test_the_theorem_is_the_statement_without_the_proof_written_after_it(answer: str, statement: str) -> None:
+    assert statement_from(answer) == statement

@@ -133,8 +133,11 @@ class PromptEcho:
         return total >= MIN_ECHO_CHARS and copied >= MIN_COPIED_SHARE * total
 
     def remove(self, text: str) -> tuple[str, int]:
-        """(`text` without its echoed lines, how many lines went)."""
-        kept = [line for line in text.splitlines() if not (line.strip() and self.is_echo(line))]
+        """(`text` without its echoed lines, how many lines went). A line introducing what went
+        ("The definitions and notation used in the proof are as follows:") goes with it."""
+        lines = text.splitlines()
+        echoed = [bool(line.strip()) and self.is_echo(line) for line in lines]
+        kept = [line for index, line in enumerate(lines) if not echoed[index] and not _introduces_echo(index, lines, echoed)]
         shown = [_macros_shown(line) for line in kept]
         showing = [index for index, macros in enumerate(shown) if macros]
         if len(showing) >= MIN_MACRO_LIST_LINES or len(set().union(*shown)) > MAX_BARE_MACROS:
@@ -149,6 +152,14 @@ class PromptEcho:
         for allowed in self._allowed:
             text = text.replace(allowed, " ")
         return " ".join(text.split())
+
+
+def _introduces_echo(index: int, lines: list[str], echoed: list[bool]) -> bool:
+    """Whether lines[index] ends with a colon and the next line with text is an echo."""
+    if not lines[index].rstrip().endswith(":"):
+        return False
+    following = next((position for position in range(index + 1, len(lines)) if lines[position].strip()), None)
+    return following is not None and echoed[following]
 
 
 def prompt_sentences(prompt: str) -> list[str]:

@@ -22,6 +22,10 @@ THEOREM_LABEL = re.compile(r"^\s*(?:\*\*|__)?(?:main )?(?:theorem|statement|resu
                            re.IGNORECASE)
 THEOREM_ENVIRONMENT = re.compile(r"^\s*\\begin\{(theorem|maintheorem)\}(?:\[[^\]]*\])?\s*(.*?)\s*\\end\{\1\}\s*$",
                                  re.DOTALL)
+#: Where a statement ends and its proof (or the model's commentary) begins: a proof heading,
+#: inline in bold or on its own line, a proof environment, a markdown heading.
+PROOF_START = re.compile(r"(?:\*\*|__)\s*Proof\b[^*_\n]{0,3}(?:\*\*|__)|\\begin\{proof\}|^[ \t]*Proof[.:]"
+                         r"|^[ \t]*#{1,6}[ \t]", re.MULTILINE | re.IGNORECASE)
 #: An answer that talks about the task instead of stating a theorem.
 CHATTER = re.compile(r"\b(?:I cannot|I can't|I am unable|I'm unable|I'm sorry|I apologi[sz]e|as an AI|"
                      r"language model|unable to (?:determine|state|provide)|need more information)\b", re.IGNORECASE)
@@ -90,6 +94,22 @@ def crystallize(client: LLMClient, goal: str, proof: str, feedback: str = "") ->
     return statement_from(client.complete("crystallizer", prompt.system, prompt.user))
 
 
+def before_its_proof(text: str) -> str:
+    """The statement without the proof and commentary a model wrote after it ("... is even.
+    **Proof:** 1. ... #### Verification ...", the embedded model, 2026-11-25): cut at the first
+    proof heading or markdown heading that is not inside a math environment (the spec: the
+    crystallizer never truncates math environments). A text that starts with its proof is kept."""
+    for match in PROOF_START.finditer(text):
+        before = text[: match.start()]
+        if not before.strip():
+            continue
+        inside_math = (before.count("\\begin{") != before.count("\\end{") or before.count("\\[") != before.count("\\]")
+                       or before.count("\\(") != before.count("\\)") or before.replace("\\$", "").count("$") % 2 == 1)
+        if not inside_math:
+            return before.strip()
+    return text
+
+
 def statement_from(answer: str) -> str:
     """The theorem statement in a crystallizer answer: its fences, an introducing line, a
     "Theorem:" label or a theorem environment around it removed, nothing inside cut. An answer
@@ -103,6 +123,7 @@ def statement_from(answer: str) -> str:
     if environment:
         text = environment.group(2)
     text = THEOREM_LABEL.sub("", text, count=1).strip()
+    text = before_its_proof(text)
     if not text:
         raise ModelOutputError("the crystallizer answered no statement")
     if CHATTER.search(text) or not re.search(r"[A-Za-z]", text):
