@@ -55,4 +55,7 @@ def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path,
     assert audit_run(run_dir, pdf) == []
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
     assert meta.lemmas_stated == len(theory.lemmas)
+    # The theorem is a statement: a crystallizer that went on with a proof and markdown sections
+    # (even-sum-rerun) made them the theorem and sections of the paper.
+    assert "**Proof" not in theory.theorem_statement and "\n#" not in theory.theorem_statement
     assert "Limitations" in pdf_text(pdf)
