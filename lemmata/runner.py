@@ -24,6 +24,7 @@ from lemmata.artifacts import (
 from lemmata.cards import stage_card, writer_card
 from lemmata.errors import LemmataError, RunBusyError
 from lemmata.gate_answers import GateAwaited
+from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
 from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.gates import (
     DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, GateInterrupted, Review,
@@ -414,6 +415,8 @@ def report_command(run_dir: Path, output: Path) -> list[str]:
 def workflow_environment(run_dir: Path) -> dict[str, str]:
     """The job environment: ours plus .env values, the logger plugin importable, events routed."""
     environ = load_environment()
+    if WEAKER_LIMITS_VARIABLE not in os.environ:  # a .env file may not loosen the sandbox (SECURITY.md)
+        environ.pop(WEAKER_LIMITS_VARIABLE, None)
     package_parent = str(Path(lemmata.__file__).resolve().parent.parent)
     environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, environ.get("PYTHONPATH", "")) if p)
     environ["LEMMATA_EVENTS_FILE"] = str(run_dir / EVENTS_FILE)

@@ -13,7 +13,10 @@ import pytest
 
 from lemmata.events import JobBoard
 from lemmata.runs import LOCK_FILE, RunLock, is_run_active
-from lemmata.runner import EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs, workflow_processes
+from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
+from lemmata.runner import (
+    EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs, workflow_environment, workflow_processes,
+)
 
 
 @pytest.mark.parametrize("backend", ["vendora", "router", "local", "vendorx", "replay"])
@@ -93,3 +96,15 @@ def test_a_run_held_by_a_driver_is_still_refused(tmp_path: Path) -> None:
         holder = subprocess.run([sys.executable, "-c", "import sys; from lemmata.runs import RunLock; "
                                  "RunLock(sys.argv[1]).__enter__()", str(tmp_path)], capture_output=True, text=True)
     assert holder.returncode != 0 and f"in progress (pid {os.getpid()})" in holder.stderr
+
+
+def test_a_dotenv_file_cannot_loosen_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LEMMATA_SANDBOX_LIMITS=per-process counts only from the real environment: a .env file in
+    the directory lemmata is started from (a checkout someone else wrote) reaches no job with it."""
+    monkeypatch.delenv(WEAKER_LIMITS_VARIABLE, raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"{WEAKER_LIMITS_VARIABLE}=per-process\nSOME_OTHER_VALUE=kept\n")
+    environment = workflow_environment(tmp_path / "run")
+    assert WEAKER_LIMITS_VARIABLE not in environment and environment["SOME_OTHER_VALUE"] == "kept"
+    monkeypatch.setenv(WEAKER_LIMITS_VARIABLE, "per-process")  # the user's own choice, in the environment
+    assert workflow_environment(tmp_path / "run")[WEAKER_LIMITS_VARIABLE] == "per-process"
