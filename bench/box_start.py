@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=10)
     repeat = parser.parse_args().repeat
     python = [sys.executable, "-I", "-c", "pass"]
-    layout = Layout((*python_paths(), *system_library_paths(), SETPRIV), (("/box/work", 1 << 20),), "/box/work")
+    layout = Layout((*python_paths(), *system_library_paths(), SETPRIV), "/box/work", 1 << 20)
     bwrap = bwrap_command(layout, box_identity(), {"PATH": "/usr/bin"}, [sys.executable, "-I", "-S", "-c", "pass"])
     rows: list[tuple[str, Callable[[], object]]] = [
         ("python, bare", lambda: run(python)),

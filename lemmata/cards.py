@@ -12,7 +12,7 @@ from lemmata.events import TokenTally
 from lemmata.latex.document import support_files
 from lemmata.outcome import main_result_line
 from lemmata.pipeline import USER_FIGURES, USER_FILES
-from lemmata.stages.rewrite import version_dir
+from lemmata.stages.rewrite import theory_file
 from lemmata.verification.calibration import trust_in_words
 
 WIDTH = 78
@@ -155,7 +155,7 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
     """The session summary after the writer and the compile of paper version `version`, whether
     the compile succeeded (its report beside the paper) or failed (its report in logs/)."""
     directions = read_artifact(run_dir / "directions.json", Directions)
-    theory = read_artifact(run_dir / ("theory.json" if version == 1 else f"{version_dir(version)}/theory.json"), Theory)
+    theory = read_artifact(run_dir / theory_file(version), Theory)
     meta = read_artifact(run_dir / f"paper_v{version}.json", PaperMeta)
     report = run_dir / f"paper_v{version}.compile.json"
     if not report.exists():

@@ -15,7 +15,7 @@ from pathlib import Path
 from lemmata.artifacts import Theory, read_artifact
 from lemmata.errors import ArtifactError
 from lemmata.runs import RunRecord, live_status
-from lemmata.stages.rewrite import version_dir
+from lemmata.stages.rewrite import theory_file
 from lemmata.versions import paper_versions
 
 COMPLETED = "completed"
@@ -70,7 +70,7 @@ def latest_theory_file(run_dir: Path) -> Path:
     """The theory the current paper stands on: the first run's, or the latest rewrite's."""
     versions = paper_versions(run_dir)
     latest = versions[-1] if versions else 1
-    return run_dir / ("theory.json" if latest == 1 else f"{version_dir(latest)}/theory.json")
+    return run_dir / theory_file(latest)
 
 
 def main_result_line(issues: Sequence[str]) -> str:

@@ -13,7 +13,7 @@ from lemmata.isolation.bubblewrap import Identity, Layout, bwrap_command
 from lemmata.isolation.cgroups import _child_path, open_cgroup
 
 LAYOUT = Layout(("/usr/lib", "/usr/lib/python3", "/root/.pyenv/versions/3.11.7", "/nonexistent/path"),
-                (("/box/work", 1 << 20),), "/box/work")
+                "/box/work", 1 << 20)
 
 
 def options(command: list[str]) -> list[str]:

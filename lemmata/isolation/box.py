@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from lemmata.errors import UserError
-from lemmata.isolation.bubblewrap import SETPRIV, Identity, Layout, bwrap_command, existing, system_library_paths
+from lemmata.isolation.bubblewrap import SETPRIV, Identity, Layout, bwrap_command, system_library_paths
 from lemmata.isolation.cgroups import BoxCgroup, CgroupEvents, CgroupUnavailable, open_cgroup
 
 #: Set to `per-process` to run experiments where no cgroup can be made, with per-process limits
@@ -103,7 +103,7 @@ def open_box(spec: BoxSpec, *, stdin: int = subprocess.DEVNULL, stdout: int = su
         raise BoxUnavailable(problem)
     cgroup = whole_box_cgroup(spec.limits) if spec.whole_box_limits else None
     identity = box_identity()
-    layout = Layout(tuple(spec.read_only), ((spec.scratch, spec.limits.scratch_bytes),), spec.scratch)
+    layout = Layout(tuple(spec.read_only), spec.scratch, spec.limits.scratch_bytes)
     command = bwrap_command(layout, identity, spec.environment, spec.argv, bwrap=_bwrap())
     try:
         process = subprocess.Popen(
@@ -209,7 +209,7 @@ def python_paths() -> tuple[str, ...]:
     prefixes = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix}
     interpreter = os.path.dirname(os.path.realpath(sys.executable))
     paths = {*prefixes, interpreter, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    return existing(sorted(paths))
+    return tuple(sorted(paths))
 
 
 @cache
@@ -221,7 +221,7 @@ def box_problem() -> str:
     identity = box_identity()
     if identity.privileged and not os.access(SETPRIV, os.X_OK):
         return f"run as root, the sandbox needs {SETPRIV} (util-linux) to switch to an unprivileged uid"
-    layout = Layout((*python_paths(), *system_library_paths(), SETPRIV), (("/box/work", 1 << 20),), "/box/work")
+    layout = Layout((*python_paths(), *system_library_paths(), SETPRIV), "/box/work", 1 << 20)
     command = bwrap_command(layout, identity, {"PATH": "/usr/bin"}, [sys.executable, "-I", "-S", "-c", "pass"], bwrap)
     try:
         probe = subprocess.run(command, env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=30)

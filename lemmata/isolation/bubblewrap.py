@@ -16,7 +16,7 @@ Two ways to become an unprivileged user:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: The merged-/usr links of a Debian root (/lib -> usr/lib, ...): recreated as links in the box.
@@ -39,12 +39,12 @@ class Identity:
 
 @dataclass(frozen=True)
 class Layout:
-    """What the box sees: host paths shown read-only at the same place, and writable tmpfs
-    mounts (path, size in bytes), the first of which is the working directory."""
+    """What the box sees: host paths shown read-only at the same place, and one writable tmpfs of
+    `scratch_bytes`, its working directory."""
 
     read_only: tuple[str, ...]
-    scratch: tuple[tuple[str, int], ...]
-    cwd: str
+    scratch: str
+    scratch_bytes: int
 
 
 def bwrap_command(layout: Layout, identity: Identity, environment: Mapping[str, str], argv: Sequence[str],
@@ -58,7 +58,7 @@ def bwrap_command(layout: Layout, identity: Identity, environment: Mapping[str, 
         command += ["--setenv", name, value]
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += _mounts(layout)
-    command += ["--remount-ro", "/", "--chdir", layout.cwd]
+    command += ["--remount-ro", "/", "--chdir", layout.scratch]
     if identity.privileged:
         # setpriv needs these three to switch user and empty its bounding set; it drops them all.
         command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
@@ -68,8 +68,9 @@ def bwrap_command(layout: Layout, identity: Identity, environment: Mapping[str, 
 
 
 def _mounts(layout: Layout) -> list[str]:
-    """Read-only binds (a path inside another bound path is already there), the parents they
-    need as plain directories anyone may enter, the scratch tmpfs mounts, the root links."""
+    """Read-only binds (a missing path is left out: bwrap would fail on it; a path inside another
+    bound one is already there), the parents they need as plain directories anyone may enter, the
+    scratch tmpfs, the root links."""
     arguments: list[str] = []
     made: set[str] = set()
     bound: list[str] = []
@@ -79,9 +80,8 @@ def _mounts(layout: Layout) -> list[str]:
         arguments += _parents(path, made)
         arguments += ["--ro-bind", path, path]
         bound.append(path)
-    for path, size in layout.scratch:
-        arguments += _parents(path, made)
-        arguments += ["--perms", "1777", "--size", str(size), "--tmpfs", path]
+    arguments += _parents(layout.scratch, made)
+    arguments += ["--perms", "1777", "--size", str(layout.scratch_bytes), "--tmpfs", layout.scratch]
     for link in ROOT_LINKS:
         if os.path.islink(link) and link not in bound:
             arguments += ["--symlink", os.readlink(link), link]
@@ -105,13 +105,8 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def existing(paths: Iterable[str]) -> tuple[str, ...]:
-    """The paths that exist, as given (bwrap binds fail on a missing source)."""
-    return tuple(path for path in paths if os.path.lexists(path))
-
-
 def system_library_paths() -> tuple[str, ...]:
     """The dynamic linker's places; a root that is not merged-/usr has real /lib directories."""
     real_root_dirs = [link for link in ROOT_LINKS if os.path.isdir(link) and not os.path.islink(link)
                       and link not in ("/bin", "/sbin")]
-    return existing([*SYSTEM_LIBRARIES, *real_root_dirs])
+    return (*SYSTEM_LIBRARIES, *real_root_dirs)

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from lemmata.isolation.box import Box, BoxLimits, BoxSpec, open_box
-from lemmata.isolation.bubblewrap import SETPRIV, existing, system_library_paths
+from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
 from lemmata.latex import tex_driver
 
 DRIVER_SOURCE = Path(tex_driver.__file__)
@@ -164,7 +164,7 @@ def tex_box_paths(staging: str) -> tuple[str, ...]:
     (the driver's only import), the staged inputs; and setpriv, which drops root's privileges."""
     interpreter = os.path.realpath(sys.executable)
     python = (sys.base_prefix, sys.base_exec_prefix, os.path.dirname(interpreter))
-    return (*existing(TEX_TREES), *system_library_paths(), *existing(python), staging,
+    return (*TEX_TREES, *system_library_paths(), *python, staging,
             *((SETPRIV,) if os.geteuid() == 0 else ()))
 
 

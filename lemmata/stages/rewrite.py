@@ -35,9 +35,14 @@ def revision_file(version: int) -> str:
     return f"revisions/v{version}.json"
 
 
+def theory_file(version: int) -> str:
+    """The theory paper version `version` stands on: the first run's, or its rewrite's."""
+    return "theory.json" if version == 1 else f"{version_dir(version)}/theory.json"
+
+
 def previous_theory_file(version: int) -> str:
     """The theory the rewrite of `version` starts from: that of the version before."""
-    return "theory.json" if version == 2 else f"{version_dir(version - 1)}/theory.json"
+    return theory_file(version - 1)
 
 
 def revision_feedback(request: RevisionRequest) -> str:
