@@ -62,6 +62,11 @@ class TexBox:
         self._stdout = box.process.stdout.fileno()
         self._buffer = bytearray()
 
+    def wait_until_ready(self) -> None:
+        """The driver's first line: the inputs are copied into the build directory."""
+        if not self._receive_header(DRIVER_GRACE_SECONDS).get("ready"):
+            raise TexBoxError("the TeX box did not start")
+
     def run(self, argv: Sequence[str], timeout: float) -> tuple[int, bool]:
         """(return code, timed out) of `argv` run in the build directory."""
         self._send({"op": "run", "argv": list(argv), "timeout": timeout})
@@ -143,8 +148,7 @@ def open_tex_box(inputs: Path) -> Iterator[TexBox]:
                        tex_box_paths(str(staged)), tex_environment(), TEX_LIMITS, BUILD, whole_box_limits=False)
         with open_box(spec, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as box:
             tex = TexBox(box)
-            if not tex._receive_header(DRIVER_GRACE_SECONDS).get("ready"):
-                raise TexBoxError("the TeX box did not start")
+            tex.wait_until_ready()
             yield tex
 
 
