@@ -28,7 +28,7 @@ from pathlib import Path
 from lemmata.isolation.box import box_identity, python_paths
 from lemmata.isolation.bubblewrap import SETPRIV, Layout, bwrap_command, system_library_paths
 from lemmata.latex.trial import trial_compile
-from lemmata.sandbox import run_python
+from lemmata.isolation.sandbox import run_python
 
 DOCUMENT = "\\documentclass{article}\\begin{document}Hello.\\end{document}\n"
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lemmata.embedded_model import ensure_model
+from lemmata.llm.embedded_model import ensure_model
 from lemmata.llm.embedded_backend import available_cores
 from lemmata.settings import Settings, lemmata_home
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.prompts import render_prompt
 
 GOAL = "For all integers a and b, if a and b are even then a + b is even."
 LEMMAS = [

@@ -31,11 +31,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lemmata.events import EVENTS_FILE, JobBoard, TailReader
+from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
 from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
-from lemmata.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
-from lemmata.runner import workflow_processes
-from lemmata.runs import RUN_RECORD, load_record
+from lemmata.run.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
+from lemmata.run.driver import workflow_processes
+from lemmata.run.record import RUN_RECORD, load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
 from lemmata.testing.fake_search_servers import FakeSearchServers

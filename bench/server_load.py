@@ -51,8 +51,8 @@ import httpx
 import numpy as np
 
 from lemmata.artifacts import write_artifact
-from lemmata.qa_history import read_history
-from lemmata.runs import RUN_RECORD, load_record
+from lemmata.run.qa_history import read_history
+from lemmata.run.record import RUN_RECORD, load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest
 from lemmata.testing.fake_search_servers import FakeSearchServers

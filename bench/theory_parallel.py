@@ -32,8 +32,8 @@ from pathlib import Path
 
 from lemmata.artifacts import Lemma, TaskInput, TheoryPlan, write_artifact
 from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
-from lemmata.runner import create_run, snakemake_command, workflow_environment
-from lemmata.runs import Layout, RunRecord, new_session_id
+from lemmata.run.driver import create_run, snakemake_command, workflow_environment
+from lemmata.run.record import Layout, RunRecord, new_session_id
 from lemmata.settings import Settings
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest, prompt_text

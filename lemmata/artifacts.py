@@ -7,8 +7,7 @@ a file either holds a complete, valid artifact or does not exist.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -16,6 +15,8 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lemmata.errors import ArtifactError
+from lemmata.files import write_text_atomically
+from lemmata.redaction import redact_known
 
 
 class Artifact(BaseModel):
@@ -54,6 +55,20 @@ class ToolCallRecord(Artifact):
     ok: bool
     error: str = ""
     paper_ids: list[str] = Field(default_factory=list)
+
+
+#: error: a question got no answer; rewrite_requested / rewrite_saved / rewrite_failed: a rewrite's
+#: instructions, the version it saved, or why it failed (the earlier version stays current).
+Marker = Literal["", "error", "rewrite_requested", "rewrite_saved", "rewrite_failed"]
+
+
+class ChatRecord(Artifact):
+    role: Literal["user", "assistant", "event"]  # event: a marker, not part of the conversation
+    content: str
+    timestamp: float = Field(default_factory=time.time)
+    paper_version: int = Field(ge=1)
+    marker: Marker = ""
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
 
 
 class PaperNote(Artifact):
@@ -330,6 +345,11 @@ class GateDecision(Artifact):
     decided_by: Literal["user", "default", "automatic"]  # automatic: the gate's condition did not hold
 
 
+def feedback_of(decision: GateDecision) -> str:
+    """What a decision says to the next agent: the researcher's words, never a gate's own reason."""
+    return "" if decision.decided_by == "automatic" else decision.feedback.strip()
+
+
 class CheckPoint(Artifact):
     """One point of a numerical test's series: the instances whose parameter was `x`."""
 
@@ -504,25 +524,9 @@ A = TypeVar("A", bound=BaseModel)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and `os.replace`: never half a file.
-    Every secret lemmata knows is replaced first: artifacts, papers and failure notes carry model
-    and sandbox output, which may repeat a key."""
-    # Imported here: lemmata.redaction needs the settings, which import this module.
-    from lemmata.redaction import redact_known
-
-    text = redact_known(text)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically (never half a file), every secret lemmata knows replaced first:
+    artifacts, papers and failure notes carry model and sandbox output, which may repeat a key."""
+    write_text_atomically(Path(path), redact_known(text))
 
 
 def write_artifact(path: Path, artifact: BaseModel) -> None:

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-from lemmata.llm.credentials_proxy import credentials_file, oauth_entry
+from lemmata.credentials import credentials_file, oauth_entry
 from lemmata.settings import CREDENTIAL_VARIABLES, load_environment
 
 REDACTED = "[redacted]"

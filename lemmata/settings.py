@@ -21,7 +21,7 @@ import yaml
 from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from lemmata.artifacts import atomic_write_text
+from lemmata.files import write_text_atomically
 from lemmata.errors import SettingsError
 
 CONFIG_DIR = Path(__file__).parent / "config"
@@ -238,7 +238,7 @@ def save_settings(values: Mapping[str, Any], environ: Mapping[str, str] | None =
     Settings.from_mapping(merged)
     path = saved_settings_path(environ)
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(merged, indent=2, sort_keys=True) + "\n")
+    write_text_atomically(path, json.dumps(merged, indent=2, sort_keys=True) + "\n")
 
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:

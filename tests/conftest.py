@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lemmata.artifacts import atomic_write_text
-from lemmata.runs import Layout, RunRecord, save_record
+from lemmata.run.record import Layout, RunRecord, save_record
 from lemmata.settings import lemmata_home
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
@@ -87,7 +87,7 @@ def llm_client(fake_llm: FakeLLMServer, tmp_path: Path) -> Callable[..., Any]:
     directory defaults to `tmp_path / "run"`. Credentials for router/vendorx/vendora default
     to test keys unless `environ` is given.
     """
-    from lemmata.llm.resolve import make_client
+    from lemmata.agents.client import make_client
     from lemmata.settings import Settings
 
     def factory(backend: str = "local", environ: Mapping[str, str] | None = None, run_dir: Path | None = None,

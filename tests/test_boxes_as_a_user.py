@@ -35,7 +35,7 @@ def _usable() -> str:
         return f"the system Python is {version}, not {tuple(sys.version_info[:2])}"
     if not all(os.access(path, os.R_OK | os.X_OK) for path in PACKAGES):
         return "nobody cannot read this venv"
-    probe = as_nobody("import lemmata.sandbox", {}, check=False)
+    probe = as_nobody("import lemmata.isolation.sandbox", {}, check=False)
     return "" if probe.returncode == 0 else f"lemmata does not import as nobody: {probe.stderr[-300:]}"
 
 
@@ -54,7 +54,7 @@ pytestmark = pytest.mark.skipif(bool(_usable()), reason=_usable())
 
 def test_without_a_cgroup_a_user_is_refused_experiments_with_what_to_do() -> None:
     done = as_nobody("""
-        from lemmata.sandbox import sandbox_problem
+        from lemmata.isolation.sandbox import sandbox_problem
         print(sandbox_problem())
     """, {})
     assert "none can be made here" in done.stdout and "LEMMATA_SANDBOX_LIMITS=per-process" in done.stdout
@@ -81,7 +81,7 @@ ATTACK = textwrap.dedent("""\
 def test_with_per_process_limits_accepted_the_box_still_holds() -> None:
     done = as_nobody("""
         import json, os
-        from lemmata.sandbox import Limits, run_python
+        from lemmata.isolation.sandbox import Limits, run_python
         result = run_python(os.environ["ATTACK"], Limits())
         print(json.dumps({"stdout": result.stdout, "stopped": result.stopped, "protections": result.protections}))
     """, {"LEMMATA_SANDBOX_LIMITS": "per-process", "VENDORA_API_KEY": "sk-user-secret", "ATTACK": ATTACK})

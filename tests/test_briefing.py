@@ -14,13 +14,13 @@ import pytest
 
 from lemmata.artifacts import BRIEFING_FILE, Briefing, TaskInput, write_artifact
 from lemmata.errors import UserError
-from lemmata.llm.client import LLMClient, ModelChoice
-from lemmata.llm.resolve import run_briefing
+from lemmata.agents.client import LLMClient, ModelChoice
+from lemmata.agents.client import run_briefing
 from lemmata.memory.domain_memories import Memory, domain_dir, write_memory
 from lemmata.plugins import DomainPlugin
 from lemmata.plugins.bandits import plugin as bandits
 from lemmata.settings import Settings
-from lemmata.skill_registry import SkillRegistry, load_skills
+from lemmata.skills.registry import SkillRegistry, load_skills
 from lemmata.stages.briefing import (
     EMBEDDED_BUDGET_CHARS,
     GENERAL_DOMAIN,
@@ -410,7 +410,7 @@ def test_a_composed_briefing_reaches_the_prover_through_the_run_directory(tmp_pa
 
 
 def test_a_job_reads_and_writes_memories_in_the_data_directory_its_run_lives_in(tmp_path, monkeypatch):
-    from lemmata.jobs import data_home_of
+    from lemmata.run.job import data_home_of
 
     monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "elsewhere"))
     assert data_home_of(tmp_path / "home" / "runs" / "20261121-1") == tmp_path / "home"

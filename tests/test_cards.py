@@ -12,8 +12,8 @@ from lemmata.artifacts import (
     ACCEPTING_METHODS, Checker, CheckStep, CompileReport, ConsistencyCheck, Direction, Directions, Experiment,
     LemmaCheck, PaperMeta, ProvedLemma, Theory, write_artifact,
 )
-from lemmata.cards import compile_line, experiment_card, lemma_chain, theory_card, theory_review, writer_card
-from lemmata.events import TokenTally
+from lemmata.run.cards import compile_line, experiment_card, lemma_chain, theory_card, theory_review, writer_card
+from lemmata.run.events import TokenTally
 from lemmata.verification.calibration import trust_in_words
 
 

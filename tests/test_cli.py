@@ -12,7 +12,7 @@ from conftest import SURVEY_DONE, make_run
 from lemmata import __version__
 from lemmata.cli.main import cli
 from lemmata.errors import UserError
-from lemmata.runs import RunLock, validate_session_id
+from lemmata.run.record import RunLock, validate_session_id
 
 
 def test_version():

@@ -21,11 +21,11 @@ import pytest
 from conftest import cli_environment
 from lemmata.artifacts import Checkpoint, Directions, GateDecision, Survey, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
-from lemmata.qa_history import read_history
-from lemmata.runs import load_record
+from lemmata.run.qa_history import read_history
+from lemmata.run.record import load_record
 from lemmata.testing import even_sum_session
-from lemmata.pausing import checkpoint_file, pause_flag
-from lemmata.runner import STOP_NOTICE
+from lemmata.run.pausing import checkpoint_file, pause_flag
+from lemmata.run.driver import STOP_NOTICE
 from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest
 from lemmata.testing.fake_search_servers import FakeSearchServers, Fault
 

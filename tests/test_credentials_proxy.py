@@ -18,12 +18,11 @@ import pytest
 
 from conftest import write_cli_login
 from lemmata.errors import UserError
+from lemmata.credentials import DEFAULT_CREDENTIALS_FILE, credentials_file
 from lemmata.llm.credentials_proxy import (
-    DEFAULT_CREDENTIALS_FILE,
     MAX_REQUEST_BYTES,
     OAUTH_BETA,
     CredentialsProxy,
-    credentials_file,
     has_cli_credentials,
     read_access_token,
 )

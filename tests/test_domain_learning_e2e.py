@@ -19,7 +19,7 @@ import pytest
 
 from conftest import cli_environment
 from lemmata.plugins.bandits import plugin as bandits
-from lemmata.runs import Layout
+from lemmata.run.record import Layout
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import FakeLLMServer
 from lemmata.testing.fake_search_servers import FakeSearchServers

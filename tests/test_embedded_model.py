@@ -15,7 +15,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from lemmata import embedded_model as em
+from lemmata.llm import embedded_model as em
 from lemmata.cli.model_cmd import model as model_group
 from lemmata.errors import UserError
 from lemmata.settings import Settings

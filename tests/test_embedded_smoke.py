@@ -19,7 +19,7 @@ import pytest
 from conftest import REAL_LEMMATA_HOME, cli_environment
 from paper_audit import audit_paper, pdf_text
 from lemmata.artifacts import Learned, PaperMeta, Survey, Theory, read_artifact
-from lemmata.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
+from lemmata.llm.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from lemmata.llm.calllog import read_call_records
 
 pytestmark = pytest.mark.e2e

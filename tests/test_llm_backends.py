@@ -9,7 +9,7 @@ import pytest
 
 from lemmata.llm.base import Message
 from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
-from lemmata.llm.roles import role
+from lemmata.agents.roles import role
 from lemmata.testing.fake_llm_server import FakeLLMServer
 
 SYSTEM = "You are a careful mathematician."

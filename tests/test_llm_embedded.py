@@ -14,7 +14,7 @@ import pytest
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, Message
 from lemmata.llm.embedded_backend import EmbeddedBackend, RepetitionGuard, available_cores, every_field_required
-from lemmata.llm.roles import role
+from lemmata.agents.roles import role
 
 END_OF_TURN = 99
 

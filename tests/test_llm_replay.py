@@ -13,7 +13,8 @@ from lemmata.errors import ProviderError, ReplayExhaustedError, UserError
 from lemmata.llm.base import ChatRequest
 from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.llm.replay import ReplayBackend, load_replay_script
-from lemmata.llm.resolve import choose_backend, make_client
+from lemmata.llm.resolve import choose_backend
+from lemmata.agents.client import make_client
 from lemmata.settings import Settings
 from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
 
@@ -78,7 +79,7 @@ def test_scoped_entries_go_to_their_scope_even_out_of_order(
 REPLAY_PROCESS = """
 import sys
 from pathlib import Path
-from lemmata.llm.resolve import make_client
+from lemmata.agents.client import make_client
 from lemmata.settings import Settings
 script, run_dir, scope = sys.argv[1:4]
 settings = Settings.from_mapping({"LLM_BACKEND": "replay", "LEMMATA_REPLAY": script})

@@ -9,9 +9,10 @@ import pytest
 
 from conftest import write_cli_login
 from lemmata.errors import UserError
-from lemmata.llm.client import LLMClient, ModelChoice
-from lemmata.llm.resolve import backend_name, choose_backend, make_client
-from lemmata.llm.roles import ROLES
+from lemmata.agents.client import LLMClient, ModelChoice
+from lemmata.llm.resolve import backend_name, choose_backend
+from lemmata.agents.client import make_client
+from lemmata.agents.roles import ROLES
 from lemmata.settings import Settings
 from lemmata.testing.scripted_backend import ScriptedBackend
 

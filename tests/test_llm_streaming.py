@@ -20,7 +20,7 @@ from lemmata.errors import ProviderError
 from lemmata.llm.anthropic_backend import AnthropicBackend
 from lemmata.llm.base import ChatRequest, ChatResponse, Message
 from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, read_call_records
-from lemmata.llm.client import LLMClient, ModelChoice
+from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.llm.embedded_backend import EmbeddedBackend
 from lemmata.llm.openai_backend import OpenAICompatibleBackend
 from lemmata.llm.replay import ReplayBackend

@@ -14,10 +14,10 @@ from conftest import api_client, make_run
 from lemmata.artifacts import Theory
 from lemmata.cli.console import TerminalConsole
 from lemmata.cli.main import cli, drive
-from lemmata.gate_answers import waiting_question
-from lemmata.outcome import outcome_of, run_outcome
-from lemmata.runner import Driver
-from lemmata.runs import RunRecord, load_record, save_record
+from lemmata.run.gate_answers import waiting_question
+from lemmata.run.outcome import outcome_of, run_outcome
+from lemmata.run.driver import Driver
+from lemmata.run.record import RunRecord, load_record, save_record
 from lemmata.verification.calibration import trust_in_words
 from test_cards import PARTLY_VERIFIED_THEORY, UNCALIBRATED, UNTRUSTED_THEORY, VERIFIED_THEORY
 from test_server_api import AT_THEORY_REVIEW
@@ -131,7 +131,7 @@ class FinishedDriver:
 
 def test_the_line_a_run_ends_with_says_its_main_result_is_not_established(layout, monkeypatch, capsys):
     run_dir = completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY)
-    monkeypatch.setattr("lemmata.runner.Driver", FinishedDriver)
+    monkeypatch.setattr("lemmata.run.driver.Driver", FinishedDriver)
     drive(run_dir, None, offer_review=False)
     assert f"run run-a: {NOT_ESTABLISHED}" in capsys.readouterr().err
     assert outcome_of(run_dir, load_record(run_dir)).established is False

@@ -11,7 +11,7 @@ from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.stages.paper_prose import clean_parts, fallback_parts
 from lemmata.stages.prompt_echo import PromptEcho
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.prompts import render_prompt
 
 DATA = Path(__file__).parent / "data"
 STATEMENT = "The sum of two integers is even if each integer is even."

@@ -14,9 +14,9 @@ import pytest
 from conftest import api_client, cli_environment
 from lemmata.artifacts import TaskInput
 from lemmata.llm.calllog import read_call_records
-from lemmata.qa_history import read_history
-from lemmata.runner import create_run
-from lemmata.runs import RunRecord
+from lemmata.run.qa_history import read_history
+from lemmata.run.driver import create_run
+from lemmata.run.record import RunRecord
 from lemmata.settings import Settings
 from lemmata.testing.fake_llm_server import FakeLLMServer
 
@@ -133,7 +133,7 @@ def sse_events(text: str) -> list[tuple[str, object]]:
 
 
 def test_the_ask_endpoint_streams_the_answer_as_server_sent_events(tmp_path: Path):
-    from lemmata.runs import Layout
+    from lemmata.run.record import Layout
 
     answer = "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$; " * 4
     with FakeLLMServer() as llm:

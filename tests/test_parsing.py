@@ -1,4 +1,4 @@
-"""Lenient readers for model answers (lemmata.stages.parsing).
+"""Lenient readers for model answers (lemmata.agents.parsing).
 
 Spec, theory stage: lemma-list parsing tries four passes in order — (1) JSON in a code
 fence, json-labelled or plain; (2) the first JSON object, checked for the keys lemmas,
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from lemmata.errors import ModelOutputError
-from lemmata.stages.answers import ConsistencyAnswer, IdeationAnswer, PlannerAnswer, VerifierAnswer
-from lemmata.stages.parsing import (
+from lemmata.agents.answers import ConsistencyAnswer, IdeationAnswer, PlannerAnswer, VerifierAnswer
+from lemmata.agents.parsing import (
     ID_KEYS,
     LIST_KEYS,
     STATEMENT_KEYS,

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from lemmata.artifacts import Checkpoint, Direction, Directions, Survey, write_artifact
-from lemmata.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
-from lemmata.pausing import (
+from lemmata.run.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
+from lemmata.run.pausing import (
     checkpoint_file, clear_checkpoint, load_checkpoint, pause_flag, pause_request, request_pause, save_checkpoint,
 )
-from lemmata.pipeline import artifact_states, stage_states
-from lemmata.runner import resume_notice
+from lemmata.run.pipeline import artifact_states, stage_states
+from lemmata.run.driver import resume_notice
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ import lemmata
 from conftest import cli_environment
 from lemmata import profiles
 from lemmata.errors import UserError
-from lemmata.pipeline import CLUSTER_RULES
+from lemmata.run.pipeline import CLUSTER_RULES
 from lemmata.profiles import SLURM_PLUGIN, profile_arguments, resolve_profile, shipped_profiles
-from lemmata.runner import snakemake_command
-from lemmata.runs import RunRecord
+from lemmata.run.driver import snakemake_command
+from lemmata.run.record import RunRecord
 
 PACKAGE = Path(lemmata.__file__).parent
 

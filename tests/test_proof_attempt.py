@@ -1,4 +1,4 @@
-"""Reading a prover answer (lemmata.stages.proof_attempt), the spec's six steps.
+"""Reading a prover answer (lemmata.agents.proof_attempt), the spec's six steps.
 
 1. inline `[GAP: ...]` tags; 2. the self-assessment JSON block (confidence, completeness
 complete|partial|sketch, gaps, weakest_step, techniques_used); 3. without a valid block a
@@ -15,7 +15,7 @@ import json
 import pytest
 
 from lemmata.artifacts import SelfAssessment
-from lemmata.stages.proof_attempt import (
+from lemmata.agents.proof_attempt import (
     HEURISTIC_WITH_END,
     HEURISTIC_WITHOUT_END,
     find_assessment,

@@ -24,11 +24,11 @@ from test_stage_experiment import lemma, theory
 from lemmata.artifacts import Experiment, LemmaCheck, atomic_write_text, write_artifact
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import UserError
-from lemmata.jobs import StageJob
-from lemmata.llm.resolve import make_client
-from lemmata.qa_history import ChatRecord, append_record
+from lemmata.run.job import StageJob
+from lemmata.agents.client import make_client
+from lemmata.run.qa_history import ChatRecord, append_record
 from lemmata.redaction import REDACTED, Redactor
-from lemmata.sandbox import Limits, run_python
+from lemmata.isolation.sandbox import Limits, run_python
 from lemmata.server.http import errors_as_json
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
 from lemmata.stages.experiment import run_experiment

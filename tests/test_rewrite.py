@@ -10,8 +10,8 @@ import pytest
 
 from lemmata.artifacts import RevisionRequest, write_artifact
 from lemmata.errors import UserError
-from lemmata.qa_history import ChatRecord, read_history
-from lemmata.rewrite import check_rewritable, pending_rewrite, request_rewrite
+from lemmata.run.qa_history import ChatRecord, read_history
+from lemmata.run.rewrite import check_rewritable, pending_rewrite, request_rewrite
 from lemmata.stages.rewrite import SUMMARY_CHARS_PER_TEXT, previous_theory_file, qa_summary, revision_feedback
 
 

@@ -21,8 +21,8 @@ from conftest import api_client, cli_environment
 from lemmata.artifacts import Experiment, PaperMeta, RewriteContext, Theory, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
-from lemmata.qa_history import read_history
-from lemmata.runs import load_record, save_record
+from lemmata.run.qa_history import read_history
+from lemmata.run.record import load_record, save_record
 from lemmata.testing.fake_llm_server import FakeLLMServer, Fault
 
 pytestmark = pytest.mark.e2e
@@ -214,7 +214,7 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
 
 
 def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_version_appears(run, services):
-    from lemmata.runs import Layout
+    from lemmata.run.record import Layout
 
     run_dir, env = run
     llm, _ = services

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import lemmata
 from lemmata.cli.main import cli
-from lemmata.llm.roles import ROLES, role
+from lemmata.agents.roles import ROLES, role
 from lemmata.settings import Settings
 
 EXPECTED_SETTING = {

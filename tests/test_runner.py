@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.events import JobBoard
-from lemmata.runs import LOCK_FILE, RunLock, is_run_active
+from lemmata.run.events import JobBoard
+from lemmata.run.record import LOCK_FILE, RunLock, is_run_active
 from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
-from lemmata.runner import (
+from lemmata.run.driver import (
     EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs, workflow_environment, workflow_processes,
 )
 
@@ -93,7 +93,7 @@ def test_status_probes_never_make_a_driver_fail_to_take_the_runs_lock(tmp_path: 
 
 def test_a_run_held_by_a_driver_is_still_refused(tmp_path: Path) -> None:
     with RunLock(tmp_path):
-        holder = subprocess.run([sys.executable, "-c", "import sys; from lemmata.runs import RunLock; "
+        holder = subprocess.run([sys.executable, "-c", "import sys; from lemmata.run.record import RunLock; "
                                  "RunLock(sys.argv[1]).__enter__()", str(tmp_path)], capture_output=True, text=True)
     assert holder.returncode != 0 and f"in progress (pid {os.getpid()})" in holder.stderr
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from lemmata.isolation.box import BOX_UIDS, python_paths
-from lemmata.sandbox import Limits, run_python
+from lemmata.isolation.sandbox import Limits, run_python
 
 SECRET = "sk-attack-secret-31337"
 #: What any model-written script can do to the audit hook: find it and make it wave everything through.
@@ -296,7 +296,7 @@ def test_the_box_dies_with_its_parent(tmp_path: Path) -> None:
     """Killing lemmata (SIGKILL: no cleanup runs) leaves no process of the box behind."""
     script = tmp_path / "parent.py"
     script.write_text(textwrap.dedent("""
-        from lemmata.sandbox import Limits, run_python
+        from lemmata.isolation.sandbox import Limits, run_python
         run_python("import time\\nprint('started', flush=True)\\ntime.sleep(60)", Limits(wall_seconds=60))
     """))
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

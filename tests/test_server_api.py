@@ -18,9 +18,9 @@ from starlette.testclient import TestClient
 
 from conftest import DECIDED, SURVEY_DONE, TEST_SERVER, api_client, make_run
 from lemmata.artifacts import PauseRequest, RevisionRequest, atomic_write_text, read_artifact
-from lemmata.gate_answers import GateAnswer, answer_path
-from lemmata.pausing import pause_flag
-from lemmata.runs import RunLock, load_record, save_record
+from lemmata.run.gate_answers import GateAnswer, answer_path
+from lemmata.run.pausing import pause_flag
+from lemmata.run.record import RunLock, load_record, save_record
 from lemmata.server.access import ServerAccess
 from lemmata.server.app import ROUTES, create_app
 from lemmata.server.supervisor import RunBusy, RunSupervisor

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from conftest import TEST_API_TOKEN, cli_environment
-from lemmata.qa_history import read_history
-from lemmata.runs import load_record, save_record
+from lemmata.run.qa_history import read_history
+from lemmata.run.record import load_record, save_record
 from lemmata.testing.fake_search_servers import unused_port
 
 pytestmark = pytest.mark.e2e

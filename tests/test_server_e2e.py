@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 from conftest import api_client, cli_environment
 from lemmata.artifacts import GateDecision, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
-from lemmata.pausing import checkpoint_file
-from lemmata.runs import Layout
+from lemmata.run.pausing import checkpoint_file
+from lemmata.run.record import Layout
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import RecordedRequest
 from test_server_api import events_of

@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 
 from conftest import cli_environment, make_run
 from lemmata.cli.main import cli
-from lemmata.runs import Layout
+from lemmata.run.record import Layout
 from lemmata.testing.served import Served, lemmata_serve
 
 pytestmark = pytest.mark.e2e

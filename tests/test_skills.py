@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from lemmata.cli import skills_cmd
 from lemmata.cli.main import cli
-from lemmata.llm.roles import ROLES
-from lemmata.skill_registry import (
+from lemmata.agents.roles import ROLES
+from lemmata.skills.registry import (
     BUNDLED_DIR,
     HEADING,
     STAGES,

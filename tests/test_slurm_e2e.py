@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_environment
-from lemmata.runs import load_record
+from lemmata.run.record import load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.slurm_cluster import QueuedJob, SlurmCluster, SlurmUnavailable, install_packages
 

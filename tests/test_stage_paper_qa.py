@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from lemmata.errors import ModelOutputError, UserError
-from lemmata.qa_history import HISTORY_FILE, ChatRecord, append_record, read_history
+from lemmata.run.qa_history import HISTORY_FILE, ChatRecord, append_record, read_history
 from lemmata.stages.paper_qa import MAX_TOOL_ROUNDS, AnswerStream, answer_question, conversation, tool_requests
 from lemmata.testing.scripted_backend import scripted_client
 from lemmata.tools.latex_sections import LatexSectionRead
-from lemmata.versions import current_paper, paper_versions
+from lemmata.run.versions import current_paper, paper_versions
 
 LATEX = r"""\documentclass{article}
 \begin{document}

@@ -15,11 +15,11 @@ import threading
 import pytest
 
 from lemmata.artifacts import Direction, DirectionIdeas, GateDecision, PaperNote, PaperRecord, Survey, TaskInput
-from lemmata.cards import survey_card
+from lemmata.run.cards import survey_card
 from lemmata.errors import LemmataError, ModelOutputError, ProviderError
 from lemmata.llm.base import ChatRequest
-from lemmata.stages.agent import MAX_CALLS_PER_TURN
-from lemmata.stages.answers import ToolCallItem
+from lemmata.agents.tool_loop import MAX_CALLS_PER_TURN
+from lemmata.agents.answers import ToolCallItem
 from lemmata.stages.directions import run_directions, run_ideation, statement_of
 from lemmata.stages.paper_reader import literature_digest, read_papers, with_paper_notes
 from lemmata.stages.survey import SurveyLimits, final_survey, run_survey, split_paper_list

@@ -39,7 +39,7 @@ def lemma(lemma_id: str, status: str = "proved", proof: str | None = None, state
     reason = {"proved": "auto-accepted at confidence 0.95", "low_confidence": "verifier: uncertain (a gap in step 2)",
               "failed": "verifier: invalid, the bound in step 3 is wrong"}[status]
     return ProvedLemma(id=lemma_id, statement=statement or f"Claim {lemma_id[1:]} holds: $n + {lemma_id[1:]} > n$.",
-                       depends_on=list(depends_on), proof_text=f"By the order of the integers. QED" if proof is None else proof,
+                       depends_on=list(depends_on), proof_text="By the order of the integers. QED" if proof is None else proof,
                        confidence=0.95 if verified else 0.5, verified=verified, status=status,  # type: ignore[arg-type]
                        verification_method=method, verification=reason)  # type: ignore[arg-type]
 

@@ -19,7 +19,7 @@ from lemmata.artifacts import Checker, CheckStep, Lemma, ProvedLemma, TheoryPlan
 from lemmata.cli.main import cli
 from lemmata.errors import ArtifactError
 from lemmata.llm.replay import recorded_model
-from lemmata.stages.proof_attempt import parse_proof_attempt
+from lemmata.agents.proof_attempt import parse_proof_attempt
 from lemmata.stages.theory_prove import prove_lemma
 from lemmata.testing.checkers import NOT_DISCRIMINATING, TRUSTED, UNCALIBRATED
 from lemmata.testing.scripted_backend import scripted_client

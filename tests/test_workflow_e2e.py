@@ -26,9 +26,9 @@ from lemmata.artifacts import (
 )
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
-from lemmata.pausing import checkpoint_file, pause_flag
-from lemmata.runner import snakemake_command, workflow_environment
-from lemmata.runs import load_record
+from lemmata.run.pausing import checkpoint_file, pause_flag
+from lemmata.run.driver import snakemake_command, workflow_environment
+from lemmata.run.record import load_record
 from lemmata.testing import even_sum_session
 from lemmata.testing.fake_llm_server import Answer, Fault, FakeLLMServer
 from lemmata.testing.fake_search_servers import DEFAULT_PAPERS, FakeSearchServers
@@ -351,12 +351,12 @@ def test_a_wrong_setting_stops_before_any_work(home, tmp_path, variable, value, 
 
 
 def test_the_workflow_ships_inside_the_installed_package():
-    from lemmata.runner import snakefile
+    from lemmata.run.driver import snakefile
 
     package = Path(lemmata.__file__).parent
     assert snakefile() == package / "Snakefile"
     for relative in ("rules/theory.smk", "scripts/prove_lemma.py", "config/config.yaml", "config/schema.yaml",
-                     "latex/lemmata-math.sty", "stages/prompts/prover.md"):
+                     "latex/lemmata-math.sty", "agents/prompts/prover.md"):
         assert (package / relative).is_file(), relative
 
 

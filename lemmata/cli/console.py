@@ -10,10 +10,10 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from lemmata.artifacts import Survey, Theory
-from lemmata.cards import theory_review
-from lemmata.events import JobBoard, TokenTally
-from lemmata.gates import GateInterrupted, Review
-from lemmata.pipeline import stage_of_rule
+from lemmata.run.cards import theory_review
+from lemmata.run.events import JobBoard, TokenTally
+from lemmata.run.gates import GateInterrupted, Review
+from lemmata.run.pipeline import stage_of_rule
 
 
 MAX_FAILURES_SHOWN = 5

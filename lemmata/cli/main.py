@@ -21,16 +21,16 @@ from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
-from lemmata.gates import waiting_gate
-from lemmata.llm.roles import ROLES
-from lemmata.outcome import outcome_of, run_outcome
-from lemmata.pipeline import artifact_states, stage_states
-from lemmata.pausing import request_pause
+from lemmata.run.gates import waiting_gate
+from lemmata.agents.roles import ROLES
+from lemmata.run.outcome import outcome_of, run_outcome
+from lemmata.run.pipeline import artifact_states, stage_states
+from lemmata.run.pausing import request_pause
 from lemmata.profiles import DEFAULT_PROFILE
-from lemmata.runs import Layout, is_run_active, live_status, load_record, validate_session_id
+from lemmata.run.record import Layout, is_run_active, live_status, load_record, validate_session_id
 from lemmata.settings import Settings, load_environment
-from lemmata.starting import PAPERS_TASK, create_new_run
-from lemmata.versions import paper_versions
+from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.versions import paper_versions
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -127,9 +127,9 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
     the run's own."""
     from lemmata.cli.console import TerminalConsole
     from lemmata.cli.review_loop import offer_review as offer
-    from lemmata.gate_answers import AnswersFromTheBrowser
-    from lemmata.rewrite import drive_rewrite
-    from lemmata.runner import Driver
+    from lemmata.run.gate_answers import AnswersFromTheBrowser
+    from lemmata.run.rewrite import drive_rewrite
+    from lemmata.run.driver import Driver
 
     console = TerminalConsole()
     if wait_at_gates:
@@ -168,7 +168,7 @@ def rewriter(run_dir: Path, jobs: int | None, profile: str | None = None) -> Cal
 @reports_errors
 def resume(session_id: str, jobs: int | None, profile: str | None, wait_at_gates: bool) -> None:
     """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed."""
-    from lemmata.rewrite import pending_rewrite
+    from lemmata.run.rewrite import pending_rewrite
 
     Settings.from_environment()
     run_dir = Layout.from_environment().existing_run_dir(session_id)
@@ -240,7 +240,7 @@ def show_run(run_dir: Path) -> None:
 @reports_errors
 def report(session_id: str, output: Path | None) -> None:
     """Write Snakemake's self-contained HTML report of run SESSION_ID: its jobs, their times, the rules."""
-    from lemmata.runner import report_command, workflow_environment
+    from lemmata.run.driver import report_command, workflow_environment
 
     run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
     target = (output or run_dir / "report.html").resolve()

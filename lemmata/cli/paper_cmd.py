@@ -9,7 +9,7 @@ import click
 
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.options import profile_option
-from lemmata.runs import Layout, validate_session_id
+from lemmata.run.record import Layout, validate_session_id
 
 
 @click.command()
@@ -22,7 +22,7 @@ def ask(session_id: str, question: str) -> None:
     The answer is printed as it arrives; question and answer are kept in the run's
     paper_qa_history.jsonl, and later questions see the conversation so far.
     """
-    from lemmata.paper_qa_session import ask_about_paper
+    from lemmata.run.qa import ask_about_paper
 
     run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
 
@@ -69,7 +69,7 @@ def review(session_id: str, jobs: int | None, profile: str | None) -> None:
     """
     from lemmata.cli.main import rewriter
     from lemmata.cli.review_loop import review_loop
-    from lemmata.versions import current_paper
+    from lemmata.run.versions import current_paper
 
     run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
     version, _ = current_paper(run_dir)

@@ -6,7 +6,7 @@ import click
 
 from lemmata.cli.errors import reports_errors
 from lemmata.plugins import installed_plugins
-from lemmata.skill_registry import skill_files
+from lemmata.skills.registry import skill_files
 
 
 @click.command("plugins")

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from lemmata.errors import LemmataError
-from lemmata.versions import paper_versions
+from lemmata.run.versions import paper_versions
 
 REVIEW_PROMPT = "Review the paper?"
 QUESTION_PROMPT = "Question (Enter to accept)"
@@ -59,7 +59,7 @@ def _text(prompt: str) -> str:
 
 
 def _answer(run_dir: Path, question: str) -> None:
-    from lemmata.paper_qa_session import ask_about_paper
+    from lemmata.run.qa import ask_about_paper
 
     def show(piece: str) -> None:
         click.echo(piece, nl=False)

@@ -19,7 +19,7 @@ from lemmata.artifacts import atomic_write_text
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import LemmataError, UserError
 from lemmata.settings import lemmata_home, load_environment
-from lemmata.skill_registry import BUNDLED_DIR, SkillError, load_file, skill_files
+from lemmata.skills.registry import BUNDLED_DIR, SkillError, load_file, skill_files
 
 CLIENT_VARIABLE = "LEMMATA_SKILLS_CLIENT"
 DEFAULT_CLIENT = "clawhub"

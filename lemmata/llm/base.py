@@ -112,3 +112,11 @@ def reading(stream: Iterable[T], translate: Callable[[Exception], ProviderError]
         yield from stream
     except Exception as exc:
         raise translate(exc) from None
+
+@dataclass(frozen=True)
+class ModelChoice:
+    active: str
+    fast: str
+
+    def for_tier(self, tier: str) -> str:
+        return self.fast if tier == "fast" else self.active

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from lemmata.credentials import oauth_entry
 from lemmata.errors import UserError
 
-DEFAULT_CREDENTIALS_FILE = Path("~/.claude/.credentials.json")
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 OAUTH_BETA = "oauth-2025-04-20"
 REFRESH_HINT = "run Claude Code (`claude`) once to refresh its login, or set VENDORA_API_KEY"
@@ -39,20 +39,6 @@ MAX_REQUEST_BYTES = 32 * 1024 * 1024
 #: headers, body, or taking the answer); then its connection is dropped. The SDK sends its
 #: request at once and reads the answer as it comes: only a stalled or hostile client waits.
 CLIENT_TIMEOUT = 60.0
-
-
-def credentials_file(configured: str) -> Path:
-    """The credentials file VENDORA_CREDENTIALS_FILE names, or the CLI's default one."""
-    return Path(configured or DEFAULT_CREDENTIALS_FILE).expanduser()
-
-
-def oauth_entry(path: Path) -> dict[str, Any]:
-    """The `claudeAiOauth` object of the file; raises OSError or ValueError when there is none."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    entry = data.get("claudeAiOauth") if isinstance(data, dict) else None
-    if not isinstance(entry, dict):
-        raise ValueError("no claudeAiOauth object")
-    return entry
 
 
 def has_cli_credentials(path: Path) -> bool:

@@ -15,13 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
 from lemmata.errors import UserError
-from lemmata.llm.base import Backend
-from lemmata.llm.calllog import CALL_LOG_NAME, CallLog
-from lemmata.llm.client import LLMClient, ModelChoice
-from lemmata.llm.credentials_proxy import credentials_file, has_cli_credentials
-from lemmata.redaction import Redactor, known_secrets
+from lemmata.llm.base import Backend, ModelChoice
+from lemmata.credentials import credentials_file
+from lemmata.llm.credentials_proxy import has_cli_credentials
 from lemmata.settings import Settings
 
 #: Each backend's default (active, fast) models; LEMMATA_ACTIVE_MODEL / LEMMATA_FAST_MODEL override.
@@ -79,7 +76,7 @@ def choose_backend(settings: Settings, environ: Mapping[str, str]) -> BackendCho
 
 def embedded_model_file(settings: Settings) -> Path:
     """The GGUF file the embedded backend loads: LEMMATA_EMBEDDED_MODEL, else the default model."""
-    from lemmata.embedded_model import model_path
+    from lemmata.llm.embedded_model import model_path
     from lemmata.settings import lemmata_home
 
     return model_path(settings, lemmata_home())
@@ -142,22 +139,6 @@ def _vendora_through_cli_login(settings: Settings, timeout: float) -> Backend:
     backend = AnthropicBackend(proxy.client_key, timeout, proxy.base_url)
     backend.proxy = proxy  # lives as long as the backend
     return backend
-
-
-def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, scope: str = "") -> LLMClient:
-    """The client a stage job uses: backend from settings, calls logged in the run directory."""
-    choice = choose_backend(settings, environ)
-    backend = build_backend(choice.name, settings, environ, run_dir)
-    redact = Redactor(lambda: known_secrets(environ))  # read at each use: a refreshed CLI login is known too
-    log = CallLog(Path(run_dir) / CALL_LOG_NAME, redact)
-    return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
-
-
-def run_briefing(run_dir: Path) -> dict[str, str]:
-    """The text the run's briefing adds to each role's system prompt; none before the briefing
-    is made (or in a run older than briefings)."""
-    path = Path(run_dir) / BRIEFING_FILE
-    return read_artifact(path, Briefing).by_role if path.is_file() else {}
 
 
 def generation_lock(home: Path) -> Path:

@@ -32,7 +32,7 @@ class DomainPlugin:
     description: str
     #: The domains it serves, as a researcher would write them ("multi-armed bandits", "bandits").
     domains: tuple[str, ...]
-    #: Prompt guidance by agent role (lemmata.llm.roles names): domain conventions and pitfalls.
+    #: Prompt guidance by agent role (lemmata.agents.roles names): domain conventions and pitfalls.
     guidance: Mapping[str, str] = field(default_factory=dict)
     #: A folder of skills (markdown with front matter) loaded into the skill registry.
     skills_dir: Path | None = None

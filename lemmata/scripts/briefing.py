@@ -1,6 +1,6 @@
 """briefing: input.json -> briefing.json (skills, plugin guidance and memories, by agent role)."""
 from lemmata.artifacts import TaskInput, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.briefing import brief_run
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

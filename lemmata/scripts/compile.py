@@ -5,7 +5,7 @@ The compile report goes beside the PDF; when the compile fails, to logs/ (Snakem
 failed job's outputs), so the errors stay readable after the run stops.
 """
 from lemmata.artifacts import write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.latex.compile import LatexCompileError, compile_paper, failure_report, success_report
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -1,6 +1,6 @@
 """direction_gate: directions/ideas.json -> gates/direction.json, asked only when ideation proposed nothing."""
 from lemmata.artifacts import DirectionIdeas, read_artifact
-from lemmata.gates import close_gate, open_gate_automatically
+from lemmata.run.gates import close_gate, open_gate_automatically
 
 ideas = read_artifact(snakemake.input.ideas, DirectionIdeas)  # noqa: F821 (injected by Snakemake)
 if ideas.candidates:

@@ -1,6 +1,6 @@
 """directions: ideas + the direction gate -> directions.json (the convergent step)."""
 from lemmata.artifacts import DirectionIdeas, GateDecision, TaskInput, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.directions import run_directions
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

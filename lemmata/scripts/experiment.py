@@ -1,7 +1,7 @@
 """experiment: theory.json (after review; the review's feedback goes to the agent) -> experiment.json,
 and figures/ with a plot per check. The run's domain plugin, if any, lends its numerical tools."""
 from lemmata.artifacts import GateDecision, Theory, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.plugins import plugin_for
 from lemmata.stages.experiment import AgentLimits, domain_tools, run_experiment
 from lemmata.stages.experiment_plot import add_plots

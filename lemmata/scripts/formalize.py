@@ -1,6 +1,6 @@
 """formalize: directions.json -> theory/formal.json (the goal as a formal statement)."""
 from lemmata.artifacts import Directions, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.formalize import formalize
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

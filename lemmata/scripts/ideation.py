@@ -2,8 +2,8 @@
 import os
 
 from lemmata.artifacts import GateDecision, Survey, TaskInput, read_artifact, write_artifact
-from lemmata.gates import feedback_of
-from lemmata.jobs import StageJob
+from lemmata.artifacts import feedback_of
+from lemmata.run.job import StageJob
 from lemmata.stages.directions import run_ideation
 from lemmata.tools import make_tools
 

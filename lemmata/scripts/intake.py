@@ -1,6 +1,6 @@
 """intake: the task from the workflow config becomes input.json."""
 from lemmata.artifacts import write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():

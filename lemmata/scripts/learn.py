@@ -3,7 +3,7 @@ run's domain, and learned.json listing them."""
 from pathlib import Path
 
 from lemmata.artifacts import BRIEFING_FILE, Briefing, Experiment, TaskInput, Theory, TheoryRework, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.plugins import plugin_for
 from lemmata.stages.briefing import memory_domain
 from lemmata.stages.learning import distil, record_memories

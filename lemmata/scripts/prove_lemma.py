@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from lemmata.artifacts import ProvedLemma, TheoryPlan, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.theory_prove import prove_lemma
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -1,6 +1,6 @@
 """research_output: the run's artifacts -> research_output.json (theorem, chain, papers, bibliography)."""
 from lemmata.artifacts import CompileReport, PaperMeta, Survey, Theory, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.research_output import research_output
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

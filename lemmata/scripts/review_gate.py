@@ -3,7 +3,7 @@ verified); otherwise it writes its own sentinel."""
 from pathlib import Path
 
 from lemmata.artifacts import Theory, read_artifact
-from lemmata.gates import close_gate, effective_gate_mode, open_gate_automatically
+from lemmata.run.gates import close_gate, effective_gate_mode, open_gate_automatically
 
 theory_path = getattr(snakemake.input, "theory", None)  # noqa: F821 (injected by Snakemake)
 theory = read_artifact(Path(theory_path), Theory) if theory_path else None

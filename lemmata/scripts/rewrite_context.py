@@ -2,7 +2,7 @@
 import time
 
 from lemmata.artifacts import RevisionRequest, RewriteContext, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.rewrite import revision_feedback
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

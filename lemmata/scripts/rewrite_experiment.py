@@ -6,7 +6,7 @@ skipped with the reason, so the paper states that it has no numerical checks (th
 version's checks were about an earlier lemma chain)."""
 from lemmata.artifacts import Experiment, RevisionRequest, Theory, read_artifact, write_artifact
 from lemmata.errors import LemmataError
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.plugins import plugin_for
 from lemmata.stages.experiment import AgentLimits, domain_tools, run_experiment
 from lemmata.stages.experiment_plot import add_plots

@@ -8,7 +8,7 @@ from lemmata.artifacts import (
     Directions, Experiment, RevisionRequest, Survey, TaskInput, Theory, atomic_write_text, read_artifact,
     write_artifact,
 )
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.rewrite import revision_feedback
 from lemmata.stages.writer import WriterInputs, write_paper
 

@@ -3,7 +3,7 @@ paper reader on the papers it kept)."""
 import os
 
 from lemmata.artifacts import TaskInput, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.paper_reader import with_paper_notes
 from lemmata.stages.survey import paper_excerpt, run_survey, survey_limits
 from lemmata.tools import make_tools

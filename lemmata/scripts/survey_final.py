@@ -3,7 +3,7 @@ the researcher's papers when the first survey kept none and the researcher named
 import os
 
 from lemmata.artifacts import GateDecision, Survey, TaskInput, read_artifact, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.paper_reader import with_paper_notes
 from lemmata.stages.survey import final_survey, paper_excerpt, run_survey, survey_limits
 from lemmata.tools import make_tools

@@ -2,7 +2,7 @@
 kept no paper although it could search (with SEARCH_TOOLS false, papers named by the researcher
 could not be looked up either)."""
 from lemmata.artifacts import Survey, read_artifact
-from lemmata.gates import close_gate, open_gate_automatically
+from lemmata.run.gates import close_gate, open_gate_automatically
 
 survey = read_artifact(snakemake.input.survey, Survey)  # noqa: F821 (injected by Snakemake)
 sentinel = snakemake.output[0]  # noqa: F821

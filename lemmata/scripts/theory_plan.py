@@ -5,8 +5,8 @@ from pathlib import Path
 from lemmata.artifacts import (
     Directions, FormalStatement, GateDecision, Survey, TheoryRework, read_artifact, write_artifact,
 )
-from lemmata.gates import feedback_of
-from lemmata.jobs import StageJob
+from lemmata.artifacts import feedback_of
+from lemmata.run.job import StageJob
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_plan import plan_theory, rework_feedback
 

@@ -6,7 +6,7 @@ the outputs of a failed job)."""
 import sys
 
 from lemmata.artifacts import atomic_write_text, write_artifact
-from lemmata.jobs import StageJob
+from lemmata.run.job import StageJob
 from lemmata.stages.writer import read_writer_inputs, write_paper
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lemmata.errors import SettingsError
-from lemmata.runs import Layout
+from lemmata.run.record import Layout
 from lemmata.server import paper_api, runs_api
 from lemmata.server.access import ServerAccess
 from lemmata.server.guard import RequestGuard

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 
 from lemmata.errors import LemmataError, UserError
 from lemmata.redaction import redact_known
-from lemmata.runs import Layout
+from lemmata.run.record import Layout
 
 #: A request body larger than this is refused unread (413): bodies are text, not files.
 MAX_BODY_BYTES = 64 * 1024

@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from lemmata.events import EVENTS_FILE, TailReader
-from lemmata.gate_answers import waiting_question
-from lemmata.gates import GATE_RULES
-from lemmata.runs import live_status, load_record
+from lemmata.run.events import EVENTS_FILE, TailReader
+from lemmata.run.gate_answers import waiting_question
+from lemmata.run.gates import GATE_RULES
+from lemmata.run.record import live_status, load_record
 from lemmata.server.qa_stream import sse
 
 POLL_SECONDS = 0.5

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 from lemmata.errors import LemmataError
-from lemmata.paper_qa_session import ask_about_paper
+from lemmata.run.qa import ask_about_paper
 from lemmata.redaction import redact_known
 
 _END = object()

@@ -12,24 +12,24 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 
-from lemmata import embedded_model as em
-from lemmata.cards import stage_card
+from lemmata.llm import embedded_model as em
+from lemmata.run.cards import stage_card
 from lemmata.errors import ArtifactError, UserError
-from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
-from lemmata.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
-from lemmata.gates import GATE_INPUTS, waiting_gate
+from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
+from lemmata.run.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
+from lemmata.run.gates import GATE_INPUTS, waiting_gate
 from lemmata.llm.calllog import CALL_LOG_NAME
-from lemmata.outcome import outcome_of
-from lemmata.pausing import request_pause
-from lemmata.pipeline import STAGES, card_artifacts, stage_states
-from lemmata.rewrite import pending_rewrite, rewrite_unsettled
-from lemmata.runs import Layout, RunRecord, live_status, load_record
+from lemmata.run.outcome import outcome_of
+from lemmata.run.pausing import request_pause
+from lemmata.run.pipeline import STAGES, card_artifacts, stage_states
+from lemmata.run.rewrite import pending_rewrite, rewrite_unsettled
+from lemmata.run.record import Layout, RunRecord, live_status, load_record
 from lemmata.server.http import ApiError, errors_as_json, json_body, run_dir_of, text_field
 from lemmata.server.live_events import run_events
 from lemmata.server.supervisor import RunBusy, RunSupervisor
 from lemmata.settings import Settings, lemmata_home, load_environment
-from lemmata.starting import PAPERS_TASK, create_new_run
-from lemmata.versions import paper_versions
+from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.versions import paper_versions
 
 log = logging.getLogger("lemmata.server")
 MODES = ("prove", "explore", "from-papers")

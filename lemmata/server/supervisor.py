@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from lemmata.errors import RunBusyError
-from lemmata.runs import RunLock, is_run_active, load_record
+from lemmata.run.record import RunLock, is_run_active, load_record
 
 LOG_NAME = "logs/server_drives.log"
 #: How long a decision waits for our process that has just stopped the run to exit.

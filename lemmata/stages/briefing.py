@@ -23,7 +23,7 @@ from lemmata.memory.domain_memories import Memory, load_memories, slug
 from lemmata.memory.embeddings import Embedder
 from lemmata.plugins import DomainPlugin, plugin_for
 from lemmata.settings import Settings
-from lemmata.skill_registry import SkillRegistry, load_skills, render_skills
+from lemmata.skills.registry import SkillRegistry, load_skills, render_skills
 
 #: The pipeline stage each agent role works in (skills name stages). `compress` folds an agent's
 #: history: a briefing would only make it longer.

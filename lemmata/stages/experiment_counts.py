@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from lemmata.artifacts import CheckPoint
 from lemmata.errors import ModelOutputError
-from lemmata.sandbox import SandboxResult
+from lemmata.isolation.sandbox import SandboxResult
 
 MAX_SERIES_POINTS = 200
 X_LABEL = re.compile(r"[ -~]{1,40}")  # printable ASCII: it goes into a LaTeX plot

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from lemmata.artifacts import FormalStatement, atomic_write_text
 from lemmata.errors import ModelOutputError
-from lemmata.llm.client import LLMClient
-from lemmata.stages.answers import FormalizerAnswer
-from lemmata.stages.parsing import parse_json_answer
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.client import LLMClient
+from lemmata.agents.answers import FormalizerAnswer
+from lemmata.agents.parsing import parse_json_answer
+from lemmata.agents.prompts import render_prompt
 
 
 def formalize(client: LLMClient, goal: str, cache_dir: Path) -> FormalStatement:

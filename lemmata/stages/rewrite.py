@@ -12,8 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from lemmata.artifacts import Checker, ProvedLemma, RevisionRequest, Survey, Theory
-from lemmata.llm.client import LLMClient
-from lemmata.qa_history import ChatRecord
+from lemmata.agents.client import LLMClient
+from lemmata.artifacts import ChatRecord
 from lemmata.settings import Settings
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_assemble import assemble_theory

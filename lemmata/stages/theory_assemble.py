@@ -6,11 +6,11 @@ import re
 
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
 from lemmata.errors import ModelOutputError, ProviderError
-from lemmata.llm.client import LLMClient
-from lemmata.stages.answers import ConsistencyAnswer
-from lemmata.stages.parsing import parse_json_answer, strip_fences
-from lemmata.stages.proof_attempt import cited_identifiers, without_self_assessment
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.client import LLMClient
+from lemmata.agents.answers import ConsistencyAnswer
+from lemmata.agents.parsing import parse_json_answer, strip_fences
+from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
+from lemmata.agents.prompts import render_prompt
 
 CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
 #: A first line that introduces the answer instead of stating anything ("Sure! Here is the theorem:").

@@ -16,10 +16,10 @@ import re
 from typing import Any
 
 from lemmata.artifacts import Lemma, TheoryPlan, TheoryRework
-from lemmata.llm.client import LLMClient
-from lemmata.stages.parsing import parse_lemma_list
+from lemmata.agents.client import LLMClient
+from lemmata.agents.parsing import parse_lemma_list
 from lemmata.stages.plan_dedup import deduplicate_lemmas
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.prompts import render_prompt
 
 FULL_PLAN = range(4, 11)
 SIMPLIFIED_SIZE = 3

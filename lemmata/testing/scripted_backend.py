@@ -9,7 +9,7 @@ from typing import Union
 
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, ChatResponse
-from lemmata.llm.client import LLMClient, ModelChoice
+from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.settings import Settings
 
 Scripted = Union[str, ChatResponse, Callable[[ChatRequest], Union[str, ChatResponse]], Exception]

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 from lemmata.artifacts import ACCEPTING_METHODS, CheckStep, VerificationMethod
 from lemmata.errors import ModelOutputError, ProviderError
-from lemmata.llm.client import LLMClient
+from lemmata.agents.client import LLMClient
 from lemmata.settings import Settings
-from lemmata.stages.answers import RefuterAnswer, VerifierAnswer
-from lemmata.stages.parsing import fenced_blocks, first_json_value
-from lemmata.stages.proof_attempt import ProofAttempt
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.answers import RefuterAnswer, VerifierAnswer
+from lemmata.agents.parsing import fenced_blocks, first_json_value
+from lemmata.agents.proof_attempt import ProofAttempt
+from lemmata.agents.prompts import render_prompt
 from pydantic import BaseModel, ValidationError
 
 VERIFIER_EXCERPT_CHARS = 1000

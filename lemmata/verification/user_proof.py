@@ -8,9 +8,9 @@ import time
 from pydantic import Field
 
 from lemmata.artifacts import Artifact, Checker, CheckStep, VerificationMethod
-from lemmata.llm.client import LLMClient
+from lemmata.agents.client import LLMClient
 from lemmata.settings import Settings
-from lemmata.stages.proof_attempt import parse_proof_attempt
+from lemmata.agents.proof_attempt import parse_proof_attempt
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.checks import check_proof
 from lemmata.verification.policy import is_verified, verification_in_words

@@ -21,27 +21,27 @@ import lemmata
 from lemmata.artifacts import (
     Checkpoint, DirectionIdeas, Survey, TaskInput, Theory, TheoryRework, atomic_write_text, read_artifact, write_artifact,
 )
-from lemmata.cards import stage_card, writer_card
+from lemmata.run.cards import stage_card, writer_card
 from lemmata.errors import LemmataError, RunBusyError
-from lemmata.gate_answers import GateAwaited
+from lemmata.run.gate_answers import GateAwaited
 from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
-from lemmata.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
-from lemmata.gates import (
+from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
+from lemmata.run.gates import (
     DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, GateInterrupted, Review,
     effective_gate_mode, gate_path, lemma_named, record_decision,
 )
-from lemmata.jobs import FAILURE_FILE
+from lemmata.run.job import FAILURE_FILE
 from lemmata.latex.document import support_files
 from lemmata.llm.calllog import CALL_LOG_NAME
-from lemmata.outcome import run_outcome
-from lemmata.pausing import (
+from lemmata.run.outcome import run_outcome
+from lemmata.run.pausing import (
     clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
 )
-from lemmata.pipeline import (
+from lemmata.run.pipeline import (
     COMPILE_RULES, USER_FIGURES, card_artifacts, figures_of, incomplete_outputs, user_files, version_targets,
 )
 from lemmata.profiles import profile_arguments, resolve_profile
-from lemmata.runs import RunLock, RunRecord, load_record, save_record
+from lemmata.run.record import RunLock, RunRecord, load_record, save_record
 from lemmata.settings import Settings, load_environment
 
 POLL_SECONDS = 0.2

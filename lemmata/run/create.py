@@ -13,7 +13,7 @@ from lemmata.artifacts import TaskInput
 from lemmata.errors import UserError
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.profiles import profile_arguments, resolve_profile
-from lemmata.runs import Layout, RunRecord, new_session_id
+from lemmata.run.record import Layout, RunRecord, new_session_id
 from lemmata.settings import Settings
 
 #: What a run says it is about, by mode, when `from-papers` gets only paper ids.
@@ -54,7 +54,7 @@ def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, ga
     output = output if output is not None else layout.home / "results" / session_id
     record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
                        gate_mode=settings.GATE_MODE, backend=backend.name, profile=execution.name)
-    from lemmata.runner import create_run  # the runner imports the workflow machinery: only here
+    from lemmata.run.driver import create_run  # the runner imports the workflow machinery: only here
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
     return NewRun(run_dir, backend.name, backend.models.active)

@@ -1,6 +1,6 @@
 """The inside of the sandbox: run one model-written script under a supervisor and an audit hook.
 
-`lemmata.sandbox` starts `python -I -B <copy of this file> <script> <status fd>` inside a box
+`lemmata.isolation.sandbox` starts `python -I -B <copy of this file> <script> <status fd>` inside a box
 (`lemmata.isolation`): the script and this file in a read-only input directory, a scratch tmpfs
 as working directory. The file imports nothing of lemmata: the box shows only the interpreter.
 

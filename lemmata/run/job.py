@@ -13,8 +13,8 @@ from typing import Any
 
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text
 from lemmata.errors import LemmataError
-from lemmata.llm.client import LLMClient
-from lemmata.llm.resolve import make_client
+from lemmata.agents.client import LLMClient
+from lemmata.agents.client import make_client
 from lemmata.redaction import redact_known
 from lemmata.settings import Settings, lemmata_home
 

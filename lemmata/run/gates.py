@@ -33,11 +33,6 @@ STAGE_REVIEWS = {
 }
 
 
-def feedback_of(decision: GateDecision) -> str:
-    """What a decision says to the next agent: the researcher's words, never a gate's own reason."""
-    return "" if decision.decided_by == "automatic" else decision.feedback.strip()
-
-
 def effective_gate_mode(configured: str, theory: Theory | None) -> str:
     """GATE_MODE auto becomes human once the theory has a lemma that is not verified."""
     if configured == "auto" and theory is not None and any(not lemma.verified for lemma in theory.lemmas):

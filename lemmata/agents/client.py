@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from dataclasses import dataclass, replace
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message
-from lemmata.llm.calllog import CallLog, CallRecord
-from lemmata.llm.roles import role as lookup_role
+from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
+from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message, ModelChoice
+from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, CallRecord
+from lemmata.llm.resolve import build_backend, choose_backend
+from lemmata.agents.roles import role as lookup_role
 from lemmata.redaction import Redactor, known_secrets
 from lemmata.settings import Settings
 
-
-@dataclass(frozen=True)
-class ModelChoice:
-    active: str
-    fast: str
-
-    def for_tier(self, tier: str) -> str:
-        return self.fast if tier == "fast" else self.active
 
 
 class LLMClient:
@@ -209,3 +204,19 @@ class _Relay:
         if piece:
             self.passed = True
             self.consumer(piece)
+
+
+def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, scope: str = "") -> LLMClient:
+    """The client a stage job uses: backend from settings, calls logged in the run directory."""
+    choice = choose_backend(settings, environ)
+    backend = build_backend(choice.name, settings, environ, run_dir)
+    redact = Redactor(lambda: known_secrets(environ))  # read at each use: a refreshed CLI login is known too
+    log = CallLog(Path(run_dir) / CALL_LOG_NAME, redact)
+    return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
+
+
+def run_briefing(run_dir: Path) -> dict[str, str]:
+    """The text the run's briefing adds to each role's system prompt; none before the briefing
+    is made (or in a run older than briefings)."""
+    path = Path(run_dir) / BRIEFING_FILE
+    return read_artifact(path, Briefing).by_role if path.is_file() else {}

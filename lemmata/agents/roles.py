@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from lemmata.stages import answers
+from lemmata.agents import answers
 from lemmata.settings import Settings
 
 

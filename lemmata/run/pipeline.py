@@ -6,7 +6,7 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.gates import GATE_RULES, gate_path
+from lemmata.run.gates import GATE_RULES, gate_path
 
 
 @dataclass(frozen=True)

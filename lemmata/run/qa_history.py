@@ -12,33 +12,17 @@ calls it made.
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
-from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
-from lemmata.artifacts import Artifact, ToolCallRecord
+from lemmata.artifacts import ChatRecord
 from lemmata.jsonl import append_line
 from lemmata.redaction import redact_known
 
 log = logging.getLogger(__name__)
 
 HISTORY_FILE = "paper_qa_history.jsonl"
-
-#: error: a question got no answer; rewrite_requested / rewrite_saved / rewrite_failed: a rewrite's
-#: instructions, the version it saved, or why it failed (the earlier version stays current).
-Marker = Literal["", "error", "rewrite_requested", "rewrite_saved", "rewrite_failed"]
-
-
-class ChatRecord(Artifact):
-    role: Literal["user", "assistant", "event"]  # event: a marker, not part of the conversation
-    content: str
-    timestamp: float = Field(default_factory=time.time)
-    paper_version: int = Field(ge=1)
-    marker: Marker = ""
-    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
-
 
 def append_record(run_dir: Path, record: ChatRecord) -> None:
     # Answers are model output and errors may quote a provider's reply: no secret is kept.

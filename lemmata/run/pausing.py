@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from lemmata.artifacts import ArtifactError, Checkpoint, Directions, PauseRequest, read_artifact, write_artifact
-from lemmata.pipeline import stage_states
+from lemmata.run.pipeline import stage_states
 
 PAUSE_FLAG = "pause.flag"
 CHECKPOINT = "checkpoint.json"

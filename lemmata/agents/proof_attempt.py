@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from lemmata.artifacts import SelfAssessment
-from lemmata.stages.parsing import FENCE
+from lemmata.agents.parsing import FENCE
 
 GAP_OPENER = re.compile(r"\[GAP:\s*")
 CITATION_GROUP = re.compile(r"\[([^\[\]]+)\]")

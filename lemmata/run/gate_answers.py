@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Literal
 
 from lemmata.artifacts import Artifact, ArtifactError, Directions, Survey, Theory, read_artifact, write_artifact
-from lemmata.cards import stage_card, survey_card, theory_review, wrapped
-from lemmata.gates import (
+from lemmata.run.cards import stage_card, survey_card, theory_review, wrapped
+from lemmata.run.gates import (
     DIRECTION, DIRECTION_REVIEW, GATE_INPUTS, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review,
     gate_path, waiting_gate,
 )
-from lemmata.pausing import session_dir
+from lemmata.run.pausing import session_dir
 
 GateKind = Literal["theory_review", "stage_review", "survey_papers", "direction"]
 THEORY_QUESTION = "Approve the lemma chain and continue to the writer?"

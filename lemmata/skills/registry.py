@@ -17,12 +17,12 @@ from typing import Any, Literal, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from lemmata.llm.roles import ROLES
+from lemmata.agents.roles import ROLES
 from lemmata.plugins import normalised_domain
 
 Stage = Literal["survey", "directions", "theory", "experiment", "writer", "qa"]
 STAGES: tuple[str, ...] = get_args(Stage)
-BUNDLED_DIR = Path(__file__).parent / "skills"
+BUNDLED_DIR = Path(__file__).parent
 SKILL_FILE = "SKILL.md"
 #: Markdown files that document a skills folder rather than being a skill.
 NOT_SKILLS = frozenset({"readme.md"})

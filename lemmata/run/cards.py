@@ -8,10 +8,10 @@ from pathlib import Path
 from lemmata.artifacts import (
     Checker, CompileReport, Directions, Experiment, LemmaCheck, PaperMeta, ProvedLemma, Survey, Theory, read_artifact,
 )
-from lemmata.events import TokenTally
+from lemmata.run.events import TokenTally
 from lemmata.latex.document import support_files
-from lemmata.outcome import main_result_line
-from lemmata.pipeline import USER_FIGURES, USER_FILES
+from lemmata.run.outcome import main_result_line
+from lemmata.run.pipeline import USER_FIGURES, USER_FILES
 from lemmata.stages.rewrite import theory_file
 from lemmata.verification.calibration import trust_in_words
 

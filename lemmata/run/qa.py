@@ -10,9 +10,9 @@ from pathlib import Path
 import yaml
 
 from lemmata.errors import LemmataError, UserError
-from lemmata.llm.resolve import make_client
-from lemmata.qa_history import ChatRecord, append_record, read_history
-from lemmata.versions import current_paper
+from lemmata.agents.client import make_client
+from lemmata.run.qa_history import ChatRecord, append_record, read_history
+from lemmata.run.versions import current_paper
 from lemmata.settings import Settings, load_environment
 from lemmata.stages.paper_qa import answer_question
 from lemmata.tools import make_tools

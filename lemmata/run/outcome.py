@@ -14,9 +14,9 @@ from pathlib import Path
 
 from lemmata.artifacts import Theory, read_artifact
 from lemmata.errors import ArtifactError
-from lemmata.runs import RunRecord, live_status
+from lemmata.run.record import RunRecord, live_status
 from lemmata.stages.rewrite import theory_file
-from lemmata.versions import paper_versions
+from lemmata.run.versions import paper_versions
 
 COMPLETED = "completed"
 NOT_ESTABLISHED = "main result not established"

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata import sandbox_launcher
+from lemmata.isolation import launcher as sandbox_launcher
 from lemmata.isolation.box import Box, BoxLimits, BoxSpec, BoxUnavailable, open_box, python_paths, whole_box_cgroup
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
 

@@ -17,11 +17,11 @@ from typing import Generic, TypeVar
 
 from lemmata.artifacts import PaperRecord, ToolCallRecord
 from lemmata.errors import ModelOutputError
-from lemmata.llm.client import LLMClient
-from lemmata.stages.answers import ToolTurnAnswer
-from lemmata.stages.history import AgentHistory
-from lemmata.stages.parsing import parse_json_answer
-from lemmata.stages.prompts import render_prompt
+from lemmata.agents.client import LLMClient
+from lemmata.agents.answers import ToolTurnAnswer
+from lemmata.agents.history import AgentHistory
+from lemmata.agents.parsing import parse_json_answer
+from lemmata.agents.prompts import render_prompt
 from lemmata.tools.base import Tool, ToolResult
 
 #: More calls in one turn would only flood the history (and the services).

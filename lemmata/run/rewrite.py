@@ -22,11 +22,11 @@ from lemmata.artifacts import (
     write_artifact,
 )
 from lemmata.errors import LemmataError, UserError
-from lemmata.qa_history import ChatRecord, append_record, read_history
-from lemmata.runner import Driver
-from lemmata.runs import RunRecord, load_record, save_record
+from lemmata.run.qa_history import ChatRecord, append_record, read_history
+from lemmata.run.driver import Driver
+from lemmata.run.record import RunRecord, load_record, save_record
 from lemmata.stages.rewrite import qa_summary, revision_file
-from lemmata.versions import paper_versions
+from lemmata.run.versions import paper_versions
 
 MAX_INSTRUCTION_CHARS = 20_000
 #: What every rewrite reads besides the latest paper: the run's task, survey, direction, formal
