@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import get_args
 
 import pytest
-
 from conftest import write_cli_login
-from lemmata.errors import UserError
-from lemmata.agents.client import LLMClient, ModelChoice
-from lemmata.llm.resolve import backend_name, choose_backend
-from lemmata.agents.client import make_client
+
+from lemmata.agents.client import LLMClient, ModelChoice, make_client
 from lemmata.agents.roles import ROLES
+from lemmata.errors import UserError
+from lemmata.llm.registry import backend_names, backend_spec, register, registered
+from lemmata.llm.resolve import (
+    backend_name,
+    build_backend,
+    choose_backend,
+    resolve_models,
+)
 from lemmata.settings import Settings
 from lemmata.testing.scripted_backend import ScriptedBackend
+
 
 def settings(**values: object) -> Settings:
     return Settings.from_mapping(values)
@@ -188,7 +198,6 @@ def test_explicit_vendora_without_key_or_login_names_both(tmp_path: Path) -> Non
 
 def test_embedded_backend_loads_the_configured_gguf(tmp_path: Path) -> None:
     from lemmata.llm.embedded_backend import EmbeddedBackend
-    from lemmata.llm.resolve import build_backend
 
     gguf = tmp_path / "tiny-model.gguf"
     gguf.write_bytes(b"GGUF" + bytes(60))
@@ -205,3 +214,84 @@ def test_embedded_with_a_file_that_is_not_gguf_names_the_variable(tmp_path: Path
     (tmp_path / "notes.txt").write_text("not a model")
     with pytest.raises(UserError, match="LEMMATA_EMBEDDED_MODEL"):
         choose_backend(settings(LLM_BACKEND="embedded", LEMMATA_EMBEDDED_MODEL=str(tmp_path / "notes.txt")), {})
+
+
+# --- the backend registry --------------------------------------------------------------------
+
+
+def test_the_registry_names_are_the_settings_backend_values() -> None:
+    # Settings must not import the model layer, so its Literal cannot be derived from the registry.
+    allowed = set(get_args(Settings.model_fields["LLM_BACKEND"].annotation)) - {""}
+    assert set(backend_names()) == allowed
+    assert len(backend_names()) == len(allowed)
+
+
+def test_every_registered_backend_has_a_name_and_default_models(tmp_path: Path) -> None:
+    gguf = tmp_path / "tiny-model.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(60))
+    chosen = settings(LEMMATA_EMBEDDED_MODEL=str(gguf), LEMMATA_REPLAY=str(tmp_path / "absent.jsonl"))
+    for spec in registered():
+        assert spec.name
+        active, fast = spec.default_models(chosen)
+        assert isinstance(active, str) and active and isinstance(fast, str) and fast, spec.name
+        assert callable(spec.build)
+
+
+def test_automatic_choice_ends_with_a_backend_that_needs_no_credential() -> None:
+    automatic = [spec for spec in registered() if spec.automatic]
+    assert [spec.name for spec in automatic] == ["vendora", "embedded"]
+    assert automatic[-1].credential is None
+
+
+def test_an_unknown_backend_name_is_a_clear_error(tmp_path: Path) -> None:
+    for call in (lambda: backend_spec("nonesuch"), lambda: resolve_models("nonesuch", settings()),
+                 lambda: build_backend("nonesuch", settings(), {}, tmp_path)):
+        with pytest.raises(UserError, match=r"unknown LLM backend 'nonesuch': the backends are vendora, router, "
+                                            r"local, vendorx, embedded, replay"):
+            call()
+
+
+def test_a_backend_is_registered_once() -> None:
+    with pytest.raises(ValueError, match="registered twice"):
+        register(backend_spec("local"))
+
+
+_SDKS = ("anthropic", "openai", "llama_cpp")
+
+
+def _imported_sdks(code: str) -> set[str]:
+    probe = code + f"\nimport json, sys\nprint(json.dumps([m for m in {_SDKS!r} if m in sys.modules]))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_resolving_imports_no_sdk() -> None:
+    assert _imported_sdks(
+        "from lemmata.llm.resolve import choose_backend\n"
+        "from lemmata.settings import Settings\n"
+        "choose_backend(Settings.from_mapping({'LLM_BACKEND': 'local'}), {})\n"
+        "choose_backend(Settings.from_mapping({'LLM_BACKEND': 'vendora'}), {'VENDORA_API_KEY': 'k' * 10})\n"
+    ) == set()
+
+
+@pytest.mark.parametrize(("backend", "environ", "sdk"),
+                         [("local", {}, "openai"), ("vendora", {"VENDORA_API_KEY": "k" * 10}, "anthropic")])
+def test_building_a_backend_imports_only_its_own_sdk(backend: str, environ: dict, sdk: str, tmp_path: Path) -> None:
+    assert _imported_sdks(
+        "from pathlib import Path\n"
+        "from lemmata.llm.resolve import build_backend\n"
+        "from lemmata.settings import Settings\n"
+        f"build_backend({backend!r}, Settings.from_mapping({{}}), {environ!r}, Path({str(tmp_path)!r}))\n"
+    ) == {sdk}
+
+
+@pytest.mark.parametrize(
+    ("backend", "environ", "base_url", "json_schema"),
+    [("router", {"COMPAT_API_KEY": "k" * 10}, "https://openrouter.ai/api/v1", False),
+     ("local", {}, "http://localhost:8000/v1", True),
+     ("vendorx", {"VENDORX_API_KEY": "k" * 10}, "https://api.novita.ai/v3/openai", False)],
+)
+def test_openai_compatible_backends_get_their_endpoint(backend: str, environ: dict, base_url: str, json_schema: bool,
+                                                        tmp_path: Path) -> None:
+    built = build_backend(backend, settings(), environ, tmp_path)
+    assert (built.name, built.base_url, built.send_json_schema) == (backend, base_url, json_schema)
