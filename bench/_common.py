@@ -3,9 +3,15 @@ and the settings that point the search tools at the fake services."""
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
+from pathlib import Path
 
-from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers
+# The test support (tests/support: fake model and search servers, scripted sessions) is not part of
+# the installed lemmata: it is imported from this checkout's tests/ directory.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers
 
 
 def critical_path(records: list[dict], depends_on: dict[str, list[str]]) -> float:

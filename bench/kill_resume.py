@@ -31,16 +31,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _common import search_settings  # bench/ is the script directory, hence on sys.path
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
 from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
 from lemmata.run.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
 from lemmata.run.driver import workflow_processes
 from lemmata.run.record import RUN_RECORD, load_record
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer
-from lemmata.testing.fake_search_servers import FakeSearchServers
-
-from _common import search_settings  # bench/ is the script directory, hence on sys.path
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer
+from support.fake_search_servers import FakeSearchServers
 
 RESUME_TIMEOUT = 300.0
 #: How long SIGKILLed processes may take to be gone before the snapshot is taken anyway.

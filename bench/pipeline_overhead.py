@@ -16,13 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import critical_path, search_settings  # bench/ is the script directory, hence on sys.path
 from lemmata.artifacts import TheoryPlan, read_artifact
 from lemmata.llm.calllog import read_call_records
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer
-from lemmata.testing.fake_search_servers import FakeSearchServers
-
-from _common import critical_path, search_settings  # bench/ is the script directory, hence on sys.path
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer
+from support.fake_search_servers import FakeSearchServers
 
 
 def run_once(latency: float) -> dict[str, float]:

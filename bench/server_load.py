@@ -50,14 +50,13 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from _common import search_settings  # bench/ is the script directory, hence on sys.path
 from lemmata.artifacts import write_artifact
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import RUN_RECORD, load_record
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest
-from lemmata.testing.fake_search_servers import FakeSearchServers
-
-from _common import search_settings  # bench/ is the script directory, hence on sys.path
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer, RecordedRequest
+from support.fake_search_servers import FakeSearchServers
 
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 #: Files of a run directory that name its session id (besides logs, which are history).

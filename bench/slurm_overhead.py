@@ -1,6 +1,6 @@
 """SLURM against one machine: the same `lemmata prove` of the even-sum task, with the fake model
 and search servers, under the `local` profile and under `slurm` on a one-node SLURM started on
-127.0.0.1 (lemmata.testing.slurm_cluster; root, Debian's packages). Then what the slurm extra
+127.0.0.1 (support.slurm_cluster; root, Debian's packages). Then what the slurm extra
 costs a run that does not use it: the time from `lemmata prove` to its first job.
 
 Prints two tables:
@@ -27,12 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer
-from lemmata.testing.fake_search_servers import FakeSearchServers
-from lemmata.testing.slurm_cluster import SlurmCluster, install_packages
-
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer
+from support.fake_search_servers import FakeSearchServers
+from support.slurm_cluster import SlurmCluster, install_packages
 
 
 def prove(command: list[str], home: Path, env: dict[str, str], cwd: Path, *options: str) -> tuple[float, Path]:

@@ -30,15 +30,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from _common import critical_path  # bench/ is the script directory, hence on sys.path
 from lemmata.artifacts import Lemma, TaskInput, TheoryPlan, write_artifact
 from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
 from lemmata.run.driver import create_run, snakemake_command, workflow_environment
 from lemmata.run.record import Layout, RunRecord, new_session_id
 from lemmata.settings import Settings
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer, RecordedRequest, prompt_text
-
-from _common import critical_path  # bench/ is the script directory, hence on sys.path
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer, RecordedRequest, prompt_text
 
 SHAPES = ("independent", "chained")
 PROVER_CALLS_PER_LEMMA = 1  # confident, citing proofs: auto-accepted without a verifier call

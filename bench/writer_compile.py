@@ -20,12 +20,13 @@ from typing import Any
 
 from pypdf import PdfReader
 
+import _common  # noqa: F401  (bench/ is the script directory: _common puts tests/ on sys.path)
 from lemmata.artifacts import (
     ConsistencyCheck, Direction, Directions, Experiment, PaperRecord, ProvedLemma, Survey, TaskInput, Theory,
 )
 from lemmata.latex.compile import compile_paper
 from lemmata.stages.writer import BIB_STEM, WriterInputs, WrittenPaper, write_paper
-from lemmata.testing.scripted_backend import scripted_client
+from support.scripted_backend import scripted_client
 
 PAPERS = [PaperRecord(id=f"arXiv:2301.{n:05d}", title=f"On sums of even integers, part {n}",
                       authors=[f"Author{n} Surname{n % 7}", "Second Writer"], year=2000 + n % 20,

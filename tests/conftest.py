@@ -16,9 +16,9 @@ import pytest
 from lemmata.artifacts import atomic_write_text
 from lemmata.run.record import Layout, RunRecord, save_record
 from lemmata.settings import lemmata_home
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer
-from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers, unused_port
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer
+from support.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers, unused_port
 
 #: The developer's (or CI's) real lemmata home, read before any test isolates it: the one
 #: place the embedded smoke test looks for the installed model.

@@ -1,7 +1,7 @@
 """Re-record `llm_calls.jsonl`: the scripted even-sum session through the real workflow.
 
 The recording is what the README's quick demo replays (LLM_BACKEND=replay). Re-record it
-whenever the workflow asks the model something new. Its answers are the scripted ones of lemmata/testing/even_sum_session.py,
+whenever the workflow asks the model something new. Its answers are the scripted ones of tests/support/even_sum_session.py,
 not a real model's; the searches are answered by the fake search services. It is recorded in a
 fresh data directory, as a user replays it: there the fake model's checks were never measured, so
 no lemma is verified. Usage: python examples/even-sum/record.py
@@ -16,9 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lemmata.testing import even_sum_session
-from lemmata.testing.fake_llm_server import FakeLLMServer
-from lemmata.testing.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers
+# The test support (tests/support: the fake model and search servers, the scripted session) is not
+# part of the installed lemmata: it is imported from this checkout's tests/ directory.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from support import even_sum_session
+from support.fake_llm_server import FakeLLMServer
+from support.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers
 
 HERE = Path(__file__).parent
 

@@ -1,1 +1,0 @@
-"""Test helpers shared by the test suite and the benchmarks."""

@@ -1,0 +1,62 @@
+"""Real embedded-model runs, replayed: what a small model really writes, through the real workflow.
+
+Scripted answers are well-behaved; these are not. Each folder of tests/data/embedded_runs holds
+the call log of a real `lemmata prove` run on the embedded model (recorded with record.py
+there): its plans with duplicates, proofs that prove something else, verifiers that say "valid"
+to anything, writer answers cut off or echoing the prompt. Replayed (LLM_BACKEND=replay; the
+recording names the embedded model, whose measured trust then holds), the run must deliver what
+a researcher can rely on: every lemma of the theory stated in the PDF and marked unverified,
+a Limitations section, no prompt material, the main result said to be not established, and the
+same honest status wherever it is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_environment
+from support.paper_audit import audit_run, pdf_text
+from lemmata.artifacts import PaperMeta, Theory, read_artifact
+from support import DATA
+
+pytestmark = pytest.mark.e2e
+
+RECORDINGS = sorted(path for path in (DATA / "embedded_runs").iterdir() if path.is_dir())
+
+
+def test_there_are_recordings_to_replay():
+    assert len(RECORDINGS) >= 2, RECORDINGS
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=lambda path: path.name)
+def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path, tmp_path: Path):
+    recorded = json.loads((recording / "recorded.json").read_text())
+    home = tmp_path / "home"
+    env = cli_environment(home, **{**recorded["settings"], "LLM_BACKEND": "replay",
+                                  "LEMMATA_REPLAY": str(recording / "llm_calls.jsonl")})
+    task = (recording / "task.txt").read_text().strip()
+    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", task, "-o", str(tmp_path / "out")], env=env,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run_dir = next((home / "runs").iterdir())
+    theory = read_artifact(run_dir / "theory.json", Theory)
+    pdf = tmp_path / "out" / "paper_v1.pdf"
+
+    assert len(theory.lemmas) == recorded["lemmas"]
+    # The embedded model was measured not to discriminate: nothing is verified, and the run says so.
+    assert not any(lemma.verified for lemma in theory.lemmas)
+    assert {lemma.checked_by.trust for lemma in theory.lemmas if lemma.checked_by} <= {"not_discriminating"}
+    assert "completed (main result not established)" in result.stderr
+    assert recorded["outcome"] == "completed (main result not established)"
+    assert audit_run(run_dir, pdf) == []
+    meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
+    assert meta.lemmas_stated == len(theory.lemmas)
+    # The theorem is a statement: a crystallizer that went on with a proof and markdown sections
+    # (even-sum-rerun) made them the theorem and sections of the paper.
+    assert "**Proof" not in theory.theorem_statement and "\n#" not in theory.theorem_statement
+    assert "Limitations" in pdf_text(pdf)

@@ -1,0 +1,195 @@
+"""The formalizer (re-run only when its input changed) and the proof architect.
+
+Spec, theory stage: lemma-list parsing in the decomposer AND the proof architect tries four
+passes (fenced JSON, first object with a list key, first array, text list); a null `source` in
+an architect item is an empty string; the formalizer is re-run only when its input changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lemmata.artifacts import FormalStatement
+from lemmata.stages.formalize import formalize
+from lemmata.stages.theory_plan import plan_theory
+from support.scripted_backend import scripted_client
+
+GOAL = "The sum of two even integers is even."
+FORMAL = "$\\forall a, b \\in \\mathbb{Z}: 2 \\mid a \\wedge 2 \\mid b \\Rightarrow 2 \\mid a + b$"
+
+
+def decomposer_plan(count: int = 4) -> str:
+    lemmas = [{"id": f"L{i}", "statement": f"Statement {i}.", "depends_on": [f"L{i - 1}"] if i > 1 else [],
+               "source": ""} for i in range(1, count + 1)]
+    return "```json\n" + json.dumps({"lemmas": lemmas}) + "\n```"
+
+
+def user_text(request) -> str:
+    return request.messages[-1].content
+
+
+# =========================================================================== formalizer
+
+
+def formal_answer(statement: str = FORMAL) -> str:
+    return json.dumps({"formal_statement": statement, "assumptions": ["$\\mathbb{Z}$ is a ring", " "]})
+
+
+def test_formalizer_states_the_goal_formally(tmp_path: Path) -> None:
+    client, backend = scripted_client({"formalizer": [formal_answer()]})
+    formal = formalize(client, GOAL, tmp_path)
+    assert formal.formal_statement == FORMAL
+    assert formal.assumptions == ["$\\mathbb{Z}$ is a ring"]
+    assert formal.goal == GOAL
+    assert backend.calls("formalizer")[0].json_schema is not None
+
+
+def test_formalizer_is_not_asked_again_for_the_same_input(tmp_path: Path) -> None:
+    client, backend = scripted_client({"formalizer": [formal_answer()]})
+    first = formalize(client, GOAL, tmp_path)
+    again = formalize(client, GOAL, tmp_path)
+    assert again == first
+    assert len(backend.calls("formalizer")) == 1
+
+
+def test_formalizer_is_asked_again_when_the_goal_changed(tmp_path: Path) -> None:
+    client, backend = scripted_client({"formalizer": [formal_answer(), formal_answer("$\\forall n: n + 0 = n$")]})
+    formalize(client, GOAL, tmp_path)
+    changed = formalize(client, "For every integer $n$, $n + 0 = n$.", tmp_path)
+    assert changed.formal_statement == "$\\forall n: n + 0 = n$"
+    assert len(backend.calls("formalizer")) == 2
+
+
+def test_a_corrupt_cache_entry_is_asked_again_not_trusted(tmp_path: Path) -> None:
+    client, backend = scripted_client({"formalizer": [formal_answer(), formal_answer()]})
+    formalize(client, GOAL, tmp_path)
+    [entry] = tmp_path.glob("*.json")
+    entry.write_text('{"goal": "truncated', encoding="utf-8")
+    assert formalize(client, GOAL, tmp_path).formal_statement == FORMAL
+    assert len(backend.calls("formalizer")) == 2
+    FormalStatement.model_validate_json(entry.read_text(encoding="utf-8"))  # repaired
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("The goal is already formal.", id="prose"),
+        pytest.param('{"assumptions": []}', id="no-formal_statement-field"),
+        pytest.param('{"formal_statement": "   ", "assumptions": []}', id="blank-statement"),
+    ],
+)
+def test_an_unusable_formalizer_answer_keeps_the_goal_and_says_so(tmp_path: Path, answer: str) -> None:
+    client, _ = scripted_client({"formalizer": [answer]})
+    formal = formalize(client, GOAL, tmp_path)
+    assert formal.formal_statement == GOAL
+    if answer.strip().startswith("{\"formal_statement\""):
+        assert formal.note == ""
+    else:
+        assert formal.note.startswith("formalizer answer unusable")
+
+
+def test_the_formal_statement_reaches_the_decomposer_and_the_architect() -> None:
+    client, backend = scripted_client({"decomposer": [decomposer_plan()], "architect": ["fine"]})
+    plan = plan_theory(client, GOAL, formal_statement=FORMAL)
+    assert plan.formal_statement == FORMAL
+    assert f"Formal statement: {FORMAL}" in user_text(backend.calls("decomposer")[0])
+    assert f"Formal statement: {FORMAL}" in user_text(backend.calls("architect")[0])
+
+
+# =========================================================================== proof architect
+
+ARCHITECT_LEMMAS = [
+    {"id": "L1", "statement": "Statement 1, with $n \\in \\mathbb{Z}$.", "depends_on": [], "source": None,
+     "approach": "Unfold the definition."},
+    {"id": "L2", "statement": "Statement 2.", "depends_on": ["L1"], "source": "Euclid, Elements VII",
+     "approach": "Cite [L1]."},
+    {"id": "L3", "statement": "Statement 3.", "depends_on": [], "source": None, "approach": ""},
+    {"id": "L4", "statement": "Statement 4.", "depends_on": ["L2", "L3"], "source": "", "approach": "Combine."},
+]
+
+
+def _numbered_prose() -> str:
+    lines = [f"{i}. {item['statement']}" for i, item in enumerate(ARCHITECT_LEMMAS, start=1)]
+    return "Here is the reviewed plan:\n" + "\n".join(lines) + "\nEach step is elementary."
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("Reviewed.\n```json\n" + json.dumps({"lemmas": ARCHITECT_LEMMAS}) + "\n```", id="json-fence"),
+        pytest.param("```\n" + json.dumps({"proof_steps": ARCHITECT_LEMMAS}) + "\n```", id="plain-fence-proof_steps"),
+        pytest.param("My review: " + json.dumps({"components": ARCHITECT_LEMMAS}) + " Done.", id="bare-object-components"),
+        pytest.param("The lemmas:\n" + json.dumps(ARCHITECT_LEMMAS, indent=2), id="bare-array"),
+    ],
+)
+def test_architect_answers_are_read_in_the_json_passes(answer: str) -> None:
+    client, _ = scripted_client({"decomposer": [decomposer_plan()], "architect": [answer]})
+    plan = plan_theory(client, GOAL)
+    assert [lemma.statement for lemma in plan.lemmas] == [item["statement"] for item in ARCHITECT_LEMMAS]
+    assert [lemma.source for lemma in plan.lemmas] == ["", "Euclid, Elements VII", "", ""]  # null -> ""
+    assert [lemma.depends_on for lemma in plan.lemmas] == [[], ["L1"], [], ["L2", "L3"]]
+    assert plan.lemmas[1].approach == "Cite [L1]."
+    assert plan.architect_note == "applied: changed L1, L2, L3, L4; routes suggested for 3 of 4 lemmas"
+
+
+def test_architect_text_list_is_read_by_the_fourth_pass() -> None:
+    client, _ = scripted_client({"decomposer": [decomposer_plan()], "architect": [_numbered_prose()]})
+    plan = plan_theory(client, GOAL)
+    assert [lemma.id for lemma in plan.lemmas] == ["L1", "L2", "L3", "L4"]
+    assert plan.lemmas[0].statement == "Statement 1, with $n \\in \\mathbb{Z}$."
+    assert all(lemma.depends_on == [] for lemma in plan.lemmas)
+
+
+@pytest.mark.parametrize(
+    "alternative",
+    [
+        pytest.param({"lemma_id": "L1", "formal_statement": "S1.", "strategy": "Direct."}, id="lemma_id-formal_statement-strategy"),
+        pytest.param({"name": "L1", "hypothesis": "S1.", "proof_idea": "Direct."}, id="name-hypothesis-proof_idea"),
+        pytest.param({"title": "L1", "content": "S1.", "method": "Direct."}, id="title-content-method"),
+    ],
+)
+def test_architect_items_with_alternative_field_names(alternative: dict[str, str]) -> None:
+    items = [alternative] + ARCHITECT_LEMMAS[1:]
+    client, _ = scripted_client({"decomposer": [decomposer_plan()], "architect": [json.dumps({"lemmas": items})]})
+    plan = plan_theory(client, GOAL)
+    assert (plan.lemmas[0].id, plan.lemmas[0].statement, plan.lemmas[0].approach) == ("L1", "S1.", "Direct.")
+
+
+@pytest.mark.parametrize(
+    "answer, reason",
+    [
+        pytest.param("The plan looks right to me.", "answer unusable", id="no-list-at-all"),
+        pytest.param(json.dumps({"lemmas": ARCHITECT_LEMMAS[:2]}), "proposed 2 lemmas, outside 4-10", id="too-few"),
+        pytest.param(json.dumps({"lemmas": ARCHITECT_LEMMAS * 3}), "proposed 12 lemmas, outside 4-10", id="too-many"),
+    ],
+)
+def test_an_unusable_architect_answer_keeps_the_decomposer_plan(answer: str, reason: str) -> None:
+    client, _ = scripted_client({"decomposer": [decomposer_plan()], "architect": [answer]})
+    plan = plan_theory(client, GOAL)
+    assert [lemma.statement for lemma in plan.lemmas] == [f"Statement {i}." for i in range(1, 5)]
+    assert plan.architect_note.startswith(reason)
+
+
+def test_the_simplified_plan_is_architected_within_three_lemmas() -> None:
+    client, _ = scripted_client({"decomposer": ["no plan", decomposer_plan(3)],
+                                 "architect": [json.dumps({"lemmas": ARCHITECT_LEMMAS})]})
+    plan = plan_theory(client, GOAL)
+    assert plan.level == "simplified"
+    assert plan.architect_note == "proposed 4 lemmas, outside 1-3: the decomposer's plan is kept"
+
+
+def test_the_single_goal_is_not_sent_to_the_architect() -> None:
+    client, backend = scripted_client({"decomposer": ["no plan", "still none"]})
+    plan = plan_theory(client, GOAL, formal_statement=FORMAL)
+    assert plan.level == "single_goal"
+    assert plan.lemmas[0].statement == FORMAL  # the most precise statement of the goal we have
+    assert backend.calls("architect") == []
+
+
+def test_feedback_reaches_the_architect() -> None:
+    client, backend = scripted_client({"decomposer": [decomposer_plan()], "architect": ["fine"]})
+    plan_theory(client, GOAL, feedback="L3 is too strong")
+    assert "Reviewer feedback to take into account: L3 is too strong" in user_text(backend.calls("architect")[0])
