@@ -33,7 +33,8 @@ from pathlib import Path
 
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
-from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
+from lemmata.llm.calllog import read_call_records
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.run.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
 from lemmata.run.driver import workflow_processes
 from lemmata.run.record import RUN_RECORD, load_record

@@ -32,7 +32,8 @@ from pathlib import Path
 
 from _common import critical_path  # bench/ is the script directory, hence on sys.path
 from lemmata.artifacts import Lemma, TaskInput, TheoryPlan, write_artifact
-from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
+from lemmata.llm.calllog import read_call_records
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.run.driver import create_run, snakemake_command, workflow_environment
 from lemmata.run.record import Layout, RunRecord, new_session_id
 from lemmata.settings import Settings

@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from lemmata import layout
 from lemmata.errors import ArtifactError
 from lemmata.files import write_text_atomically
 from lemmata.redaction import redact_known
@@ -23,11 +24,15 @@ class Artifact(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: How a run starts: a statement to prove, a domain to explore, or papers to build on.
+Mode = Literal["prove", "explore", "from-papers"]
+
+
 class TaskInput(Artifact):
     """What the researcher asked for: the input of the whole pipeline."""
 
     session_id: str
-    mode: Literal["prove", "explore", "from-papers"]
+    mode: Mode
     task: str
     domain: str = ""
     paper_ids: list[str] = Field(default_factory=list)
@@ -398,7 +403,7 @@ class BriefedMemory(Artifact):
     similarity: float | None = Field(None, description="cosine similarity to this run's task; None: unranked")
 
 
-BRIEFING_FILE = "briefing.json"
+BRIEFING_FILE = layout.BRIEFING
 
 
 class Briefing(Artifact):

@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from lemmata import layout
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message, ModelChoice
-from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, CallRecord
+from lemmata.llm.calllog import CallLog, CallRecord
 from lemmata.llm.resolve import build_backend, choose_backend
 from lemmata.agents.roles import role as lookup_role
 from lemmata.redaction import Redactor, known_secrets
@@ -211,7 +212,7 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
     choice = choose_backend(settings, environ)
     backend = build_backend(choice.name, settings, environ, run_dir)
     redact = Redactor(lambda: known_secrets(environ))  # read at each use: a refreshed CLI login is known too
-    log = CallLog(Path(run_dir) / CALL_LOG_NAME, redact)
+    log = CallLog(Path(run_dir) / layout.LLM_CALLS, redact)
     return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from lemmata import layout
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import UserError
 from lemmata.settings import Settings, lemmata_home, load_environment
@@ -87,6 +88,6 @@ def report(result: object, log_dir: Path) -> str:
     lines += [f"  {step.check}: {step.outcome}" + (f" - {step.detail}" if step.detail else "") for step in result.checks]
     lines += [f"issue: {issue}" for issue in result.issues]
     lines.append(f"checker: {result.checker.model} ({result.checker.backend}), {result.checker.trust}. {result.trust}")
-    calls = os.path.join(str(log_dir), "llm_calls.jsonl")
+    calls = os.path.join(str(log_dir), layout.LLM_CALLS)
     lines.append(f"{result.calls} model call{'s' * (result.calls != 1)} in {result.seconds:.1f} s; log: {calls}")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from lemmata import layout
 from lemmata import __version__
 from lemmata.cli.check_cmd import check
 from lemmata.cli.errors import reports_errors
@@ -142,7 +143,7 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
         sys.exit(1)
     if record.status == "completed":
         # The last line on stdout: scripts can take the paper's path from it.
-        click.echo(Path(record.output_dir) / f"paper_v{driver.version}.pdf")
+        click.echo(Path(record.output_dir) / layout.paper_pdf(driver.version))
         if not rewrite and offer_review:
             offer(run_dir, rewriter(run_dir, jobs))
 

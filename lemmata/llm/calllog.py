@@ -12,8 +12,6 @@ from typing import Any
 from lemmata.jsonl import append_line, read_json_lines
 from lemmata.redaction import Redactor, known_secrets
 
-CALL_LOG_NAME = "llm_calls.jsonl"
-
 
 @dataclass
 class CallRecord:

@@ -3,17 +3,6 @@ import hashlib
 import json
 from pathlib import Path
 
-from lemmata.stages.rewrite import previous_theory_file
-
-
-# Every rule but the proofs of the lemmas and the experiments (a rewrite's too) runs where the
-# driver runs, also under a cluster profile: a gate, a copy, one model call or one pdflatex is
-# cheaper than a trip through the queue. pipeline.CLUSTER_RULES names the others.
-localrules: all, intake, briefing, survey, survey_final, ideation, directions, formalize, theory_plan,
-    theory_assemble, theory_review_gate, survey_papers_gate, direction_gate, survey_review_gate,
-    direction_review_gate, experiment_review_gate, writer, compile, research_output, learn,
-    rewrite_writer, rewrite_compile, rewrite_context
-
 
 def lemma_plan():
     with open(checkpoints.theory_plan.get().output[0], encoding="utf-8") as handle:
@@ -21,14 +10,14 @@ def lemma_plan():
 
 
 def proved_lemma_files(wildcards):
-    return expand("theory/lemmas/{lemma}.json", lemma=[lemma["id"] for lemma in lemma_plan()["lemmas"]])
+    return expand(layout.lemma("{lemma}"), lemma=[lemma["id"] for lemma in lemma_plan()["lemmas"]])
 
 
 def lemma_dependency_files(wildcards):
     # A lemma's job waits for the lemmas it builds on, and only for those: independent lemmas
     # run in parallel, and a re-proved lemma re-runs what depends on it (its input is newer).
     lemma = next(l for l in lemma_plan()["lemmas"] if l["id"] == wildcards.lemma)
-    return expand("theory/lemmas/{lemma}.json", lemma=lemma["depends_on"])
+    return expand(layout.lemma("{lemma}"), lemma=lemma["depends_on"])
 
 
 def lemma_fingerprint(wildcards):
@@ -48,17 +37,17 @@ def missing_ids(plan, step):
 
 def theory_rework(wildcards):
     # Present only after the reviewer said `n`: its appearance reruns the plan with the objection.
-    return ["gates/theory_rework.json"] if Path("gates/theory_rework.json").exists() else []
+    return [layout.gate("theory_rework")] if Path(layout.gate("theory_rework")).exists() else []
 
 
 def previous_theory(wildcards):
     # Version n starts from version n-1's theory, which is never made again (ancient).
-    return ancient(previous_theory_file(int(wildcards.n)))
+    return ancient(layout.previous_theory_of(int(wildcards.n)))
 
 
 def briefing_file(wildcards):
     # The first model call waits for the briefing. A run made before briefings existed (its
     # survey done without one) keeps its stages: a new input would rerun them all.
-    if Path("survey/first.json").exists() and not Path("briefing.json").exists():
+    if Path(layout.SURVEY_FIRST).exists() and not Path(layout.BRIEFING).exists():
         return []
-    return ["briefing.json"]
+    return [layout.BRIEFING]

@@ -1,26 +1,26 @@
 rule compile:
     input:
-        tex="paper_v1.tex",
-        bib="references.bib",
-        figures="figures",  # the experiment's plots, copied into the build directory
+        tex=layout.paper_tex(1),
+        bib=layout.REFERENCES,
+        figures=layout.FIGURES,  # the experiment's plots, copied into the build directory
     output:
-        pdf="paper_v1.pdf",
-        report="paper_v1.compile.json",
+        pdf=layout.paper_pdf(1),
+        report=layout.compile_report(1),
     log:
-        "logs/compile.log",
+        layout.rule_log("compile"),
     script:
         "../scripts/compile.py"
 
 
 rule research_output:
     input:
-        survey="survey.json",
-        theory="theory.json",
-        meta="paper_v1.json",
-        report="paper_v1.compile.json",
+        survey=layout.SURVEY,
+        theory=layout.THEORY,
+        meta=layout.paper_meta(1),
+        report=layout.compile_report(1),
     output:
-        "research_output.json",
+        layout.RESEARCH_OUTPUT,
     log:
-        "logs/research_output.log",
+        layout.rule_log("research_output"),
     script:
         "../scripts/research_output.py"

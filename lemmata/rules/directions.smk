@@ -2,26 +2,26 @@
 # fails closes the direction gate: the researcher types a direction, which the planner uses.
 rule ideation:
     input:
-        task="input.json",
-        survey="survey.json",
-        review="gates/survey_review.json",
+        task=layout.INPUT,
+        survey=layout.SURVEY,
+        review=layout.gate("survey_review"),
     output:
-        "directions/ideas.json",
+        layout.IDEAS,
     log:
-        "logs/ideation.log",
+        layout.rule_log("ideation"),
     script:
         "../scripts/ideation.py"
 
 
 rule directions:
     input:
-        task="input.json",
-        survey="survey.json",
-        ideas="directions/ideas.json",
-        direction="gates/direction.json",
+        task=layout.INPUT,
+        survey=layout.SURVEY,
+        ideas=layout.IDEAS,
+        direction=layout.gate("direction"),
     output:
-        "directions.json",
+        layout.DIRECTIONS,
     log:
-        "logs/directions.log",
+        layout.rule_log("directions"),
     script:
         "../scripts/directions.py"

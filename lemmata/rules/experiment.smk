@@ -1,11 +1,11 @@
 rule experiment:
     input:
-        theory="theory.json",
-        review="gates/theory_review.json",
+        theory=layout.THEORY,
+        review=layout.gate("theory_review"),
     output:
-        experiment="experiment.json",
-        figures=directory("figures"),
+        experiment=layout.EXPERIMENT,
+        figures=directory(layout.FIGURES),
     log:
-        "logs/experiment.log",
+        layout.rule_log("experiment"),
     script:
         "../scripts/experiment.py"

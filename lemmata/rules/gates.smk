@@ -5,66 +5,66 @@
 # condition does not hold.
 rule theory_review_gate:
     input:
-        theory="theory.json",
+        theory=layout.THEORY,
     output:
-        "gates/theory_review.json",
+        layout.gate("theory_review"),
     log:
-        "logs/theory_review_gate.log",
+        layout.rule_log("theory_review_gate"),
     script:
         "../scripts/gate_closed.py"
 
 
 rule survey_papers_gate:
     input:
-        survey="survey/first.json",
+        survey=layout.SURVEY_FIRST,
     output:
-        "gates/survey_papers.json",
+        layout.gate("survey_papers"),
     log:
-        "logs/survey_papers_gate.log",
+        layout.rule_log("survey_papers_gate"),
     script:
         "../scripts/survey_papers_gate.py"
 
 
 rule direction_gate:
     input:
-        ideas="directions/ideas.json",
+        ideas=layout.IDEAS,
     output:
-        "gates/direction.json",
+        layout.gate("direction"),
     log:
-        "logs/direction_gate.log",
+        layout.rule_log("direction_gate"),
     script:
         "../scripts/direction_gate.py"
 
 
 rule survey_review_gate:
     input:
-        survey="survey.json",
+        survey=layout.SURVEY,
     output:
-        "gates/survey_review.json",
+        layout.gate("survey_review"),
     log:
-        "logs/survey_review_gate.log",
+        layout.rule_log("survey_review_gate"),
     script:
         "../scripts/review_gate.py"
 
 
 rule direction_review_gate:
     input:
-        directions="directions.json",
+        directions=layout.DIRECTIONS,
     output:
-        "gates/direction_review.json",
+        layout.gate("direction_review"),
     log:
-        "logs/direction_review_gate.log",
+        layout.rule_log("direction_review_gate"),
     script:
         "../scripts/review_gate.py"
 
 
 rule experiment_review_gate:
     input:
-        experiment="experiment.json",
-        theory="theory.json",
+        experiment=layout.EXPERIMENT,
+        theory=layout.THEORY,
     output:
-        "gates/experiment_review.json",
+        layout.gate("experiment_review"),
     log:
-        "logs/experiment_review_gate.log",
+        layout.rule_log("experiment_review_gate"),
     script:
         "../scripts/review_gate.py"

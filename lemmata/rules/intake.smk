@@ -1,8 +1,8 @@
 rule intake:
     output:
-        "input.json",
+        layout.INPUT,
     log:
-        "logs/intake.log",
+        layout.rule_log("intake"),
     script:
         "../scripts/intake.py"
 
@@ -11,10 +11,10 @@ rule intake:
 # for the whole run (stages/briefing.py); every model call of the run reads it.
 rule briefing:
     input:
-        task="input.json",
+        task=layout.INPUT,
     output:
-        "briefing.json",
+        layout.BRIEFING,
     log:
-        "logs/briefing.log",
+        layout.rule_log("briefing"),
     script:
         "../scripts/briefing.py"

@@ -2,14 +2,14 @@
 # ($LEMMATA_HOME/memory/domains/<domain>/), which later runs' briefings read (stages/learning.py).
 rule learn:
     input:
-        task="input.json",
-        theory="theory.json",
-        review="gates/theory_review.json",
-        experiment="experiment.json",
+        task=layout.INPUT,
+        theory=layout.THEORY,
+        review=layout.gate("theory_review"),
+        experiment=layout.EXPERIMENT,
         rework=theory_rework,
     output:
-        "learned.json",
+        layout.LEARNED,
     log:
-        "logs/learn.log",
+        layout.rule_log("learn"),
     script:
         "../scripts/learn.py"

@@ -8,69 +8,69 @@ wildcard_constraints:
 
 rule rewrite_theory:
     input:
-        revision="revisions/v{n}.json",
+        revision=layout.revision("{n}"),
         theory=previous_theory,
-        survey=ancient("survey.json"),
-        formal=ancient("theory/formal.json"),
+        survey=ancient(layout.SURVEY),
+        formal=ancient(layout.FORMAL),
     output:
-        "versions/v{n}/theory.json",
+        layout.theory_of("{n}"),
     log:
-        "logs/rewrite_theory_v{n}.log",
+        layout.rule_log("rewrite_theory_v{n}"),
     script:
         "../scripts/rewrite_theory.py"
 
 
 rule rewrite_experiment:
     input:
-        revision="revisions/v{n}.json",
-        theory="versions/v{n}/theory.json",
+        revision=layout.revision("{n}"),
+        theory=layout.theory_of("{n}"),
     output:
-        experiment="versions/v{n}/experiment.json",
-        figures=directory("versions/v{n}/figures"),
+        experiment=layout.experiment_of("{n}"),
+        figures=directory(layout.figures_of("{n}")),
     log:
-        "logs/rewrite_experiment_v{n}.log",
+        layout.rule_log("rewrite_experiment_v{n}"),
     script:
         "../scripts/rewrite_experiment.py"
 
 
 rule rewrite_writer:
     input:
-        revision="revisions/v{n}.json",
-        task=ancient("input.json"),
-        survey=ancient("survey.json"),
-        directions=ancient("directions.json"),
-        theory="versions/v{n}/theory.json",
-        experiment="versions/v{n}/experiment.json",
+        revision=layout.revision("{n}"),
+        task=ancient(layout.INPUT),
+        survey=ancient(layout.SURVEY),
+        directions=ancient(layout.DIRECTIONS),
+        theory=layout.theory_of("{n}"),
+        experiment=layout.experiment_of("{n}"),
     output:
-        tex="paper_v{n}.tex",
-        meta="paper_v{n}.json",
+        tex=layout.paper_tex("{n}"),
+        meta=layout.paper_meta("{n}"),
     log:
-        "logs/rewrite_writer_v{n}.log",
+        layout.rule_log("rewrite_writer_v{n}"),
     script:
         "../scripts/rewrite_writer.py"
 
 
 rule rewrite_compile:
     input:
-        tex="paper_v{n}.tex",
-        bib=ancient("references.bib"),  # the survey is not redone: the same bibliography
-        figures="versions/v{n}/figures",
+        tex=layout.paper_tex("{n}"),
+        bib=ancient(layout.REFERENCES),  # the survey is not redone: the same bibliography
+        figures=layout.figures_of("{n}"),
     output:
-        pdf="paper_v{n}.pdf",
-        report="paper_v{n}.compile.json",
+        pdf=layout.paper_pdf("{n}"),
+        report=layout.compile_report("{n}"),
     log:
-        "logs/rewrite_compile_v{n}.log",
+        layout.rule_log("rewrite_compile_v{n}"),
     script:
         "../scripts/compile.py"
 
 
 rule rewrite_context:
     input:
-        revision="revisions/v{n}.json",
-        pdf="paper_v{n}.pdf",
+        revision=layout.revision("{n}"),
+        pdf=layout.paper_pdf("{n}"),
     output:
-        "rewrite_context_v{n}.json",
+        layout.rewrite_context("{n}"),
     log:
-        "logs/rewrite_context_v{n}.log",
+        layout.rule_log("rewrite_context_v{n}"),
     script:
         "../scripts/rewrite_context.py"

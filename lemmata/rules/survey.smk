@@ -3,24 +3,24 @@
 # them, or keeps the first survey when the answer is empty.
 rule survey:
     input:
-        task="input.json",
+        task=layout.INPUT,
         briefing=briefing_file,
     output:
-        "survey/first.json",
+        layout.SURVEY_FIRST,
     log:
-        "logs/survey.log",
+        layout.rule_log("survey"),
     script:
         "../scripts/survey.py"
 
 
 rule survey_final:
     input:
-        task="input.json",
-        first="survey/first.json",
-        papers="gates/survey_papers.json",
+        task=layout.INPUT,
+        first=layout.SURVEY_FIRST,
+        papers=layout.gate("survey_papers"),
     output:
-        "survey.json",
+        layout.SURVEY,
     log:
-        "logs/survey_final.log",
+        layout.rule_log("survey_final"),
     script:
         "../scripts/survey_final.py"

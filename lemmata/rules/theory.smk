@@ -1,53 +1,53 @@
 rule formalize:
     input:
-        directions="directions.json",
-        review="gates/direction_review.json",
+        directions=layout.DIRECTIONS,
+        review=layout.gate("direction_review"),
     output:
-        "theory/formal.json",
+        layout.FORMAL,
     log:
-        "logs/formalize.log",
+        layout.rule_log("formalize"),
     script:
         "../scripts/formalize.py"
 
 
 checkpoint theory_plan:
     input:
-        directions="directions.json",
-        formal="theory/formal.json",
-        survey="survey.json",
-        review="gates/direction_review.json",
+        directions=layout.DIRECTIONS,
+        formal=layout.FORMAL,
+        survey=layout.SURVEY,
+        review=layout.gate("direction_review"),
         rework=theory_rework,
     output:
-        "theory/plan.json",
+        layout.PLAN,
     log:
-        "logs/theory_plan.log",
+        layout.rule_log("theory_plan"),
     script:
         "../scripts/theory_plan.py"
 
 
 rule prove_lemma:
     input:
-        plan=ancient("theory/plan.json"),
+        plan=ancient(layout.PLAN),
         dependencies=lemma_dependency_files,
     output:
-        "theory/lemmas/{lemma}.json",
+        layout.lemma("{lemma}"),
     params:
         fingerprint=lemma_fingerprint,
     wildcard_constraints:
         lemma="[A-Za-z][A-Za-z0-9_-]*",
     log:
-        "logs/prove_lemma/{lemma}.log",
+        layout.rule_log("prove_lemma/{lemma}"),
     script:
         "../scripts/prove_lemma.py"
 
 
 rule theory_assemble:
     input:
-        plan="theory/plan.json",
+        plan=layout.PLAN,
         lemmas=proved_lemma_files,
     output:
-        "theory.json",
+        layout.THEORY,
     log:
-        "logs/theory_assemble.log",
+        layout.rule_log("theory_assemble"),
     script:
         "../scripts/theory_assemble.py"

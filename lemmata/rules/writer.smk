@@ -1,17 +1,17 @@
 rule writer:
     input:
-        task="input.json",
-        survey="survey.json",
-        directions="directions.json",
-        theory="theory.json",
-        review="gates/theory_review.json",
-        experiment="experiment.json",
-        experiment_review="gates/experiment_review.json",
+        task=layout.INPUT,
+        survey=layout.SURVEY,
+        directions=layout.DIRECTIONS,
+        theory=layout.THEORY,
+        review=layout.gate("theory_review"),
+        experiment=layout.EXPERIMENT,
+        experiment_review=layout.gate("experiment_review"),
     output:
-        tex="paper_v1.tex",
-        bib="references.bib",
-        meta="paper_v1.json",
+        tex=layout.paper_tex(1),
+        bib=layout.REFERENCES,
+        meta=layout.paper_meta(1),
     log:
-        "logs/writer.log",
+        layout.rule_log("writer"),
     script:
         "../scripts/writer.py"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from lemmata import layout
 from lemmata.artifacts import (
     Checker, CompileReport, Directions, Experiment, LemmaCheck, PaperMeta, ProvedLemma, Survey, Theory, read_artifact,
 )
@@ -12,7 +13,6 @@ from lemmata.run.events import TokenTally
 from lemmata.latex.document import support_files
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import USER_FIGURES, USER_FILES
-from lemmata.stages.rewrite import theory_file
 from lemmata.verification.calibration import trust_in_words
 
 WIDTH = 78
@@ -154,12 +154,12 @@ def check_lines(check: LemmaCheck) -> list[str]:
 def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path, version: int = 1) -> str:
     """The session summary after the writer and the compile of paper version `version`, whether
     the compile succeeded (its report beside the paper) or failed (its report in logs/)."""
-    directions = read_artifact(run_dir / "directions.json", Directions)
-    theory = read_artifact(run_dir / theory_file(version), Theory)
-    meta = read_artifact(run_dir / f"paper_v{version}.json", PaperMeta)
-    report = run_dir / f"paper_v{version}.compile.json"
+    directions = read_artifact(run_dir / layout.DIRECTIONS, Directions)
+    theory = read_artifact(run_dir / layout.theory_of(version), Theory)
+    meta = read_artifact(run_dir / layout.paper_meta(version), PaperMeta)
+    report = run_dir / layout.compile_report(version)
     if not report.exists():
-        report = run_dir / "logs" / report.name
+        report = run_dir / layout.LOGS / report.name
     lines = [
         f"Paper: {meta.title}",
         f"Goal: {_shorten(directions.goal)}",
@@ -195,8 +195,8 @@ def compile_line(report: CompileReport) -> str:
 
 def stage_card(stage_artifact: Path) -> str | None:
     """The card for a finished stage's artifact, or None for stages without one."""
-    readers = {"survey.json": (Survey, survey_card), "theory.json": (Theory, theory_card),
-               "experiment.json": (Experiment, experiment_card)}
+    readers = {layout.SURVEY: (Survey, survey_card), layout.THEORY: (Theory, theory_card),
+               layout.EXPERIMENT: (Experiment, experiment_card)}
     if stage_artifact.name not in readers:
         return None
     model, render = readers[stage_artifact.name]

@@ -18,6 +18,7 @@ from typing import Protocol
 import yaml
 
 import lemmata
+from lemmata import layout
 from lemmata.artifacts import (
     Checkpoint, DirectionIdeas, Survey, TaskInput, Theory, TheoryRework, atomic_write_text, read_artifact, write_artifact,
 )
@@ -25,14 +26,12 @@ from lemmata.run.cards import stage_card, writer_card
 from lemmata.errors import LemmataError, RunBusyError
 from lemmata.run.gate_answers import GateAwaited
 from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
-from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
+from lemmata.run.events import JobBoard, TailReader, TokenTally
 from lemmata.run.gates import (
     DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, GateInterrupted, Review,
     effective_gate_mode, gate_path, lemma_named, record_decision,
 )
-from lemmata.run.job import FAILURE_FILE
 from lemmata.latex.document import support_files
-from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.run.outcome import run_outcome
 from lemmata.run.pausing import (
     clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
@@ -131,7 +130,7 @@ class Driver:
                               f"again: {', '.join(incomplete)}")
 
     def _loop(self, record: RunRecord) -> RunRecord:
-        calls = TailReader(self.run_dir / CALL_LOG_NAME)
+        calls = TailReader(self.run_dir / layout.LLM_CALLS)
         while True:
             if pause_request(self.run_dir):  # asked for while a gate question waited: no new job starts
                 return self._pause(record)
@@ -161,11 +160,11 @@ class Driver:
             raise LemmataError(message)
 
     def _invoke_snakemake(self, calls: TailReader) -> Invocation:
-        (self.run_dir / FAILURE_FILE).unlink(missing_ok=True)
-        events = TailReader(self.run_dir / EVENTS_FILE, start_at_end=True)
+        (self.run_dir / layout.LAST_FAILURE).unlink(missing_ok=True)
+        events = TailReader(self.run_dir / layout.EVENTS, start_at_end=True)
         board = JobBoard()
         done_before = {name for name in card_artifacts(self.version) if (self.run_dir / name).exists()}
-        log_path = self.run_dir / "logs" / "snakemake.log"
+        log_path = self.run_dir / layout.SNAKEMAKE_LOG
         log_start = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")
         process = subprocess.Popen(
@@ -243,7 +242,7 @@ class Driver:
 
     def _show_writer_card(self, record: RunRecord) -> None:
         """The writer's summary of this version, with its compile's outcome (failed too)."""
-        if (self.run_dir / f"paper_v{self.version}.json").exists():
+        if (self.run_dir / layout.paper_meta(self.version)).exists():
             self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started,
                                           Path(record.output_dir), self.version))
 
@@ -280,18 +279,18 @@ class Driver:
             self._asking = False
 
     def _survey_papers(self, gate: str, record: RunRecord, decided_by: str) -> None:
-        papers = self.console.survey_papers(read_artifact(self.run_dir / "survey" / "first.json", Survey))
+        papers = self.console.survey_papers(read_artifact(self.run_dir / layout.SURVEY_FIRST, Survey))
         record_decision(self.run_dir, gate, True, papers, decided_by)
 
     def _direction(self, gate: str, record: RunRecord, decided_by: str) -> None:
-        survey = read_artifact(self.run_dir / "survey.json", Survey)
-        ideas = read_artifact(self.run_dir / "directions" / "ideas.json", DirectionIdeas)
+        survey = read_artifact(self.run_dir / layout.SURVEY, Survey)
+        ideas = read_artifact(self.run_dir / layout.IDEAS, DirectionIdeas)
         record_decision(self.run_dir, gate, True, self.console.research_direction(survey, ideas.error), "user")
 
     def _theory_review(self, gate: str, record: RunRecord, decided_by: str) -> RunRecord | None:
         """Approve (with feedback), or `n`: the theory runs once more with the objection; `n`
         again stops the run."""
-        theory = read_artifact(self.run_dir / "theory.json", Theory)
+        theory = read_artifact(self.run_dir / layout.THEORY, Theory)
         rework_file = gate_path(self.run_dir, THEORY_REWORK)
         escalated = record.gate_mode == "auto" and effective_gate_mode("auto", theory) == "human"
         review = self.console.review_theory(theory, second_look=rework_file.exists(), escalated=escalated)
@@ -317,7 +316,7 @@ class Driver:
                                    f"`lemmata resume {record.session_id}` asks again")
 
     def _failure_message(self, result: Invocation) -> str:
-        failure = self.run_dir / FAILURE_FILE
+        failure = self.run_dir / layout.LAST_FAILURE
         if failure.exists():
             return failure.read_text(encoding="utf-8").strip()
         rules = ", ".join(sorted(set(result.board.failed_rules))) or "the workflow"
@@ -382,7 +381,7 @@ def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequen
     stages (each rerun costs model calls), and the driver reads the lemmata logger's events."""
     return [
         sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
-        *profile_arguments, "--configfile", str(run_dir / "config.yaml"), *(["--jobs", str(jobs)] if jobs else []),
+        *profile_arguments, "--configfile", str(run_dir / layout.CONFIG), *(["--jobs", str(jobs)] if jobs else []),
         "--logger", "lemmata", "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
     ]
 
@@ -409,7 +408,7 @@ def workflow_processes(run_dir: Path) -> list[int]:
 def report_command(run_dir: Path, output: Path) -> list[str]:
     """Snakemake's HTML report of the run; --nolock, so a report of a running run does not wait."""
     return [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
-            "--configfile", str(run_dir / "config.yaml"), "--report", str(output), "--nolock", "--nocolor"]
+            "--configfile", str(run_dir / layout.CONFIG), "--report", str(output), "--nolock", "--nocolor"]
 
 
 def workflow_environment(run_dir: Path) -> dict[str, str]:
@@ -419,7 +418,7 @@ def workflow_environment(run_dir: Path) -> dict[str, str]:
         environ.pop(WEAKER_LIMITS_VARIABLE, None)
     package_parent = str(Path(lemmata.__file__).resolve().parent.parent)
     environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, environ.get("PYTHONPATH", "")) if p)
-    environ["LEMMATA_EVENTS_FILE"] = str(run_dir / EVENTS_FILE)
+    environ["LEMMATA_EVENTS_FILE"] = str(run_dir / layout.EVENTS)
     return environ
 
 
@@ -427,5 +426,5 @@ def create_run(run_dir: Path, record: RunRecord, task: TaskInput, settings: Sett
     """A new run directory: record, the complete workflow config (no credentials), logs dir."""
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     config = {**settings.workflow_config(), **task.model_dump()}
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+    atomic_write_text(run_dir / layout.CONFIG, yaml.safe_dump(config, sort_keys=False))
     save_record(run_dir, record)

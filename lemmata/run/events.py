@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lemmata import layout
 from lemmata.jsonl import parse_line
 
-EVENTS_FILE = "logs/events.jsonl"
+EVENTS_FILE = layout.EVENTS
 
 
 class TailReader:

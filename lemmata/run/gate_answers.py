@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from lemmata import layout
 from lemmata.artifacts import Artifact, ArtifactError, Directions, Survey, Theory, read_artifact, write_artifact
 from lemmata.run.cards import stage_card, survey_card, theory_review, wrapped
 from lemmata.run.gates import (
@@ -77,17 +78,17 @@ def waiting_question(run_dir: Path) -> dict[str, object] | None:
     kind = gate_kind(gate)
     run_dir = Path(run_dir)
     if kind == "theory_review":
-        theory = read_artifact(run_dir / "theory.json", Theory)
+        theory = read_artifact(run_dir / layout.THEORY, Theory)
         question, card = THEORY_QUESTION, "\n".join(wrapped(theory_review(theory)))
     elif kind == "survey_papers":
         question = "The survey kept no papers: paper identifiers or titles to survey, comma-separated (empty: go on without papers)"
-        card = survey_card(read_artifact(run_dir / "survey" / "first.json", Survey))
+        card = survey_card(read_artifact(run_dir / layout.SURVEY_FIRST, Survey))
     elif kind == "direction":
-        survey = read_artifact(run_dir / "survey.json", Survey)
+        survey = read_artifact(run_dir / layout.SURVEY, Survey)
         question = "Direction planning needs a research direction: which one?"
         card = "Open problems from the survey:\n" + "\n".join(f"  - {p}" for p in survey.open_problems or ["(none reported)"])
     elif gate == DIRECTION_REVIEW:
-        directions = read_artifact(run_dir / "directions.json", Directions)
+        directions = read_artifact(run_dir / layout.DIRECTIONS, Directions)
         question, card = STAGE_REVIEWS[gate], f"Goal: {directions.goal}"
     else:
         question = STAGE_REVIEWS[gate]

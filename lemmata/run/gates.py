@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from lemmata import layout
 from lemmata.artifacts import GateDecision, Theory, write_artifact
 
 GATE_CLOSED = "GATE CLOSED"
@@ -20,8 +21,8 @@ DIRECTION_REVIEW = "direction_review"
 EXPERIMENT_REVIEW = "experiment_review"
 #: What each gate decides on, in pipeline order.
 GATE_INPUTS = {
-    SURVEY_PAPERS: "survey/first.json", SURVEY_REVIEW: "survey.json", DIRECTION: "directions/ideas.json",
-    DIRECTION_REVIEW: "directions.json", THEORY_REVIEW: "theory.json", EXPERIMENT_REVIEW: "experiment.json",
+    SURVEY_PAPERS: layout.SURVEY_FIRST, SURVEY_REVIEW: layout.SURVEY, DIRECTION: layout.IDEAS,
+    DIRECTION_REVIEW: layout.DIRECTIONS, THEORY_REVIEW: layout.THEORY, EXPERIMENT_REVIEW: layout.EXPERIMENT,
 }
 #: The rule that guards each gate's sentinel.
 GATE_RULES = {f"{gate}_gate": gate for gate in GATE_INPUTS}
@@ -72,7 +73,7 @@ def lemma_named(theory: Theory, step: str) -> str:
 
 
 def gate_path(run_dir: Path, gate: str) -> Path:
-    return Path(run_dir) / "gates" / f"{gate}.json"
+    return Path(run_dir) / layout.gate(gate)
 
 
 def gate_closed_message(sentinel: str) -> str:

@@ -1,25 +1,25 @@
-"""What every workflow script shares: settings from the Snakemake config, the model client,
-and turning a LemmataError into a one-line failure the driver can report."""
+"""What every workflow script shares: settings from the Snakemake config, the model client, the
+rule's log (when it started, how it ended), and turning a LemmataError into a one-line failure the
+driver can report."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lemmata.artifacts import Checker, TaskInput, atomic_write_text
+from lemmata import layout
+from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
 from lemmata.errors import LemmataError
 from lemmata.agents.client import LLMClient
 from lemmata.agents.client import make_client
 from lemmata.redaction import redact_known
 from lemmata.settings import Settings, lemmata_home
-
-FAILURE_FILE = "logs/last_failure.txt"
-
 
 class StageJob:
     """A thin view of Snakemake's `snakemake` object for one script run."""
@@ -29,6 +29,8 @@ class StageJob:
         self.run_dir = Path.cwd()  # Snakemake runs scripts in the run directory.
         self.rule = str(smk.rule)
         self.home = data_home_of(self.run_dir)
+        logs = getattr(smk, "log", None)
+        self.log_file = Path(logs[0]) if logs else None  # the rule's `log:`
 
     @cached_property
     def settings(self) -> Settings:
@@ -49,20 +51,43 @@ class StageJob:
 
         return checker_for(client.backend.name, client.models.active, self.home)
 
-    def task_input(self) -> TaskInput:
+    def task_from_config(self) -> TaskInput:
+        """The task as the workflow was started with it: only intake reads it here."""
         keys = ("session_id", "mode", "task", "domain", "paper_ids")
         return TaskInput.model_validate({k: self.smk.config[k] for k in keys if k in self.smk.config})
 
+    def task_input(self) -> TaskInput:
+        """The run's task, from the one artifact that holds it (input.json, made by intake)."""
+        return read_artifact(self.run_dir / layout.INPUT, TaskInput)
+
+    def log(self, line: str) -> None:
+        """One line in the rule's log, stamped; the log is the job's own record of itself."""
+        if self.log_file is not None:
+            self.log_file.parent.mkdir(parents=True, exist_ok=True)
+            with self.log_file.open("a", encoding="utf-8") as handle:
+                handle.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {redact_known(line)}\n")
+
     @contextmanager
     def reporting(self) -> Iterator[None]:
-        """Our errors end the job with one line (kept for the driver); bugs keep their traceback."""
+        """Our errors end the job with one line (kept for the driver); bugs keep their traceback.
+        The rule's log says when the job started and how it ended."""
+        started = time.monotonic()
+        self.log(f"{self.rule}: started")
         try:
             yield
         except LemmataError as exc:
             message = redact_known(f"{self.rule}: {exc}")  # a message may quote a key or a model's answer
-            atomic_write_text(self.run_dir / FAILURE_FILE, message + "\n")
+            atomic_write_text(self.run_dir / layout.LAST_FAILURE, message + "\n")
+            self.log(f"failed after {time.monotonic() - started:.1f} s: {message}")
             sys.stderr.write(f"lemmata: {message}\n")
             raise SystemExit(1) from None
+        except SystemExit as exc:  # a gate closing on purpose
+            self.log(f"stopped after {time.monotonic() - started:.1f} s (exit status {exc.code})")
+            raise
+        except BaseException as exc:
+            self.log(f"crashed after {time.monotonic() - started:.1f} s: {type(exc).__name__}: {exc}")
+            raise
+        self.log(f"done in {time.monotonic() - started:.1f} s")
 
 
 def data_home_of(run_dir: Path) -> Path:

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lemmata import layout
 from lemmata.artifacts import Theory, read_artifact
 from lemmata.errors import ArtifactError
 from lemmata.run.record import RunRecord, live_status
-from lemmata.stages.rewrite import theory_file
 from lemmata.run.versions import paper_versions
 
 COMPLETED = "completed"
@@ -70,7 +70,7 @@ def latest_theory_file(run_dir: Path) -> Path:
     """The theory the current paper stands on: the first run's, or the latest rewrite's."""
     versions = paper_versions(run_dir)
     latest = versions[-1] if versions else 1
-    return run_dir / theory_file(latest)
+    return run_dir / layout.theory_of(latest)
 
 
 def main_result_line(issues: Sequence[str]) -> str:

@@ -15,11 +15,12 @@ import json
 import time
 from pathlib import Path
 
+from lemmata import layout
 from lemmata.artifacts import ArtifactError, Checkpoint, Directions, PauseRequest, read_artifact, write_artifact
 from lemmata.run.pipeline import stage_states
 
 PAUSE_FLAG = "pause.flag"
-CHECKPOINT = "checkpoint.json"
+CHECKPOINT = layout.CHECKPOINT
 
 
 def session_dir(run_dir: Path) -> Path:
@@ -76,7 +77,7 @@ def save_checkpoint(run_dir: Path, session_id: str, stage_name: str = "") -> Che
 
 
 def research_brief_json(run_dir: Path) -> str:
-    directions_file = Path(run_dir) / "directions.json"
+    directions_file = Path(run_dir) / layout.DIRECTIONS
     if not directions_file.exists():
         return "{}"
     directions = read_artifact(directions_file, Directions)

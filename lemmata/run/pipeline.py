@@ -6,7 +6,11 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.run.gates import GATE_RULES, gate_path
+from lemmata import layout
+from lemmata.run.gates import (
+    DIRECTION, DIRECTION_REVIEW, EXPERIMENT_REVIEW, GATE_RULES, SURVEY_PAPERS, SURVEY_REVIEW, THEORY_REVIEW,
+    THEORY_REWORK, gate_path,
+)
 
 
 @dataclass(frozen=True)
@@ -19,34 +23,34 @@ class Stage:
 
 STAGES = (
     Stage("survey", ("intake", "briefing", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"),
-          "survey.json", ("input.json", "briefing.json", "survey/first.json", "gates/survey_papers.json",
-                          "survey.json", "gates/survey_review.json")),
+          layout.SURVEY, (layout.INPUT, layout.BRIEFING, layout.SURVEY_FIRST, layout.gate(SURVEY_PAPERS),
+                          layout.SURVEY, layout.gate(SURVEY_REVIEW))),
     Stage("direction planning", ("ideation", "direction_gate", "directions", "direction_review_gate"),
-          "directions.json",
-          ("directions/ideas.json", "gates/direction.json", "directions.json", "gates/direction_review.json")),
-    Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), "theory.json",
-          ("theory/formal.json", "gates/theory_rework.json", "theory/plan.json", "theory/lemmas/*.json", "theory.json")),
-    Stage("theory_review_gate", ("theory_review_gate",), "gates/theory_review.json", ("gates/theory_review.json",)),
-    Stage("experiment", ("experiment", "experiment_review_gate", "learn"), "experiment.json",
-          ("experiment.json", "figures/*.pdf", "gates/experiment_review.json", "learned.json")),
-    Stage("writer", ("writer",), "paper_v1.tex", ("paper_v1.tex", "references.bib", "paper_v1.json")),
-    Stage("compile", ("compile", "research_output"), "paper_v1.pdf",
-          ("paper_v1.pdf", "paper_v1.compile.json", "research_output.json")),
+          layout.DIRECTIONS,
+          (layout.IDEAS, layout.gate(DIRECTION), layout.DIRECTIONS, layout.gate(DIRECTION_REVIEW))),
+    Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), layout.THEORY,
+          (layout.FORMAL, layout.gate(THEORY_REWORK), layout.PLAN, layout.lemma("*"), layout.THEORY)),
+    Stage("theory_review_gate", ("theory_review_gate",), layout.gate(THEORY_REVIEW), (layout.gate(THEORY_REVIEW),)),
+    Stage("experiment", ("experiment", "experiment_review_gate", "learn"), layout.EXPERIMENT,
+          (layout.EXPERIMENT, f"{layout.FIGURES}/*.pdf", layout.gate(EXPERIMENT_REVIEW), layout.LEARNED)),
+    Stage("writer", ("writer",), layout.paper_tex(1), (layout.paper_tex(1), layout.REFERENCES, layout.paper_meta(1))),
+    Stage("compile", ("compile", "research_output"), layout.paper_pdf(1),
+          (layout.paper_pdf(1), layout.compile_report(1), layout.RESEARCH_OUTPUT)),
 )
 #: The rules a cluster profile sends to the queue; the workflow's `localrules` are all the others.
 CLUSTER_RULES = ("prove_lemma", "experiment", "rewrite_theory", "rewrite_experiment")
 #: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
-USER_FIGURES = "figures"
+USER_FIGURES = layout.FIGURES
 
 
 def user_files(version: int) -> tuple[str, ...]:
     """What the output folder receives of a paper version (its plots aside)."""
-    return (f"paper_v{version}.tex", f"paper_v{version}.pdf", "references.bib")
+    return (layout.paper_tex(version), layout.paper_pdf(version), layout.REFERENCES)
 
 
 def figures_of(version: int) -> str:
     """Where a version's plots are in the run directory (the paper names them figures/<file>)."""
-    return USER_FIGURES if version == 1 else f"versions/v{version}/{USER_FIGURES}"
+    return layout.figures_of(version)
 
 
 def card_artifacts(version: int) -> tuple[str, ...]:
@@ -54,7 +58,7 @@ def card_artifacts(version: int) -> tuple[str, ...]:
     rewrite's theory and experiment (its writer card comes with the end of the drive)."""
     if version == 1:
         return tuple(stage.artifact for stage in STAGES)
-    return (f"versions/v{version}/theory.json", f"versions/v{version}/experiment.json")
+    return (layout.theory_of(version), layout.experiment_of(version))
 
 
 #: The rules that compile a paper version: when one fails, the writer's card still shows.
@@ -63,7 +67,7 @@ COMPILE_RULES = ("compile", "rewrite_compile")
 
 def version_targets(version: int) -> tuple[str, ...]:
     """What the workflow is asked to make: the whole first run (rule all), or a rewrite's files."""
-    return () if version == 1 else (f"paper_v{version}.pdf", f"rewrite_context_v{version}.json")
+    return () if version == 1 else (layout.paper_pdf(version), layout.rewrite_context(version))
 
 
 USER_FILES = user_files(1)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from lemmata import layout
 from lemmata.errors import LemmataError, UserError
 from lemmata.agents.client import make_client
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
@@ -23,7 +24,7 @@ MAX_QUESTION_CHARS = 20_000
 
 def run_settings(run_dir: Path) -> Settings:
     """The settings the run was started with (its complete workflow config)."""
-    config = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8")) or {}
+    config = yaml.safe_load((Path(run_dir) / layout.CONFIG).read_text(encoding="utf-8")) or {}
     return Settings.from_mapping(config)
 
 

@@ -16,13 +16,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from lemmata import layout
 from lemmata.artifacts import ChatRecord
 from lemmata.jsonl import append_line
 from lemmata.redaction import redact_known
 
 log = logging.getLogger(__name__)
 
-HISTORY_FILE = "paper_qa_history.jsonl"
+HISTORY_FILE = layout.QA_HISTORY
 
 def append_record(run_dir: Path, record: ChatRecord) -> None:
     # Answers are model output and errors may quote a provider's reply: no secret is kept.

@@ -13,14 +13,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from lemmata.artifacts import Artifact, read_artifact, write_artifact
+from lemmata import layout
+from lemmata.artifacts import Artifact, Mode, read_artifact, write_artifact
 from lemmata.errors import RunBusyError, UserError
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.settings import lemmata_home
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-RUN_RECORD = "run.json"
-LOCK_FILE = ".lemmata.lock"
+RUN_RECORD = layout.RUN_RECORD
+LOCK_FILE = layout.LOCK
 #: How long a driver waits for the run's lock: long enough for a status probe (is_run_active,
 #: which holds it for an instant) to let go, short enough to refuse a busy run at once.
 LOCK_PATIENCE_SECONDS = 0.5
@@ -30,7 +31,7 @@ RunStatus = Literal["running", "waiting", "paused", "stopped", "failed", "comple
 
 class RunRecord(Artifact):
     session_id: str
-    mode: Literal["prove", "explore", "from-papers"]
+    mode: Mode
     task: str
     output_dir: str
     gate_mode: Literal["none", "auto", "human"]

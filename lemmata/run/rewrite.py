@@ -11,12 +11,12 @@ paused (or killed) rewrite is continued by `lemmata resume`.
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from lemmata import layout
 from lemmata.artifacts import (
     ArtifactError, Directions, FormalStatement, RevisionRequest, Survey, TaskInput, Theory, read_artifact,
     write_artifact,
@@ -25,17 +25,16 @@ from lemmata.errors import LemmataError, UserError
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.driver import Driver
 from lemmata.run.record import RunRecord, load_record, save_record
-from lemmata.stages.rewrite import qa_summary, revision_file
+from lemmata.stages.rewrite import qa_summary
 from lemmata.run.versions import paper_versions
 
 MAX_INSTRUCTION_CHARS = 20_000
 #: What every rewrite reads besides the latest paper: the run's task, survey, direction, formal
 #: statement and first theory, and the bibliography the new version shares.
 REWRITE_INPUTS: tuple[tuple[str, type[BaseModel] | None], ...] = (
-    ("input.json", TaskInput), ("survey.json", Survey), ("directions.json", Directions),
-    ("theory/formal.json", FormalStatement), ("theory.json", Theory), ("references.bib", None),
+    (layout.INPUT, TaskInput), (layout.SURVEY, Survey), (layout.DIRECTIONS, Directions),
+    (layout.FORMAL, FormalStatement), (layout.THEORY, Theory), (layout.REFERENCES, None),
 )
-_REVISION = re.compile(r"v([1-9][0-9]*)\.json")
 
 
 def check_rewritable(run_dir: Path) -> int:
@@ -74,7 +73,7 @@ def request_rewrite(run_dir: Path, instructions: str) -> RevisionRequest:
         raise
     request = RevisionRequest(version=base + 1, base_version=base, instructions=instructions,
                               qa_summary=qa_summary(read_history(run_dir), base), requested_at=time.time())
-    write_artifact(run_dir / revision_file(request.version), request)
+    write_artifact(run_dir / layout.revision(request.version), request)
     append_record(run_dir, ChatRecord(role="event", marker="rewrite_requested", content=instructions,
                                       paper_version=base))
     return request
@@ -82,10 +81,10 @@ def request_rewrite(run_dir: Path, instructions: str) -> RevisionRequest:
 
 def pending_rewrite(run_dir: Path) -> RevisionRequest | None:
     """A rewrite asked for and not finished (paused, or its driver killed), if any."""
-    revisions = Path(run_dir) / "revisions"
+    revisions = Path(run_dir) / layout.REVISIONS
     for path in sorted(revisions.glob("v*.json"), key=lambda p: p.stat().st_mtime):
-        match = _REVISION.fullmatch(path.name)
-        if match and not (Path(run_dir) / f"rewrite_context_v{match.group(1)}.json").exists():
+        version = layout.version_of_revision(path.name)
+        if version and not (Path(run_dir) / layout.rewrite_context(version)).exists():
             return read_artifact(path, RevisionRequest)
     return None
 
@@ -99,7 +98,7 @@ def rewrite_unsettled(run_dir: Path) -> bool:
 
 def record_success(run_dir: Path, request: RevisionRequest) -> None:
     append_record(run_dir, ChatRecord(role="event", marker="rewrite_saved", paper_version=request.version,
-                                      content=f"version {request.version} saved: paper_v{request.version}.tex"))
+                                      content=f"version {request.version} saved: {layout.paper_tex(request.version)}"))
 
 
 def record_failure(run_dir: Path, request: RevisionRequest, error: LemmataError) -> str:
@@ -108,14 +107,14 @@ def record_failure(run_dir: Path, request: RevisionRequest, error: LemmataError)
     again what its earlier version made it."""
     run_dir = Path(run_dir)
     message = f"rewrite to version {request.version} failed: {error}; version {request.base_version} stays current"
-    path = run_dir / revision_file(request.version)
+    path = run_dir / layout.revision(request.version)
     path.rename(path.with_name(f"v{request.version}.failed-{int(time.time())}.json"))
-    for leftover in (f"paper_v{request.version}.tex", f"paper_v{request.version}.json"):  # e.g. the compile failed
+    for leftover in (layout.paper_tex(request.version), layout.paper_meta(request.version)):  # e.g. the compile failed
         if (run_dir / leftover).exists():  # kept for a look, but not as a version
-            (run_dir / leftover).rename(run_dir / "logs" / leftover.replace(".", ".failed.", 1))
+            (run_dir / leftover).rename(run_dir / layout.LOGS / leftover.replace(".", ".failed.", 1))
     append_record(run_dir, ChatRecord(role="event", marker="rewrite_failed", content=message,
                                       paper_version=request.base_version))
-    status = "completed" if (run_dir / f"paper_v{request.base_version}.pdf").exists() else "failed"
+    status = "completed" if (run_dir / layout.paper_pdf(request.base_version)).exists() else "failed"
     save_record(run_dir, load_record(run_dir), status=status, message=message)
     return message
 

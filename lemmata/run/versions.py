@@ -3,17 +3,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from lemmata import layout
 from lemmata.errors import UserError
-
-_PAPER_VERSION = re.compile(r"paper_v([1-9][0-9]*)\.tex")
-
 
 def paper_versions(run_dir: Path) -> list[int]:
     """The paper versions the run has (`paper_v<n>.tex`), in order."""
-    return sorted(int(m.group(1)) for p in Path(run_dir).glob("paper_v*.tex") if (m := _PAPER_VERSION.fullmatch(p.name)))
+    return sorted(n for p in Path(run_dir).glob(layout.paper_tex("*")) if (n := layout.version_of_paper(p.name)))
 
 
 def current_paper(run_dir: Path) -> tuple[int, str]:
@@ -23,4 +20,4 @@ def current_paper(run_dir: Path) -> tuple[int, str]:
         raise UserError(f"run {Path(run_dir).name} has no paper yet: questions can be asked once its writer "
                         f"stage has written paper_v1.tex (`lemmata status {Path(run_dir).name}` shows where it is)")
     version = versions[-1]
-    return version, (Path(run_dir) / f"paper_v{version}.tex").read_text(encoding="utf-8")
+    return version, (Path(run_dir) / layout.paper_tex(version)).read_text(encoding="utf-8")

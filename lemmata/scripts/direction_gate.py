@@ -1,9 +1,12 @@
 """direction_gate: directions/ideas.json -> gates/direction.json, asked only when ideation proposed nothing."""
 from lemmata.artifacts import DirectionIdeas, read_artifact
 from lemmata.run.gates import close_gate, open_gate_automatically
+from lemmata.run.job import StageJob
 
-ideas = read_artifact(snakemake.input.ideas, DirectionIdeas)  # noqa: F821 (injected by Snakemake)
-if ideas.candidates:
-    open_gate_automatically(snakemake.output[0], f"ideation proposed {len(ideas.candidates)} directions")  # noqa: F821
-else:
-    close_gate(snakemake.output[0])  # noqa: F821
+job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
+with job.reporting():
+    ideas = read_artifact(job.input("ideas"), DirectionIdeas)
+    if ideas.candidates:
+        open_gate_automatically(job.output(), f"ideation proposed {len(ideas.candidates)} directions")
+    else:
+        close_gate(job.output())

@@ -1,6 +1,7 @@
 """A gate whose decision sentinel is missing: fail on purpose, recognisably."""
-from pathlib import Path
-
 from lemmata.run.gates import close_gate
+from lemmata.run.job import StageJob
 
-close_gate(Path(snakemake.output[0]))  # noqa: F821
+job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
+with job.reporting():
+    close_gate(job.output())

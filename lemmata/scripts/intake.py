@@ -4,4 +4,4 @@ from lemmata.run.job import StageJob
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
-    write_artifact(job.output(), job.task_input())
+    write_artifact(job.output(), job.task_from_config())

@@ -3,12 +3,14 @@ kept no paper although it could search (with SEARCH_TOOLS false, papers named by
 could not be looked up either)."""
 from lemmata.artifacts import Survey, read_artifact
 from lemmata.run.gates import close_gate, open_gate_automatically
+from lemmata.run.job import StageJob
 
-survey = read_artifact(snakemake.input.survey, Survey)  # noqa: F821 (injected by Snakemake)
-sentinel = snakemake.output[0]  # noqa: F821
-if survey.papers:
-    open_gate_automatically(sentinel, f"the survey kept {len(survey.papers)} papers")
-elif not survey.tools_available:
-    open_gate_automatically(sentinel, "no search tools in this run (SEARCH_TOOLS=false)")
-else:
-    close_gate(sentinel)
+job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
+with job.reporting():
+    survey = read_artifact(job.input("survey"), Survey)
+    if survey.papers:
+        open_gate_automatically(job.output(), f"the survey kept {len(survey.papers)} papers")
+    elif not survey.tools_available:
+        open_gate_automatically(job.output(), "no search tools in this run (SEARCH_TOOLS=false)")
+    else:
+        close_gate(job.output())

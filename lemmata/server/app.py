@@ -21,7 +21,7 @@ from lemmata.run.record import Layout
 from lemmata.server import paper_api, runs_api
 from lemmata.server.access import ServerAccess
 from lemmata.server.guard import RequestGuard
-from lemmata.server.http import ApiError, errors_as_json, json_body
+from lemmata.server.http import ERROR_HANDLERS, ApiError, json_body
 from lemmata.server.openapi import openapi_document
 from lemmata.server.settings_tab import save_token_limits, token_limits
 from lemmata.server.supervisor import RunSupervisor
@@ -45,12 +45,10 @@ async def openapi(request: Request) -> JSONResponse:
     return JSONResponse(openapi_document())
 
 
-@errors_as_json
 async def get_settings(request: Request) -> JSONResponse:
     return JSONResponse({"settings": token_limits(request.app.state.environ)})
 
 
-@errors_as_json
 async def put_settings(request: Request) -> JSONResponse:
     body = await json_body(request)
     try:
@@ -103,7 +101,7 @@ def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None =
     supervisor = RunSupervisor(environ)
     app = Starlette(routes=ROUTES, middleware=[Middleware(RequestGuard, access=access)],
                     lifespan=_stops_drives_at_shutdown(supervisor),
-                    exception_handlers={404: no_such_endpoint, 405: no_such_endpoint})
+                    exception_handlers={404: no_such_endpoint, 405: no_such_endpoint, **ERROR_HANDLERS})
     app.state.layout = layout or Layout.from_environment()
     app.state.supervisor = supervisor
     app.state.environ = environ

@@ -4,8 +4,6 @@ before the disk is touched), and size-limited JSON bodies sent as JSON."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from functools import wraps
 from pathlib import Path
 
 from starlette.requests import Request
@@ -27,19 +25,20 @@ class ApiError(Exception):
         self.status = status
 
 
-def errors_as_json(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-    """Our errors as `{"error": ...}`: ApiError with its status, any other (bad input, a corrupt
-    run.json) 400; bugs stay 500 with their traceback in the server log."""
+async def api_error(request: Request, exc: Exception) -> Response:
+    """An ApiError as `{"error": ...}` with its status."""
+    status = exc.status if isinstance(exc, ApiError) else 400
+    return JSONResponse({"error": error_text(request, exc)}, status_code=status)
 
-    @wraps(handler)
-    async def handle(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except ApiError as exc:
-            return JSONResponse({"error": error_text(request, exc)}, status_code=exc.status)
-        except LemmataError as exc:
-            return JSONResponse({"error": error_text(request, exc)}, status_code=400)
-    return handle
+
+async def bad_input(request: Request, exc: Exception) -> Response:
+    """Any other error of ours (bad input, a corrupt run.json) as a 400 `{"error": ...}`; bugs
+    stay 500 with their traceback in the server log."""
+    return JSONResponse({"error": error_text(request, exc)}, status_code=400)
+
+
+#: Registered once on the app (Starlette's `exception_handlers`), for every endpoint.
+ERROR_HANDLERS = {ApiError: api_error, LemmataError: bad_input}
 
 
 def error_text(request: Request, exc: Exception) -> str:

@@ -3,9 +3,19 @@ to the handlers' docstrings; a test checks it names exactly the app's routes."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from lemmata import __version__
+from lemmata.artifacts import Mode
+from lemmata.run.gates import GATE_INPUTS
+from lemmata.run.record import RunStatus
+from lemmata.server.paper_api import PAPER_FILES
+from lemmata.settings import Settings
+
+MODES = list(get_args(Mode))
+GATE_MODES = list(get_args(Settings.model_fields["GATE_MODE"].annotation))
+#: A run's recorded status, and "interrupted": one recorded running that no process drives any more.
+STATUSES = [*get_args(RunStatus), "interrupted"]
 
 ERROR = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 SSE = {"text/event-stream": {"schema": {"type": "string"}}}
@@ -35,8 +45,8 @@ ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string",
 VERSION = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
 #: A run in the list and at the top of its status poll (runs_api.summary).
 RUN_SUMMARY = _object(
-    id=TEXT, mode={"enum": ["prove", "explore", "from-papers"]}, task=TEXT,
-    status={"enum": ["running", "waiting", "paused", "stopped", "failed", "completed", "interrupted"],
+    id=TEXT, mode={"enum": MODES}, task=TEXT,
+    status={"enum": STATUSES,
             "description": "the run's state; completed: the workflow finished, whatever it established"},
     outcome={"type": "string", "description": "the status as shown: for a completed run `completed`, or "
              "`completed (main result not established)`, or `completed (main result unknown)` when its theory "
@@ -47,8 +57,7 @@ RUN_SUMMARY = _object(
     message=TEXT, created={"type": "number"}, updated={"type": "number"})
 RUN_SUMMARY_REF = {"$ref": "#/components/schemas/RunSummary"}
 
-GATE = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": [
-    "survey_papers", "survey_review", "direction", "direction_review", "theory_review", "experiment_review"]}}
+GATE = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": list(GATE_INPUTS)}}
 
 PATHS: dict[str, dict[str, Any]] = {
     "/api/runs": {
@@ -56,9 +65,9 @@ PATHS: dict[str, dict[str, Any]] = {
             "schema": _object(runs={"type": "array", "items": RUN_SUMMARY_REF})}}),
         "post": _op("Start a run; a supervised process drives it, its gates wait for decisions", "`{id, status, poll, events}`",
                     400, 413, ok_code=202, body=_object(
-                        mode_={"enum": ["prove", "explore", "from-papers"], "default": "prove"}, task_=TEXT,
+                        mode_={"enum": MODES, "default": "prove"}, task_=TEXT,
                         papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
-                        gate_={"enum": ["human", "auto", "none"], "description": "absent: the GATE_MODE setting"})),
+                        gate_={"enum": GATE_MODES, "description": "absent: the GATE_MODE setting"})),
     },
     "/api/runs/{id}": {"get": _op("Status poll: the outcome, stages, versions, the waiting gate, cards, tokens",
                                   "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "
@@ -101,7 +110,7 @@ for path, operations in PATHS.items():
         operation["parameters"] = [p for p in (ID, GATE, VERSION) if p["name"] in names]
         if "{name}" in path:
             operation["parameters"].append({"name": "name", "in": "path", "required": True,
-                                            "schema": {"enum": ["paper.tex", "paper.pdf"]}})
+                                            "schema": {"enum": list(PAPER_FILES)}})
 
 
 def openapi_document() -> dict[str, Any]:

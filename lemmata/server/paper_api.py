@@ -9,9 +9,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 
+from lemmata import layout
 from lemmata.run.qa_history import read_history
 from lemmata.run.rewrite import request_rewrite
-from lemmata.server.http import ApiError, errors_as_json, json_body, run_dir_of, text_field
+from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.qa_stream import answer_events
 from lemmata.server.supervisor import RunBusy, RunSupervisor
 from lemmata.run.versions import current_paper, paper_versions
@@ -20,24 +21,21 @@ log = logging.getLogger("lemmata.server")
 PAPER_FILES = {"paper.tex": ("tex", "text/plain; charset=utf-8"), "paper.pdf": ("pdf", "application/pdf")}
 
 
-@errors_as_json
 async def chat_history(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
     return JSONResponse({"records": [record.model_dump() for record in read_history(run_dir)]})
 
 
-@errors_as_json
 async def versions(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
     base = f"/api/runs/{run_dir.name}/versions"
     return JSONResponse({"versions": [
-        {"version": n, "tex": f"paper_v{n}.tex", "pdf": (run_dir / f"paper_v{n}.pdf").is_file(),
-         "rewrite_context": (run_dir / f"rewrite_context_v{n}.json").is_file() if n > 1 else None,
+        {"version": n, "tex": layout.paper_tex(n), "pdf": (run_dir / layout.paper_pdf(n)).is_file(),
+         "rewrite_context": (run_dir / layout.rewrite_context(n)).is_file() if n > 1 else None,
          "tex_url": f"{base}/{n}/paper.tex", "pdf_url": f"{base}/{n}/paper.pdf"}
         for n in paper_versions(run_dir)]})
 
 
-@errors_as_json
 async def paper_file(request: Request) -> Response:
     """A version's LaTeX source or PDF (shown inline); 404 when that version has no such file."""
     run_dir = run_dir_of(request)
@@ -52,7 +50,6 @@ async def paper_file(request: Request) -> Response:
                         headers={"cache-control": "no-cache"})
 
 
-@errors_as_json
 async def ask(request: Request) -> Response:
     """A question about the paper: 200 with the answer as server-sent events (see qa_stream);
     400 for an empty question or a run without a paper, before any model call."""
@@ -65,7 +62,6 @@ async def ask(request: Request) -> Response:
                              media_type="text/event-stream", headers={"cache-control": "no-store"})
 
 
-@errors_as_json
 async def rewrite(request: Request) -> JSONResponse:
     """202 at once, before any pipeline work; 409 while a rewrite works; 400 when the run's
     artifacts are missing or corrupt (the chat gets an error marker, the paper is unchanged)."""

@@ -12,19 +12,19 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 
+from lemmata import layout
 from lemmata.llm import embedded_model as em
 from lemmata.run.cards import stage_card
 from lemmata.errors import ArtifactError, UserError
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.run.gates import GATE_INPUTS, waiting_gate
-from lemmata.llm.calllog import CALL_LOG_NAME
 from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import STAGES, card_artifacts, stage_states
 from lemmata.run.rewrite import pending_rewrite, rewrite_unsettled
 from lemmata.run.record import Layout, RunRecord, live_status, load_record
-from lemmata.server.http import ApiError, errors_as_json, json_body, run_dir_of, text_field
+from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.live_events import run_events
 from lemmata.server.supervisor import RunBusy, RunSupervisor
 from lemmata.settings import Settings, lemmata_home, load_environment
@@ -90,7 +90,6 @@ def _installed_embedded_model(environ: Mapping[str, str] | None):
     return model
 
 
-@errors_as_json
 async def start_run(request: Request) -> JSONResponse:
     """202 with the new run's id once its directory is written; a supervised process drives it
     (gates wait for decisions from the browser)."""
@@ -128,7 +127,7 @@ class LiveRuns:
         self._runs: dict[Path, _Followed] = {}
 
     def _follow(self, run_dir: Path) -> _Followed:
-        followed = self._runs.setdefault(run_dir, _Followed(TailReader(run_dir / CALL_LOG_NAME),
+        followed = self._runs.setdefault(run_dir, _Followed(TailReader(run_dir / layout.LLM_CALLS),
                                                             TailReader(run_dir / EVENTS_FILE)))
         for record in followed.calls.read_new():
             followed.tally.apply(record)
@@ -149,7 +148,7 @@ class LiveRuns:
 def _cards(run_dir: Path) -> list[dict[str, str]]:
     """The first run's stage cards, then each rewrite's (theory and experiment of version n)."""
     named = [(stage.name, stage.artifact) for stage in STAGES]
-    rewrites = sorted(int(path.name[1:]) for path in run_dir.glob("versions/v*") if path.name[1:].isdigit())
+    rewrites = sorted(int(path.name[1:]) for path in run_dir.glob(layout.version_dir("*")) if path.name[1:].isdigit())
     named += [(f"rewrite v{n}: {Path(artifact).stem}", artifact) for n in rewrites for artifact in card_artifacts(n)]
     cards = []
     for stage, artifact in named:
@@ -164,8 +163,8 @@ def _cards(run_dir: Path) -> list[dict[str, str]]:
 
 
 #: A rewrite's steps and the file that says each is done (version n substituted).
-REWRITE_STEPS = (("theory", "versions/v{n}/theory.json"), ("experiment", "versions/v{n}/experiment.json"),
-                 ("writer", "paper_v{n}.tex"), ("compile", "paper_v{n}.pdf"))
+REWRITE_STEPS = (("theory", layout.theory_of), ("experiment", layout.experiment_of), ("writer", layout.paper_tex),
+                 ("compile", layout.paper_pdf))
 
 
 def _rewrite_progress(run_dir: Path, working: bool) -> dict[str, object] | None:
@@ -174,15 +173,14 @@ def _rewrite_progress(run_dir: Path, working: bool) -> dict[str, object] | None:
     if request is None:
         return None
     steps, running_marked = [], False
-    for step, pattern in REWRITE_STEPS:
-        done = (run_dir / pattern.format(n=request.version)).exists()
+    for step, file_of in REWRITE_STEPS:
+        done = (run_dir / file_of(request.version)).exists()
         state = "done" if done else "running" if working and not running_marked else "pending"
         running_marked = running_marked or state == "running"
         steps.append({"step": step, "state": state})
     return {"version": request.version, "instructions": request.instructions, "steps": steps}
 
 
-@errors_as_json
 async def run_status(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
     supervisor: RunSupervisor = request.app.state.supervisor
@@ -222,7 +220,6 @@ def _answer(gate: str, body: dict) -> GateAnswer:
                       issue=text_field(body, "issue", "what is wrong with it", required=False))
 
 
-@errors_as_json
 async def decide_gate(request: Request) -> JSONResponse:
     """The decision of the gate the run waits at: 202 and the run goes on; 409 when it does not
     wait there."""
@@ -256,7 +253,6 @@ async def _drive(request: Request, run_dir: Path, prepare) -> object:
         raise ApiError(409, str(exc)) from None
 
 
-@errors_as_json
 async def pause(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
     if not request.app.state.supervisor.working(run_dir):
@@ -266,7 +262,6 @@ async def pause(request: Request) -> JSONResponse:
     return JSONResponse({"id": run_dir.name, "status": "pause requested"}, status_code=202)
 
 
-@errors_as_json
 async def resume(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
 
@@ -278,7 +273,6 @@ async def resume(request: Request) -> JSONResponse:
     return JSONResponse({"id": run_dir.name, "status": "running"}, status_code=202)
 
 
-@errors_as_json
 async def events(request: Request) -> StreamingResponse:
     run_dir = run_dir_of(request)
     return StreamingResponse(run_events(run_dir, request.app.state.supervisor.working),

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from lemmata import layout
 from lemmata.errors import RunBusyError
 from lemmata.run.record import RunLock, is_run_active, load_record
 
-LOG_NAME = "logs/server_drives.log"
+LOG_NAME = layout.SERVER_DRIVES_LOG
 #: How long a decision waits for our process that has just stopped the run to exit.
 EXIT_GRACE_SECONDS = 5.0
 Prepared = TypeVar("Prepared")

@@ -27,24 +27,6 @@ SUMMARY_CHARS_PER_TEXT = 400
 PARALLEL_PROOFS = 4
 
 
-def version_dir(version: int) -> str:
-    return f"versions/v{version}"
-
-
-def revision_file(version: int) -> str:
-    return f"revisions/v{version}.json"
-
-
-def theory_file(version: int) -> str:
-    """The theory paper version `version` stands on: the first run's, or its rewrite's."""
-    return "theory.json" if version == 1 else f"{version_dir(version)}/theory.json"
-
-
-def previous_theory_file(version: int) -> str:
-    """The theory the rewrite of `version` starts from: that of the version before."""
-    return theory_file(version - 1)
-
-
 def revision_feedback(request: RevisionRequest) -> str:
     """How every agent of the rewrite receives the instructions."""
     context = f" The conversation about version {request.base_version}: {request.qa_summary}" if request.qa_summary else ""

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from lemmata import layout
 from lemmata.artifacts import (
     Directions, Experiment, GateDecision, PaperMeta, PaperRecord, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
 )
@@ -132,7 +133,7 @@ class PaperComposer:
 def paper_meta(outcome: Outcome, version: int, title: str, bib_entries: int, body: str) -> PaperMeta:
     draft = outcome.draft
     return PaperMeta(
-        version=version, title=title, tex_file=f"paper_v{version}.tex", bib_entries=bib_entries,
+        version=version, title=title, tex_file=layout.paper_tex(version), bib_entries=bib_entries,
         cited_keys=sorted(cited_keys(body)), removed_citations=draft.removed_citations,
         lemmas_stated=sum(isinstance(item, Fragment) and item.key.startswith("statement:") for item in draft.items),
         writer_turns=outcome.turns, turn_reasons=outcome.reasons, missing_parts=[part_title(k) for k in draft.absent],
