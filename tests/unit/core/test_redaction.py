@@ -29,7 +29,7 @@ from lemmata.agents.client import make_client
 from lemmata.run.qa_history import ChatRecord, append_record
 from lemmata.redaction import REDACTED, Redactor
 from lemmata.isolation.sandbox import Limits, run_python
-from lemmata.server.http import errors_as_json
+from lemmata.server.http import ERROR_HANDLERS
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
 from lemmata.stages.experiment import run_experiment
 from support.scripted_backend import scripted_client
@@ -157,7 +157,7 @@ def test_a_secret_in_an_error_is_not_shown_by_the_cli_a_job_or_the_api(
     async def endpoint(request):  # noqa: ANN001, ANN202
         raise failing
 
-    app = Starlette(routes=[Route("/x", errors_as_json(endpoint))])
+    app = Starlette(routes=[Route("/x", endpoint)], exception_handlers=ERROR_HANDLERS)
     app.state.environ = None
     answer = TestClient(app).get("/x").json()["error"]
     assert "invalid key" in answer and secret not in answer
@@ -169,7 +169,7 @@ def test_the_api_hides_the_secrets_of_the_runs_it_starts(tmp_path: Path) -> None
     async def endpoint(request):  # noqa: ANN001, ANN202
         raise UserError(f"invalid key {runs_key}")
 
-    app = Starlette(routes=[Route("/x", errors_as_json(endpoint))])
+    app = Starlette(routes=[Route("/x", endpoint)], exception_handlers=ERROR_HANDLERS)
     app.state.environ = {"COMPAT_API_KEY": runs_key}
     assert runs_key not in TestClient(app).get("/x").json()["error"]
 

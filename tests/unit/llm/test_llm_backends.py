@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lemmata.llm.base import Message
-from lemmata.llm.calllog import CALL_LOG_NAME, read_call_records
+from lemmata.llm.calllog import read_call_records
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.agents.roles import role
 from support.fake_llm_server import FakeLLMServer
 

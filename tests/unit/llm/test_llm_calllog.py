@@ -13,7 +13,8 @@ import pytest
 
 from lemmata.errors import ProviderError
 from lemmata.llm.base import Message
-from lemmata.llm.calllog import CALL_LOG_NAME, CallLog, CallRecord, Redactor, read_call_records
+from lemmata.llm.calllog import CallLog, CallRecord, Redactor, read_call_records
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from support.fake_llm_server import Answer, FakeLLMServer, Fault
 
 SECRET = "sk-test-secret-123456"
@@ -170,6 +171,7 @@ def test_parallel_threads_append_only_complete_lines(tmp_path: Path) -> None:
 WRITER_SCRIPT = """
 import sys
 from lemmata.llm.calllog import CallLog, CallRecord
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 path, writer, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 log = CallLog(path)
 for index in range(count):

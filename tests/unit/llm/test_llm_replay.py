@@ -11,7 +11,7 @@ import pytest
 
 from lemmata.errors import ProviderError, ReplayExhaustedError, UserError
 from lemmata.llm.base import ChatRequest
-from lemmata.llm.calllog import CALL_LOG_NAME
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.replay import ReplayBackend, load_replay_script
 from lemmata.llm.resolve import choose_backend
 from lemmata.agents.client import make_client

@@ -167,7 +167,7 @@ def cli_login(path: Path, token: str = "sk-ant-oat01-test-login-token", expires_
 
 
 def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_llm, tmp_path: Path) -> None:
-    from lemmata.llm.calllog import CALL_LOG_NAME
+    from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 
     token = "sk-ant-oat01-test-login-token"
     values = {"VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", token)),

@@ -12,7 +12,8 @@ from lemmata.artifacts import RevisionRequest, write_artifact
 from lemmata.errors import UserError
 from lemmata.run.qa_history import ChatRecord, read_history
 from lemmata.run.rewrite import check_rewritable, pending_rewrite, request_rewrite
-from lemmata.stages.rewrite import SUMMARY_CHARS_PER_TEXT, previous_theory_file, qa_summary, revision_feedback
+from lemmata.layout import previous_theory_of as previous_theory_file
+from lemmata.stages.rewrite import SUMMARY_CHARS_PER_TEXT, qa_summary, revision_feedback
 
 
 def request(version: int = 2, summary: str = "") -> RevisionRequest:
