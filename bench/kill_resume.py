@@ -36,7 +36,7 @@ from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
 from lemmata.llm.calllog import read_call_records
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.run.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
-from lemmata.run.driver import workflow_processes
+from lemmata.run.workflow import workflow_processes
 from lemmata.run.record import RUN_RECORD, load_record
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer

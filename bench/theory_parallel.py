@@ -34,8 +34,9 @@ from _common import critical_path  # bench/ is the script directory, hence on sy
 from lemmata.artifacts import Lemma, TaskInput, TheoryPlan, write_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
-from lemmata.run.driver import create_run, snakemake_command, workflow_environment
-from lemmata.run.record import Layout, RunRecord, new_session_id
+from lemmata.run.create import create_run
+from lemmata.run.workflow import snakemake_command, workflow_environment
+from lemmata.run.record import DataHome, RunRecord, new_session_id
 from lemmata.settings import Settings
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer, RecordedRequest, prompt_text
@@ -119,7 +120,7 @@ def new_run(home: Path, server: FakeLLMServer) -> Path:
     settings = Settings.from_mapping({"LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": server.openai_base_url,
                                       "SEARCH_TOOLS": False})
     session_id = new_session_id()
-    run_dir = Layout(home).run_dir(session_id)
+    run_dir = DataHome(home).run_dir(session_id)
     record = RunRecord(session_id=session_id, mode="prove", task=even_sum_session.TASK,
                        output_dir=str(home / "out"), gate_mode=settings.GATE_MODE, backend="local")
     create_run(run_dir, record, TaskInput(session_id=session_id, mode="prove", task=even_sum_session.TASK), settings)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,9 +11,9 @@ from typing import Any
 
 import click
 
-from lemmata import layout
 from lemmata import __version__
 from lemmata.cli.check_cmd import check
+from lemmata.cli.driving import drive
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
 from lemmata.cli.options import profile_option
@@ -24,11 +23,11 @@ from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
 from lemmata.run.gates import waiting_gate
 from lemmata.agents.roles import ROLES
-from lemmata.run.outcome import outcome_of, run_outcome
+from lemmata.run.outcome import outcome_of
 from lemmata.run.pipeline import artifact_states, stage_states
 from lemmata.run.pausing import request_pause
 from lemmata.profiles import DEFAULT_PROFILE
-from lemmata.run.record import Layout, is_run_active, live_status, load_record, validate_session_id
+from lemmata.run.record import DataHome, is_run_active, live_status, load_record, validate_session_id
 from lemmata.settings import Settings, load_environment
 from lemmata.run.create import PAPERS_TASK, create_new_run
 from lemmata.run.versions import paper_versions
@@ -100,7 +99,7 @@ def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | 
               **task_fields: Any) -> None:
     if not task.strip():
         raise click.UsageError("the task is empty: say what to prove or explore")
-    new = create_new_run(Layout.from_environment(), mode, task, output, gate, load_environment(),
+    new = create_new_run(DataHome.from_environment(), mode, task, output, gate, load_environment(),
                          announced_embedded_model, profile=profile, **task_fields)
     where = f"; jobs under the {profile} profile" if profile and profile != DEFAULT_PROFILE else ""
     click.echo(f"lemmata {__version__}: run {new.run_dir.name} with backend {new.backend} "
@@ -119,46 +118,6 @@ def announced_embedded_model(settings: Settings) -> Path:
     return installed_model_with_progress(settings)
 
 
-def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None,
-          offer_review: bool = True, wait_at_gates: bool = False, profile: str | None = None) -> None:
-    """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
-    continue the unfinished one) and report how it ended; a completed first run on a terminal
-    then offers the review loop (questions, rewrites). `wait_at_gates`: a gate is answered in
-    the browser, so the run stops there with status "waiting" until it is. `profile` None:
-    the run's own."""
-    from lemmata.cli.console import TerminalConsole
-    from lemmata.cli.review_loop import offer_review as offer
-    from lemmata.run.gate_answers import AnswersFromTheBrowser
-    from lemmata.run.rewrite import drive_rewrite
-    from lemmata.run.driver import Driver
-
-    console = TerminalConsole()
-    if wait_at_gates:
-        console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
-    driver = Driver(run_dir, console, jobs=jobs, profile=profile)
-    record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
-    click.echo(f"run {record.session_id}: {run_outcome(run_dir, record.status).text}"
-               + (f" — {record.message}" if record.message else ""), err=True)
-    if record.status == "stopped":
-        sys.exit(1)
-    if record.status == "completed":
-        # The last line on stdout: scripts can take the paper's path from it.
-        click.echo(Path(record.output_dir) / layout.paper_pdf(driver.version))
-        if not rewrite and offer_review:
-            offer(run_dir, rewriter(run_dir, jobs))
-
-
-def rewriter(run_dir: Path, jobs: int | None, profile: str | None = None) -> Callable[[str], None]:
-    """A rewrite from the review loop; one that did not complete (paused) leaves the loop."""
-
-    def rewrite(instructions: str) -> None:
-        drive(run_dir, jobs, rewrite=True, instructions=instructions, offer_review=False, profile=profile)
-        if load_record(run_dir).status != "completed":
-            raise click.Abort
-
-    return rewrite
-
-
 @cli.command()
 @click.argument("session_id")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
@@ -172,7 +131,7 @@ def resume(session_id: str, jobs: int | None, profile: str | None, wait_at_gates
     from lemmata.run.rewrite import pending_rewrite
 
     Settings.from_environment()
-    run_dir = Layout.from_environment().existing_run_dir(session_id)
+    run_dir = DataHome.from_environment().existing_run_dir(session_id)
     drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None, wait_at_gates=wait_at_gates, profile=profile)
 
 
@@ -181,7 +140,7 @@ def resume(session_id: str, jobs: int | None, profile: str | None, wait_at_gates
 @reports_errors
 def pause(session_id: str) -> None:
     """Pause run SESSION_ID at its next stage boundary (running jobs finish first)."""
-    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    run_dir = DataHome.from_environment().existing_run_dir(validate_session_id(session_id))
     if not is_run_active(run_dir):
         record = load_record(run_dir)
         raise UserError(f"run {session_id} is not running (status {live_status(run_dir, record)}): nothing to pause")
@@ -195,19 +154,19 @@ def pause(session_id: str) -> None:
 @reports_errors
 def status(session_id: str | None) -> None:
     """List runs, or show each stage and every file of run SESSION_ID."""
-    layout = Layout.from_environment()
+    data_home = DataHome.from_environment()
     if session_id is None:
-        list_runs(layout)
+        list_runs(data_home)
     else:
-        show_run(layout.existing_run_dir(validate_session_id(session_id)))
+        show_run(data_home.existing_run_dir(validate_session_id(session_id)))
 
 
-def list_runs(layout: Layout) -> None:
-    records = layout.run_records()
+def list_runs(data_home: DataHome) -> None:
+    records = data_home.run_records()
     if not records:
-        click.echo(f"no runs yet in {layout.home / 'runs'}")
+        click.echo(f"no runs yet in {data_home.home / 'runs'}")
         return
-    states = [outcome_of(layout.run_dir(record.session_id), record).text for record in records]
+    states = [outcome_of(data_home.run_dir(record.session_id), record).text for record in records]
     width = max(10, *map(len, states))  # the outcome can be longer than a status: the columns stay aligned
     for record, state in zip(records, states):
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
@@ -241,9 +200,9 @@ def show_run(run_dir: Path) -> None:
 @reports_errors
 def report(session_id: str, output: Path | None) -> None:
     """Write Snakemake's self-contained HTML report of run SESSION_ID: its jobs, their times, the rules."""
-    from lemmata.run.driver import report_command, workflow_environment
+    from lemmata.run.workflow import report_command, workflow_environment
 
-    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    run_dir = DataHome.from_environment().existing_run_dir(validate_session_id(session_id))
     target = (output or run_dir / "report.html").resolve()
     done = subprocess.run(report_command(run_dir, target), cwd=run_dir, env=workflow_environment(run_dir),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True)

@@ -9,7 +9,7 @@ import click
 
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.options import profile_option
-from lemmata.run.record import Layout, validate_session_id
+from lemmata.run.record import DataHome, validate_session_id
 
 
 @click.command()
@@ -24,7 +24,7 @@ def ask(session_id: str, question: str) -> None:
     """
     from lemmata.run.qa import ask_about_paper
 
-    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    run_dir = DataHome.from_environment().existing_run_dir(validate_session_id(session_id))
 
     def show(piece: str) -> None:
         sys.stdout.write(piece)
@@ -50,9 +50,9 @@ def rewrite(session_id: str, instructions: str, jobs: int | None, profile: str |
     feedback; success saves paper_v<n>.tex/.pdf and rewrite_context_v<n>.json, n the next
     version. Earlier versions are never changed; a failure keeps the latest one current.
     """
-    from lemmata.cli.main import drive
+    from lemmata.cli.driving import drive
 
-    drive(Layout.from_environment().existing_run_dir(validate_session_id(session_id)), jobs,
+    drive(DataHome.from_environment().existing_run_dir(validate_session_id(session_id)), jobs,
           rewrite=True, instructions=instructions, profile=profile)
 
 
@@ -67,11 +67,11 @@ def review(session_id: str, jobs: int | None, profile: str | None) -> None:
     Question (Enter to accept), then What next? [a]ccept [q]uestion [r]ewrite. Any run with a
     paper, finished today or long ago; the same loop `lemmata prove` offers when it completes.
     """
-    from lemmata.cli.main import rewriter
+    from lemmata.cli.driving import rewriter
     from lemmata.cli.review_loop import review_loop
     from lemmata.run.versions import current_paper
 
-    run_dir = Layout.from_environment().existing_run_dir(validate_session_id(session_id))
+    run_dir = DataHome.from_environment().existing_run_dir(validate_session_id(session_id))
     version, _ = current_paper(run_dir)
     click.echo(f"run {session_id}: paper version {version}", err=True)
     review_loop(run_dir, rewriter(run_dir, jobs, profile))

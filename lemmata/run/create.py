@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lemmata.artifacts import TaskInput
+import yaml
+
+from lemmata import layout
+from lemmata.artifacts import TaskInput, atomic_write_text
 from lemmata.errors import UserError
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.profiles import profile_arguments, resolve_profile
-from lemmata.run.record import Layout, RunRecord, new_session_id
+from lemmata.run.record import DataHome, RunRecord, new_session_id, save_record
 from lemmata.settings import Settings
 
 #: What a run says it is about, by mode, when `from-papers` gets only paper ids.
@@ -29,7 +32,7 @@ class NewRun:
     model: str
 
 
-def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, gate: str | None,
+def create_new_run(data_home: DataHome, mode: str, task: str, output: Path | None, gate: str | None,
                    environ: Mapping[str, str], embedded_model: Callable[[Settings], Path],
                    profile: str | None = None, **task_fields: Any) -> NewRun:
     """A run directory ready to drive; UserError/SettingsError before anything is written.
@@ -50,11 +53,10 @@ def create_new_run(layout: Layout, mode: str, task: str, output: Path | None, ga
     # The run keeps the backend it started with, on resume too.
     settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
     session_id = new_session_id()
-    run_dir = layout.run_dir(session_id)
-    output = output if output is not None else layout.home / "results" / session_id
+    run_dir = data_home.run_dir(session_id)
+    output = output if output is not None else data_home.home / "results" / session_id
     record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
                        gate_mode=settings.GATE_MODE, backend=backend.name, profile=execution.name)
-    from lemmata.run.driver import create_run  # the runner imports the workflow machinery: only here
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
     return NewRun(run_dir, backend.name, backend.models.active)
@@ -74,3 +76,11 @@ def checked_replay_settings(settings: Settings) -> Settings:
     recording = Path(settings.LEMMATA_REPLAY).expanduser().resolve()
     load_replay_script(recording)
     return settings.model_copy(update={"LEMMATA_REPLAY": str(recording)})
+
+
+def create_run(run_dir: Path, record: RunRecord, task: TaskInput, settings: Settings) -> None:
+    """A new run directory: record, the complete workflow config (no credentials), logs dir."""
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    config = {**settings.workflow_config(), **task.model_dump()}
+    atomic_write_text(run_dir / layout.CONFIG, yaml.safe_dump(config, sort_keys=False))
+    save_record(run_dir, record)

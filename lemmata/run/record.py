@@ -9,7 +9,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TextIO
 
 from pydantic import Field
 
@@ -44,13 +44,13 @@ class RunRecord(Artifact):
 
 
 @dataclass(frozen=True)
-class Layout:
+class DataHome:
     """The data directory: `runs/<id>/` (the Snakemake working directory), `sessions/<id>/`."""
 
     home: Path
 
     @classmethod
-    def from_environment(cls) -> Layout:
+    def from_environment(cls) -> DataHome:
         return cls(lemmata_home())
 
     def run_dir(self, session_id: str) -> Path:
@@ -99,7 +99,7 @@ class RunLock:
 
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir) / LOCK_FILE
-        self._handle = None
+        self._handle: TextIO | None = None
 
     def __enter__(self) -> RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)

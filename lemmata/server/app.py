@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lemmata.errors import SettingsError
-from lemmata.run.record import Layout
+from lemmata.run.record import DataHome
 from lemmata.server import paper_api, runs_api
 from lemmata.server.access import ServerAccess
 from lemmata.server.guard import RequestGuard
@@ -93,16 +93,16 @@ ROUTES = [
 ]
 
 
-def create_app(layout: Layout | None = None, environ: Mapping[str, str] | None = None, *,
+def create_app(data_home: DataHome | None = None, environ: Mapping[str, str] | None = None, *,
                access: ServerAccess) -> Starlette:
-    """The app over `layout` (default: $LEMMATA_HOME); the processes it starts get `environ`
+    """The app over `data_home` (default: $LEMMATA_HOME); the processes it starts get `environ`
     (default: the server's). `access` is required: every app answers only its Host names, its
     own page and, unless it is a loopback app without one, the holders of its token."""
     supervisor = RunSupervisor(environ)
     app = Starlette(routes=ROUTES, middleware=[Middleware(RequestGuard, access=access)],
                     lifespan=_stops_drives_at_shutdown(supervisor),
                     exception_handlers={404: no_such_endpoint, 405: no_such_endpoint, **ERROR_HANDLERS})
-    app.state.layout = layout or Layout.from_environment()
+    app.state.data_home = data_home or DataHome.from_environment()
     app.state.supervisor = supervisor
     app.state.environ = environ
     app.state.live_runs = runs_api.LiveRuns()

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from lemmata.errors import LemmataError, UserError
 from lemmata.redaction import redact_known
-from lemmata.run.record import Layout
+from lemmata.run.record import DataHome
 
 #: A request body larger than this is refused unread (413): bodies are text, not files.
 MAX_BODY_BYTES = 64 * 1024
@@ -48,9 +48,9 @@ def error_text(request: Request, exc: Exception) -> str:
 
 def run_dir_of(request: Request) -> Path:
     """The run directory of the path's id: validated before the disk is touched; 404 if none."""
-    layout: Layout = request.app.state.layout
+    data_home: DataHome = request.app.state.data_home
     try:
-        return layout.existing_run_dir(request.path_params["id"])
+        return data_home.existing_run_dir(request.path_params["id"])
     except UserError as exc:
         raise ApiError(404, str(exc)) from None
 

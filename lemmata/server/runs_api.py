@@ -23,7 +23,7 @@ from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import STAGES, card_artifacts, stage_states
 from lemmata.run.rewrite import pending_rewrite, rewrite_unsettled
-from lemmata.run.record import Layout, RunRecord, live_status, load_record
+from lemmata.run.record import DataHome, RunRecord, live_status, load_record
 from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.live_events import run_events
 from lemmata.server.supervisor import RunBusy, RunSupervisor
@@ -37,11 +37,11 @@ GATE_MODES = ("human", "auto", "none")
 MAX_PAPERS = 20
 
 
-def summary(layout: Layout, record: RunRecord) -> dict[str, object]:
+def summary(data_home: DataHome, record: RunRecord) -> dict[str, object]:
     """A run in the list and at the top of its status poll. `status` is the run's state
     ("completed": the workflow finished); `outcome` says what a completed run established, and
     `main_result_established` is null until the run is completed (or when its theory is unreadable)."""
-    outcome = outcome_of(layout.run_dir(record.session_id), record)
+    outcome = outcome_of(data_home.run_dir(record.session_id), record)
     return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": outcome.status,
             "outcome": outcome.text, "main_result_established": outcome.established,
             "main_result_issues": list(outcome.issues),
@@ -49,8 +49,8 @@ def summary(layout: Layout, record: RunRecord) -> dict[str, object]:
 
 
 async def list_runs(request: Request) -> JSONResponse:
-    layout: Layout = request.app.state.layout
-    return JSONResponse({"runs": [summary(layout, r) for r in layout.run_records()]})
+    data_home: DataHome = request.app.state.data_home
+    return JSONResponse({"runs": [summary(data_home, r) for r in data_home.run_records()]})
 
 
 def _task_of(body: dict) -> tuple[str, str, dict[str, object]]:
@@ -98,10 +98,10 @@ async def start_run(request: Request) -> JSONResponse:
     gate = body.get("gate")  # absent: the GATE_MODE setting, as a run started in a terminal
     if gate is not None and gate not in GATE_MODES:
         raise ApiError(400, f'"gate" must be one of {", ".join(GATE_MODES)}, or absent for the GATE_MODE setting')
-    layout: Layout = request.app.state.layout
+    data_home: DataHome = request.app.state.data_home
     environ = request.app.state.environ
     new = await run_in_threadpool(
-        lambda: create_new_run(layout, mode, task, None, gate, load_environment(environ),
+        lambda: create_new_run(data_home, mode, task, None, gate, load_environment(environ),
                                _installed_embedded_model(environ), **fields))
     supervisor: RunSupervisor = request.app.state.supervisor
     await run_in_threadpool(supervisor.drive, new.run_dir, lambda: None)
@@ -185,7 +185,7 @@ async def run_status(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
     supervisor: RunSupervisor = request.app.state.supervisor
     record = load_record(run_dir)
-    body = summary(request.app.state.layout, record)
+    body = summary(request.app.state.data_home, record)
     working = supervisor.working(run_dir)
     live: LiveRuns = request.app.state.live_runs
     running = live.running_rules(run_dir) if working else set()  # a dead driver's jobs are not running

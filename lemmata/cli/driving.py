@@ -1,0 +1,54 @@
+"""Driving a run from the terminal, and reporting how it ended: shared by the commands that start
+a run (main.py), resume it, and rewrite its paper (paper_cmd.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from lemmata import layout
+from lemmata.run.outcome import run_outcome
+from lemmata.run.record import load_record
+
+
+def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None,
+          offer_review: bool = True, wait_at_gates: bool = False, profile: str | None = None) -> None:
+    """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
+    continue the unfinished one) and report how it ended; a completed first run on a terminal
+    then offers the review loop (questions, rewrites). `wait_at_gates`: a gate is answered in
+    the browser, so the run stops there with status "waiting" until it is. `profile` None:
+    the run's own."""
+    from lemmata.cli.console import TerminalConsole
+    from lemmata.cli.review_loop import offer_review as offer
+    from lemmata.run.gate_answers import AnswersFromTheBrowser
+    from lemmata.run.rewrite import drive_rewrite
+    from lemmata.run.driver import Driver
+
+    console: TerminalConsole | AnswersFromTheBrowser = TerminalConsole()
+    if wait_at_gates:
+        console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
+    driver = Driver(run_dir, console, jobs=jobs, profile=profile)
+    record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
+    click.echo(f"run {record.session_id}: {run_outcome(run_dir, record.status).text}"
+               + (f" — {record.message}" if record.message else ""), err=True)
+    if record.status == "stopped":
+        sys.exit(1)
+    if record.status == "completed":
+        # The last line on stdout: scripts can take the paper's path from it.
+        click.echo(Path(record.output_dir) / layout.paper_pdf(driver.version))
+        if not rewrite and offer_review:
+            offer(run_dir, rewriter(run_dir, jobs))
+
+
+def rewriter(run_dir: Path, jobs: int | None, profile: str | None = None) -> Callable[[str], None]:
+    """A rewrite from the review loop; one that did not complete (paused) leaves the loop."""
+
+    def rewrite(instructions: str) -> None:
+        drive(run_dir, jobs, rewrite=True, instructions=instructions, offer_review=False, profile=profile)
+        if load_record(run_dir).status != "completed":
+            raise click.Abort
+
+    return rewrite

@@ -1,0 +1,94 @@
+"""Snakemake as a subprocess: the command that runs the packaged workflow on a run directory,
+its environment, how many jobs at once, and the processes already running it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+import lemmata
+from lemmata import layout
+from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
+from lemmata.run.events import JobBoard
+from lemmata.settings import load_environment
+
+PROVIDER_JOBS = 10
+EMBEDDED_JOBS = 2
+#: What Snakemake logs when it is told to stop (SIGTERM/SIGINT) and lets running jobs finish.
+STOP_NOTICE = "Will exit after finishing currently running jobs"
+
+
+@dataclass
+class Invocation:
+    returncode: int
+    board: JobBoard
+    paused: bool = False
+    log_text: str = ""  # what Snakemake wrote during this invocation
+
+    def stopped_from_outside(self) -> bool:
+        """Snakemake got a signal (not from us): it let running jobs finish, and no job failed."""
+        return not self.paused and not self.board.failed_rules and STOP_NOTICE in self.log_text
+
+
+def default_jobs(backend: str) -> int:
+    """Parallel jobs: lemma jobs wait on a provider, not on the CPU, so a full plan (up to 10
+    lemmas) is proved at once; the embedded model answers one call at a time (a file lock), so
+    more than two processes would only hold more memory."""
+    if backend == "embedded":
+        return EMBEDDED_JOBS
+    return max(PROVIDER_JOBS, os.cpu_count() or 1)
+
+
+def snakefile() -> Path:
+    return Path(str(files("lemmata") / "Snakefile"))
+
+
+def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequence[str] = ()) -> list[str]:
+    """`jobs` None: the profile's (a cluster profile's `jobs:`). The options after the profile's
+    hold whatever the profile says: code and software-env changes must not rerun finished
+    stages (each rerun costs model calls), and the driver reads the lemmata logger's events."""
+    return [
+        sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
+        *profile_arguments, "--configfile", str(run_dir / layout.CONFIG), *(["--jobs", str(jobs)] if jobs else []),
+        "--logger", "lemmata", "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
+    ]
+
+
+def workflow_processes(run_dir: Path) -> list[int]:
+    """Snakemake processes running the workflow on `run_dir` (one whose driver was killed keeps
+    running). The directory is compared resolved: the data directory may have been named through
+    a symbolic link. Our own short-lived `--unlock` and `--report` invocations do not count."""
+    wanted = Path(run_dir).resolve()
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = [arg.decode(errors="replace") for arg in cmdline.read_bytes().split(b"\0")]
+        except OSError:
+            continue
+        if not any("snakemake" in arg for arg in args) or {"--unlock", "--report"} & set(args):
+            continue
+        directory = args[args.index("--directory") + 1] if "--directory" in args[:-1] else ""
+        if directory and Path(directory).resolve() == wanted:
+            pids.append(int(cmdline.parent.name))
+    return sorted(pids)
+
+
+def report_command(run_dir: Path, output: Path) -> list[str]:
+    """Snakemake's HTML report of the run; --nolock, so a report of a running run does not wait."""
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
+            "--configfile", str(run_dir / layout.CONFIG), "--report", str(output), "--nolock", "--nocolor"]
+
+
+def workflow_environment(run_dir: Path) -> dict[str, str]:
+    """The job environment: ours plus .env values, the logger plugin importable, events routed."""
+    environ = load_environment()
+    if WEAKER_LIMITS_VARIABLE not in os.environ:  # a .env file may not loosen the sandbox (SECURITY.md)
+        environ.pop(WEAKER_LIMITS_VARIABLE, None)
+    package_parent = str(Path(lemmata.__file__).resolve().parent.parent)
+    environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, environ.get("PYTHONPATH", "")) if p)
+    environ["LEMMATA_EVENTS_FILE"] = str(run_dir / layout.EVENTS)
+    return environ
