@@ -244,7 +244,9 @@ def save_settings(values: Mapping[str, Any], environ: Mapping[str, str] | None =
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
     error = exc.errors()[0]
     if not error["loc"]:  # a rule across settings: the backoff bounds of LLM_ or SEARCH_ retries
-        prefix = re.search(r"(\w+)_RETRY_WAIT_MIN", error["msg"]).group(1)
+        bound = re.search(r"(\w+)_RETRY_WAIT_MIN", error["msg"])
+        assert bound is not None  # the one model-level rule, _backoff_bounds_in_order, names it
+        prefix = bound.group(1)
         low, high = f"{prefix}_RETRY_WAIT_MIN", f"{prefix}_RETRY_WAIT_MAX"
         wait_min = values.get(low, Settings.model_fields[low].default)
         wait_max = values.get(high, Settings.model_fields[high].default)

@@ -104,7 +104,10 @@ def open_box(spec: BoxSpec, *, stdin: int = subprocess.DEVNULL, stdout: int = su
     cgroup = whole_box_cgroup(spec.limits) if spec.whole_box_limits else None
     identity = box_identity()
     layout = Layout(tuple(spec.read_only), spec.scratch, spec.limits.scratch_bytes)
-    command = bwrap_command(layout, identity, spec.environment, spec.argv, bwrap=_bwrap())
+    bwrap = _bwrap()
+    if bwrap is None:  # box_problem() looked once per process: bwrap has gone since
+        raise BoxUnavailable(f"the sandbox needs bubblewrap (bwrap), which is not installed: {INSTALL_HINT}")
+    command = bwrap_command(layout, identity, spec.environment, spec.argv, bwrap=bwrap)
     try:
         process = subprocess.Popen(
             command, env={"PATH": "/usr/bin:/bin"}, stdin=stdin, stdout=stdout, stderr=stderr,

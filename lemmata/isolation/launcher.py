@@ -142,7 +142,7 @@ def _resolved(path: object) -> str | None:
     if isinstance(path, int) or path is None:
         return None
     try:
-        text = os.fsdecode(os.fspath(path))  # type: ignore[arg-type]
+        text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]  # any object: TypeError if not a path
     except TypeError:
         return None
     try:

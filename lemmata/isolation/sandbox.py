@@ -207,7 +207,7 @@ def status_records(data: bytes) -> list[dict]:
 def _result(box: Box, stdout: str, stderr: str, stop: str, records: list[dict], limits: Limits,
             protections: tuple[str, ...]) -> SandboxResult:
     # The supervisor writes the last end record; the worker may write a denial before it.
-    end = next((r for r in reversed(records) if isinstance(r.get("exit", r.get("signal")), int)), {})
+    end: dict = next((r for r in reversed(records) if isinstance(r.get("exit", r.get("signal")), int)), {})
     if stop:
         returncode = -signal.SIGKILL  # we ended the box
     elif "signal" in end:

@@ -231,7 +231,9 @@ def code_environments_to_verbatim(text: str, stash: list[str]) -> str:
     """Show code and pseudocode environments as (masked) verbatim blocks."""
     pieces, position = [], 0
     for start, content_start, content_end, end in _outermost_spans(text, CODE_ENVIRONMENTS):
-        name = ENV_TAG.match(text, start).group(2).strip().lower()
+        tag = ENV_TAG.match(text, start)
+        assert tag is not None  # `start` is where _outermost_spans found this very tag
+        name = tag.group(2).strip().lower()
         body_start = skip_optional_arguments(text, content_start)
         for _ in range(_WRAPPER_ARGUMENTS.get(name, 0)):
             body_start = mandatory_argument_end(text, body_start) or body_start

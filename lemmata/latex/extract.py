@@ -187,9 +187,11 @@ def _top_level_fences(text: str) -> list[_Fence]:
         else:
             depth -= 1
             if depth == 0:
+                assert opening is not None  # set whenever depth > 0
                 fences.append(_Fence(opening.group("language"), text[opening.end() : line.start()],
                                      opening.start(), line.end()))
     if depth:
+        assert opening is not None  # set whenever depth > 0
         fences.append(_Fence(opening.group("language"), text[opening.end() :], opening.start(), len(text)))
     return fences
 

@@ -76,6 +76,7 @@ def _grow_right(text: str, span: Span, starts: dict[int, Span]) -> Span:
     joins = safe_joins = span.joins_right
     while True:
         gap = _GAP.match(text, end)
+        assert gap is not None  # every part of _GLUE is optional: it matches anywhere
         has_op, position = bool(gap.group("op")), gap.end()
         following = starts.get(position)
         if following is not None and position > span.start:

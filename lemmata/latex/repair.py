@@ -186,7 +186,8 @@ def repair_list_starts(text: str) -> str:
 
 def wrap_lonely_items(text: str) -> str:
     """Put \\item lines outside any list into an itemize that ends where the items stop."""
-    pieces, position, stack = [], 0, []
+    pieces, position = [], 0
+    stack: list[str] = []
     wrap_depth: int | None = None  # stack depth at which our itemize was opened
     for match in _ITEM_EVENT.finditer(text):
         kind = match.group(1)

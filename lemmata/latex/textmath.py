@@ -143,7 +143,9 @@ def _scripts_end(text: str, index: int, inserts: list[tuple[int, str]], *, space
     """Index after the `_`/`^` scripts at index (at most one of each); records braces to add."""
     used = ""
     while True:
-        at = _BLANKS.match(text, index).end() if spaced else index
+        blanks = _BLANKS.match(text, index)
+        assert blanks is not None  # `[ \t]*` matches anywhere
+        at = blanks.end() if spaced else index
         char = text[at : at + 1]
         if char not in ("_", "^") or char in used or (argument := _script_argument(text, at + 1)) is None:
             return index
@@ -220,7 +222,9 @@ def _sized_pair_end(text: str, match: re.Match[str]) -> int | None:
 
 def _group_end(text: str, index: int) -> int:
     """Index after the {..} group starting at index (after blanks), or index if there is none."""
-    start = _BLANKS.match(text, index).end()
+    blanks = _BLANKS.match(text, index)
+    assert blanks is not None  # `[ \t]*` matches anywhere
+    start = blanks.end()
     if text[start : start + 1] == "{":
         return matching_brace(text, start) or index
     return index

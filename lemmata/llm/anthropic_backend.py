@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anthropic
 import httpx2
@@ -12,12 +12,16 @@ import httpx2
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, finish_reason_of, provider_message, reading
 
+if TYPE_CHECKING:
+    from lemmata.llm.credentials_proxy import CredentialsProxy
+
 #: Error types Anthropic reports inside an answer stream that a new attempt may not meet.
 TRANSIENT_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
 
 class AnthropicBackend:
     name = "vendora"
+    proxy: CredentialsProxy  # only through the CLI login: the proxy, kept as long as the backend (llm/registry.py)
 
     def __init__(self, api_key: str, timeout: float, base_url: str = "") -> None:
         self._client = anthropic.Anthropic(

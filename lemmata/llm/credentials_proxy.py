@@ -93,7 +93,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"  # one request per connection: a relayed body may end at close
 
     def setup(self) -> None:
-        self.timeout = self.server.proxy.client_timeout  # StreamRequestHandler.setup applies it to the socket
+        # StreamRequestHandler.setup applies it to the socket. typeshed declares `timeout` a ClassVar;
+        # one value per proxy is set here, on the instance.
+        self.timeout = self.server.proxy.client_timeout  # type: ignore[misc]
         super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature

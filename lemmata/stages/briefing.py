@@ -59,7 +59,8 @@ def render_memory(memory: Memory) -> str:
 def fitting_memories(memories: Sequence[Memory], budget_chars: int, limit: int) -> list[Memory]:
     """Up to `limit`, in the given order (most similar first), each whole while the block stays
     within budget; what an earlier memory said already (runs of one task learn the same) once."""
-    chosen, used, said = [], len(MEMORY_HEADING), set()
+    chosen: list[Memory] = []
+    used, said = len(MEMORY_HEADING), set()
     for memory in memories:
         if len(chosen) == limit:
             break

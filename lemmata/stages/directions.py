@@ -30,8 +30,8 @@ def run_ideation(client: LLMClient, task: TaskInput, survey: Survey, tools: Mapp
               "feedback": f"Reviewer feedback on the survey: {feedback}" if feedback else ""}
     try:
         run = run_tool_agent(client, spec, values, tools)
-    except LemmataError as error:
-        return DirectionIdeas(error=f"the ideation agent failed: {error}")
+    except LemmataError as exc:
+        return DirectionIdeas(error=f"the ideation agent failed: {exc}")
     answer = run.final or IdeationAnswer()
     candidates = [Direction(title=d.title.strip(), summary=d.summary.strip(), rationale=d.rationale.strip())
                   for d in answer.directions if d.title.strip()]

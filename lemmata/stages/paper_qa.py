@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from lemmata.artifacts import ToolCallRecord
 from lemmata.errors import ModelOutputError
@@ -121,7 +122,7 @@ def answer_question(client: LLMClient, latex: str, version: int, question: str, 
     cache: dict = {}
     while True:
         stream = AnswerStream(on_text, on_restart)
-        streaming = {"on_text": stream.piece, "on_restart": stream.restart} if on_text else {}
+        streaming: dict[str, Any] = {"on_text": stream.piece, "on_restart": stream.restart} if on_text else {}
         text = client.complete("qa", system, messages, **streaming)
         requests = tool_requests(text)
         if requests is None:

@@ -133,7 +133,8 @@ def _singular(token: str) -> str:
 
 def _phrases_rewritten(tokens: list[str]) -> list[str]:
     """Fixed phrasings replaced left to right ("for all" as "for", "prove that" dropped)."""
-    result, position = [], 0
+    result: list[str] = []
+    position = 0
     while position < len(tokens):
         for phrase, replacement in PHRASES:
             if tuple(tokens[position:position + len(phrase)]) == phrase:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from lemmata.artifacts import Lemma, TheoryPlan, TheoryRework
 from lemmata.agents.client import LLMClient
@@ -84,7 +84,8 @@ def without_duplicates(plan: TheoryPlan, author: str) -> TheoryPlan:
     result = deduplicate_lemmas(plan.lemmas, [plan.goal, plan.formal_statement])
     if not result.changed:
         return plan
-    level, lemmas, note = plan.level, result.lemmas, f"{author}'s plan: {result.in_words()}"
+    level: Literal["full", "simplified", "single_goal"] = plan.level
+    lemmas, note = result.lemmas, f"{author}'s plan: {result.in_words()}"
     if not lemmas:
         # An empty plan would be dishonest; the spec's last fallback is the goal itself.
         level, lemmas = "single_goal", [_goal_lemma(plan.goal, plan.formal_statement)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from lemmata.artifacts import ACCEPTING_METHODS, CheckStep, VerificationMethod
 from lemmata.errors import ModelOutputError, ProviderError
@@ -167,7 +168,10 @@ def named_flaws(issues: list[str]) -> list[str]:
     return [" ".join(issue.split()) for issue in issues if issue.strip() and not NO_ISSUE.match(issue.strip())]
 
 
-def strict_answer(text: str, model: type[BaseModel], role: str) -> BaseModel:
+M = TypeVar("M", bound=BaseModel)
+
+
+def strict_answer(text: str, model: type[M], role: str) -> M:
     """A check's JSON answer, complete or not at all: unlike other roles, a truncated answer is
     not repaired, since its cut-off tail is where a flaw would have been named."""
     candidates = [text, *fenced_blocks(text)]
