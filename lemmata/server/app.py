@@ -58,8 +58,9 @@ async def put_settings(request: Request) -> JSONResponse:
     return JSONResponse({"settings": token_limits(request.app.state.environ)})
 
 
-async def no_such_endpoint(request: Request, exc: HTTPException) -> JSONResponse:
+async def no_such_endpoint(request: Request, exc: Exception) -> JSONResponse:
     """Starlette's own 404/405 (no route; a method the route lacks) as our `{"error": ...}`."""
+    assert isinstance(exc, HTTPException)  # registered for the status codes only Starlette raises
     return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}; the endpoints are described "
                                   "at /api/openapi.json"}, status_code=exc.status_code)
 

@@ -41,8 +41,8 @@ def _object(**properties: Any) -> dict[str, Any]:
 
 
 TEXT = {"type": "string"}
-ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"}}
-VERSION = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+ID: dict[str, Any] = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"}}
+VERSION: dict[str, Any] = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
 #: A run in the list and at the top of its status poll (runs_api.summary).
 RUN_SUMMARY = _object(
     id=TEXT, mode={"enum": MODES}, task=TEXT,
@@ -57,7 +57,7 @@ RUN_SUMMARY = _object(
     message=TEXT, created={"type": "number"}, updated={"type": "number"})
 RUN_SUMMARY_REF = {"$ref": "#/components/schemas/RunSummary"}
 
-GATE = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": list(GATE_INPUTS)}}
+GATE: dict[str, Any] = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": list(GATE_INPUTS)}}
 
 PATHS: dict[str, dict[str, Any]] = {
     "/api/runs": {

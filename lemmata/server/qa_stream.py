@@ -43,6 +43,7 @@ async def answer_events(run_dir: Path, question: str, environ: Mapping[str, str]
 
     worker = loop.run_in_executor(None, work)
     while (item := await queue.get()) is not _END:
-        event, data = item  # type: ignore[misc]
+        assert isinstance(item, tuple)  # everything put but _END is an (event, data) pair
+        event, data = item
         yield sse(event, data)
     await worker

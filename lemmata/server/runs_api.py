@@ -7,6 +7,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -53,7 +54,7 @@ async def list_runs(request: Request) -> JSONResponse:
     return JSONResponse({"runs": [summary(data_home, r) for r in data_home.run_records()]})
 
 
-def _task_of(body: dict) -> tuple[str, str, dict[str, object]]:
+def _task_of(body: dict) -> tuple[str, str, dict[str, Any]]:
     """(mode, task, extra task fields) of a start request; 400 naming what is wrong."""
     mode = body.get("mode", "prove")
     if mode not in MODES:
