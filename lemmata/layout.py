@@ -37,6 +37,7 @@ DIRECTIONS = "directions.json"
 
 # Theory: the formal statement, the lemma plan (a checkpoint), one file per lemma, the assembly.
 FORMAL = "theory/formal.json"
+FORMALIZER_CACHE = "theory/.formalizer"  # the formalizer's answers, by goal
 PLAN = "theory/plan.json"
 THEORY = "theory.json"
 

@@ -30,7 +30,7 @@ rule rewrite_experiment:
     log:
         layout.rule_log("rewrite_experiment_v{n}"),
     script:
-        "../scripts/rewrite_experiment.py"
+        "../scripts/experiment.py"
 
 
 rule rewrite_writer:
@@ -47,7 +47,7 @@ rule rewrite_writer:
     log:
         layout.rule_log("rewrite_writer_v{n}"),
     script:
-        "../scripts/rewrite_writer.py"
+        "../scripts/writer.py"
 
 
 rule rewrite_compile:

@@ -42,8 +42,17 @@ class StageJob:
     def output(self, name: str | None = None) -> Path:
         return Path(self.smk.output[0] if name is None else getattr(self.smk.output, name))
 
+    @property
+    def version(self) -> int:
+        """The paper version this job works for: n of a rewrite's rule (`{n}`), else 1."""
+        wildcards = getattr(self.smk, "wildcards", None)
+        return int(wildcards.n) if wildcards is not None and hasattr(wildcards, "n") else 1
+
     def client(self, scope: str | None = None) -> LLMClient:
-        return make_client(self.settings, os.environ, self.run_dir, scope or self.rule)
+        """The model client; its calls are logged under `scope`, by default the rule (and the
+        version, for a rewrite's)."""
+        default = self.rule if self.version == 1 else f"{self.rule}:v{self.version}"
+        return make_client(self.settings, os.environ, self.run_dir, scope or default)
 
     def checker(self, client: LLMClient) -> Checker:
         """Who checks this job's proofs: the client's active model, trusted as far as it was measured."""

@@ -1,4 +1,5 @@
 """formalize: directions.json -> theory/formal.json (the goal as a formal statement)."""
+from lemmata import layout
 from lemmata.artifacts import Directions, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.formalize import formalize
@@ -6,4 +7,4 @@ from lemmata.stages.formalize import formalize
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     directions = read_artifact(job.input("directions"), Directions)
-    write_artifact(job.output(), formalize(job.client(), directions.goal, job.run_dir / "theory" / ".formalizer"))
+    write_artifact(job.output(), formalize(job.client(), directions.goal, job.run_dir / layout.FORMALIZER_CACHE))

@@ -2,11 +2,9 @@
 and the reviewer's objection after `n` at the theory review) -> theory/plan.json (the lemma chain)."""
 from pathlib import Path
 
-from lemmata.artifacts import (
-    Directions, FormalStatement, GateDecision, Survey, TheoryRework, read_artifact, write_artifact,
-)
-from lemmata.artifacts import feedback_of
+from lemmata.artifacts import Directions, FormalStatement, Survey, TheoryRework, read_artifact, write_artifact
 from lemmata.run.job import StageJob
+from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_plan import plan_theory, rework_feedback
 
@@ -15,9 +13,8 @@ with job.reporting():
     directions = read_artifact(job.input("directions"), Directions)
     formal = read_artifact(job.input("formal"), FormalStatement)
     survey = read_artifact(job.input("survey"), Survey)
-    rework = read_artifact(Path(snakemake.input.rework[0]), TheoryRework) if snakemake.input.rework else None  # noqa: F821
-    feedback = " ".join(filter(None, [feedback_of(read_artifact(job.input("review"), GateDecision)),
-                                      rework_feedback(rework)]))
+    rework = read_artifact(Path(job.smk.input.rework[0]), TheoryRework) if job.smk.input.rework else None
+    feedback = " ".join(filter(None, [job_feedback(job.smk.input), rework_feedback(rework)]))
     plan = plan_theory(job.client(), directions.goal, formal_statement=formal.formal_statement,
                        literature=literature_digest(survey.papers, survey.paper_notes), feedback=feedback)
     write_artifact(job.output(), plan.model_copy(update={"rework": rework}))

@@ -1,4 +1,7 @@
-"""writer: every artifact -> paper_v1.tex, references.bib (saved before compiling), paper_v1.json.
+"""writer (paper version 1) and rewrite_writer (version n): the run's artifacts -> paper_v<n>.tex
+and paper_v<n>.json; the first version also writes references.bib (saved before compiling), which
+every rewrite shares (the survey is not redone, so the keys stay the same). A rewrite's writer is
+the first's, its turns and compile check included, with the revision instructions as feedback.
 
 The .tex is written even when the writer's own compile check still fails after its turns: the
 compile step then fails with pdflatex's error, and the run keeps the .tex (Snakemake would delete
@@ -11,11 +14,12 @@ from lemmata.stages.writer import read_writer_inputs, write_paper
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
-    inputs = read_writer_inputs(snakemake.input)  # noqa: F821
-    paper = write_paper(job.client(), inputs, version=1, enforce_style=job.settings.ENFORCE_PROOF_STYLE,
-                        max_turns=job.settings.WRITER_MAX_TURNS)
-    atomic_write_text(job.output("bib"), paper.bibtex)
+    paper = write_paper(job.client(), read_writer_inputs(job.smk.input), version=job.version,
+                        enforce_style=job.settings.ENFORCE_PROOF_STYLE, max_turns=job.settings.WRITER_MAX_TURNS)
+    if job.version == 1:
+        atomic_write_text(job.output("bib"), paper.bibtex)
     atomic_write_text(job.output("tex"), paper.tex)
     write_artifact(job.output("meta"), paper.meta)
     for error in paper.meta.compile_errors:
-        print(f"writer: after {paper.meta.writer_turns} turn(s) the paper still does not compile: {error}", file=sys.stderr)
+        print(f"{job.rule}: after {paper.meta.writer_turns} turn(s) the paper still does not compile: {error}",
+              file=sys.stderr)

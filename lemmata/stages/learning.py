@@ -13,10 +13,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.artifacts import Experiment, LearnedMemory, Learned, ProvedLemma, Theory, TheoryRework
+from lemmata import layout
+from lemmata.artifacts import (
+    Briefing, Experiment, LearnedMemory, Learned, ProvedLemma, TaskInput, Theory, TheoryRework, read_artifact,
+)
 from lemmata.errors import UserError
 from lemmata.memory.domain_memories import MemoryKind, forget_session, write_memory
 from lemmata.memory.embeddings import Embedder, default_embedder
+from lemmata.plugins import plugin_for
+from lemmata.stages.briefing import memory_domain
 
 #: More would crowd the domain's memory with one run's details.
 MAX_MEMORIES_PER_RUN = 6
@@ -32,6 +37,16 @@ class MemoryDraft:
     kind: MemoryKind
     title: str
     text: str
+
+
+def learning_domain(run_dir: Path, task: TaskInput) -> str:
+    """The domain whose memories the run adds to: where its briefing read them (the same
+    directory, whatever plugins were installed since); for a run older than briefings, the
+    domain its task names."""
+    briefing = Path(run_dir) / layout.BRIEFING
+    if briefing.is_file():
+        return read_artifact(briefing, Briefing).memory_domain
+    return memory_domain(task.domain, plugin_for(task.domain))
 
 
 def distil(theory: Theory, experiment: Experiment | None = None, rework: TheoryRework | None = None) -> list[MemoryDraft]:

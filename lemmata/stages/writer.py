@@ -17,9 +17,8 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.artifacts import (
-    Directions, Experiment, GateDecision, PaperMeta, PaperRecord, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
+    Directions, Experiment, PaperMeta, PaperRecord, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
 )
-from lemmata.artifacts import feedback_of
 from lemmata.latex.bibliography import assign_citation_keys, cited_keys, render_bibtex
 from lemmata.latex.document import render_document
 from lemmata.latex.macros import MACRO_SUMMARY
@@ -31,6 +30,7 @@ from lemmata.stages.paper_check import check_document
 from lemmata.stages.paper_fragments import Fragment, render
 from lemmata.stages.paper_parts import part_keys, part_title
 from lemmata.stages.paper_prose import clean_parts, fallback_parts, required_parts
+from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper_render import paper_items
 from lemmata.stages.prompt_echo import PromptEcho
 from lemmata.agents.prompts import render_prompt
@@ -207,13 +207,13 @@ def paper_title(task: TaskInput, directions: Directions) -> str:
 
 
 def read_writer_inputs(paths: Any) -> WriterInputs:
-    """The writer's artifacts from Snakemake's named inputs; the review feedback goes along."""
-    reviews = [read_artifact(Path(path), GateDecision) for path in (paths.review, paths.experiment_review)]
+    """The writer's artifacts from Snakemake's named inputs, with what the researcher said: the
+    reviews' feedback for the first version, the revision instructions for a rewrite."""
     return WriterInputs(
         task=read_artifact(Path(paths.task), TaskInput),
         survey=read_artifact(Path(paths.survey), Survey),
         directions=read_artifact(Path(paths.directions), Directions),
         theory=read_artifact(Path(paths.theory), Theory),
         experiment=read_artifact(Path(paths.experiment), Experiment),
-        feedback=" ".join(filter(None, (feedback_of(review) for review in reviews))),
+        feedback=job_feedback(paths),
     )
