@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from lemmata.run.pausing import checkpoint_file, pause_flag
 from lemmata.run.driver import STOP_NOTICE
 from support.fake_llm_server import FakeLLMServer, RecordedRequest
 from support.fake_search_servers import FakeSearchServers, Fault
+from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
@@ -346,9 +346,7 @@ def while_in_flight(role: str, home: Path, act: Callable[[], None]) -> Callable[
         log = run_dir_of(home) / "logs/snakemake.log"
         notices = log.read_text(errors="replace").count(STOP_NOTICE)
         act()
-        deadline = time.monotonic() + 30
-        while log.read_text(errors="replace").count(STOP_NOTICE) == notices and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: log.read_text(errors="replace").count(STOP_NOTICE) != notices, 30, message=None)
 
     return hook
 

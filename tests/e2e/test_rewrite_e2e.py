@@ -8,7 +8,6 @@ import importlib.util
 import shutil
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
 from support.fake_llm_server import FakeLLMServer, Fault
+from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
@@ -180,8 +180,7 @@ def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services
     llm, _ = services
     with slowed(llm, 0.5):
         first = start_rewrite(run_dir, env, tmp_path)
-        while not (run_dir / "revisions/v2.json").exists() and first.poll() is None:
-            time.sleep(0.05)
+        wait_until(lambda: (run_dir / "revisions/v2.json").exists() or first.poll() is not None, 300, message=None)
         second = lemmata_cli(["rewrite", run_dir.name, "Something else"], env, tmp_path)
         _, stderr = first.communicate(timeout=300)
     assert second.returncode == 3 and "is in progress" in second.stderr
@@ -195,8 +194,8 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     llm, _ = services
     with slowed(llm, 0.5):
         rewrite = start_rewrite(run_dir, env, tmp_path)
-        while not request_texts(run_dir, "rewrite_theory:v2") and rewrite.poll() is None:
-            time.sleep(0.05)
+        wait_until(lambda: request_texts(run_dir, "rewrite_theory:v2") or rewrite.poll() is not None, 300,
+                   message=None)
         assert lemmata_cli(["pause", run_dir.name], env, tmp_path).returncode == 0
         _, stderr = rewrite.communicate(timeout=300)
     assert rewrite.returncode == 0, stderr
@@ -222,9 +221,8 @@ def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_versi
         with api_client(Layout(run_dir.parent.parent), environ=env) as client:
             accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
             refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
-            deadline = time.monotonic() + 300
-            while client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"] and time.monotonic() < deadline:
-                time.sleep(0.5)
+            wait_until(lambda: not client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"], 300, 0.5,
+                       message=None)
             status = client.get(f"/api/runs/{run_dir.name}").json()
             history = client.get(f"/api/runs/{run_dir.name}/history").json()["records"]
     assert accepted.status_code == 202 and accepted.json()["version"] == 2

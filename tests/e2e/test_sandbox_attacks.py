@@ -19,6 +19,7 @@ import pytest
 
 from lemmata.isolation.box import BOX_UIDS, python_paths
 from lemmata.isolation.sandbox import Limits, run_python
+from support.waiting import wait_until
 
 SECRET = "sk-attack-secret-31337"
 #: What any model-written script can do to the audit hook: find it and make it wave everything through.
@@ -300,21 +301,13 @@ def test_the_box_dies_with_its_parent(tmp_path: Path) -> None:
         run_python("import time\\nprint('started', flush=True)\\ntime.sleep(60)", Limits(wall_seconds=60))
     """))
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    box: set[int] = set()
-    try:
-        for _ in range(400):  # bwrap, its init, the supervisor and the test
-            box = descendants(parent.pid)
-            if len(box) >= 4:
-                break
-            threading.Event().wait(0.05)
-        assert len(box) >= 4, f"the box never started: {box}"
+    try:  # the box: bwrap, its init, the supervisor and the test
+        box = wait_until(lambda: found if len(found := descendants(parent.pid)) >= 4 else None, 20,
+                         message=lambda: f"the box never started: {descendants(parent.pid)}")
     finally:
         parent.kill()
         parent.wait()
-    for _ in range(100):
-        if not alive(box):
-            break
-        threading.Event().wait(0.05)
+    wait_until(lambda: not alive(box), 5, message=None)
     assert alive(box) == set()
 
 

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from conftest import TEST_API_TOKEN, cli_environment
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
 from support.fake_search_servers import unused_port
+from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
@@ -65,17 +65,15 @@ def server(services, completed_home, tmp_path) -> Iterator[tuple[str, Path]]:
                                    cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
     base_url = f"http://127.0.0.1:{port}"
+    def answers() -> bool:
+        assert process.poll() is None, f"the server exited:\n{log_path.read_text()}"
+        try:
+            return httpx.get(f"{base_url}/api/runs", headers=AUTHORIZED, timeout=2, trust_env=False).status_code == 200
+        except httpx.TransportError:
+            return False
+
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, f"the server exited:\n{log_path.read_text()}"
-            try:
-                if httpx.get(f"{base_url}/api/runs", headers=AUTHORIZED, timeout=2, trust_env=False).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, f"the server did not answer within 60 s:\n{log_path.read_text()}"
-            time.sleep(0.1)
+        wait_until(answers, 60, 0.1, message=lambda: f"the server did not answer within 60 s:\n{log_path.read_text()}")
         yield base_url, run_dir
     finally:
         process.send_signal(signal.SIGTERM)
@@ -84,9 +82,7 @@ def server(services, completed_home, tmp_path) -> Iterator[tuple[str, Path]]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        deadline = time.monotonic() + 60
-        while processes_of(home) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: not processes_of(home), 60, 0.2, message=None)
         left = processes_of(home)
         for pid in left:
             try:
@@ -138,15 +134,15 @@ def test_of_100_simultaneous_rewrite_requests_exactly_one_is_accepted(server):
     for refused in (a for a in answers if a.status_code == 409):
         assert isinstance(refused.json().get("error"), str) and refused.json()["error"]
 
-    deadline = time.monotonic() + REWRITE_TIMEOUT
+    statuses: list[dict] = []
     with httpx.Client(base_url=base_url, headers=AUTHORIZED, timeout=30, trust_env=False) as client:
-        while True:
-            status = client.get(f"/api/runs/{run_dir.name}").json()
-            if not status["rewrite_in_progress"] and 2 in status["versions"]:
-                break
-            assert time.monotonic() < deadline, (
-                f"the rewrite did not finish within {REWRITE_TIMEOUT:.0f} s: {status}\n{latest_log(run_dir)}")
-            time.sleep(0.5)
+        def rewritten() -> dict | None:
+            statuses.append(client.get(f"/api/runs/{run_dir.name}").json())
+            done = not statuses[-1]["rewrite_in_progress"] and 2 in statuses[-1]["versions"]
+            return statuses[-1] if done else None
+
+        status = wait_until(rewritten, REWRITE_TIMEOUT, 0.5, message=lambda: (
+            f"the rewrite did not finish within {REWRITE_TIMEOUT:.0f} s: {statuses[-1]}\n{latest_log(run_dir)}"))
     assert status["versions"] == [1, 2] and status["status"] == "completed"
     assert sorted(path.name for path in (run_dir / "revisions").iterdir()) == ["v2.json"]
     markers = [record.marker for record in read_history(run_dir) if record.role == "event"]

@@ -5,7 +5,6 @@ as the way to wait, on the fake model and search servers through the real workfl
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,12 @@ from starlette.testclient import TestClient
 from conftest import api_client, cli_environment
 from lemmata.artifacts import GateDecision, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
+from lemmata.run.driver import STOP_NOTICE
 from lemmata.run.pausing import checkpoint_file
 from lemmata.run.record import Layout
 from support import even_sum_session
 from support.fake_llm_server import RecordedRequest
+from support.waiting import wait_until
 from unit.server.test_server_api import events_of
 
 pytestmark = pytest.mark.e2e
@@ -68,16 +69,18 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
         def pause_at_the_first_proof(request: RecordedRequest) -> None:
             if request.headers.get("x-lemmata-role") == "prover" and not paused_once.is_set():
                 paused_once.set()
+                log = Path(run_dir) / "logs/snakemake.log"
+                notices = log.read_text(errors="replace").count(STOP_NOTICE)
                 (Path(run_dir) / "pause-now").touch()
-                time.sleep(1.0)  # the pause request lands while this call is in flight
+                # The pause request lands while this call is in flight: it is answered only once
+                # the driver has told Snakemake to stop.
+                wait_until(lambda: log.read_text(errors="replace").count(STOP_NOTICE) != notices, 30, message=None)
 
         llm.before_answer = pause_at_the_first_proof
         response = client.post(f"/api/runs/{run_id}/gates/direction_review",
                                json={"approved": True, "feedback": "Keep the proof elementary"})
         assert response.status_code == 202
-        deadline = time.monotonic() + 120
-        while not (run_dir / "pause-now").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: (run_dir / "pause-now").exists(), 120, 0.1, message=None)
         assert client.post(f"/api/runs/{run_id}/pause").status_code == 202
         events = run_until_it_stops(client, run_id)
         llm.before_answer = None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from conftest import cli_environment, make_run
 from lemmata.cli.main import cli
 from lemmata.run.record import Layout
 from support.served import Served, lemmata_serve
+from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -243,7 +243,8 @@ def test_successful_status_polls_are_logged_at_debug_only(home, level: str, poll
             assert call(served, "GET", "/api/runs/run-a", token).status_code == 200
         assert call(served, "GET", "/api/runs", token).status_code == 200
         assert call(served, "GET", "/api/runs/no-such-run", token).status_code == 404
-        time.sleep(0.3)  # the access log is written after the answer
+        # The access log is written after the answer: the last request's line says all are there.
+        wait_until(lambda: '"GET /api/runs/no-such-run HTTP/1.1" 404' in served.printed(), 10, message=None)
         lines = served.printed().splitlines()
     polls = [line for line in lines if '"GET /api/runs/run-a HTTP/1.1" 200' in line]
     assert len(polls) == (3 if polls_shown else 0), lines

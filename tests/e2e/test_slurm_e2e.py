@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from conftest import cli_environment
 from lemmata.run.record import load_record
 from support import even_sum_session
 from support.slurm_cluster import QueuedJob, SlurmCluster, SlurmUnavailable, install_packages
+from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 SLURM_VENV = Path(os.environ.get("LEMMATA_SLURM_VENV", "/nonexistent"))
@@ -103,13 +103,6 @@ def slurm_environment(home: Path, cluster: SlurmCluster, services) -> dict[str, 
                            **search.settings_values(), **cluster.environment())
 
 
-def wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
-
-
 @dataclass
 class ClusterRun:
     run_dir: Path
@@ -188,10 +181,11 @@ def test_a_pause_lets_the_queued_lemma_job_finish_and_resume_goes_on_on_the_clus
                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             # Slow answers from the moment the lemma job is queued (its proofs start seconds
             # later, in the job's own Snakemake): it is still running when the pause comes.
-            wait_for(lambda: queue.jobs_of("lemmas"), 300, "the lemma job to be queued")
+            wait_until(lambda: queue.jobs_of("lemmas"), 300, 0.2,
+                       message="timed out waiting for the lemma job to be queued")
             llm.latency = 1.0
-            wait_for(lambda: any("RUNNING" in queue.states[j] for j in queue.jobs_of("lemmas")), 300,
-                     "the lemma job to run")
+            wait_until(lambda: any("RUNNING" in queue.states[j] for j in queue.jobs_of("lemmas")), 300, 0.2,
+                       message="timed out waiting for the lemma job to run")
             (run_dir,) = (home / "runs").iterdir()
             paused = lemmata_slurm(["pause", run_dir.name], env, tmp_path)
             assert paused.returncode == 0, paused.stderr

@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from lemmata.run.record import load_record
 from support import DATA, REPO, even_sum_session
 from support.fake_llm_server import Answer, Fault, FakeLLMServer
 from support.fake_search_servers import DEFAULT_PAPERS, FakeSearchServers
+from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
@@ -330,13 +330,9 @@ def test_a_second_process_on_a_running_run_is_refused(fake_server, home, tmp_pat
 
 
 def _wait_for_calls(home: Path) -> Path:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        logs = list((home / "runs").glob("*/llm_calls.jsonl")) if (home / "runs").exists() else []
-        if logs:
-            return logs[0].parent
-        time.sleep(0.1)
-    raise AssertionError("the first run made no model call within 60 s")
+    logs = wait_until(lambda: list((home / "runs").glob("*/llm_calls.jsonl")) if (home / "runs").exists() else [],
+                      60, 0.1, message="the first run made no model call within 60 s")
+    return logs[0].parent
 
 
 @pytest.mark.parametrize(("variable", "value", "allowed"), [
@@ -382,13 +378,9 @@ def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
 
 def snakemake_child(process: subprocess.Popen) -> int:
     """The pid of the Snakemake process the lemmata driver started."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-        if children:
-            return int(children[0])
-        time.sleep(0.02)
-    raise AssertionError("lemmata started no Snakemake process")
+    children = wait_until(lambda: Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split(), 30,
+                          0.02, message="lemmata started no Snakemake process")
+    return int(children[0])
 
 
 @pytest.mark.parametrize(
@@ -409,9 +401,7 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
     first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
         workflow = snakemake_child(first)
-        deadline = time.monotonic() + 90
-        while not fake_server.calls("prover") and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: fake_server.calls("prover"), 90, 0.02, message=None)
         # L1 and L3 (no dependencies) are being proved now.
         if target == "pause-command":
             paused = run_lemmata(["pause", only_run_dir(home).name], env, tmp_path)
@@ -469,10 +459,7 @@ def test_a_resume_is_refused_while_an_orphan_workflow_process_still_works_on_the
     workflow = None
     try:
         workflow = snakemake_child(first)
-        deadline = time.monotonic() + 90
-        while not fake_server.calls("prover") and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert fake_server.calls("prover"), "no prover call within 90 s"
+        wait_until(lambda: fake_server.calls("prover"), 90, 0.02, message="no prover call within 90 s")
         fake_server.latency = 5.0  # the orphan's next calls are slow: it surely still works during the refused resume
         os.kill(first.pid, signal.SIGKILL)
         first.communicate(timeout=30)
@@ -506,16 +493,14 @@ def _kill_group_and_wait(leader: int) -> None:
         os.killpg(leader, signal.SIGKILL)
     except ProcessLookupError:
         return
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         try:
-            state = Path(f"/proc/{leader}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            return Path(f"/proc/{leader}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
         except OSError:
-            return
-        if state == "Z":
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"process {leader} outlived SIGKILL for 30 s")
+            return True
+
+    wait_until(gone, 30, 0.02, message=f"process {leader} outlived SIGKILL for 30 s")
 
 
 def run_workflow(run_dir: Path, env: dict[str, str], target: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from pathlib import Path
 import httpx
 
 from support.fake_search_servers import unused_port
+from support.waiting import wait_until
 
 
 @dataclass
@@ -51,12 +51,13 @@ def lemmata_serve(env: dict[str, str], workdir: Path, *options: str, seconds: fl
 
 
 def _wait_until_serving(served: Served, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def answers() -> bool:
         assert served.process.poll() is None, f"lemmata serve exited:\n{served.printed()}"
         try:
             httpx.get(f"{served.base_url}/", timeout=1, trust_env=False).raise_for_status()
-            return
+            return True
         except httpx.HTTPError:
-            time.sleep(0.2)
-    raise AssertionError(f"lemmata serve did not answer within {seconds} s:\n{served.printed()}")
+            return False
+
+    wait_until(answers, seconds, 0.2,
+               message=lambda: f"lemmata serve did not answer within {seconds} s:\n{served.printed()}")

@@ -16,9 +16,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from support.waiting import wait_until
 
 PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge")
 DAEMONS = {"munged": "/usr/sbin/munged", "slurmctld": "/usr/sbin/slurmctld", "slurmd": "/usr/sbin/slurmd"}
@@ -136,14 +137,16 @@ class SlurmCluster:
         log.close()
 
     def _wait(self, ready, timeout: float, what: str) -> None:
-        deadline = time.monotonic() + timeout
-        while not ready():
+        def ready_or_dead() -> bool:
+            if ready():
+                return True
             dead = [name for name, process in self.processes.items() if process.poll() is not None]
             if dead:
                 raise SlurmUnavailable(f"{', '.join(dead)} exited while waiting for {what}: see {self.root / 'log'}")
-            if time.monotonic() > deadline:
-                raise SlurmUnavailable(f"timed out after {timeout:.0f} s waiting for {what}: see {self.root / 'log'}")
-            time.sleep(0.2)
+            return False
+
+        if not wait_until(ready_or_dead, timeout, 0.2, message=None):
+            raise SlurmUnavailable(f"timed out after {timeout:.0f} s waiting for {what}: see {self.root / 'log'}")
 
     def _write_files(self) -> None:
         for folder in ("munge", "spool/ctld", "spool/d", "log", "run"):

@@ -22,6 +22,7 @@ import pytest
 
 from support.fake_llm_server import Answer, FakeLLMServer, Fault, RecordedRequest, estimate_tokens
 from support import TESTS
+from support.waiting import wait_until
 
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
@@ -277,8 +278,7 @@ def test_hang_does_not_block_other_requests(server: FakeLLMServer) -> None:
 
         hanging = threading.Thread(target=ask_and_hang)
         hanging.start()
-        while not server.calls("prover"):
-            time.sleep(0.01)
+        wait_until(lambda: server.calls("prover"), 10, 0.01, message="the hanging request never arrived")
         started = time.monotonic()
         assert openai_text(chat(client, "writer")) == "meanwhile"
         assert time.monotonic() - started < 1
