@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lemmata.artifacts import atomic_write_text
-from lemmata.run.record import Layout, RunRecord, save_record
+from lemmata.run.record import DataHome, RunRecord, save_record
 from lemmata.settings import lemmata_home
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer
@@ -115,7 +115,7 @@ TEST_API_TOKEN = "test-api-token-not-a-secret-0123456789abcdef"
 TEST_SERVER = ("127.0.0.1", 8765)
 
 
-def api_client(layout: Layout | None = None, environ: Mapping[str, str] | None = None):
+def api_client(layout: DataHome | None = None, environ: Mapping[str, str] | None = None):
     """Starlette's test client on the app as `lemmata serve` guards it on TEST_SERVER with
     TEST_API_TOKEN (Host, Origin and token checks all in force), sending what the page sends:
     that Host and the token."""
@@ -166,10 +166,10 @@ def write_cli_login(path: Path, token: str | None = "sk-ant-oat01-first-secret-t
 
 
 @pytest.fixture
-def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
+def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataHome:
     """A data directory of hand-made runs (`make_run`), LEMMATA_HOME pointing at it."""
     monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "home"))
-    return Layout(tmp_path / "home")
+    return DataHome(tmp_path / "home")
 
 
 DECIDED = '{"gate": "g", "approved": true, "decided_by": "automatic"}'
@@ -177,7 +177,7 @@ DECIDED = '{"gate": "g", "approved": true, "decided_by": "automatic"}'
 SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/survey_review.json": DECIDED}
 
 
-def make_run(layout: Layout, session_id: str, status: str = "completed", **files: str) -> Path:
+def make_run(layout: DataHome, session_id: str, status: str = "completed", **files: str) -> Path:
     """A hand-made run: its record, and `files` by name (`__` for `/`) with their text."""
     run_dir = layout.run_dir(session_id)
     record = RunRecord(session_id=session_id, mode="prove", task="the sum of two even integers is even",

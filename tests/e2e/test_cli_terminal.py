@@ -24,7 +24,7 @@ from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record
 from support import even_sum_session
 from lemmata.run.pausing import checkpoint_file, pause_flag
-from lemmata.run.driver import STOP_NOTICE
+from lemmata.run.workflow import STOP_NOTICE
 from support.fake_llm_server import FakeLLMServer, RecordedRequest
 from support.fake_search_servers import FakeSearchServers, Fault
 from support.waiting import wait_until

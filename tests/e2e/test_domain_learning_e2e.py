@@ -19,7 +19,7 @@ import pytest
 
 from conftest import cli_environment
 from lemmata.plugins.bandits import plugin as bandits
-from lemmata.run.record import Layout
+from lemmata.run.record import DataHome
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer
 from support.fake_search_servers import FakeSearchServers
@@ -68,8 +68,8 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
                  "-o", str(home / "out")], env=env, cwd=home.parent, capture_output=True, text=True, timeout=300,
                 stdin=subprocess.DEVNULL)
             assert result.returncode == 0, result.stderr[-3000:]
-            records = Layout(home).run_records()
-            run_dirs.append(Layout(home).run_dir(records[-1].session_id))
+            records = DataHome(home).run_records()
+            run_dirs.append(DataHome(home).run_dir(records[-1].session_id))
         yield home, run_dirs
 
 

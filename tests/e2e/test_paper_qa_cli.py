@@ -15,7 +15,7 @@ from conftest import api_client, cli_environment
 from lemmata.artifacts import TaskInput
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.qa_history import read_history
-from lemmata.run.driver import create_run
+from lemmata.run.create import create_run
 from lemmata.run.record import RunRecord
 from lemmata.settings import Settings
 from support.fake_llm_server import FakeLLMServer
@@ -133,14 +133,14 @@ def sse_events(text: str) -> list[tuple[str, object]]:
 
 
 def test_the_ask_endpoint_streams_the_answer_as_server_sent_events(tmp_path: Path):
-    from lemmata.run.record import Layout
+    from lemmata.run.record import DataHome
 
     answer = "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$; " * 4
     with FakeLLMServer() as llm:
         llm.enqueue("qa", answer)
         home = tmp_path / "home"
         run_dir = make_run(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url)
-        client = api_client(Layout(home), environ=cli_environment(home))
+        client = api_client(DataHome(home), environ=cli_environment(home))
         response = client.post(f"/api/runs/{SESSION}/ask", json={"question": "What does Lemma 3 say?"})
         failed = client.post(f"/api/runs/{SESSION}/ask", json={"question": "And Lemma 4?"})  # nothing scripted
         empty = client.post(f"/api/runs/{SESSION}/ask", json={"question": " "})

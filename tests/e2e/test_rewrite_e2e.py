@@ -213,12 +213,12 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
 
 
 def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_version_appears(run, services):
-    from lemmata.run.record import Layout
+    from lemmata.run.record import DataHome
 
     run_dir, env = run
     llm, _ = services
     with slowed(llm, 0.3):
-        with api_client(Layout(run_dir.parent.parent), environ=env) as client:
+        with api_client(DataHome(run_dir.parent.parent), environ=env) as client:
             accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
             refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
             wait_until(lambda: not client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"], 300, 0.5,

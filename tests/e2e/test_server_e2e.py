@@ -15,7 +15,7 @@ from lemmata.artifacts import GateDecision, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.driver import STOP_NOTICE
 from lemmata.run.pausing import checkpoint_file
-from lemmata.run.record import Layout
+from lemmata.run.record import DataHome
 from support import even_sum_session
 from support.fake_llm_server import RecordedRequest
 from support.waiting import wait_until
@@ -47,7 +47,7 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
     llm, search = services
     home = tmp_path / "home"
     env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
-    with api_client(Layout(home), environ=env) as client:
+    with api_client(DataHome(home), environ=env) as client:
         started = client.post("/api/runs", json={"task": even_sum_session.TASK, "gate": "human"})
         assert started.status_code == 202
         run_id = started.json()["id"]

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from conftest import cli_environment, make_run
 from lemmata.cli.main import cli
-from lemmata.run.record import Layout
+from lemmata.run.record import DataHome
 from support.served import Served, lemmata_serve
 from support.waiting import wait_until
 
@@ -34,7 +34,7 @@ SETTING_CHANGE = {"prover": 1234}
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("security") / "home"
-    make_run(Layout(home), "run-a")
+    make_run(DataHome(home), "run-a")
     return home
 
 

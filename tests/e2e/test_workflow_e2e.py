@@ -26,7 +26,7 @@ from lemmata.artifacts import (
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
 from lemmata.run.pausing import checkpoint_file, pause_flag
-from lemmata.run.driver import snakemake_command, workflow_environment
+from lemmata.run.workflow import snakemake_command, workflow_environment
 from lemmata.run.record import load_record
 from support import DATA, REPO, even_sum_session
 from support.fake_llm_server import Answer, Fault, FakeLLMServer
@@ -347,7 +347,7 @@ def test_a_wrong_setting_stops_before_any_work(home, tmp_path, variable, value, 
 
 
 def test_the_workflow_ships_inside_the_installed_package():
-    from lemmata.run.driver import snakefile
+    from lemmata.run.workflow import snakefile
 
     package = Path(lemmata.__file__).parent
     assert snakefile() == package / "Snakefile"

@@ -18,7 +18,7 @@ from lemmata import profiles
 from lemmata.errors import UserError
 from lemmata.run.pipeline import CLUSTER_RULES
 from lemmata.profiles import SLURM_PLUGIN, profile_arguments, resolve_profile, shipped_profiles
-from lemmata.run.driver import snakemake_command
+from lemmata.run.workflow import snakemake_command
 from lemmata.run.record import RunRecord
 
 PACKAGE = Path(lemmata.__file__).parent
