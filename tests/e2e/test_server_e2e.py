@@ -13,9 +13,9 @@ from starlette.testclient import TestClient
 from conftest import api_client, cli_environment
 from lemmata.artifacts import GateDecision, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
-from lemmata.run.driver import STOP_NOTICE
 from lemmata.run.pausing import checkpoint_file
 from lemmata.run.record import DataHome
+from lemmata.run.workflow import STOP_NOTICE
 from support import even_sum_session
 from support.fake_llm_server import RecordedRequest
 from support.waiting import wait_until
