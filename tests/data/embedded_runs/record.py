@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 
 from lemmata.artifacts import Theory, read_artifact
-from lemmata.outcome import run_outcome
-from lemmata.runs import live_status, load_record
+from lemmata.run.outcome import run_outcome
+from lemmata.run.record import live_status, load_record
 
 HERE = Path(__file__).parent
 #: What the recorded runs share: offline (no search services to fake) and the embedded model.
