@@ -21,8 +21,8 @@ import yaml
 from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from lemmata.files import write_text_atomically
 from lemmata.errors import SettingsError
+from lemmata.files import write_text_atomically
 
 CONFIG_DIR = Path(__file__).parent / "config"
 

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from lemmata import layout
-from lemmata.errors import ProviderError, TransientProviderError
+from lemmata.agents.roles import role as lookup_role
 from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
+from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message, ModelChoice
 from lemmata.llm.calllog import CallLog, CallRecord
 from lemmata.llm.resolve import build_backend, choose_backend
-from lemmata.agents.roles import role as lookup_role
 from lemmata.redaction import Redactor, known_secrets
 from lemmata.settings import Settings
-
 
 
 class LLMClient:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lemmata.errors import LemmataError
 from lemmata.agents.client import LLMClient
 from lemmata.agents.prompts import render_prompt
+from lemmata.errors import LemmataError
 
 #: Kept of each entry when the compress call itself fails: the loop goes on with a crude summary.
 FALLBACK_ENTRY_CHARS = 300

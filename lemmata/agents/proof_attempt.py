@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from lemmata.artifacts import SelfAssessment
 from lemmata.agents.parsing import FENCE
+from lemmata.artifacts import SelfAssessment
 
 GAP_OPENER = re.compile(r"\[GAP:\s*")
 CITATION_GROUP = re.compile(r"\[([^\[\]]+)\]")

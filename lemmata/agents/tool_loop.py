@@ -15,13 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from lemmata.artifacts import PaperRecord, ToolCallRecord
-from lemmata.errors import ModelOutputError
-from lemmata.agents.client import LLMClient
 from lemmata.agents.answers import ToolTurnAnswer
+from lemmata.agents.client import LLMClient
 from lemmata.agents.history import AgentHistory
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
+from lemmata.artifacts import PaperRecord, ToolCallRecord
+from lemmata.errors import ModelOutputError
 from lemmata.tools.base import Tool, ToolResult
 
 #: More calls in one turn would only flood the history (and the services).

@@ -34,8 +34,8 @@ def check(statement_file: Path, proof_file: Path, as_json: bool, log_dir: Path |
     accept is verified only when the model was measured to tell wrong proofs from right ones
     (bench/verification.py); otherwise the answer says so. Exit status: 0 verified, 1 not verified.
     """
-    from lemmata.llm.resolve import choose_backend
     from lemmata.agents.client import make_client
+    from lemmata.llm.resolve import choose_backend
     from lemmata.verification.calibration import checker_for
     from lemmata.verification.user_proof import check_scope, check_user_proof
 

@@ -15,7 +15,6 @@ from lemmata.run.events import JobBoard, TokenTally
 from lemmata.run.gates import GateInterrupted, Review
 from lemmata.run.pipeline import stage_of_rule
 
-
 MAX_FAILURES_SHOWN = 5
 Asking = TypeVar("Asking", bound=Callable[..., Any])
 

@@ -23,9 +23,9 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
     the run's own."""
     from lemmata.cli.console import TerminalConsole
     from lemmata.cli.review_loop import offer_review as offer
+    from lemmata.run.driver import Driver
     from lemmata.run.gate_answers import AnswersFromTheBrowser
     from lemmata.run.rewrite import drive_rewrite
-    from lemmata.run.driver import Driver
 
     console: TerminalConsole | AnswersFromTheBrowser = TerminalConsole()
     if wait_at_gates:

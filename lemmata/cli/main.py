@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from lemmata import __version__
+from lemmata.agents.roles import ROLES
 from lemmata.cli.check_cmd import check
 from lemmata.cli.driving import drive
 from lemmata.cli.errors import reports_errors
@@ -21,16 +22,15 @@ from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
-from lemmata.run.gates import waiting_gate
-from lemmata.agents.roles import ROLES
-from lemmata.run.outcome import outcome_of
-from lemmata.run.pipeline import artifact_states, stage_states
-from lemmata.run.pausing import request_pause
 from lemmata.profiles import DEFAULT_PROFILE
-from lemmata.run.record import DataHome, is_run_active, live_status, load_record, validate_session_id
-from lemmata.settings import Settings, load_environment
 from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.gates import waiting_gate
+from lemmata.run.outcome import outcome_of
+from lemmata.run.pausing import request_pause
+from lemmata.run.pipeline import artifact_states, stage_states
+from lemmata.run.record import DataHome, is_run_active, live_status, load_record, validate_session_id
 from lemmata.run.versions import paper_versions
+from lemmata.settings import Settings, load_environment
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

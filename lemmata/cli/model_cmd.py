@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from lemmata.llm import embedded_model as em  # attributes looked up at call time, so tests can swap DEFAULT_MODEL
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import UserError
+from lemmata.llm import embedded_model as em  # attributes looked up at call time, so tests can swap DEFAULT_MODEL
 from lemmata.settings import Settings, lemmata_home
 
 

@@ -9,10 +9,19 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.artifacts import (
-    Checker, CompileReport, Directions, Experiment, LemmaCheck, PaperMeta, ProvedLemma, Survey, Theory, read_artifact,
+    Checker,
+    CompileReport,
+    Directions,
+    Experiment,
+    LemmaCheck,
+    PaperMeta,
+    ProvedLemma,
+    Survey,
+    Theory,
+    read_artifact,
 )
-from lemmata.run.events import TokenTally
 from lemmata.latex.document import support_files
+from lemmata.run.events import TokenTally
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import USER_FIGURES, USER_FILES
 from lemmata.verification.calibration import trust_in_words
@@ -23,7 +32,7 @@ WIDTH = 78
 def _box(title: str, lines: list[str]) -> str:
     rule = "─" * WIDTH
     body = wrapped(lines, WIDTH - 2)
-    return "\n".join([f"┌ {title} " + "─" * max(0, WIDTH - len(title) - 3), *(f"  {l}" for l in body), rule])
+    return "\n".join([f"┌ {title} " + "─" * max(0, WIDTH - len(title) - 3), *(f"  {line}" for line in body), rule])
 
 
 def wrapped(lines: list[str], width: int = WIDTH) -> list[str]:

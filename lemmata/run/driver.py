@@ -12,31 +12,38 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from lemmata import layout
 from lemmata.artifacts import (
     Checkpoint,
 )
+from lemmata.errors import LemmataError, RunBusyError
+from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.cards import stage_card, writer_card
 from lemmata.run.console import RunConsole
 from lemmata.run.delivery import deliver
-from lemmata.run.gate_dialog import GateDialog
-from lemmata.run.workflow import Invocation, default_jobs, snakemake_command, workflow_environment, workflow_processes
-from lemmata.errors import LemmataError, RunBusyError
-from lemmata.run.gate_answers import GateAwaited
 from lemmata.run.events import JobBoard, TailReader, TokenTally
+from lemmata.run.gate_answers import GateAwaited
+from lemmata.run.gate_dialog import GateDialog
 from lemmata.run.gates import (
     GateInterrupted,
 )
 from lemmata.run.outcome import run_outcome
 from lemmata.run.pausing import (
-    clear_checkpoint, load_checkpoint, pause_request, request_pause, save_checkpoint, withdraw_pause_request,
+    clear_checkpoint,
+    load_checkpoint,
+    pause_request,
+    request_pause,
+    save_checkpoint,
+    withdraw_pause_request,
 )
 from lemmata.run.pipeline import (
-    COMPILE_RULES, card_artifacts, incomplete_outputs, version_targets,
+    COMPILE_RULES,
+    card_artifacts,
+    incomplete_outputs,
+    version_targets,
 )
-from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.record import RunLock, RunRecord, load_record, save_record
+from lemmata.run.workflow import Invocation, default_jobs, snakemake_command, workflow_environment, workflow_processes
 
 POLL_SECONDS = 0.2
 PROVIDER_JOBS = 10

@@ -13,8 +13,16 @@ from lemmata import layout
 from lemmata.artifacts import Artifact, ArtifactError, Directions, Survey, Theory, read_artifact, write_artifact
 from lemmata.run.cards import stage_card, survey_card, theory_review, wrapped
 from lemmata.run.gates import (
-    DIRECTION, DIRECTION_REVIEW, GATE_INPUTS, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, Review,
-    gate_path, waiting_gate,
+    DIRECTION,
+    DIRECTION_REVIEW,
+    GATE_INPUTS,
+    STAGE_REVIEWS,
+    SURVEY_PAPERS,
+    THEORY_REVIEW,
+    THEORY_REWORK,
+    Review,
+    gate_path,
+    waiting_gate,
 )
 from lemmata.run.pausing import session_dir
 

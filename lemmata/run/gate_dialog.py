@@ -11,8 +11,16 @@ from lemmata import layout
 from lemmata.artifacts import DirectionIdeas, Survey, Theory, TheoryRework, read_artifact, write_artifact
 from lemmata.run.console import RunConsole
 from lemmata.run.gates import (
-    DIRECTION, GATE_RULES, STAGE_REVIEWS, SURVEY_PAPERS, THEORY_REVIEW, THEORY_REWORK, effective_gate_mode, gate_path,
-    lemma_named, record_decision,
+    DIRECTION,
+    GATE_RULES,
+    STAGE_REVIEWS,
+    SURVEY_PAPERS,
+    THEORY_REVIEW,
+    THEORY_REWORK,
+    effective_gate_mode,
+    gate_path,
+    lemma_named,
+    record_decision,
 )
 from lemmata.run.record import RunRecord, save_record
 

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from lemmata import layout
+from lemmata.agents.client import LLMClient, make_client
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
 from lemmata.errors import LemmataError
-from lemmata.agents.client import LLMClient
-from lemmata.agents.client import make_client
 from lemmata.redaction import redact_known
 from lemmata.settings import Settings, lemmata_home
+
 
 class StageJob:
     """A thin view of Snakemake's `snakemake` object for one script run."""

@@ -8,8 +8,15 @@ from pathlib import Path
 
 from lemmata import layout
 from lemmata.run.gates import (
-    DIRECTION, DIRECTION_REVIEW, EXPERIMENT_REVIEW, GATE_RULES, SURVEY_PAPERS, SURVEY_REVIEW, THEORY_REVIEW,
-    THEORY_REWORK, gate_path,
+    DIRECTION,
+    DIRECTION_REVIEW,
+    EXPERIMENT_REVIEW,
+    GATE_RULES,
+    SURVEY_PAPERS,
+    SURVEY_REVIEW,
+    THEORY_REVIEW,
+    THEORY_REWORK,
+    gate_path,
 )
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 
 from lemmata import layout
-from lemmata.errors import LemmataError, UserError
 from lemmata.agents.client import make_client
+from lemmata.errors import LemmataError, UserError
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.versions import current_paper
 from lemmata.settings import Settings, load_environment

@@ -18,15 +18,22 @@ from pydantic import BaseModel
 
 from lemmata import layout
 from lemmata.artifacts import (
-    ArtifactError, Directions, FormalStatement, RevisionRequest, Survey, TaskInput, Theory, read_artifact,
+    ArtifactError,
+    Directions,
+    FormalStatement,
+    RevisionRequest,
+    Survey,
+    TaskInput,
+    Theory,
+    read_artifact,
     write_artifact,
 )
 from lemmata.errors import LemmataError, UserError
-from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.driver import Driver
+from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.record import RunRecord, load_record, save_record
-from lemmata.stages.rewrite import qa_summary
 from lemmata.run.versions import paper_versions
+from lemmata.stages.rewrite import qa_summary
 
 MAX_INSTRUCTION_CHARS = 20_000
 #: What every rewrite reads besides the latest paper: the run's task, survey, direction, formal

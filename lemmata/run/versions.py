@@ -8,6 +8,7 @@ from pathlib import Path
 from lemmata import layout
 from lemmata.errors import UserError
 
+
 def paper_versions(run_dir: Path) -> list[int]:
     """The paper versions the run has (`paper_v<n>.tex`), in order."""
     return sorted(n for p in Path(run_dir).glob(layout.paper_tex("*")) if (n := layout.version_of_paper(p.name)))

@@ -6,8 +6,8 @@ failed job's outputs), so the errors stay readable after the run stops.
 """
 from lemmata import layout
 from lemmata.artifacts import write_artifact
-from lemmata.run.job import StageJob
 from lemmata.latex.compile import LatexCompileError, compile_paper, failure_report, success_report
+from lemmata.run.job import StageJob
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():

@@ -1,8 +1,7 @@
 """ideation: input.json + survey.json (+ the survey review's feedback) -> directions/ideas.json (the divergent step)."""
 import os
 
-from lemmata.artifacts import GateDecision, Survey, TaskInput, read_artifact, write_artifact
-from lemmata.artifacts import feedback_of
+from lemmata.artifacts import GateDecision, Survey, TaskInput, feedback_of, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.directions import run_ideation
 from lemmata.tools import make_tools

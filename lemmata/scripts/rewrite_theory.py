@@ -2,8 +2,8 @@
 -> versions/v<n>/theory.json: planned again with the instructions, every lemma proved, assembled;
 and the session's tier-3 knowledge graph, now of this theory."""
 from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, read_artifact, write_artifact
-from lemmata.run.job import StageJob
 from lemmata.memory.knowledge_graph import build_graph, record_graph
+from lemmata.run.job import StageJob
 from lemmata.settings import lemmata_home
 from lemmata.stages.rewrite import rewrite_theory
 

@@ -12,10 +12,10 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from lemmata import layout
 from lemmata.run.qa_history import read_history
 from lemmata.run.rewrite import request_rewrite
+from lemmata.run.versions import current_paper, paper_versions
 from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.qa_stream import answer_events
 from lemmata.server.supervisor import RunBusy, RunSupervisor
-from lemmata.run.versions import current_paper, paper_versions
 
 log = logging.getLogger("lemmata.server")
 PAPER_FILES = {"paper.tex": ("tex", "text/plain; charset=utf-8"), "paper.pdf": ("pdf", "application/pdf")}

@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 from lemmata.errors import LemmataError
-from lemmata.run.qa import ask_about_paper
 from lemmata.redaction import redact_known
+from lemmata.run.qa import ask_about_paper
 
 _END = object()
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from lemmata.artifacts import Direction, DirectionIdeas, Directions, GateDecision, Survey, TaskInput
-from lemmata.errors import LemmataError, ModelOutputError
-from lemmata.agents.client import LLMClient
-from lemmata.agents.tool_loop import AgentSpec, run_tool_agent
 from lemmata.agents.answers import IdeationAnswer, PlannerAnswer
+from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
+from lemmata.agents.tool_loop import AgentSpec, run_tool_agent
+from lemmata.artifacts import Direction, DirectionIdeas, Directions, GateDecision, Survey, TaskInput
+from lemmata.errors import LemmataError, ModelOutputError
 from lemmata.tools.base import Tool
 
 TITLE_CHARS = 120

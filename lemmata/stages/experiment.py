@@ -12,19 +12,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
-from lemmata.errors import ModelOutputError
-from lemmata.isolation.box import BoxUnavailable
-from lemmata.agents.client import LLMClient
-from lemmata.plugins import DomainPlugin
-from lemmata.redaction import Redactor, known_secrets
-from lemmata.isolation.sandbox import SandboxResult, run_python, sandbox_problem
 from lemmata.agents.answers import ExperimentAnswer
-from lemmata.stages.experiment_counts import Counts, read_counts
-from lemmata.stages.experiment_signals import quantitative_signals
+from lemmata.agents.client import LLMClient
 from lemmata.agents.history import AgentHistory
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
+from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
+from lemmata.errors import ModelOutputError
+from lemmata.isolation.box import BoxUnavailable
+from lemmata.isolation.sandbox import SandboxResult, run_python, sandbox_problem
+from lemmata.plugins import DomainPlugin
+from lemmata.redaction import Redactor, known_secrets
+from lemmata.stages.experiment_counts import Counts, read_counts
+from lemmata.stages.experiment_signals import quantitative_signals
 
 SUSPECT_RATE = 0.01
 # What of a failed attempt goes back to the model: enough to see the cause, not a flood.

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from lemmata.artifacts import Experiment, LemmaCheck
-from lemmata.latex.document import escape_latex_text
 from lemmata.latex.compile import FIGURES_DIRECTORY
+from lemmata.latex.document import escape_latex_text
 
 EXPERIMENTS_HEADING = re.compile(r"\\section\*?\{[^}]*(?:experiment|numerical|simulation)[^}]*\}", re.IGNORECASE)
 LIMITATIONS_HEADING = re.compile(r"\\section\*?\{\s*Limitations\s*\}", re.IGNORECASE)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lemmata.artifacts import FormalStatement, atomic_write_text
-from lemmata.errors import ModelOutputError
-from lemmata.agents.client import LLMClient
 from lemmata.agents.answers import FormalizerAnswer
+from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
+from lemmata.artifacts import FormalStatement, atomic_write_text
+from lemmata.errors import ModelOutputError
 
 
 def formalize(client: LLMClient, goal: str, cache_dir: Path) -> FormalStatement:

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from lemmata import layout
 from lemmata.artifacts import (
-    Briefing, Experiment, LearnedMemory, Learned, ProvedLemma, TaskInput, Theory, TheoryRework, read_artifact,
+    Briefing,
+    Experiment,
+    Learned,
+    LearnedMemory,
+    ProvedLemma,
+    TaskInput,
+    Theory,
+    TheoryRework,
+    read_artifact,
 )
 from lemmata.errors import UserError
 from lemmata.memory.domain_memories import MemoryKind, forget_session, write_memory

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 from lemmata.latex.document import escape_latex_text
 from lemmata.latex.proof_text import plain_text_latex
@@ -31,7 +30,7 @@ class Fragment:
     by_writer: bool = False
 
 
-Item = Union[str, Fragment]
+Item = str | Fragment
 
 
 def render(items: Sequence[Item], *, plain: Mapping[str, str] | None = None, annotated: bool = False) -> str:

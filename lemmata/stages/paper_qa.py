@@ -18,13 +18,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lemmata.artifacts import ToolCallRecord
+from lemmata.agents.client import LLMClient
+from lemmata.agents.prompts import render_prompt
+from lemmata.agents.tool_loop import MAX_CALLS_PER_TURN, RESULT_CHARS_IN_HISTORY, call_tools
+from lemmata.artifacts import ChatRecord, ToolCallRecord
 from lemmata.errors import ModelOutputError
 from lemmata.llm.base import Message
-from lemmata.agents.client import LLMClient
-from lemmata.artifacts import ChatRecord
-from lemmata.agents.tool_loop import MAX_CALLS_PER_TURN, RESULT_CHARS_IN_HISTORY, call_tools
-from lemmata.agents.prompts import render_prompt
 from lemmata.tools.base import Tool
 
 MAX_TOOL_ROUNDS = 5  # the spec: 5 tool-use iterations per question

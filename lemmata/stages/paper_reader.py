@@ -12,12 +12,12 @@ import importlib.util
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from lemmata.artifacts import PaperNote, PaperRecord, Survey
-from lemmata.errors import LemmataError
-from lemmata.agents.client import LLMClient
 from lemmata.agents.answers import ExtractorAnswer
+from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
+from lemmata.artifacts import PaperNote, PaperRecord, Survey
+from lemmata.errors import LemmataError
 
 #: Papers read per survey, in the survey's order: each is a model call (and a PDF download).
 READ_AT_MOST = 5

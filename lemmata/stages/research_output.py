@@ -7,7 +7,14 @@ import json
 from collections.abc import Sequence
 
 from lemmata.artifacts import (
-    ChainEntry, CompileReport, PaperMeta, PaperVersion, ResearchOutput, Survey, TaskInput, Theory,
+    ChainEntry,
+    CompileReport,
+    PaperMeta,
+    PaperVersion,
+    ResearchOutput,
+    Survey,
+    TaskInput,
+    Theory,
 )
 from lemmata.latex.bibliography import assign_citation_keys
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from lemmata.artifacts import Checker, ProvedLemma, RevisionRequest, Survey, Theory
 from lemmata.agents.client import LLMClient
-from lemmata.artifacts import ChatRecord
+from lemmata.artifacts import ChatRecord, Checker, ProvedLemma, RevisionRequest, Survey, Theory
 from lemmata.settings import Settings
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_assemble import assemble_theory

@@ -13,12 +13,11 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from lemmata.artifacts import GateDecision, PaperRecord, Survey, TaskInput
-from lemmata.artifacts import feedback_of
-from lemmata.agents.client import LLMClient
-from lemmata.settings import Settings
-from lemmata.agents.tool_loop import AgentSpec, call_tools, chosen_papers, paper_line, run_tool_agent
 from lemmata.agents.answers import SurveyAnswer
+from lemmata.agents.client import LLMClient
+from lemmata.agents.tool_loop import AgentSpec, call_tools, chosen_papers, paper_line, run_tool_agent
+from lemmata.artifacts import GateDecision, PaperRecord, Survey, TaskInput, feedback_of
+from lemmata.settings import Settings
 from lemmata.stages.paper_reader import Excerpt, pdf_extra_installed
 from lemmata.tools.base import Tool
 from lemmata.tools.pdf_excerpt import theorem_excerpt

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
+from lemmata.agents.answers import ConsistencyAnswer
+from lemmata.agents.client import LLMClient
+from lemmata.agents.parsing import parse_json_answer, strip_fences
+from lemmata.agents.prompts import render_prompt
+from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
 from lemmata.errors import ModelOutputError, ProviderError
-from lemmata.agents.client import LLMClient
-from lemmata.agents.answers import ConsistencyAnswer
-from lemmata.agents.parsing import parse_json_answer, strip_fences
-from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
-from lemmata.agents.prompts import render_prompt
 
 CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
 #: A first line that introduces the answer instead of stating anything ("Sure! Here is the theorem:").

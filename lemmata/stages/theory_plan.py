@@ -15,11 +15,11 @@ import json
 import re
 from typing import Any, Literal
 
-from lemmata.artifacts import Lemma, TheoryPlan, TheoryRework
 from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_lemma_list
-from lemmata.stages.plan_dedup import deduplicate_lemmas
 from lemmata.agents.prompts import render_prompt
+from lemmata.artifacts import Lemma, TheoryPlan, TheoryRework
+from lemmata.stages.plan_dedup import deduplicate_lemmas
 
 FULL_PLAN = range(4, 11)
 SIMPLIFIED_SIZE = 3

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lemmata.artifacts import Checker, Lemma, ProvedLemma, TheoryPlan
-from lemmata.errors import ProviderError
 from lemmata.agents.client import LLMClient
-from lemmata.settings import Settings
 from lemmata.agents.history import AgentHistory
 from lemmata.agents.parsing import strip_fences
-from lemmata.agents.proof_attempt import ProofAttempt, parse_proof_attempt
 from lemmata.agents.prompts import render_prompt
+from lemmata.agents.proof_attempt import ProofAttempt, parse_proof_attempt
+from lemmata.artifacts import Checker, Lemma, ProvedLemma, TheoryPlan
+from lemmata.errors import ProviderError
+from lemmata.settings import Settings
 from lemmata.verification.checks import Verdict, check_proof
 from lemmata.verification.policy import is_verified, verification_in_words
 

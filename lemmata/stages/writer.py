@@ -16,24 +16,32 @@ from pathlib import Path
 from typing import Any
 
 from lemmata import layout
+from lemmata.agents.client import LLMClient
+from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import (
-    Directions, Experiment, PaperMeta, PaperRecord, ProvedLemma, Survey, TaskInput, Theory, read_artifact,
+    Directions,
+    Experiment,
+    PaperMeta,
+    PaperRecord,
+    ProvedLemma,
+    Survey,
+    TaskInput,
+    Theory,
+    read_artifact,
 )
 from lemmata.latex.bibliography import assign_citation_keys, cited_keys, render_bibtex
 from lemmata.latex.document import render_document
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.latex.trial import TrialError, pdflatex_available, trial_compile
 from lemmata.latex.undefined import provide_undefined_commands
-from lemmata.agents.client import LLMClient
 from lemmata.stages.experiment_figures import add_experiment_figures, figure_label, has_figure
+from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper_check import check_document
 from lemmata.stages.paper_fragments import Fragment, render
 from lemmata.stages.paper_parts import part_keys, part_title
 from lemmata.stages.paper_prose import clean_parts, fallback_parts, required_parts
-from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper_render import paper_items
 from lemmata.stages.prompt_echo import PromptEcho
-from lemmata.agents.prompts import render_prompt
 from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.stages.writer_turns import Draft, Outcome, WriterTurns
 

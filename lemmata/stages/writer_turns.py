@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lemmata.llm.base import ChatResponse, Message
 from lemmata.agents.client import LLMClient
+from lemmata.agents.prompts import Prompt, render_prompt
+from lemmata.llm.base import ChatResponse, Message
 from lemmata.stages.paper_check import CompileCheck
 from lemmata.stages.paper_fragments import Item
 from lemmata.stages.paper_parts import ParsedAnswer, parse_answer, part_keys, part_title
-from lemmata.agents.prompts import Prompt, render_prompt
 
 
 @dataclass

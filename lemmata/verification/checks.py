@@ -23,15 +23,16 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from lemmata.agents.answers import RefuterAnswer, VerifierAnswer
+from lemmata.agents.client import LLMClient
+from lemmata.agents.parsing import fenced_blocks, first_json_value
+from lemmata.agents.prompts import render_prompt
+from lemmata.agents.proof_attempt import ProofAttempt
 from lemmata.artifacts import ACCEPTING_METHODS, CheckStep, VerificationMethod
 from lemmata.errors import ModelOutputError, ProviderError
-from lemmata.agents.client import LLMClient
 from lemmata.settings import Settings
-from lemmata.agents.answers import RefuterAnswer, VerifierAnswer
-from lemmata.agents.parsing import fenced_blocks, first_json_value
-from lemmata.agents.proof_attempt import ProofAttempt
-from lemmata.agents.prompts import render_prompt
-from pydantic import BaseModel, ValidationError
 
 VERIFIER_EXCERPT_CHARS = 1000
 #: The refuter reads the whole proof up to this length; a longer proof is read in part and cannot pass.

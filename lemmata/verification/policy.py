@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lemmata.artifacts import CHECKED_METHOD, VERIFIED_MIN_CONFIDENCE, Checker
 from lemmata.agents.proof_attempt import ProofAttempt
+from lemmata.artifacts import CHECKED_METHOD, VERIFIED_MIN_CONFIDENCE, Checker
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.checks import Verdict, refuted_in_vain
 

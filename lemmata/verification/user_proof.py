@@ -7,10 +7,10 @@ import time
 
 from pydantic import Field
 
-from lemmata.artifacts import Artifact, Checker, CheckStep, VerificationMethod
 from lemmata.agents.client import LLMClient
-from lemmata.settings import Settings
 from lemmata.agents.proof_attempt import parse_proof_attempt
+from lemmata.artifacts import Artifact, Checker, CheckStep, VerificationMethod
+from lemmata.settings import Settings
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.checks import check_proof
 from lemmata.verification.policy import is_verified, verification_in_words

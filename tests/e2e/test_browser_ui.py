@@ -15,8 +15,8 @@ from urllib.parse import urljoin
 
 import httpx
 import pytest
-
 from conftest import TEST_API_TOKEN, cli_environment
+
 from support import REPO, even_sum_session
 from support.served import lemmata_serve
 

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pexpect
 import pytest
-
 from conftest import cli_environment
+
 from lemmata.artifacts import Checkpoint, Directions, GateDecision, Survey, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
+from lemmata.run.pausing import checkpoint_file, pause_flag
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record
-from support import even_sum_session
-from lemmata.run.pausing import checkpoint_file, pause_flag
 from lemmata.run.workflow import STOP_NOTICE
+from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer, RecordedRequest
 from support.fake_search_servers import FakeSearchServers, Fault
 from support.waiting import wait_until

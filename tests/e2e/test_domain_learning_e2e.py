@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_environment
+
 from lemmata.plugins.bandits import plugin as bandits
 from lemmata.run.record import DataHome
 from support import even_sum_session

@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_environment
-from support.paper_audit import audit_run, pdf_text
+
 from lemmata.artifacts import PaperMeta, Theory, read_artifact
 from support import DATA
+from support.paper_audit import audit_run, pdf_text
 
 pytestmark = pytest.mark.e2e
 

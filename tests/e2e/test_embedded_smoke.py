@@ -15,12 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REAL_LEMMATA_HOME, cli_environment
-from support.paper_audit import audit_paper, pdf_text
+
 from lemmata.artifacts import Learned, PaperMeta, Survey, Theory, read_artifact
-from lemmata.llm.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from lemmata.llm.calllog import read_call_records
+from lemmata.llm.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
+from support.paper_audit import audit_paper, pdf_text
 
 pytestmark = pytest.mark.e2e
 

@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_environment
-from support.paper_audit import audit_run, pdf_text
+
 from lemmata.artifacts import PaperMeta, Theory, read_artifact
 from support import even_sum_session
 from support.fake_llm_server import Answer, FakeLLMServer
+from support.paper_audit import audit_run, pdf_text
 
 pytestmark = pytest.mark.e2e
 

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import api_client, cli_environment
+
 from lemmata.artifacts import TaskInput
 from lemmata.llm.calllog import read_call_records
-from lemmata.run.qa_history import read_history
 from lemmata.run.create import create_run
+from lemmata.run.qa_history import read_history
 from lemmata.run.record import RunRecord
 from lemmata.settings import Settings
 from support.fake_llm_server import FakeLLMServer

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from conftest import api_client, cli_environment
 
 import lemmata
-from conftest import api_client, cli_environment
 from lemmata.artifacts import Experiment, PaperMeta, RewriteContext, Theory, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
@@ -115,7 +115,7 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     # The session's knowledge graph follows the rewritten theory, as after the first run (issue 23).
     graph = read_artifact(graph_path(run_dir.parent.parent, run_dir.name), KnowledgeGraph)
     v2_theory = read_artifact(run_dir / "versions/v2/theory.json", Theory)
-    assert [node.statement for node in graph.nodes if node.kind == "lemma"] == [l.statement for l in v2_theory.lemmas]
+    assert [node.statement for node in graph.nodes if node.kind == "lemma"] == [lemma.statement for lemma in v2_theory.lemmas]
     assert graph.updated >= (run_dir / "versions/v2/theory.json").stat().st_mtime - 1
 
     # A code update between rewrites: the writer now marks its papers. Only v3 may show it.

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import TEST_API_TOKEN, cli_environment
+
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
 from support.fake_search_servers import unused_port

@@ -8,9 +8,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
-
 from conftest import api_client, cli_environment
+from starlette.testclient import TestClient
+from unit.server.test_server_api import events_of
+
 from lemmata.artifacts import GateDecision, TheoryRework, read_artifact
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.pausing import checkpoint_file
@@ -19,7 +20,6 @@ from lemmata.run.workflow import STOP_NOTICE
 from support import even_sum_session
 from support.fake_llm_server import RecordedRequest
 from support.waiting import wait_until
-from unit.server.test_server_api import events_of
 
 pytestmark = pytest.mark.e2e
 

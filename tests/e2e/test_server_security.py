@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from conftest import cli_environment, make_run
 from starlette.testclient import TestClient
 
-from conftest import cli_environment, make_run
 from lemmata.cli.main import cli
 from lemmata.run.record import DataHome
 from support.served import Served, lemmata_serve

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_environment
+
 from lemmata.run.record import load_record
 from support import even_sum_session
 from support.slurm_cluster import QueuedJob, SlurmCluster, SlurmUnavailable, install_packages

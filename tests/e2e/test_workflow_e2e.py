@@ -15,21 +15,34 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import cli_environment
 from pypdf import PdfReader
 
-from conftest import cli_environment
 import lemmata
 from lemmata.artifacts import (
-    Checkpoint, CompileReport, Directions, Experiment, FormalStatement, GateDecision, PaperMeta, ProvedLemma, ResearchOutput,
-    Survey, TaskInput, Theory, TheoryPlan, read_artifact, write_artifact,
+    Checkpoint,
+    CompileReport,
+    Directions,
+    Experiment,
+    FormalStatement,
+    GateDecision,
+    PaperMeta,
+    ProvedLemma,
+    ResearchOutput,
+    Survey,
+    TaskInput,
+    Theory,
+    TheoryPlan,
+    read_artifact,
+    write_artifact,
 )
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
 from lemmata.run.pausing import checkpoint_file, pause_flag
-from lemmata.run.workflow import snakemake_command, workflow_environment
 from lemmata.run.record import load_record
+from lemmata.run.workflow import snakemake_command, workflow_environment
 from support import DATA, REPO, even_sum_session
-from support.fake_llm_server import Answer, Fault, FakeLLMServer
+from support.fake_llm_server import Answer, FakeLLMServer, Fault
 from support.fake_search_servers import DEFAULT_PAPERS, FakeSearchServers
 from support.waiting import wait_until
 

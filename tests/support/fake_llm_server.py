@@ -13,10 +13,11 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Union
 
 from lemmata.llm.base import ROLE_HEADER
 from support.loopback import LoopbackServer
@@ -87,7 +88,7 @@ class Fault:
             raise ValueError("a Fault needs exactly one of status=, hang= or malformed=True")
 
 
-ScriptedAnswer = Union[str, Answer, Responder]
+ScriptedAnswer = str | Answer | Responder
 
 
 def estimate_tokens(text: str) -> int:

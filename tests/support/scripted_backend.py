@@ -5,14 +5,13 @@ from __future__ import annotations
 import threading
 from collections import defaultdict, deque
 from collections.abc import Callable
-from typing import Union
 
+from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, ChatResponse
-from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.settings import Settings
 
-Scripted = Union[str, ChatResponse, Callable[[ChatRequest], Union[str, ChatResponse]], Exception]
+Scripted = str | ChatResponse | Callable[[ChatRequest], str | ChatResponse] | Exception
 
 
 class ScriptedBackend:

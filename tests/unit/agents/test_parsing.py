@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from lemmata.errors import ModelOutputError
 from lemmata.agents.answers import ConsistencyAnswer, IdeationAnswer, PlannerAnswer, VerifierAnswer
 from lemmata.agents.parsing import (
     ID_KEYS,
@@ -26,6 +25,7 @@ from lemmata.agents.parsing import (
     parse_json_answer,
     parse_lemma_list,
 )
+from lemmata.errors import ModelOutputError
 
 TWO = [
     {"id": "L1", "statement": "Every even number is a sum of two odd numbers.", "depends_on": [], "source": ""},

@@ -14,13 +14,13 @@ import json
 
 import pytest
 
-from lemmata.artifacts import SelfAssessment
 from lemmata.agents.proof_attempt import (
     HEURISTIC_WITH_END,
     HEURISTIC_WITHOUT_END,
     find_assessment,
     parse_proof_attempt,
 )
+from lemmata.artifacts import SelfAssessment
 
 PROOF = (
     "Let $n = 2k$ and $m = 2j$. Then $n + m = 2(k + j)$, which is divisible by two, "

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import lemmata
-from lemmata.cli.main import cli
 from lemmata.agents.roles import ROLES, role
+from lemmata.cli.main import cli
 from lemmata.settings import Settings
 
 EXPECTED_SETTING = {

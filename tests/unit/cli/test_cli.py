@@ -6,9 +6,9 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from conftest import SURVEY_DONE, make_run
 from starlette.testclient import TestClient
 
-from conftest import SURVEY_DONE, make_run
 from lemmata import __version__
 from lemmata.cli.main import cli
 from lemmata.errors import UserError

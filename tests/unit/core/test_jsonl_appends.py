@@ -20,10 +20,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from lemmata.run.events import TailReader
-from lemmata.llm.calllog import CallLog, CallRecord, read_call_records
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata.llm.calllog import CallLog, CallRecord, read_call_records
 from lemmata.llm.replay import load_replay_script
+from lemmata.run.events import TailReader
 from lemmata.run.qa_history import HISTORY_FILE, ChatRecord, append_record, read_history
 
 LONG = "x" * 20_000  # a record far larger than one short write

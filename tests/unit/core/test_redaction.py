@@ -15,25 +15,25 @@ from types import SimpleNamespace
 import click
 import pytest
 from click.testing import CliRunner
+from conftest import write_cli_login
 from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from conftest import write_cli_login
-from unit.stages.test_stage_experiment import lemma, theory
+from lemmata.agents.client import make_client
 from lemmata.artifacts import Experiment, LemmaCheck, atomic_write_text, write_artifact
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import UserError
-from lemmata.run.job import StageJob
-from lemmata.agents.client import make_client
-from lemmata.run.qa_history import ChatRecord, append_record
-from lemmata.redaction import REDACTED, Redactor
 from lemmata.isolation.sandbox import Limits, run_python
+from lemmata.redaction import REDACTED, Redactor
+from lemmata.run.job import StageJob
+from lemmata.run.qa_history import ChatRecord, append_record
 from lemmata.server.http import ERROR_HANDLERS
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
 from lemmata.stages.experiment import run_experiment
-from support.scripted_backend import scripted_client
 from support import REPO
+from support.scripted_backend import scripted_client
+from unit.stages.test_stage_experiment import lemma, theory
 
 #: What must never be written or shown, named here rather than read from the code under test.
 SECRET_VARIABLES = ("VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY",

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.isolation.sandbox import Limits, run_python, stop_reason
 from lemmata.isolation.launcher import Guard
+from lemmata.isolation.sandbox import Limits, run_python, stop_reason
 from lemmata.stages.experiment_counts import read_counts
 
 QUICK = Limits(wall_seconds=10, cpu_seconds=1, memory_bytes=512 << 20, file_bytes=1 << 20)

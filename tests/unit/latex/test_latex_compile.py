@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-
 import re
 import shutil
 import tempfile
@@ -16,11 +15,12 @@ from pypdf import PdfReader
 from lemmata.artifacts import CheckPoint, Experiment, LemmaCheck, PaperRecord
 from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
 from lemmata.latex.compile import (
-    LatexCompileError, compile_paper, failure_report, parse_latex_log, success_report,
+    LatexCompileError,
+    compile_paper,
+    failure_report,
+    parse_latex_log,
+    success_report,
 )
-from lemmata.stages.experiment_figures import add_experiment_figures
-from lemmata.stages.experiment_plot import add_plots
-from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.latex.document import (
     MATH_PACKAGE_PATH,
     THEOREM_ENVIRONMENTS,
@@ -28,6 +28,9 @@ from lemmata.latex.document import (
     preamble_text,
     render_document,
 )
+from lemmata.stages.experiment_figures import add_experiment_figures
+from lemmata.stages.experiment_plot import add_plots
+from lemmata.stages.unverified_marks import add_numerical_warnings
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 

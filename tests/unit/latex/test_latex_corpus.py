@@ -21,7 +21,15 @@ import pytest
 from pypdf import PdfReader
 
 from lemmata.artifacts import (
-    ConsistencyCheck, Direction, Directions, Experiment, PaperRecord, ProvedLemma, Survey, TaskInput, Theory,
+    ConsistencyCheck,
+    Direction,
+    Directions,
+    Experiment,
+    PaperRecord,
+    ProvedLemma,
+    Survey,
+    TaskInput,
+    Theory,
 )
 from lemmata.latex.compile import LatexCompileError, compile_paper, success_report
 from lemmata.stages.writer import BIB_STEM, WriterInputs, write_paper

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.agents.prompts import PROMPT_DIR, SEPARATOR
 from lemmata.latex.compile import compile_paper
 from lemmata.latex.document import MATH_PACKAGE_PATH, NAMED_ENVIRONMENTS, THEOREM_ENVIRONMENTS
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.latex.mathcommands import MATH_ONLY, TEXT_SAFE
-from lemmata.agents.prompts import PROMPT_DIR, SEPARATOR
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 # Every definition line of the .sty starts with one of the \lemmata@ helpers.

@@ -8,6 +8,13 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+
+from lemmata.latex import textmath
+from lemmata.latex.compile import compile_paper, parse_latex_log
+from lemmata.latex.document import render_document
+from lemmata.latex.extract import extract_latex_body
+from lemmata.latex.mathcommands import MATH_ONLY, TEXT_SAFE
+from support import DATA
 from unit.latex.test_latex_compile import full_body
 from unit.latex.test_latex_extract import (
     BALANCING,
@@ -23,13 +30,6 @@ from unit.latex.test_latex_extract import (
     TRUNCATION,
     squash,
 )
-
-from lemmata.latex import textmath
-from lemmata.latex.compile import compile_paper, parse_latex_log
-from lemmata.latex.document import render_document
-from lemmata.latex.extract import extract_latex_body
-from lemmata.latex.mathcommands import MATH_ONLY, TEXT_SAFE
-from support import DATA
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 # The answer of the embedded 1.5B model whose paper once failed with "Missing $ inserted":

@@ -15,10 +15,10 @@ from typing import Any
 
 import anthropic
 import pytest
-
 from conftest import write_cli_login
-from lemmata.errors import UserError
+
 from lemmata.credentials import DEFAULT_CREDENTIALS_FILE, credentials_file
+from lemmata.errors import UserError
 from lemmata.llm.credentials_proxy import (
     MAX_REQUEST_BYTES,
     OAUTH_BETA,

@@ -15,9 +15,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from lemmata.llm import embedded_model as em
 from lemmata.cli.model_cmd import model as model_group
 from lemmata.errors import UserError
+from lemmata.llm import embedded_model as em
 from lemmata.settings import Settings
 
 # Sizes straddle the 1 MiB chunk so streaming crosses chunk and part boundaries.

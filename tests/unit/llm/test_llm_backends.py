@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.agents.roles import role
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.base import Message
 from lemmata.llm.calllog import read_call_records
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
-from lemmata.agents.roles import role
 from support.fake_llm_server import FakeLLMServer
 
 SYSTEM = "You are a careful mathematician."

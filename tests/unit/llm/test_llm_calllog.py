@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from lemmata.errors import ProviderError
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.base import Message
 from lemmata.llm.calllog import CallLog, CallRecord, Redactor, read_call_records
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from support.fake_llm_server import Answer, FakeLLMServer, Fault
 
 SECRET = "sk-test-secret-123456"

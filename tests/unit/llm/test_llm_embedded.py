@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from lemmata.agents.roles import role
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, Message
 from lemmata.llm.embedded_backend import EmbeddedBackend, RepetitionGuard, available_cores, every_field_required
-from lemmata.agents.roles import role
 
 END_OF_TURN = 99
 

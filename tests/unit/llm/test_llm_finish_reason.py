@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.base import ChatRequest, ChatResponse, Message, finish_reason_of
 from lemmata.llm.calllog import read_call_records
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.embedded_backend import EmbeddedBackend
 from lemmata.llm.replay import ReplayBackend
 from support.fake_llm_server import Answer, FakeLLMServer

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.agents.client import make_client
 from lemmata.errors import ProviderError, ReplayExhaustedError, UserError
-from lemmata.llm.base import ChatRequest
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata.llm.base import ChatRequest
 from lemmata.llm.replay import ReplayBackend, load_replay_script
 from lemmata.llm.resolve import choose_backend
-from lemmata.agents.client import make_client
 from lemmata.settings import Settings
 from support.fake_llm_server import FakeLLMServer, Fault
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.llm.calllog import read_call_records
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata.llm.calllog import read_call_records
 from support.fake_llm_server import FakeLLMServer, Fault
 
 SYSTEM = "system prompt"

@@ -16,12 +16,12 @@ import httpx2
 import openai
 import pytest
 
+from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.errors import ProviderError
+from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.anthropic_backend import AnthropicBackend
 from lemmata.llm.base import ChatRequest, ChatResponse, Message
 from lemmata.llm.calllog import CallLog, read_call_records
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
-from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.llm.embedded_backend import EmbeddedBackend
 from lemmata.llm.openai_backend import OpenAICompatibleBackend
 from lemmata.llm.replay import ReplayBackend

@@ -32,8 +32,8 @@ def proved(lemma_id: str, status: str, depends_on: tuple[str, ...] = ()) -> Prov
 
 
 LEMMAS = [proved("L1", "proved"), proved("L2", "low_confidence", ("L1",)), proved("L3", "failed", ("L1", "L2"))]
-PLAN = TheoryPlan(goal=GOAL, level="full", lemmas=[Lemma(id=l.id, statement=l.statement, depends_on=l.depends_on)
-                                                    for l in LEMMAS])
+PLAN = TheoryPlan(goal=GOAL, level="full", lemmas=[Lemma(id=p.id, statement=p.statement, depends_on=p.depends_on)
+                                                    for p in LEMMAS])
 ASSEMBLED = "By [L1] and [L2] the sum is $2(m+n)$."
 CONSISTENT = json.dumps({"consistent": True, "issues": []})
 

@@ -11,15 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import cli_environment
 
 import lemmata
-from conftest import cli_environment
 from lemmata import profiles
 from lemmata.errors import UserError
-from lemmata.run.pipeline import CLUSTER_RULES
 from lemmata.profiles import SLURM_PLUGIN, profile_arguments, resolve_profile, shipped_profiles
-from lemmata.run.workflow import snakemake_command
+from lemmata.run.pipeline import CLUSTER_RULES
 from lemmata.run.record import RunRecord
+from lemmata.run.workflow import snakemake_command
 
 PACKAGE = Path(lemmata.__file__).parent
 

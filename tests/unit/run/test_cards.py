@@ -9,8 +9,19 @@ from pathlib import Path
 import pytest
 
 from lemmata.artifacts import (
-    ACCEPTING_METHODS, Checker, CheckStep, CompileReport, ConsistencyCheck, Direction, Directions, Experiment,
-    LemmaCheck, PaperMeta, ProvedLemma, Theory, write_artifact,
+    ACCEPTING_METHODS,
+    Checker,
+    CheckStep,
+    CompileReport,
+    ConsistencyCheck,
+    Direction,
+    Directions,
+    Experiment,
+    LemmaCheck,
+    PaperMeta,
+    ProvedLemma,
+    Theory,
+    write_artifact,
 )
 from lemmata.run.cards import compile_line, experiment_card, lemma_chain, theory_card, theory_review, writer_card
 from lemmata.run.events import TokenTally

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import api_client, make_run
+
 from lemmata.artifacts import Theory
 from lemmata.cli.console import TerminalConsole
 from lemmata.cli.main import cli, drive
+from lemmata.run.driver import Driver
 from lemmata.run.gate_answers import waiting_question
 from lemmata.run.outcome import outcome_of, run_outcome
-from lemmata.run.driver import Driver
 from lemmata.run.record import RunRecord, load_record, save_record
 from lemmata.verification.calibration import trust_in_words
 from unit.run.test_cards import PARTLY_VERIFIED_THEORY, UNCALIBRATED, UNTRUSTED_THEORY, VERIFIED_THEORY

@@ -10,12 +10,18 @@ from pathlib import Path
 import pytest
 
 from lemmata.artifacts import Checkpoint, Direction, Directions, Survey, write_artifact
+from lemmata.run.driver import resume_notice
 from lemmata.run.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
 from lemmata.run.pausing import (
-    checkpoint_file, clear_checkpoint, load_checkpoint, pause_flag, pause_request, request_pause, save_checkpoint,
+    checkpoint_file,
+    clear_checkpoint,
+    load_checkpoint,
+    pause_flag,
+    pause_request,
+    request_pause,
+    save_checkpoint,
 )
 from lemmata.run.pipeline import artifact_states, stage_states
-from lemmata.run.driver import resume_notice
 
 
 @pytest.fixture

@@ -11,10 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
 from lemmata.run.events import JobBoard
 from lemmata.run.record import LOCK_FILE, RunLock, is_run_active
-from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
-from lemmata.run.workflow import EMBEDDED_JOBS, PROVIDER_JOBS, STOP_NOTICE, Invocation, default_jobs, workflow_environment, workflow_processes
+from lemmata.run.workflow import (
+    EMBEDDED_JOBS,
+    PROVIDER_JOBS,
+    STOP_NOTICE,
+    Invocation,
+    default_jobs,
+    workflow_environment,
+    workflow_processes,
+)
 
 
 @pytest.mark.parametrize("backend", ["vendora", "router", "local", "vendorx", "replay"])

@@ -13,10 +13,10 @@ import time
 
 import pytest
 import yaml
+from conftest import DECIDED, SURVEY_DONE, TEST_SERVER, api_client, make_run
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from conftest import DECIDED, SURVEY_DONE, TEST_SERVER, api_client, make_run
 from lemmata.artifacts import PauseRequest, RevisionRequest, atomic_write_text, read_artifact
 from lemmata.run.gate_answers import GateAnswer, answer_path
 from lemmata.run.pausing import pause_flag

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from lemmata.agents.roles import ROLES
 from lemmata.cli import skills_cmd
 from lemmata.cli.main import cli
-from lemmata.agents.roles import ROLES
 from lemmata.skills.registry import (
     BUNDLED_DIR,
     HEADING,

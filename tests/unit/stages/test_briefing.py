@@ -12,10 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lemmata.agents.client import LLMClient, ModelChoice, run_briefing
 from lemmata.artifacts import BRIEFING_FILE, Briefing, TaskInput, write_artifact
 from lemmata.errors import UserError
-from lemmata.agents.client import LLMClient, ModelChoice
-from lemmata.agents.client import run_briefing
 from lemmata.memory.domain_memories import Memory, domain_dir, write_memory
 from lemmata.plugins import DomainPlugin
 from lemmata.plugins.bandits import plugin as bandits

@@ -3,15 +3,13 @@ headings and markdown go; lemmata's own text stands in for a part the model neve
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.stages.paper_prose import clean_parts, fallback_parts
 from lemmata.stages.prompt_echo import PromptEcho
-from lemmata.agents.prompts import render_prompt
 from support import DATA
 
 STATEMENT = "The sum of two integers is even if each integer is even."

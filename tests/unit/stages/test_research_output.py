@@ -7,7 +7,15 @@ from __future__ import annotations
 import json
 
 from lemmata.artifacts import (
-    CompileReport, ConsistencyCheck, PaperMeta, PaperRecord, ProvedLemma, ResearchOutput, Survey, TaskInput, Theory,
+    CompileReport,
+    ConsistencyCheck,
+    PaperMeta,
+    PaperRecord,
+    ProvedLemma,
+    ResearchOutput,
+    Survey,
+    TaskInput,
+    Theory,
 )
 from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
 from lemmata.stages.research_output import research_output

@@ -18,21 +18,27 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from lemmata.artifacts import CheckPoint, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
-from lemmata.llm.base import ChatRequest
-from lemmata.isolation.sandbox import Limits, SandboxResult, run_python
-from lemmata.stages.experiment import (SUSPECT_RATE, AgentLimits, attempt_feedback, domain_tools, experiment_decision,
-                                       run_experiment)
-from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
-from lemmata.stages import experiment_plot
 from lemmata.agents.answers import ExperimentAnswer
+from lemmata.agents.parsing import parse_json_answer
+from lemmata.artifacts import CheckPoint, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
+from lemmata.isolation.sandbox import Limits, SandboxResult, run_python
+from lemmata.llm.base import ChatRequest
+from lemmata.stages import experiment_plot
+from lemmata.stages.experiment import (
+    SUSPECT_RATE,
+    AgentLimits,
+    attempt_feedback,
+    domain_tools,
+    experiment_decision,
+    run_experiment,
+)
+from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
 from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
 from lemmata.stages.experiment_plot import add_plots, draw_plot, plot_document, plot_file_name
 from lemmata.stages.experiment_signals import quantitative_signals
-from lemmata.agents.parsing import parse_json_answer
 from lemmata.stages.writer import experiment_summary
-from support.scripted_backend import scripted_client
 from support import DATA
+from support.scripted_backend import scripted_client
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 

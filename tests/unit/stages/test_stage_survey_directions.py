@@ -14,17 +14,17 @@ import threading
 
 import pytest
 
+from lemmata.agents.answers import ToolCallItem
+from lemmata.agents.tool_loop import MAX_CALLS_PER_TURN
 from lemmata.artifacts import Direction, DirectionIdeas, GateDecision, PaperNote, PaperRecord, Survey, TaskInput
-from lemmata.run.cards import survey_card
 from lemmata.errors import LemmataError, ModelOutputError, ProviderError
 from lemmata.llm.base import ChatRequest
-from lemmata.agents.tool_loop import MAX_CALLS_PER_TURN
-from lemmata.agents.answers import ToolCallItem
+from lemmata.run.cards import survey_card
 from lemmata.stages.directions import run_directions, run_ideation, statement_of
 from lemmata.stages.paper_reader import literature_digest, read_papers, with_paper_notes
 from lemmata.stages.survey import SurveyLimits, final_survey, run_survey, split_paper_list
-from support.scripted_backend import scripted_client
 from lemmata.tools.base import ToolResult, tool_error
+from support.scripted_backend import scripted_client
 
 TASK = "Prove that the sum of two even integers is even."
 LIMITS = SurveyLimits(max_turns=4, compress_every=6)

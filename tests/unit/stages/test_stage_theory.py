@@ -11,7 +11,6 @@ crystallizer, any other failure only the crystallizer; the crystallizer never tr
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,9 @@ from lemmata.stages.theory_assemble import assemble_theory, statement_from
 from lemmata.stages.theory_plan import MAIN_RESULT, normalise_plan, plan_theory
 from lemmata.stages.theory_prove import CONTEXT_STATEMENT_CHARS, prove_lemma
 from lemmata.verification.checks import VERIFIER_EXCERPT_CHARS
+from support import DATA
 from support.checkers import TRUSTED
 from support.scripted_backend import scripted_client
-from support import DATA
 
 GOAL = "The sum of two even integers is even."
 

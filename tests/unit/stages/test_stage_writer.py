@@ -17,7 +17,15 @@ import pytest
 from pypdf import PdfReader
 
 from lemmata.artifacts import (
-    ConsistencyCheck, Direction, Directions, Experiment, LemmaCheck, PaperRecord, ProvedLemma, Survey, TaskInput,
+    ConsistencyCheck,
+    Direction,
+    Directions,
+    Experiment,
+    LemmaCheck,
+    PaperRecord,
+    ProvedLemma,
+    Survey,
+    TaskInput,
     Theory,
 )
 from lemmata.latex.compile import compile_paper
@@ -26,8 +34,8 @@ from lemmata.llm.base import ChatResponse
 from lemmata.stages.paper_parts import part_keys
 from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.stages.writer import BIB_STEM, PROOF_STYLE_RULES, WriterInputs, WrittenPaper, paper_title, write_paper
-from support.scripted_backend import scripted_client
 from support import DATA
+from support.scripted_backend import scripted_client
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 
@@ -76,10 +84,10 @@ def answer(proved: Theory = SOME_UNVERIFIED, **parts: str) -> str:
     texts = {"abstract": "We prove that sums of even integers are even.", "introduction": "Parity matters.",
              "preliminaries": "An integer $n$ is even if $n = 2k$.", "discussion": "The chain is short.",
              "conclusion": "Sums of evens are even.",
-             **{f"lemma:{l.id}": f"Idea of {l.id}: compare with $n$." for l in proved.lemmas}}
+             **{f"lemma:{lemma.id}": f"Idea of {lemma.id}: compare with $n$." for lemma in proved.lemmas}}
     texts.update({key.replace("_", ":"): text for key, text in parts.items()})
     body = "\n".join(f"%%% {k.split(':')[0].upper()}{' ' + k.split(':')[1] if ':' in k else ''}\n{texts[k]}"
-                     for k in part_keys([l.id for l in proved.lemmas]) if texts.get(k) is not None)
+                     for k in part_keys([lemma.id for lemma in proved.lemmas]) if texts.get(k) is not None)
     return body + "\n%%% END\n"
 
 
@@ -118,12 +126,12 @@ def lemma_sections(text: str) -> dict[str, str]:
 def assert_whole(text: str, proved: Theory) -> None:
     """Every lemma stated in order, markers exactly on the unverified ones, Limitations, the main result."""
     sections = lemma_sections(text)
-    assert list(sections) == [l.id for l in proved.lemmas]
+    assert list(sections) == [lemma.id for lemma in proved.lemmas]
     for item in proved.lemmas:
         assert item.statement.split("$")[0].strip() in sections[item.id]
         assert sections[item.id].count("[Unverified step]") == (0 if item.verified else 1), item.id
-    assert text.count("[Unverified step]") == sum(not l.verified for l in proved.lemmas)
-    if not all(l.verified for l in proved.lemmas):
+    assert text.count("[Unverified step]") == sum(not lemma.verified for lemma in proved.lemmas)
+    if not all(lemma.verified for lemma in proved.lemmas):
         assert "Limitations" in text and "The main result is not established:" in text
     else:
         assert "Theorem" in text and "Limitations" not in text

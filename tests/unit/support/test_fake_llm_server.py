@@ -20,8 +20,8 @@ import httpx
 import openai
 import pytest
 
-from support.fake_llm_server import Answer, FakeLLMServer, Fault, RecordedRequest, estimate_tokens
 from support import TESTS
+from support.fake_llm_server import Answer, FakeLLMServer, Fault, RecordedRequest, estimate_tokens
 from support.waiting import wait_until
 
 CHAT = "/v1/chat/completions"

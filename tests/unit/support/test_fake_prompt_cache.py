@@ -12,8 +12,7 @@ import anthropic
 import httpx
 import pytest
 
-from support.fake_llm_server import (CACHE_LOOKBACK_BLOCKS, FakeLLMServer, cache_prefixes, estimate_tokens,
-                                              prompt_text)
+from support.fake_llm_server import CACHE_LOOKBACK_BLOCKS, FakeLLMServer, cache_prefixes, estimate_tokens, prompt_text
 
 MESSAGES = "/v1/messages"
 CHAT = "/v1/chat/completions"

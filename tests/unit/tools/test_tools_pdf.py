@@ -8,16 +8,15 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from lemmata.artifacts import PaperRecord
 from lemmata.settings import Settings
-from support.fake_search_servers import DEFAULT_PAPERS, FAST_SEARCH_SETTINGS, FakeSearchServers, Fault, unused_port
 from lemmata.tools.http_fetch import RateLimiter
 from lemmata.tools.pdf_excerpt import extract_theorem_blocks, pdf_text, theorem_excerpt
 from support import DATA
+from support.fake_search_servers import DEFAULT_PAPERS, FAST_SEARCH_SETTINGS, FakeSearchServers, Fault, unused_port
 
 #: Built from theorems.tex beside it with pdflatex: "Theorem 1.", its proof, "Lemma 2.", a remark.
 THEOREMS_PDF = DATA / "theorems.pdf"

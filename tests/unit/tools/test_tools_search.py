@@ -11,6 +11,11 @@ import pytest
 
 from lemmata.artifacts import PaperRecord
 from lemmata.settings import Settings
+from lemmata.tools import Tool, make_tools
+from lemmata.tools.http_fetch import USER_AGENT, RateLimiter, ServiceError
+from lemmata.tools.preprint_search import arxiv_ids, parse_feed, search_query
+from lemmata.tools.scholar_search import paper_id, parse_search
+from lemmata.tools.web_search import parse_results
 from support.fake_search_servers import (
     FAST_SEARCH_SETTINGS,
     FakePaper,
@@ -20,11 +25,6 @@ from support.fake_search_servers import (
     atom_error_entry,
     unused_port,
 )
-from lemmata.tools import Tool, make_tools
-from lemmata.tools.http_fetch import USER_AGENT, RateLimiter, ServiceError
-from lemmata.tools.preprint_search import arxiv_ids, parse_feed, search_query
-from lemmata.tools.scholar_search import paper_id, parse_search
-from lemmata.tools.web_search import parse_results
 
 BRAVE_KEY = "brave-test-key-5f3a9c"
 SCHOLAR_KEY = "s2-test-key-77b1e0"

@@ -15,20 +15,27 @@ import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
 
+from lemmata.agents.proof_attempt import parse_proof_attempt
 from lemmata.artifacts import Checker, CheckStep, Lemma, ProvedLemma, TheoryPlan
 from lemmata.cli.main import cli
 from lemmata.errors import ArtifactError
 from lemmata.llm.replay import recorded_model
-from lemmata.agents.proof_attempt import parse_proof_attempt
 from lemmata.stages.theory_prove import prove_lemma
-from support.checkers import NOT_DISCRIMINATING, TRUSTED, UNCALIBRATED
-from support.scripted_backend import scripted_client
 from lemmata.verification.calibration import (
-    MAX_FALSE_ACCEPT_RATE, STACK_VERSION, Calibration, calibration_path, checker_for, load_calibration, model_slug,
-    save_calibration, trust_in_words,
+    MAX_FALSE_ACCEPT_RATE,
+    STACK_VERSION,
+    Calibration,
+    calibration_path,
+    checker_for,
+    load_calibration,
+    model_slug,
+    save_calibration,
+    trust_in_words,
 )
 from lemmata.verification.checks import REFUTER_PROOF_CHARS, check_proof, named_flaws
 from lemmata.verification.user_proof import check_scope
+from support.checkers import NOT_DISCRIMINATING, TRUSTED, UNCALIBRATED
+from support.scripted_backend import scripted_client
 
 PLAN = TheoryPlan(goal="The sum of two even integers is even.", level="full", lemmas=[
     Lemma(id="L1", statement="For all even integers $a, b$, the sum $a + b$ is even."),
