@@ -27,8 +27,8 @@ from pathlib import Path
 
 from lemmata.isolation.box import box_identity, python_paths
 from lemmata.isolation.bubblewrap import SETPRIV, Layout, bwrap_command, system_library_paths
-from lemmata.latex.trial import trial_compile
 from lemmata.isolation.sandbox import run_python
+from lemmata.latex.trial import trial_compile
 
 DOCUMENT = "\\documentclass{article}\\begin{document}Hello.\\end{document}\n"
 
@@ -50,8 +50,13 @@ def run(command: list[str]) -> None:
 def bare_pdflatex() -> None:
     with tempfile.TemporaryDirectory() as directory:
         (Path(directory) / "a.tex").write_text(DOCUMENT)
-        subprocess.run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "a.tex"], cwd=directory, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["pdflatex", "-draftmode", "-interaction=nonstopmode", "a.tex"],
+            cwd=directory,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def checked(result_ok: bool, what: str) -> None:
@@ -68,15 +73,19 @@ def main() -> None:
     bwrap = bwrap_command(layout, box_identity(), {"PATH": "/usr/bin"}, [sys.executable, "-I", "-S", "-c", "pass"])
     rows: list[tuple[str, Callable[[], object]]] = [
         ("python, bare", lambda: run(python)),
-        ("unshare (before issue 22)", lambda: run(["unshare", "--net", "--pid", "--fork", "--mount-proc",
-                                                   "--kill-child", *python])),
+        (
+            "unshare (before issue 22)",
+            lambda: run(["unshare", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", *python]),
+        ),
         ("bubblewrap alone", lambda: run(bwrap)),
         ("experiment sandbox", lambda: checked(run_python("pass").returncode == 0, "the sandbox")),
         ("experiment sandbox, import numpy", lambda: checked(run_python("import numpy").returncode == 0, "numpy")),
     ]
     if shutil.which("pdflatex"):
-        rows += [("pdflatex, bare", bare_pdflatex),
-                 ("TeX box (trial compile)", lambda: checked(trial_compile(DOCUMENT, timeout=30) == [], "TeX"))]
+        rows += [
+            ("pdflatex, bare", bare_pdflatex),
+            ("TeX box (trial compile)", lambda: checked(trial_compile(DOCUMENT, timeout=30) == [], "TeX")),
+        ]
     print(f"{repeat} runs each, seconds\n")
     print("| job | median | min | max |")
     print("|---|---|---|---|")

@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lemmata.llm.embedded_model import ensure_model
-from lemmata.llm.embedded_backend import available_cores
-from lemmata.settings import Settings, lemmata_home
 from lemmata.agents.prompts import render_prompt
+from lemmata.llm.embedded_backend import available_cores
+from lemmata.llm.embedded_model import ensure_model
+from lemmata.settings import Settings, lemmata_home
 
 GOAL = "For all integers a and b, if a and b are even then a + b is even."
 LEMMAS = [
@@ -67,8 +67,9 @@ def main() -> None:
     totals = {}
     for shared in (True, False):
         # A fresh runtime per ordering: neither starts with the other's cache.
-        llama = Llama(model_path=str(model), n_ctx=4096, n_threads=args.threads, n_threads_batch=args.threads,
-                      verbose=False)
+        llama = Llama(
+            model_path=str(model), n_ctx=4096, n_threads=args.threads, n_threads_batch=args.threads, verbose=False
+        )
         label = "shared prefix" if shared else "variable first"
         spent = 0.0
         for index in range(len(LEMMAS)):

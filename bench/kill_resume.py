@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
-from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
-from lemmata.llm.calllog import read_call_records
+
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata.llm.calllog import read_call_records
+from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
 from lemmata.run.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
-from lemmata.run.workflow import workflow_processes
 from lemmata.run.record import RUN_RECORD, load_record
+from lemmata.run.workflow import workflow_processes
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer
 from support.fake_search_servers import FakeSearchServers
@@ -97,17 +98,26 @@ class Trial:
 
 # --- the run's world: a temporary LEMMATA_HOME and the fake services --------------------------
 
+
 @contextmanager
 def fake_world(latency: float) -> Iterator[tuple[Path, dict[str, str]]]:
     """A temporary working directory and the environment of a `lemmata` process that works in it:
     its own LEMMATA_HOME, the fake model server (the even-sum session) and fake search services."""
-    with (tempfile.TemporaryDirectory(prefix="lemmata-kill-") as tmp, FakeLLMServer(latency=latency) as server,
-          FakeSearchServers() as search):
+    with (
+        tempfile.TemporaryDirectory(prefix="lemmata-kill-") as tmp,
+        FakeLLMServer(latency=latency) as server,
+        FakeSearchServers() as search,
+    ):
         even_sum_session.install(server)
         workdir = Path(tmp)
-        env = {**os.environ, "LEMMATA_HOME": str(workdir / "home"), "LLM_BACKEND": "local",
-               "LOCAL_LLM_BASE_URL": server.openai_base_url, "TEXMFVAR": str(workdir / "texmf"),
-               **search_settings(search)}
+        env = {
+            **os.environ,
+            "LEMMATA_HOME": str(workdir / "home"),
+            "LLM_BACKEND": "local",
+            "LOCAL_LLM_BASE_URL": server.openai_base_url,
+            "TEXMFVAR": str(workdir / "texmf"),
+            **search_settings(search),
+        }
         yield workdir, env
 
 
@@ -115,8 +125,15 @@ def start_lemmata(args: list[str], workdir: Path, env: dict[str, str], log_name:
     """`lemmata ARGS` in a session of its own, as started from a terminal; its output in a file:
     a pipe nobody reads could fill up and stall it."""
     with open(workdir / log_name, "wb") as log:
-        return subprocess.Popen([sys.executable, "-m", "lemmata", *args], env=env, cwd=workdir,
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "lemmata", *args],
+            env=env,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
 
 
 def recorded_run_dir(home: Path) -> Path | None:
@@ -143,6 +160,7 @@ def measure_uninterrupted_run(latency: float) -> Reference:
 
 
 # --- the crash -----------------------------------------------------------------------------------
+
 
 def child_processes(pid: int) -> set[int]:
     """Children of every thread of `pid` (Snakemake starts jobs from threads)."""
@@ -216,10 +234,14 @@ def stop_leftover_workflows(run_dir: Path | None) -> None:
 
 # --- what the crash left --------------------------------------------------------------------------
 
+
 def started_jobs(run_dir: Path) -> set[Job]:
     events = TailReader(run_dir / EVENTS_FILE).read_new()
-    return {Job(e["rule_name"], tuple((e.get("wildcards") or {}).values()), tuple(e.get("output") or ()))
-            for e in events if e.get("event") == "job_info" and e.get("rule_name")}
+    return {
+        Job(e["rule_name"], tuple((e.get("wildcards") or {}).values()), tuple(e.get("output") or ()))
+        for e in events
+        if e.get("event") == "job_info" and e.get("rule_name")
+    }
 
 
 def running_at_the_kill(run_dir: Path) -> str:
@@ -244,8 +266,7 @@ def snapshot(run_dir: Path) -> AtTheKill:
     done = {name: file_fingerprint(run_dir / name) for _, name, state in artifact_states(run_dir) if state == "done"}
     incomplete = incomplete_outputs(run_dir)
     jobs = started_jobs(run_dir)
-    unfinished = {job for job in jobs
-                  if any(out in incomplete or not (run_dir / out).exists() for out in job.outputs)}
+    unfinished = {job for job in jobs if any(out in incomplete or not (run_dir / out).exists() for out in job.outputs)}
     return AtTheKill(done, model_calls(run_dir), unfinished, jobs, running_at_the_kill(run_dir))
 
 
@@ -257,6 +278,7 @@ def job_of_scope(scope: str, jobs: set[Job]) -> Job | None:
 
 
 # --- one trial --------------------------------------------------------------------------------
+
 
 def run_trial(number: int, kill_at: float, latency: float, reference: Reference) -> Trial:
     trial = Trial(number, kill_at)
@@ -284,8 +306,9 @@ def run_trial(number: int, kill_at: float, latency: float, reference: Reference)
     return trial
 
 
-def resume_and_check(trial: Trial, run_dir: Path, workdir: Path, env: dict[str, str], at_kill: AtTheKill,
-                     reference: Reference) -> None:
+def resume_and_check(
+    trial: Trial, run_dir: Path, workdir: Path, env: dict[str, str], at_kill: AtTheKill, reference: Reference
+) -> None:
     started = time.monotonic()
     resume = start_lemmata(["resume", run_dir.name], workdir, env, "resume.log")
     try:
@@ -310,8 +333,11 @@ def resume_and_check(trial: Trial, run_dir: Path, workdir: Path, env: dict[str, 
 
 
 def check_done_files_kept(trial: Trial, run_dir: Path, at_kill: AtTheKill) -> None:
-    changed = [name for name, fingerprint in at_kill.done_files.items()
-               if not (run_dir / name).is_file() or file_fingerprint(run_dir / name) != fingerprint]
+    changed = [
+        name
+        for name, fingerprint in at_kill.done_files.items()
+        if not (run_dir / name).is_file() or file_fingerprint(run_dir / name) != fingerprint
+    ]
     trial.done_at_kill, trial.recomputed = len(at_kill.done_files), len(changed)
     trial.kept = f"{len(at_kill.done_files) - len(changed)}/{len(at_kill.done_files)}"
     if changed:
@@ -327,11 +353,13 @@ def check_model_calls(trial: Trial, run_dir: Path, at_kill: AtTheKill, reference
     extra, missing = calls - reference.calls, reference.calls - calls
     scopes = Counter(scope for (_, scope), count in extra.items() for _ in range(count))
     trial.extra_calls = describe_extra_calls(scopes)
-    not_allowed = sorted(scope for scope in scopes
-                         if job_of_scope(scope, at_kill.started_jobs) not in at_kill.unfinished_jobs)
+    not_allowed = sorted(
+        scope for scope in scopes if job_of_scope(scope, at_kill.started_jobs) not in at_kill.unfinished_jobs
+    )
     if not_allowed:
-        trial.failures.append(f"extra calls by jobs that had finished, or not started, at the kill: "
-                              f"{', '.join(not_allowed)}")
+        trial.failures.append(
+            f"extra calls by jobs that had finished, or not started, at the kill: {', '.join(not_allowed)}"
+        )
     if missing:
         trial.failures.append(f"calls an uninterrupted run makes are missing: {sorted(missing.elements())}")
 
@@ -346,15 +374,19 @@ def describe_extra_calls(scopes: Counter[str]) -> str:
 # --- the table --------------------------------------------------------------------------------
 
 #: The extra calls come last: they name scopes, and vary in width.
-COLUMNS = f"{'trial':>5} {'kill s':>7}  {'running at the kill':<46} {'done kept':>9} {'calls':>6} {'rc':>3} " \
-          f"{'resume s':>9}  extra calls"
+COLUMNS = (
+    f"{'trial':>5} {'kill s':>7}  {'running at the kill':<46} {'done kept':>9} {'calls':>6} {'rc':>3} "
+    f"{'resume s':>9}  extra calls"
+)
 
 
 def print_row(trial: Trial) -> None:
     resume_seconds = "-" if trial.resume_seconds is None else f"{trial.resume_seconds:.1f}"
     returncode = "-" if trial.returncode is None else str(trial.returncode)
-    print(f"{trial.number:>5} {trial.kill_at:>7.1f}  {trial.running:<46} {trial.kept:>9} {trial.calls:>6} "
-          f"{returncode:>3} {resume_seconds:>9}  {trial.extra_calls}")
+    print(
+        f"{trial.number:>5} {trial.kill_at:>7.1f}  {trial.running:<46} {trial.kept:>9} {trial.calls:>6} "
+        f"{returncode:>3} {resume_seconds:>9}  {trial.extra_calls}"
+    )
     for line in trial.repaired:
         print(f"{'':>15}{line}")
     for failure in trial.failures:
@@ -367,19 +399,27 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1, help="for the kill moments")
     parser.add_argument("--latency", type=float, default=0.3, help="seconds per model call")
-    parser.add_argument("--span", type=float, default=None,
-                        help="draw kill moments from [0, SPAN] s, not from the length of an uninterrupted run")
+    parser.add_argument(
+        "--span",
+        type=float,
+        default=None,
+        help="draw kill moments from [0, SPAN] s, not from the length of an uninterrupted run",
+    )
     args = parser.parse_args()
 
     # The reference calls do not depend on the latency: with --span, the reference run is made at zero latency.
     reference = measure_uninterrupted_run(0.0 if args.span else args.latency)
     span = args.span or reference.seconds
-    print(f"uninterrupted run: {reference.seconds:.1f} s, {reference.calls.total()} model calls; "
-          f"kill moments drawn from [0, {span:.1f}] s (seed {args.seed}, latency {args.latency:g} s/call)")
+    print(
+        f"uninterrupted run: {reference.seconds:.1f} s, {reference.calls.total()} model calls; "
+        f"kill moments drawn from [0, {span:.1f}] s (seed {args.seed}, latency {args.latency:g} s/call)"
+    )
     rng = random.Random(args.seed)
     moments = [rng.uniform(0.0, span) for _ in range(args.trials)]
-    print(COLUMNS + "\n" + " " * 15 + "(done kept: files done at the kill and unchanged after the resume; "
-          "calls: model calls before the kill + by the resume)")
+    print(
+        COLUMNS + "\n" + " " * 15 + "(done kept: files done at the kill and unchanged after the resume; "
+        "calls: model calls before the kill + by the resume)"
+    )
     trials = []
     for number, kill_at in enumerate(moments, start=1):
         trials.append(run_trial(number, kill_at, args.latency, reference))
@@ -393,10 +433,12 @@ def print_summary(trials: list[Trial]) -> None:
     resumed = [trial for trial in trials if trial.resumed]
     unrecorded = len(trials) - len(resumed)
     done_at_kills = sum(trial.done_at_kill for trial in resumed)
-    print(f"completed by resume: {sum(t.completed for t in resumed)}/{len(resumed)} trials"
-          + (f" ({unrecorded} killed before the run was recorded, nothing to resume)" if unrecorded else "")
-          + f"; files done at a kill and recomputed: {sum(t.recomputed for t in resumed)} of {done_at_kills}"
-          + f"; trials failing a check: {sum(bool(t.failures) for t in trials)}")
+    print(
+        f"completed by resume: {sum(t.completed for t in resumed)}/{len(resumed)} trials"
+        + (f" ({unrecorded} killed before the run was recorded, nothing to resume)" if unrecorded else "")
+        + f"; files done at a kill and recomputed: {sum(t.recomputed for t in resumed)} of {done_at_kills}"
+        + f"; trials failing a check: {sum(bool(t.failures) for t in trials)}"
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from _common import critical_path, search_settings  # bench/ is the script directory, hence on sys.path
+
 from lemmata.artifacts import TheoryPlan, read_artifact
 from lemmata.llm.calllog import read_call_records
 from support import even_sum_session
@@ -25,22 +26,40 @@ from support.fake_search_servers import FakeSearchServers
 
 
 def run_once(latency: float) -> dict[str, float]:
-    with (tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer(latency=latency) as server,
-          FakeSearchServers() as search):
+    with (
+        tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp,
+        FakeLLMServer(latency=latency) as server,
+        FakeSearchServers() as search,
+    ):
         even_sum_session.install(server)
         home = Path(tmp) / "home"
-        env = {**os.environ, "LEMMATA_HOME": str(home), "LLM_BACKEND": "local",
-               "LOCAL_LLM_BASE_URL": server.openai_base_url, "TEXMFVAR": str(Path(tmp) / "texmf"),
-               **search_settings(search)}
+        env = {
+            **os.environ,
+            "LEMMATA_HOME": str(home),
+            "LLM_BACKEND": "local",
+            "LOCAL_LLM_BASE_URL": server.openai_base_url,
+            "TEXMFVAR": str(Path(tmp) / "texmf"),
+            **search_settings(search),
+        }
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"], env=env,
-                       cwd=tmp, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"],
+            env=env,
+            cwd=tmp,
+            check=True,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
         wall = time.monotonic() - started
         run_dir = next((home / "runs").iterdir())
         records = list(read_call_records(run_dir / "llm_calls.jsonl"))
         plan = read_artifact(run_dir / "theory" / "plan.json", TheoryPlan)
-    return {"wall": wall, "calls": len(records), "sum": sum(r["latency_s"] for r in records),
-            "critical": critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas})}
+    return {
+        "wall": wall,
+        "calls": len(records),
+        "sum": sum(r["latency_s"] for r in records),
+        "critical": critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas}),
+    }
 
 
 def main() -> None:
@@ -53,8 +72,10 @@ def main() -> None:
         for _ in range(args.repeat):
             r = run_once(latency)
             name = f"latency {latency:g} s/call"
-            print(f"{name:<22}{r['wall']:>9.2f}{r['calls']:>7}{r['sum']:>15.2f}{r['critical']:>17.2f}"
-                  f"{r['wall'] - r['critical']:>12.2f}")
+            print(
+                f"{name:<22}{r['wall']:>9.2f}{r['calls']:>7}{r['sum']:>15.2f}{r['critical']:>17.2f}"
+                f"{r['wall'] - r['critical']:>12.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,8 @@ from pathlib import Path
 
 import httpx
 import numpy as np
-
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
+
 from lemmata.artifacts import write_artifact
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import RUN_RECORD, load_record
@@ -70,6 +70,7 @@ STOP_TIMEOUT = 180.0  # the server and every process of the data directory, afte
 
 
 # --- the model calls we hold ---------------------------------------------------------------------
+
 
 class Hold:
     """A FakeLLMServer `before_answer` hook: the first `after` calls are answered, later ones wait
@@ -110,17 +111,33 @@ def lemmata_environment(home: Path, llm: FakeLLMServer, search: FakeSearchServer
     """This process's environment minus every lemmata, model, credential and proxy variable, with
     LEMMATA_HOME at `home`, the API token, the local backend at `llm` and the search tools at `search`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_PREFIXES) and k not in PROXIES}
-    env.update({"LEMMATA_HOME": str(home), "LEMMATA_API_TOKEN": API_TOKEN, "LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": llm.openai_base_url,
-                "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01", "TEXMFVAR": str(home / "texmf-var"),
-                **search_settings(search)})
+    env.update(
+        {
+            "LEMMATA_HOME": str(home),
+            "LEMMATA_API_TOKEN": API_TOKEN,
+            "LLM_BACKEND": "local",
+            "LOCAL_LLM_BASE_URL": llm.openai_base_url,
+            "LLM_RETRY_WAIT_MIN": "0",
+            "LLM_RETRY_WAIT_MAX": "0.01",
+            "TEXMFVAR": str(home / "texmf-var"),
+            **search_settings(search),
+        }
+    )
     return env
 
 
 def start_lemmata(args: list[str], env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen:
     """`lemmata ARGS` in a session of its own (as from a terminal), its output in `log`."""
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "lemmata", *args],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def recorded_runs(home: Path) -> list[Path]:
@@ -129,8 +146,9 @@ def recorded_runs(home: Path) -> list[Path]:
 
 def make_completed_run(home: Path, env: dict[str, str], workdir: Path) -> Path:
     started = time.monotonic()
-    prove = start_lemmata(["prove", even_sum_session.TASK, "-o", str(home / "out")], env, workdir,
-                          workdir / "completed_prove.log")
+    prove = start_lemmata(
+        ["prove", even_sum_session.TASK, "-o", str(home / "out")], env, workdir, workdir / "completed_prove.log"
+    )
     try:
         returncode = prove.wait(timeout=PROVE_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -173,6 +191,7 @@ def copy_run(run_dir: Path, session_id: str, output_dir: Path) -> Path:
 
 
 # --- processes ------------------------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -221,6 +240,7 @@ def wait_for(condition: Callable[[], bool], timeout: float, interval: float = 0.
 
 # --- the measurements -------------------------------------------------------------------------
 
+
 @dataclass
 class Sample:
     seconds: float
@@ -242,12 +262,14 @@ class Measurement:
 
 
 def client(base_url: str) -> httpx.Client:
-    return httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {API_TOKEN}"}, timeout=120.0,
-                        trust_env=False)
+    return httpx.Client(
+        base_url=base_url, headers={"Authorization": f"Bearer {API_TOKEN}"}, timeout=120.0, trust_env=False
+    )
 
 
-def concurrently(count: int, work: Callable[[int, httpx.Client, threading.Barrier], list[Sample]],
-                 base_url: str) -> tuple[list[list[Sample]], float, float]:
+def concurrently(
+    count: int, work: Callable[[int, httpx.Client, threading.Barrier], list[Sample]], base_url: str
+) -> tuple[list[list[Sample]], float, float]:
     """`work(i, client, barrier)` in `count` threads, each with its own connection; the barrier lets
     them go together. Returns each thread's samples, the barrier's release (perf_counter) and the
     wall time from there to the last answer."""
@@ -325,6 +347,7 @@ def rewrite_burst(name: str, base_url: str, run_ids: list[str]) -> tuple[Measure
         def send() -> httpx.Response:
             answers[i] = http.post(f"/api/runs/{run_ids[i]}/rewrite", json={"instructions": INSTRUCTIONS})
             return answers[i]
+
         return [timed(send)]
 
     results, started, wall = concurrently(len(run_ids), work, base_url)
@@ -332,11 +355,15 @@ def rewrite_burst(name: str, base_url: str, run_ids: list[str]) -> tuple[Measure
 
 
 def check_all_accepted(measurement: Measurement, answers: list[httpx.Response | None], run_dirs: list[Path]) -> None:
-    refused = [(run_dir.name, answer) for run_dir, answer in zip(run_dirs, answers)
-               if answer is None or answer.status_code != 202]
+    refused = [
+        (run_dir.name, answer)
+        for run_dir, answer in zip(run_dirs, answers)
+        if answer is None or answer.status_code != 202
+    ]
     for run_id, answer in refused[:5]:
-        measurement.failures.append(f"{run_id}: " + (f"{answer.status_code} {answer.text[:200]}" if answer
-                                                      else "no answer"))
+        measurement.failures.append(
+            f"{run_id}: " + (f"{answer.status_code} {answer.text[:200]}" if answer else "no answer")
+        )
     if len(refused) > 5:
         measurement.failures.append(f"... {len(refused) - 5} more not 202")
     missing = [run_dir.name for run_dir in run_dirs if not (run_dir / "revisions" / "v2.json").is_file()]
@@ -360,6 +387,7 @@ def check_one_accepted(measurement: Measurement, answers: list[httpx.Response | 
 
 # --- the table ------------------------------------------------------------------------------------
 
+
 def print_table(measurements: list[Measurement]) -> None:
     header = f"{'measurement':<42} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'wall s':>7}  status codes"
     print(header + "\n" + "-" * len(header))
@@ -375,6 +403,7 @@ def print_table(measurements: list[Measurement]) -> None:
 
 # --- the world ------------------------------------------------------------------------------------
 
+
 @contextmanager
 def data_directory(keep: Path | None) -> Iterator[Path]:
     if keep is not None:
@@ -385,8 +414,9 @@ def data_directory(keep: Path | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def stop_everything(server: subprocess.Popen | None, prove: subprocess.Popen | None, holds: list[Hold],
-                    home: Path) -> list[str]:
+def stop_everything(
+    server: subprocess.Popen | None, prove: subprocess.Popen | None, holds: list[Hold], home: Path
+) -> list[str]:
     """The server first (it terminates its rewrites, which ask for a pause and wait for their
     running job), then the run in progress (the same way), then the held model calls are let go so
     those jobs end and every process pauses and exits. What is still there after STOP_TIMEOUT is
@@ -406,8 +436,11 @@ def stop_everything(server: subprocess.Popen | None, prove: subprocess.Popen | N
         hold.release()
     if not wait_for(lambda: not processes_of(home), STOP_TIMEOUT, 0.5):
         left = processes_of(home)
-        ps = subprocess.run(["ps", "-o", "pid,ppid,pgid,stat,etime,args", "-p", ",".join(map(str, left))],
-                            capture_output=True, text=True).stdout
+        ps = subprocess.run(
+            ["ps", "-o", "pid,ppid,pgid,stat,etime,args", "-p", ",".join(map(str, left))],
+            capture_output=True,
+            text=True,
+        ).stdout
         problems.append(f"{len(left)} processes still running {STOP_TIMEOUT:.0f} s after the stop, killed:\n{ps}")
         kill_all(left)
         wait_for(lambda: not processes_of(home), 10)
@@ -430,17 +463,26 @@ def ps_lines(needle: str) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=50,
-                        help="concurrent status-poll clients, and rewrites of the burst")
+    parser.add_argument(
+        "--clients", type=int, default=50, help="concurrent status-poll clients, and rewrites of the burst"
+    )
     parser.add_argument("--polls", type=int, default=20, help="status polls per client")
     parser.add_argument("--burst", type=int, default=100, help="simultaneous rewrite requests on one run")
-    parser.add_argument("--hold-after", type=int, default=10,
-                        help="model calls the run in progress makes before its next one is held "
-                             "(10: in the theory stage)")
-    parser.add_argument("--start-timeout", type=float, default=300.0,
-                        help="seconds the accepted rewrites get to reach their first model call")
-    parser.add_argument("--workdir", type=Path,
-                        help="keep the data directory and the logs here (default: a temporary one)")
+    parser.add_argument(
+        "--hold-after",
+        type=int,
+        default=10,
+        help="model calls the run in progress makes before its next one is held (10: in the theory stage)",
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=300.0,
+        help="seconds the accepted rewrites get to reach their first model call",
+    )
+    parser.add_argument(
+        "--workdir", type=Path, help="keep the data directory and the logs here (default: a temporary one)"
+    )
     args = parser.parse_args()
 
     failed = False
@@ -457,8 +499,10 @@ def main() -> None:
         env = lemmata_environment(home, llm, search)
 
         completed = make_completed_run(home, env, workdir)
-        copies = [copy_run(completed, f"{completed.name}-c{i:03d}", home / "out" / f"c{i:03d}")
-                  for i in range(args.clients + 1)]
+        copies = [
+            copy_run(completed, f"{completed.name}-c{i:03d}", home / "out" / f"c{i:03d}")
+            for i in range(args.clients + 1)
+        ]
         burst_run, own_copies = copies[0], copies[1:]
         print(f"{len(copies)} copies of it", flush=True)
         rewrites_hold.hold_from_now()  # from here on, a rewrite holds at its first model call
@@ -466,8 +510,12 @@ def main() -> None:
         server = prove = None
         try:
             known = {run_dir.name for run_dir in recorded_runs(home)}
-            prove = start_lemmata(["prove", even_sum_session.TASK, "-o", str(home / "out" / "live")],
-                                  lemmata_environment(home, live_llm, search), workdir, workdir / "live_prove.log")
+            prove = start_lemmata(
+                ["prove", even_sum_session.TASK, "-o", str(home / "out" / "live")],
+                lemmata_environment(home, live_llm, search),
+                workdir,
+                workdir / "live_prove.log",
+            )
             if not wait_for(lambda: live_hold.waiting > 0 or prove.poll() is not None, PROVE_TIMEOUT):
                 sys.exit("the run in progress never reached its held call")
             (live,) = [run_dir for run_dir in recorded_runs(home) if run_dir.name not in known]
@@ -478,38 +526,65 @@ def main() -> None:
             port = free_port()
             base_url = f"http://127.0.0.1:{port}"
             with open(workdir / "server.log", "ab") as log:
-                server = subprocess.Popen([sys.executable, "-m", "lemmata", "serve", "--port", str(port)], env=env,
-                                          cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                          start_new_session=True)
+                server = subprocess.Popen(
+                    [sys.executable, "-m", "lemmata", "serve", "--port", str(port)],
+                    env=env,
+                    cwd=workdir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
 
             def ready() -> bool:
                 if server.poll() is not None:
                     sys.exit(f"the server exited: {(workdir / 'server.log').read_text()[-2000:]}")
                 try:
-                    return httpx.get(base_url + "/api/runs", headers={"Authorization": f"Bearer {API_TOKEN}"},
-                                     trust_env=False, timeout=2).status_code == 200
+                    return (
+                        httpx.get(
+                            base_url + "/api/runs",
+                            headers={"Authorization": f"Bearer {API_TOKEN}"},
+                            trust_env=False,
+                            timeout=2,
+                        ).status_code
+                        == 200
+                    )
                 except httpx.HTTPError:
                     return False
+
             if not wait_for(ready, READY_TIMEOUT):
                 sys.exit("the server did not answer within a minute")
 
-            measurements = [status_poll(f"status poll (1 client x {args.polls * 5})", base_url, live.name, 1,
-                                        args.polls * 5),
-                            status_poll(f"status poll ({args.clients} clients x {args.polls})", base_url, live.name,
-                                        args.clients, args.polls)]
-            one, answers = rewrite_burst(f"rewrite, {args.burst} at once on one run", base_url,
-                                         [burst_run.name] * args.burst)
+            measurements = [
+                status_poll(f"status poll (1 client x {args.polls * 5})", base_url, live.name, 1, args.polls * 5),
+                status_poll(
+                    f"status poll ({args.clients} clients x {args.polls})",
+                    base_url,
+                    live.name,
+                    args.clients,
+                    args.polls,
+                ),
+            ]
+            one, answers = rewrite_burst(
+                f"rewrite, {args.burst} at once on one run", base_url, [burst_run.name] * args.burst
+            )
             check_one_accepted(one, answers, burst_run)
             measurements.append(one)
-            many, answers = rewrite_burst(f"rewrite, {len(own_copies)} at once, one run each", base_url,
-                                          [run_dir.name for run_dir in own_copies])
+            many, answers = rewrite_burst(
+                f"rewrite, {len(own_copies)} at once, one run each", base_url, [run_dir.name for run_dir in own_copies]
+            )
             check_all_accepted(many, answers, own_copies)
             measurements.append(many)
-            measurements.append(status_poll(f"status poll, {len(copies)} rewrites starting", base_url,
-                                            live.name, args.clients, args.polls))
+            measurements.append(
+                status_poll(
+                    f"status poll, {len(copies)} rewrites starting", base_url, live.name, args.clients, args.polls
+                )
+            )
             started = wait_for(lambda: rewrites_hold.waiting >= len(copies), args.start_timeout, 0.2)
-            started_line = (f"rewrites at their first model call: {rewrites_hold.waiting}/{len(copies)}, "
-                            f"{time.perf_counter() - many.started:.1f} s after the burst of {len(own_copies)}")
+            started_line = (
+                f"rewrites at their first model call: {rewrites_hold.waiting}/{len(copies)}, "
+                f"{time.perf_counter() - many.started:.1f} s after the burst of {len(own_copies)}"
+            )
             if not started:
                 many.failures.append(started_line + f" (waited {args.start_timeout:.0f} s)")
             if load_record(live).status != "running" or prove.poll() is not None:
@@ -523,8 +598,10 @@ def main() -> None:
         print(started_line)
         for problem in problems:
             print(f"FAILED clean-up: {problem}")
-        print(f"processes of the data directory left after the stop: {len(leftovers)}"
-              + "".join(f"\n  {line}" for line in leftovers))
+        print(
+            f"processes of the data directory left after the stop: {len(leftovers)}"
+            + "".join(f"\n  {line}" for line in leftovers)
+        )
         failed = any(m.failures for m in measurements) or bool(problems) or bool(leftovers)
     sys.exit(1 if failed else 0)
 

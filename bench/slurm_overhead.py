@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
+
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer
 from support.fake_search_servers import FakeSearchServers
@@ -36,8 +37,14 @@ from support.slurm_cluster import SlurmCluster, install_packages
 
 def prove(command: list[str], home: Path, env: dict[str, str], cwd: Path, *options: str) -> tuple[float, Path]:
     started = time.monotonic()
-    subprocess.run([*command, "prove", even_sum_session.TASK, "-o", str(home / "out"), *options], env=env, cwd=cwd,
-                   check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    subprocess.run(
+        [*command, "prove", even_sum_session.TASK, "-o", str(home / "out"), *options],
+        env=env,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
     return time.monotonic() - started, next((home / "runs").iterdir())
 
 
@@ -62,53 +69,87 @@ def first_job_delay(run_dir: Path, started_at: float) -> float:
 
 
 def environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers, **extra: str) -> dict[str, str]:
-    return {**os.environ, "LEMMATA_HOME": str(home), "LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": llm.openai_base_url,
-            "TEXMFVAR": str(home / "texmf"), **search_settings(search), **extra}
+    return {
+        **os.environ,
+        "LEMMATA_HOME": str(home),
+        "LLM_BACKEND": "local",
+        "LOCAL_LLM_BASE_URL": llm.openai_base_url,
+        "TEXMFVAR": str(home / "texmf"),
+        **search_settings(search),
+        **extra,
+    }
 
 
 def compare_profiles(slurm_venv: Path, repeat: int) -> None:
     install_packages()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer() as llm, FakeSearchServers() as search:
+    with (
+        tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp,
+        FakeLLMServer() as llm,
+        FakeSearchServers() as search,
+    ):
         even_sum_session.install(llm)
         cluster = SlurmCluster(Path(tmp) / "slurm")
         cluster.start()
         try:
             for attempt in range(repeat):
-                for profile, command in (("local", [sys.executable, "-m", "lemmata"]),
-                                         ("slurm", [str(slurm_venv / "bin" / "lemmata")])):
+                for profile, command in (
+                    ("local", [sys.executable, "-m", "lemmata"]),
+                    ("slurm", [str(slurm_venv / "bin" / "lemmata")]),
+                ):
                     home = Path(tmp) / f"{profile}-{attempt}"
-                    wall, run_dir = prove(command, home, environment(home, llm, search, **cluster.environment()),
-                                          Path(tmp), "--profile", profile)
+                    wall, run_dir = prove(
+                        command,
+                        home,
+                        environment(home, llm, search, **cluster.environment()),
+                        Path(tmp),
+                        "--profile",
+                        profile,
+                    )
                     spans = job_spans(run_dir)
-                    rows.append((profile, wall, *(spans[rule][1] - spans[rule][0] for rule in ("prove_lemma", "experiment"))))
+                    rows.append(
+                        (profile, wall, *(spans[rule][1] - spans[rule][0] for rule in ("prove_lemma", "experiment")))
+                    )
         finally:
             cluster.stop()
     print("| profile | wall s | lemma jobs s | experiment s |")
     print("|---|---|---|---|")
     for profile in ("local", "slurm"):
         mine = [row for row in rows if row[0] == profile]
-        print(f"| {profile} | " + " | ".join(f"{statistics.median(row[i] for row in mine):.1f}" for i in (1, 2, 3)) + " |")
+        print(
+            f"| {profile} | " + " | ".join(f"{statistics.median(row[i] for row in mine):.1f}" for i in (1, 2, 3)) + " |"
+        )
     local = [row for row in rows if row[0] == "local"]
     slurm = [row for row in rows if row[0] == "slurm"]
     extra = [statistics.median(r[i] for r in slurm) - statistics.median(r[i] for r in local) for i in (1, 2, 3)]
-    print(f"\nSLURM adds {extra[0]:.1f} s to the run: {extra[1]:.1f} s to the lemma group job and {extra[2]:.1f} s to "
-          f"the experiment job (per cluster job: about {(extra[1] + extra[2]) / 2:.1f} s).")
+    print(
+        f"\nSLURM adds {extra[0]:.1f} s to the run: {extra[1]:.1f} s to the lemma group job and {extra[2]:.1f} s to "
+        f"the experiment job (per cluster job: about {(extra[1] + extra[2]) / 2:.1f} s)."
+    )
 
 
 def startup_table(commands: dict[str, tuple[list[str], Path, dict[str, str]]], repeat: int) -> None:
     print("\n| lemmata | to first job s (median) | runs |")
     print("|---|---|---|")
-    with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer() as llm, FakeSearchServers() as search:
+    with (
+        tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp,
+        FakeLLMServer() as llm,
+        FakeSearchServers() as search,
+    ):
         even_sum_session.install(llm)
         for number, (label, (command, cwd, extra)) in enumerate(commands.items()):
             delays = []
             for attempt in range(repeat):
                 home = Path(tmp) / f"{number}-{attempt}"
                 started = time.time()  # the job events' clock
-                subprocess.run([*command, "prove", even_sum_session.TASK, "-o", str(home / "out")],
-                               env=environment(home, llm, search, **extra), cwd=cwd, check=True, capture_output=True,
-                               stdin=subprocess.DEVNULL)
+                subprocess.run(
+                    [*command, "prove", even_sum_session.TASK, "-o", str(home / "out")],
+                    env=environment(home, llm, search, **extra),
+                    cwd=cwd,
+                    check=True,
+                    capture_output=True,
+                    stdin=subprocess.DEVNULL,
+                )
                 delays.append(first_job_delay(next((home / "runs").iterdir()), started))
             print(f"| {label} | {statistics.median(delays):.2f} | {len(delays)} |")
 
@@ -132,15 +173,26 @@ def main() -> None:
         try:
             commands = {
                 "without the slurm extra": ([sys.executable, "-m", "lemmata"], Path(tmp), {}),
-                "with the extra, a controller answering": ([str(slurm_venv / "bin" / "lemmata")], Path(tmp),
-                                                           cluster.environment()),
+                "with the extra, a controller answering": (
+                    [str(slurm_venv / "bin" / "lemmata")],
+                    Path(tmp),
+                    cluster.environment(),
+                ),
             }
             startup_table(commands, max(args.repeat, 3))
         finally:
             cluster.stop()
         # SLURM_CONF still names the configuration; no controller answers any more.
-        startup_table({"with the extra, a configuration, no controller": (
-            [str(slurm_venv / "bin" / "lemmata")], Path(tmp), cluster.environment())}, 1)
+        startup_table(
+            {
+                "with the extra, a configuration, no controller": (
+                    [str(slurm_venv / "bin" / "lemmata")],
+                    Path(tmp),
+                    cluster.environment(),
+                )
+            },
+            1,
+        )
 
 
 if __name__ == "__main__":

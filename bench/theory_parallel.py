@@ -31,12 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _common import critical_path  # bench/ is the script directory, hence on sys.path
+
 from lemmata.artifacts import Lemma, TaskInput, TheoryPlan, write_artifact
-from lemmata.llm.calllog import read_call_records
 from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata.llm.calllog import read_call_records
 from lemmata.run.create import create_run
-from lemmata.run.workflow import snakemake_command, workflow_environment
 from lemmata.run.record import DataHome, RunRecord, new_session_id
+from lemmata.run.workflow import snakemake_command, workflow_environment
 from lemmata.settings import Settings
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer, RecordedRequest, prompt_text
@@ -46,8 +47,13 @@ PROVER_CALLS_PER_LEMMA = 1  # confident, citing proofs: auto-accepted without a 
 ASSEMBLY_CALLS = 3  # assembler, consistency, crystallizer; the citations pass, so no retry
 RATIO_TARGET = 1.25
 SCALING_SIZE, SCALING_TARGET = 8, 1.5
-ASSESSMENT = {"confidence": 0.95, "completeness": "complete", "gaps": [], "weakest_step": "none",
-              "techniques_used": ["induction"]}
+ASSESSMENT = {
+    "confidence": 0.95,
+    "completeness": "complete",
+    "gaps": [],
+    "weakest_step": "none",
+    "techniques_used": ["induction"],
+}
 LEMMA_BEING_PROVED = re.compile(r"Lemma to prove now \[([^\]]+)\]")
 USABLE_LEMMAS = re.compile(r"Earlier lemmas you may use[^\n]*\n(.*?)(?:\n\s*\n|\Z)", re.DOTALL)  # up to a blank line
 LISTED_LEMMA = re.compile(r"^\[([^\]]+)\]", re.MULTILINE)
@@ -74,8 +80,13 @@ def seeded_plan(size: int, shape: str) -> TheoryPlan:
     for index in range(size):
         layer = index // width
         previous_layer = range((layer - 1) * width, layer * width) if layer else range(0)
-        lemmas.append(Lemma(id=f"L{index + 1}", statement=f"For every integer $k$, $2k + {2 * index}$ is even.",
-                            depends_on=[f"L{i + 1}" for i in previous_layer]))
+        lemmas.append(
+            Lemma(
+                id=f"L{index + 1}",
+                statement=f"For every integer $k$, $2k + {2 * index}$ is even.",
+                depends_on=[f"L{i + 1}" for i in previous_layer],
+            )
+        )
     return TheoryPlan(goal=even_sum_session.PLANNER["goal"], level="full", lemmas=lemmas)
 
 
@@ -94,8 +105,10 @@ def prover_answer(request: RecordedRequest) -> str:
     usable = USABLE_LEMMAS.search(prompt)
     cited = LISTED_LEMMA.findall(usable.group(1)) if usable else []
     uses = " and ".join(f"[{i}]" for i in cited) or "the definition of evenness"
-    proof = (f"Proof of {lemma_id}. Write the number as twice an integer, using {uses}; "
-             "the integers are closed under addition, so the witness is an integer. QED")
+    proof = (
+        f"Proof of {lemma_id}. Write the number as twice an integer, using {uses}; "
+        "the integers are closed under addition, so the witness is an integer. QED"
+    )
     return proof + "\n\n```json\n" + json.dumps(ASSESSMENT) + "\n```"
 
 
@@ -117,12 +130,19 @@ def install_answers(server: FakeLLMServer) -> None:
 def new_run(home: Path, server: FakeLLMServer) -> Path:
     """A run directory as `lemmata prove` makes it; default settings, so the user's .env cannot skew
     timings, and no search (the upstream stages only set the theory up)."""
-    settings = Settings.from_mapping({"LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": server.openai_base_url,
-                                      "SEARCH_TOOLS": False})
+    settings = Settings.from_mapping(
+        {"LLM_BACKEND": "local", "LOCAL_LLM_BASE_URL": server.openai_base_url, "SEARCH_TOOLS": False}
+    )
     session_id = new_session_id()
     run_dir = DataHome(home).run_dir(session_id)
-    record = RunRecord(session_id=session_id, mode="prove", task=even_sum_session.TASK,
-                       output_dir=str(home / "out"), gate_mode=settings.GATE_MODE, backend="local")
+    record = RunRecord(
+        session_id=session_id,
+        mode="prove",
+        task=even_sum_session.TASK,
+        output_dir=str(home / "out"),
+        gate_mode=settings.GATE_MODE,
+        backend="local",
+    )
     create_run(run_dir, record, TaskInput(session_id=session_id, mode="prove", task=even_sum_session.TASK), settings)
     return run_dir
 
@@ -130,8 +150,14 @@ def new_run(home: Path, server: FakeLLMServer) -> Path:
 def make(run_dir: Path, target: str, jobs: int, env: dict[str, str]) -> float:
     """Run Snakemake on one target; its wall time in seconds."""
     started = time.monotonic()
-    result = subprocess.run([*snakemake_command(run_dir, jobs), target], cwd=run_dir, env=env,
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    result = subprocess.run(
+        [*snakemake_command(run_dir, jobs), target],
+        cwd=run_dir,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
     wall = time.monotonic() - started
     if result.returncode != 0:
         raise RuntimeError(f"snakemake {target} failed in {run_dir}:\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
@@ -152,7 +178,10 @@ def measure(home: Path, server: FakeLLMServer, size: int, shape: str, latency: f
     records = list(read_call_records(run_dir / CALL_LOG_NAME))
     layers = longest_chain(plan)
     return Measurement(
-        shape=shape, size=size, layers=layers, wall=wall,
+        shape=shape,
+        size=size,
+        layers=layers,
+        wall=wall,
         floor=latency * (layers * PROVER_CALLS_PER_LEMMA + ASSEMBLY_CALLS),
         log_floor=critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas}),
         prover_calls=sum(record["role"] == "prover" for record in records),
@@ -162,20 +191,26 @@ def measure(home: Path, server: FakeLLMServer, size: int, shape: str, latency: f
 def row(m: Measurement, single_lemma_wall: float | None) -> str:
     """One table line; the scaling column only for independent plans (chained ones add layers)."""
     scaling = f"{m.wall / single_lemma_wall:.2f}" if m.shape == "independent" and single_lemma_wall else "-"
-    return (f"{m.shape:<13}{m.size:>4}{m.layers:>8}{m.wall:>9.2f}{m.floor:>9.2f}{m.log_floor:>13.2f}"
-            f"{m.wall / m.floor:>12.2f}{m.prover_calls:>14}{scaling:>11}")
+    return (
+        f"{m.shape:<13}{m.size:>4}{m.layers:>8}{m.wall:>9.2f}{m.floor:>9.2f}{m.log_floor:>13.2f}"
+        f"{m.wall / m.floor:>12.2f}{m.prover_calls:>14}{scaling:>11}"
+    )
 
 
 def targets(results: list[Measurement]) -> list[str]:
     """The targets under the table, each with whether this run met it."""
     worst = max(results, key=lambda m: m.wall / m.floor)
-    lines = [f"target wall/floor <= {RATIO_TARGET}: {verdict(worst.wall / worst.floor <= RATIO_TARGET)} "
-             f"(worst {worst.wall / worst.floor:.2f}, {worst.shape} n={worst.size})"]
+    lines = [
+        f"target wall/floor <= {RATIO_TARGET}: {verdict(worst.wall / worst.floor <= RATIO_TARGET)} "
+        f"(worst {worst.wall / worst.floor:.2f}, {worst.shape} n={worst.size})"
+    ]
     independent = {m.size: m.wall for m in results if m.shape == "independent"}
     if 1 in independent and SCALING_SIZE in independent:
         scaling = independent[SCALING_SIZE] / independent[1]
-        lines.append(f"target {SCALING_SIZE} independent lemmas < {SCALING_TARGET} x the time of 1: "
-                     f"{verdict(scaling < SCALING_TARGET)} ({scaling:.2f} x)")
+        lines.append(
+            f"target {SCALING_SIZE} independent lemmas < {SCALING_TARGET} x the time of 1: "
+            f"{verdict(scaling < SCALING_TARGET)} ({scaling:.2f} x)"
+        )
     miscounted = [m for m in results if m.prover_calls != m.size * PROVER_CALLS_PER_LEMMA]
     lines.append(f"prover calls = n (one per lemma): {verdict(not miscounted)}")
     return lines
@@ -217,8 +252,10 @@ def main() -> None:
     parser.add_argument("--shapes", type=shape_list, default=",".join(SHAPES), help="independent and/or chained")
     args = parser.parse_args()
     print(f"latency {args.latency:g} s/call, --cores {args.jobs}")
-    print(f"{'shape':<13}{'n':>4}{'layers':>8}{'wall s':>9}{'floor s':>9}{'log floor s':>13}"
-          f"{'wall/floor':>12}{'prover calls':>14}{'x 1 lemma':>11}")
+    print(
+        f"{'shape':<13}{'n':>4}{'layers':>8}{'wall s':>9}{'floor s':>9}{'log floor s':>13}"
+        f"{'wall/floor':>12}{'prover calls':>14}{'x 1 lemma':>11}"
+    )
     results: list[Measurement] = []
     with tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp, FakeLLMServer() as server:
         install_answers(server)

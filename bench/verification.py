@@ -29,7 +29,11 @@ from pathlib import Path
 
 from lemmata.settings import lemmata_home
 from lemmata.verification.calibration import (
-    BUNDLED_CALIBRATIONS, STACK_VERSION, Calibration, model_slug, save_calibration,
+    BUNDLED_CALIBRATIONS,
+    STACK_VERSION,
+    Calibration,
+    model_slug,
+    save_calibration,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,7 +57,9 @@ def interleaved(rows: list[dict]) -> list[dict]:
     mixed: list[dict] = []
     ratio = len(incorrect) / max(1, len(rows))
     while incorrect or correct:
-        take_incorrect = incorrect and (not correct or sum(r["label"] == "incorrect" for r in mixed) <= ratio * len(mixed))
+        take_incorrect = incorrect and (
+            not correct or sum(r["label"] == "incorrect" for r in mixed) <= ratio * len(mixed)
+        )
         mixed.append((incorrect if take_incorrect else correct).pop(0))
     return mixed
 
@@ -65,16 +71,40 @@ def check_one(row: dict, folder: Path, calls_dir: Path, environ: dict[str, str])
     (case / "statement.txt").write_text(row["problem"], encoding="utf-8")
     (case / "proof.txt").write_text(row["proof"], encoding="utf-8")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "lemmata", "check", "--json", "--log-dir", str(calls_dir),
-                           str(case / "statement.txt"), str(case / "proof.txt")],
-                          capture_output=True, text=True, env=environ, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lemmata",
+            "check",
+            "--json",
+            "--log-dir",
+            str(calls_dir),
+            str(case / "statement.txt"),
+            str(case / "proof.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        env=environ,
+        stdin=subprocess.DEVNULL,
+    )
     seconds = time.monotonic() - started
     if done.returncode not in (0, 1) or not done.stdout.strip():
-        return {"id": row["id"], "label": row["label"], "error": done.stderr.strip()[-500:] or f"exit {done.returncode}",
-                "wall_seconds": seconds, "stack_version": STACK_VERSION}
+        return {
+            "id": row["id"],
+            "label": row["label"],
+            "error": done.stderr.strip()[-500:] or f"exit {done.returncode}",
+            "wall_seconds": seconds,
+            "stack_version": STACK_VERSION,
+        }
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"id": row["id"], "label": row["label"], "result": result, "wall_seconds": seconds,
-            "stack_version": STACK_VERSION}
+    return {
+        "id": row["id"],
+        "label": row["label"],
+        "result": result,
+        "wall_seconds": seconds,
+        "stack_version": STACK_VERSION,
+    }
 
 
 def unreadable(entry: dict) -> bool:
@@ -94,23 +124,29 @@ def table(entries: list[dict]) -> tuple[str, dict]:
     def rate(part: int, whole: int) -> str:
         return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
-    figures = {"incorrect": len(incorrect), "correct": len(correct),
-               "false_accepts": count(incorrect, "accepted"), "correct_accepted": count(correct, "accepted"),
-               "unreadable": sum(unreadable(entry) for entry in entries),
-               "calls": sum(entry["result"]["calls"] for entry in done),
-               "seconds": round(sum(entry["wall_seconds"] for entry in entries), 1)}
+    figures = {
+        "incorrect": len(incorrect),
+        "correct": len(correct),
+        "false_accepts": count(incorrect, "accepted"),
+        "correct_accepted": count(correct, "accepted"),
+        "unreadable": sum(unreadable(entry) for entry in entries),
+        "calls": sum(entry["result"]["calls"] for entry in done),
+        "seconds": round(sum(entry["wall_seconds"] for entry in entries), 1),
+    }
     checker = next((entry["result"]["checker"] for entry in done), {"backend": "?", "model": "?", "trust": "?"})
-    lines = [f"backend {checker['backend']}, model {checker['model']}, trust {checker['trust']}; "
-             f"{len(entries)} proofs ({len(incorrect)} judged incorrect by humans, {len(correct)} correct); "
-             f"checks version {STACK_VERSION}",
-             "",
-             "| outcome | false accepts (of incorrect) | correct proofs accepted | unreadable | calls | seconds |",
-             "|---|---|---|---|---|---|",
-             f"| accepted by the checks | {rate(figures['false_accepts'], len(incorrect))} | "
-             f"{rate(figures['correct_accepted'], len(correct))} | {figures['unreadable']} | {figures['calls']} | "
-             f"{figures['seconds']:.0f} |",
-             f"| verified (accepted by a trusted checker) | {rate(count(incorrect, 'verified'), len(incorrect))} | "
-             f"{rate(count(correct, 'verified'), len(correct))} | | | |"]
+    lines = [
+        f"backend {checker['backend']}, model {checker['model']}, trust {checker['trust']}; "
+        f"{len(entries)} proofs ({len(incorrect)} judged incorrect by humans, {len(correct)} correct); "
+        f"checks version {STACK_VERSION}",
+        "",
+        "| outcome | false accepts (of incorrect) | correct proofs accepted | unreadable | calls | seconds |",
+        "|---|---|---|---|---|---|",
+        f"| accepted by the checks | {rate(figures['false_accepts'], len(incorrect))} | "
+        f"{rate(figures['correct_accepted'], len(correct))} | {figures['unreadable']} | {figures['calls']} | "
+        f"{figures['seconds']:.0f} |",
+        f"| verified (accepted by a trusted checker) | {rate(count(incorrect, 'verified'), len(incorrect))} | "
+        f"{rate(count(correct, 'verified'), len(correct))} | | | |",
+    ]
     return "\n".join(lines), {**figures, "backend": checker["backend"], "model": checker["model"]}
 
 
@@ -120,7 +156,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="check only this many proofs (both labels mixed)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=None, help="default: $LEMMATA_HOME/bench/verification-<backend>")
-    parser.add_argument("--save-calibration", action="store_true", help="store the measurement as the model's calibration")
+    parser.add_argument(
+        "--save-calibration", action="store_true", help="store the measurement as the model's calibration"
+    )
     parser.add_argument("--bundle", action="store_true", help="with --save-calibration: into the package (developers)")
     parser.add_argument("--fresh", action="store_true", help="forget the results of earlier runs in --out")
     args = parser.parse_args()
@@ -147,26 +185,42 @@ def main() -> None:
             with open(results_file, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(entry) + "\n")
         entries.append(entry)
-        verdict = ("error: " + entry["error"][:80]) if "error" in entry else \
-            ("accepted" if entry["result"]["accepted"] else entry["result"]["method"])
-        print(f"[{number}/{len(rows)}] {row['label']:9} {verdict} ({entry['wall_seconds']:.0f} s) {row['id']}",
-              file=sys.stderr, flush=True)
+        verdict = (
+            ("error: " + entry["error"][:80])
+            if "error" in entry
+            else ("accepted" if entry["result"]["accepted"] else entry["result"]["method"])
+        )
+        print(
+            f"[{number}/{len(rows)}] {row['label']:9} {verdict} ({entry['wall_seconds']:.0f} s) {row['id']}",
+            file=sys.stderr,
+            flush=True,
+        )
     text, figures = table(entries)
     print(text)
     if args.save_calibration:
         calibration = Calibration(
-            backend=figures["backend"], model=figures["model"], stack_version=STACK_VERSION,
+            backend=figures["backend"],
+            model=figures["model"],
+            stack_version=STACK_VERSION,
             dataset=f"{DATASET_NAMES.get(args.data.name, args.data.name)}, {len(entries)} human-labelled proofs",
-            measured_at=date.today().isoformat(), incorrect=figures["incorrect"], correct=figures["correct"],
-            false_accepts=figures["false_accepts"], correct_accepted=figures["correct_accepted"],
-            unreadable=figures["unreadable"], calls=figures["calls"], seconds=figures["seconds"])
+            measured_at=date.today().isoformat(),
+            incorrect=figures["incorrect"],
+            correct=figures["correct"],
+            false_accepts=figures["false_accepts"],
+            correct_accepted=figures["correct_accepted"],
+            unreadable=figures["unreadable"],
+            calls=figures["calls"],
+            seconds=figures["seconds"],
+        )
         if args.bundle:
             path = BUNDLED_CALIBRATIONS / f"{model_slug(calibration.model)}.json"
             path.write_text(calibration.model_dump_json(indent=2) + "\n", encoding="utf-8")
         else:
             path = save_calibration(lemmata_home(), calibration)
-        print(f"\ncalibration: {calibration.trust()} (false accepts {figures['false_accepts']}/{figures['incorrect']}); "
-              f"saved to {path}")
+        print(
+            f"\ncalibration: {calibration.trust()} (false accepts {figures['false_accepts']}/{figures['incorrect']}); "
+            f"saved to {path}"
+        )
 
 
 if __name__ == "__main__":

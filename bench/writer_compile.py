@@ -18,19 +18,35 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _common  # noqa: F401  (bench/ is the script directory: _common puts tests/ on sys.path)
 from pypdf import PdfReader
 
-import _common  # noqa: F401  (bench/ is the script directory: _common puts tests/ on sys.path)
 from lemmata.artifacts import (
-    ConsistencyCheck, Direction, Directions, Experiment, PaperRecord, ProvedLemma, Survey, TaskInput, Theory,
+    ConsistencyCheck,
+    Direction,
+    Directions,
+    Experiment,
+    PaperRecord,
+    ProvedLemma,
+    Survey,
+    TaskInput,
+    Theory,
 )
 from lemmata.latex.compile import compile_paper
 from lemmata.stages.writer import BIB_STEM, WriterInputs, WrittenPaper, write_paper
 from support.scripted_backend import scripted_client
 
-PAPERS = [PaperRecord(id=f"arXiv:2301.{n:05d}", title=f"On sums of even integers, part {n}",
-                      authors=[f"Author{n} Surname{n % 7}", "Second Writer"], year=2000 + n % 20,
-                      url=f"https://arxiv.org/abs/2301.{n:05d}", source="preprint_search") for n in range(20)]
+PAPERS = [
+    PaperRecord(
+        id=f"arXiv:2301.{n:05d}",
+        title=f"On sums of even integers, part {n}",
+        authors=[f"Author{n} Surname{n % 7}", "Second Writer"],
+        year=2000 + n % 20,
+        url=f"https://arxiv.org/abs/2301.{n:05d}",
+        source="preprint_search",
+    )
+    for n in range(20)
+]
 
 
 def proof_text(n: int) -> str:
@@ -55,27 +71,45 @@ shows the sums grow quadratically; the constant is sharp, since equality holds f
 
 def writer_answer(lemmas: int) -> str:
     """The model's prose parts, with a fence, markdown, an aliased environment and citations (some unknown)."""
-    explanations = "\n".join(f"%%% LEMMA L{n}\nWe add the witnesses, as in \\cite{{surname{n % 7}{2000 + n % 20}, "
-                              f"invented{n}}}." for n in range(1, lemmas + 1))
+    explanations = "\n".join(
+        f"%%% LEMMA L{n}\nWe add the witnesses, as in \\cite{{surname{n % 7}{2000 + n % 20}, invented{n}}}."
+        for n in range(1, lemmas + 1)
+    )
     introduction = "# Introduction\n" + "Parity is the oldest invariant. " * 12
-    return ("Here is the paper:\n```latex\n%%% ABSTRACT\nWe prove that sums of even integers are even.\n"
-            f"%%% INTRODUCTION\n{introduction}\n%%% PRELIMINARIES\n\\begin{{defin}}An integer is even if it is $2k$."
-            f"\\end{{defin}}\n{explanations}\n%%% DISCUSSION\n## Discussion\nLemma L2 rests on a step the verifier did "
-            "not accept.\n\\begin{rem}The same argument works in any ring.\\end{rem}\n%%% CONCLUSION\nDone.\n%%% END\n```")
+    return (
+        "Here is the paper:\n```latex\n%%% ABSTRACT\nWe prove that sums of even integers are even.\n"
+        f"%%% INTRODUCTION\n{introduction}\n%%% PRELIMINARIES\n\\begin{{defin}}An integer is even if it is $2k$."
+        f"\\end{{defin}}\n{explanations}\n%%% DISCUSSION\n## Discussion\nLemma L2 rests on a step the verifier did "
+        "not accept.\n\\begin{rem}The same argument works in any ring.\\end{rem}\n%%% CONCLUSION\nDone.\n%%% END\n```"
+    )
 
 
 def writer_inputs(lemmas: int) -> WriterInputs:
-    proved = [ProvedLemma(id=f"L{n}", statement=f"For all integers $m, n$ and every $k \\geq {n}$, $2m + 2n + 2k$ is even.",
-                          proof_text=proof_text(n), confidence=0.95 if n != 2 else 0.6, verified=n != 2,
-                          status="proved" if n != 2 else "low_confidence",
-                          verification_method="auto_accepted" if n != 2 else "failed",
-                          verification="auto-accepted" if n != 2 else "verifier: a gap") for n in range(1, lemmas + 1)]
+    proved = [
+        ProvedLemma(
+            id=f"L{n}",
+            statement=f"For all integers $m, n$ and every $k \\geq {n}$, $2m + 2n + 2k$ is even.",
+            proof_text=proof_text(n),
+            confidence=0.95 if n != 2 else 0.6,
+            verified=n != 2,
+            status="proved" if n != 2 else "low_confidence",
+            verification_method="auto_accepted" if n != 2 else "failed",
+            verification="auto-accepted" if n != 2 else "verifier: a gap",
+        )
+        for n in range(1, lemmas + 1)
+    ]
     return WriterInputs(
         task=TaskInput(session_id="bench", mode="prove", task="sums of even integers are even"),
         survey=Survey(papers=PAPERS),
         directions=Directions(candidates=[Direction(title="Parity")], chosen=0, goal="Sums of even integers are even."),
-        theory=Theory(goal="g", theorem_statement="t", assembled_proof="By the lemmas.", proof_status="partial",
-                      consistency=ConsistencyCheck(passed=True), lemmas=proved),
+        theory=Theory(
+            goal="g",
+            theorem_statement="t",
+            assembled_proof="By the lemmas.",
+            proof_status="partial",
+            consistency=ConsistencyCheck(passed=True),
+            lemmas=proved,
+        ),
         experiment=Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false"),
     )
 
@@ -95,9 +129,13 @@ def run_once(lemmas: int, directory: Path) -> dict[str, float]:
     tex = directory / "paper_v1.tex"
     tex.write_text(paper.tex, encoding="utf-8")
     result = compile_paper(tex, bibliography=True)
-    row = {"post-processing": post_processing, "trial compile": with_trial - post_processing,
-           "compile total": result.seconds, "pages": len(PdfReader(result.pdf_path).pages),
-           "tex KiB": len(paper.tex.encode()) / 1024}
+    row = {
+        "post-processing": post_processing,
+        "trial compile": with_trial - post_processing,
+        "compile total": result.seconds,
+        "pages": len(PdfReader(result.pdf_path).pages),
+        "tex KiB": len(paper.tex.encode()) / 1024,
+    }
     for index, (name, seconds) in enumerate(zip(result.passes, result.pass_seconds), start=1):
         row[f"{index}. {name}"] = seconds
     return row

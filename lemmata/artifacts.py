@@ -251,13 +251,20 @@ class ProvedLemma(Artifact):
         should_be = self.accepted
         if self.checked_by is not None:  # runs recorded before checkers: no trust, floor, gap or check rule
             refuted_in_vain = any(step.check == "refuter" and step.outcome == "passed" for step in self.checks)
-            should_be = (self.verification_method == CHECKED_METHOD and refuted_in_vain and self.checked_by.can_verify
-                         and not self.gaps and self.confidence >= VERIFIED_MIN_CONFIDENCE)
+            should_be = (
+                self.verification_method == CHECKED_METHOD
+                and refuted_in_vain
+                and self.checked_by.can_verify
+                and not self.gaps
+                and self.confidence >= VERIFIED_MIN_CONFIDENCE
+            )
         if self.verified != should_be or (self.status == "proved") != self.verified:
-            raise ValueError(f"lemma {self.id}: verified={self.verified}, status={self.status} "
-                             f"contradict verification_method={self.verification_method}, "
-                             f"checker={self.checked_by.trust if self.checked_by else 'none'}, "
-                             f"confidence={self.confidence}, gaps={len(self.gaps)}")
+            raise ValueError(
+                f"lemma {self.id}: verified={self.verified}, status={self.status} "
+                f"contradict verification_method={self.verification_method}, "
+                f"checker={self.checked_by.trust if self.checked_by else 'none'}, "
+                f"confidence={self.confidence}, gaps={len(self.gaps)}"
+            )
         if self.status == "failed" and self.accepted:
             raise ValueError(f"lemma {self.id}: failed, yet its checks accepted it")
         return self
@@ -301,8 +308,10 @@ class Theory(Artifact):
         if not self.assembled_proof.strip():
             issues.append("no proof of the main result was assembled")
         elif not self.consistency.passed:
-            issues.append("the assembled proof failed its consistency check"
-                          + (f" ({'; '.join(self.consistency.issues)})" if self.consistency.issues else ""))
+            issues.append(
+                "the assembled proof failed its consistency check"
+                + (f" ({'; '.join(self.consistency.issues)})" if self.consistency.issues else "")
+            )
         if self.crystallization_error:
             issues.append("the theorem could not be stated from the assembled proof, so the goal is stated instead")
         return issues
@@ -440,16 +449,23 @@ class PaperMeta(Artifact):
     bib_entries: int
     cited_keys: list[str] = Field(default_factory=list)
     removed_citations: list[str] = Field(default_factory=list)
-    lemmas_stated: int = Field(0, ge=0, description="lemmas of the theory the paper states (all of them, by construction)")
+    lemmas_stated: int = Field(
+        0, ge=0, description="lemmas of the theory the paper states (all of them, by construction)"
+    )
     writer_turns: int = Field(1, ge=1, description="model calls the writer made (at most WRITER_MAX_TURNS)")
-    turn_reasons: list[str] = Field(default_factory=list, description="why each turn after the first was needed, in order")
+    turn_reasons: list[str] = Field(
+        default_factory=list, description="why each turn after the first was needed, in order"
+    )
     missing_parts: list[str] = Field(
-        default_factory=list, description="parts the model never wrote; lemmata's own text stands in where it has one")
+        default_factory=list, description="parts the model never wrote; lemmata's own text stands in where it has one"
+    )
     plain_text_fragments: list[str] = Field(
-        default_factory=list, description="proofs or statements printed as plain text, their LaTeX broke the compile")
+        default_factory=list, description="proofs or statements printed as plain text, their LaTeX broke the compile"
+    )
     echoed_lines: int = Field(0, ge=0, description="lines of the kept parts dropped for repeating the prompt")
     compile_errors: list[str] = Field(
-        default_factory=list, description="what still broke the writer's trial compile when its turns ran out")
+        default_factory=list, description="what still broke the writer's trial compile when its turns ran out"
+    )
 
 
 class RevisionRequest(Artifact):
@@ -517,12 +533,18 @@ class ResearchOutput(Artifact):
     theorem_statement: str
     proof_status: str
     lemma_chain: list[ChainEntry]
-    main_result_established: bool = Field(False, description="every lemma verified, the proof assembled and "
-                                          "consistent; False in records written before it was recorded")
+    main_result_established: bool = Field(
+        False,
+        description="every lemma verified, the proof assembled and "
+        "consistent; False in records written before it was recorded",
+    )
     main_result_issues: list[str] = Field(default_factory=list, description="why the main result is not established")
     papers: list[PaperVersion]
-    bibliography_json: str = Field("[]", description="JSON list of the bibliography's entries: key, id, title, "
-                                   "authors, year, url, source (the tool that retrieved it)")
+    bibliography_json: str = Field(
+        "[]",
+        description="JSON list of the bibliography's entries: key, id, title, "
+        "authors, year, url, source (the tool that retrieved it)",
+    )
 
 
 A = TypeVar("A", bound=BaseModel)
@@ -551,4 +573,3 @@ def read_artifact(path: Path, model: type[A]) -> A:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ArtifactError(f"{path} is corrupt: {where}: {first['msg']}") from None
-

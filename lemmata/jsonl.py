@@ -53,7 +53,7 @@ def _write_all(fd: int, data: bytes) -> None:
     size limit reached midway), and the next one then says why."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _undo(fd: int, path: Path, size: int, error: OSError) -> AppendError:
@@ -62,8 +62,11 @@ def _undo(fd: int, path: Path, size: int, error: OSError) -> AppendError:
     try:
         os.ftruncate(fd, size)
     except OSError as truncating:
-        return AppendError(error.errno, f"could not append to {path} ({reason}), nor remove the part written "
-                                        f"({truncating.strerror}): readers skip that partial line")
+        return AppendError(
+            error.errno,
+            f"could not append to {path} ({reason}), nor remove the part written "
+            f"({truncating.strerror}): readers skip that partial line",
+        )
     return AppendError(error.errno, f"could not append to {path} ({reason}); the file is left as it was")
 
 

@@ -31,8 +31,12 @@ CONFIG_DIR = Path(__file__).parent / "config"
 #: adds the provider CLI's login tokens). The one list: a test fails on a credential-like
 #: variable name in the code that is missing here.
 CREDENTIAL_VARIABLES = (
-    "VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY",  # model providers
-    "BRAVE_SEARCH_API_KEY", "SEMANTIC_SCHOLAR_API_KEY",  # search services (lemmata/tools)
+    "VENDORA_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "COMPAT_API_KEY",
+    "VENDORX_API_KEY",  # model providers
+    "BRAVE_SEARCH_API_KEY",
+    "SEMANTIC_SCHOLAR_API_KEY",  # search services (lemmata/tools)
     "LEMMATA_API_TOKEN",  # the HTTP API's token (lemmata/server/access.py)
 )
 
@@ -65,29 +69,40 @@ class Settings(BaseModel):
     SURVEY_MAX_TURNS: int = Field(8, gt=0, description="tool-use turns of the survey agent")
     THEORY_STAGE_MAX_TURNS: int = Field(6, gt=0, description="turns per theory stage")
     WRITER_MAX_TURNS: int = Field(
-        4, gt=0, description="turns for paper generation: the writer's first answer, then further calls for what it "
-        "lacked (an answer cut off at its token cap, parts left out, a part that does not compile)"
+        4,
+        gt=0,
+        description="turns for paper generation: the writer's first answer, then further calls for what it "
+        "lacked (an answer cut off at its token cap, parts left out, a part that does not compile)",
     )
     EXPERIMENT_MAX_TURNS: int = Field(
-        5, gt=0, description="turns of the experiment agent per low-confidence lemma: a failed numerical test goes back "
-        "to the model for a corrected one"
+        5,
+        gt=0,
+        description="turns of the experiment agent per low-confidence lemma: a failed numerical test goes back "
+        "to the model for a corrected one",
     )
     PREPRINT_MAX_RESULTS: int = Field(10, gt=0, description="hard cap on preprint search results")
     LLM_RETRY_ATTEMPTS: int = Field(
-        5, ge=0, description="retries of a model call after a rate limit, a 5xx, a connection error or a timeout: 5 means "
-        "up to 6 attempts, 0 none"
+        5,
+        ge=0,
+        description="retries of a model call after a rate limit, a 5xx, a connection error or a timeout: 5 means "
+        "up to 6 attempts, 0 none",
     )
     LLM_RETRY_WAIT_MIN: float = Field(4.0, ge=0, description="exponential backoff lower bound, seconds")
     LLM_RETRY_WAIT_MAX: float = Field(90.0, ge=0, description="exponential backoff upper bound, seconds")
     LLM_TIMEOUT: float = Field(600.0, gt=0, description="seconds before one model request times out (then retried)")
     LATEX_PASS_TIMEOUT: float = Field(
-        60.0, gt=0, description="seconds one pdflatex or bibtex pass may run before it is killed (an endless macro loop)"
+        60.0,
+        gt=0,
+        description="seconds one pdflatex or bibtex pass may run before it is killed (an endless macro loop)",
     )
     SEARCH_TOOLS: bool = Field(
-        True, description="false: the agents get no literature or web search (a machine without network); "
-        "nothing can then be cited"
+        True,
+        description="false: the agents get no literature or web search (a machine without network); "
+        "nothing can then be cited",
     )
-    PREPRINT_BASE_URL: str = Field("http://export.arxiv.org/api/query", description="arXiv API query endpoint (preprint_search)")
+    PREPRINT_BASE_URL: str = Field(
+        "http://export.arxiv.org/api/query", description="arXiv API query endpoint (preprint_search)"
+    )
     SCHOLAR_BASE_URL: str = Field(
         "https://api.semanticscholar.org/graph/v1", description="Semantic Scholar Graph API base URL (scholar_search)"
     )
@@ -95,7 +110,9 @@ class Settings(BaseModel):
         "https://api.search.brave.com/res/v1/web/search", description="Brave Search API web endpoint (web_search)"
     )
     PDF_BASE_URL: str = Field("https://arxiv.org/pdf", description="where preprint PDFs are fetched: <base>/<arXiv id>")
-    SEARCH_TIMEOUT: float = Field(20.0, gt=0, description="seconds before one search or PDF request times out (then retried)")
+    SEARCH_TIMEOUT: float = Field(
+        20.0, gt=0, description="seconds before one search or PDF request times out (then retried)"
+    )
     SEARCH_RETRY_ATTEMPTS: int = Field(
         3, gt=0, description="attempts per search or PDF request on timeouts, connection errors, 429 and 5xx"
     )
@@ -104,36 +121,52 @@ class Settings(BaseModel):
         20.0, ge=0, description="search retry backoff upper bound, seconds; also caps a service's Retry-After"
     )
     SEARCH_MIN_INTERVAL_SCALE: float = Field(
-        1.0, ge=0, description="factor on the polite minimum interval between requests to one service "
-        "(arXiv 3 s, Semantic Scholar 1 s, web search 1 s); 0 turns the spacing off"
+        1.0,
+        ge=0,
+        description="factor on the polite minimum interval between requests to one service "
+        "(arXiv 3 s, Semantic Scholar 1 s, web search 1 s); 0 turns the spacing off",
     )
     MEMORY_TOP_K: int = Field(
-        4, ge=0, description="memories of earlier runs in the run's domain given to the planning and proving agents: "
-        "the k most similar to the task; 0: none"
+        4,
+        ge=0,
+        description="memories of earlier runs in the run's domain given to the planning and proving agents: "
+        "the k most similar to the task; 0: none",
     )
     MEMORY_BUDGET_CHARS: int = Field(
-        2400, ge=0, description="characters of prompt those memories may take (whole memories only); the embedded backend takes "
-        "at most 1800"
+        2400,
+        ge=0,
+        description="characters of prompt those memories may take (whole memories only); the embedded backend takes "
+        "at most 1800",
     )
     SKILLS_BUDGET_CHARS: int = Field(
-        6000, ge=0, description="characters of prompt the skills of one agent role may take (whole skills only); "
-        "the embedded backend, slow to read long prompts on a CPU, takes at most 1800"
+        6000,
+        ge=0,
+        description="characters of prompt the skills of one agent role may take (whole skills only); "
+        "the embedded backend, slow to read long prompts on a CPU, takes at most 1800",
     )
     CONTEXT_COMPRESS_AFTER_TURNS: int = Field(6, gt=0, description="agent history compression period, turns")
     AUTO_VERIFY_CONFIDENCE: float = Field(
-        0.85, ge=0, le=1, description="auto-accept threshold for verification: a proof rated at least this is accepted "
-        "without a call (its turns end), but not verified, since nothing checked it"
+        0.85,
+        ge=0,
+        le=1,
+        description="auto-accept threshold for verification: a proof rated at least this is accepted "
+        "without a call (its turns end), but not verified, since nothing checked it",
     )
     CHECK_CONFIDENT_PROOFS: bool = Field(
-        False, description="true: proofs rated at or above AUTO_VERIFY_CONFIDENCE are checked too (verifier and "
-        "refuter calls), so that they can be verified; false: the specification's auto-accept"
+        False,
+        description="true: proofs rated at or above AUTO_VERIFY_CONFIDENCE are checked too (verifier and "
+        "refuter calls), so that they can be verified; false: the specification's auto-accept",
     )
     STAGNATION_WINDOW: int = Field(3, gt=0, description="stagnant iterations before forced refinement")
     GATE_MODE: Literal["none", "auto", "human"] = Field(
-        "auto", description="reviews after survey, directions and experiment: none; auto (they ask once a lemma is not "
-        "verified); human (they always ask); the theory review always asks"
+        "auto",
+        description="reviews after survey, directions and experiment: none; auto (they ask once a lemma is not "
+        "verified); human (they always ask); the theory review always asks",
     )
-    EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field("auto", description="auto: run only when the formal statement has quantitative signals (an inequality, a sum or limit, a growth rate, a probability, a numerical function, a congruence, arithmetic on whole numbers)")
+    EXPERIMENT_MODE: Literal["auto", "true", "false"] = Field(
+        "auto",
+        description="auto: run only when the formal statement has quantitative signals (an inequality, a sum or limit, a growth rate, a probability, a numerical function, a congruence, arithmetic on whole numbers)",
+    )
     ENFORCE_PROOF_STYLE: bool = Field(True, description="writer proof-style rules")
     LLM_BACKEND: Literal["", "vendora", "router", "local", "vendorx", "embedded", "replay"] = Field(
         "",
@@ -144,21 +177,28 @@ class Settings(BaseModel):
     LEMMATA_FAST_MODEL: str = Field("", description="overrides the backend's fast model")
     VENDORA_BASE_URL: str = Field("", description="Anthropic API base URL; empty: the SDK default")
     VENDORA_CREDENTIALS_FILE: str = Field(
-        "", description="the provider CLI's credentials file, used through a local proxy when no key is set; "
-        "empty: ~/.claude/.credentials.json"
+        "",
+        description="the provider CLI's credentials file, used through a local proxy when no key is set; "
+        "empty: ~/.claude/.credentials.json",
     )
     COMPAT_BASE_URL: str = Field("https://openrouter.ai/api/v1", description="router backend base URL")
     LOCAL_LLM_BASE_URL: str = Field("http://localhost:8000/v1", description="local OpenAI-compatible server")
     LOCAL_LLM_MODEL: str = Field("local-model", description="model name sent to the local server")
     VENDORX_BASE_URL: str = Field("https://api.novita.ai/v3/openai", description="vendorx backend base URL")
     VENDORX_MODEL: str = Field("deepseek/deepseek-v3.1", description="vendorx model name")
-    LEMMATA_EMBEDDED_MODEL: str = Field("", description="GGUF file for the embedded backend; empty: the bundled default model")
+    LEMMATA_EMBEDDED_MODEL: str = Field(
+        "", description="GGUF file for the embedded backend; empty: the bundled default model"
+    )
     LEMMATA_EMBEDDED_CONTEXT: int = Field(16384, ge=2048, description="embedded model context window, tokens")
     LEMMATA_EMBEDDED_MAX_TOKENS: int = Field(
-        2048, gt=0, description="cap on every answer of the embedded model (its answers past ~2k tokens are loops or padding)"
+        2048,
+        gt=0,
+        description="cap on every answer of the embedded model (its answers past ~2k tokens are loops or padding)",
     )
     LEMMATA_EMBEDDED_THREADS: int = Field(0, ge=0, description="embedded model threads; 0: one per available core")
-    LEMMATA_REPLAY: str = Field("", description="recorded llm_calls.jsonl (or a script of that shape) for LLM_BACKEND=replay")
+    LEMMATA_REPLAY: str = Field(
+        "", description="recorded llm_calls.jsonl (or a script of that shape) for LLM_BACKEND=replay"
+    )
 
     @field_validator("LLM_BACKEND", mode="before")
     @classmethod
@@ -262,7 +302,9 @@ def allowed_values(name: str) -> str:
         shown = ["(empty)" if v == "" else str(v) for v in schema["enum"]]
         extra = " (anthropic is an alias of vendora)" if name == "LLM_BACKEND" else ""
         return "allowed values are " + ", ".join(shown) + extra
-    kind = {"integer": "an integer", "number": "a number", "boolean": "true or false", "string": "a string"}[schema["type"]]
+    kind = {"integer": "an integer", "number": "a number", "boolean": "true or false", "string": "a string"}[
+        schema["type"]
+    ]
     bounds = []
     if "exclusiveMinimum" in schema:
         bounds.append(f"greater than {schema['exclusiveMinimum']:g}")

@@ -90,17 +90,24 @@ def llm_client(fake_llm: FakeLLMServer, tmp_path: Path) -> Callable[..., Any]:
     from lemmata.agents.client import make_client
     from lemmata.settings import Settings
 
-    def factory(backend: str = "local", environ: Mapping[str, str] | None = None, run_dir: Path | None = None,
-                scope: str = "", **settings: Any) -> Any:
+    def factory(
+        backend: str = "local",
+        environ: Mapping[str, str] | None = None,
+        run_dir: Path | None = None,
+        scope: str = "",
+        **settings: Any,
+    ) -> Any:
         urls = {
             "local": {"LOCAL_LLM_BASE_URL": fake_llm.openai_base_url},
             "router": {"COMPAT_BASE_URL": fake_llm.openai_base_url},
             "vendorx": {"VENDORX_BASE_URL": fake_llm.openai_base_url},
             "vendora": {"VENDORA_BASE_URL": fake_llm.anthropic_base_url},
         }
-        keys = {"router": {"COMPAT_API_KEY": "compat-test-key-1"},
-                "vendorx": {"VENDORX_API_KEY": "vendorx-test-key-1"},
-                "vendora": {"VENDORA_API_KEY": "vendora-test-key-1"}}
+        keys = {
+            "router": {"COMPAT_API_KEY": "compat-test-key-1"},
+            "vendorx": {"VENDORX_API_KEY": "vendorx-test-key-1"},
+            "vendora": {"VENDORA_API_KEY": "vendora-test-key-1"},
+        }
         values = {"LLM_BACKEND": backend, **urls.get(backend, {}), **FAST_RETRY_SETTINGS, **settings}
         env = dict(keys.get(backend, {})) if environ is None else dict(environ)
         return make_client(Settings.from_mapping(values), env, run_dir or tmp_path / "run", scope=scope)
@@ -125,18 +132,33 @@ def api_client(layout: DataHome | None = None, environ: Mapping[str, str] | None
     from lemmata.server.app import create_app
 
     access = ServerAccess.for_bind(*TEST_SERVER, token=TEST_API_TOKEN)
-    return TestClient(create_app(layout, environ, access=access), base_url="http://{}:{}".format(*TEST_SERVER),
-                      headers={"Authorization": f"Bearer {TEST_API_TOKEN}"})
+    return TestClient(
+        create_app(layout, environ, access=access),
+        base_url="http://{}:{}".format(*TEST_SERVER),
+        headers={"Authorization": f"Bearer {TEST_API_TOKEN}"},
+    )
 
 
 def cli_environment(home: Path, **extra: str) -> dict[str, str]:
     """The environment for a `lemmata` subprocess: this process's, minus every lemmata, model and
     credential variable, with LEMMATA_HOME at `home`, fast retries and the tests' API token."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX", "SEARCH_"))
-           and k not in ISOLATED_VARIABLES + PROXY_VARIABLES}
-    env.update({"LEMMATA_HOME": str(home), "LEMMATA_API_TOKEN": TEST_API_TOKEN, "LLM_RETRY_WAIT_MIN": "0", "LLM_RETRY_WAIT_MAX": "0.01",
-                "TEXMFVAR": str(home / "texmf-var"), **SEARCH_SERVICES_DOWN, **extra})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "LEMMATA_", "MAX_TOKENS_", "VENDORA", "ANTHROPIC", "COMPAT", "VENDORX", "SEARCH_"))
+        and k not in ISOLATED_VARIABLES + PROXY_VARIABLES
+    }
+    env.update(
+        {
+            "LEMMATA_HOME": str(home),
+            "LEMMATA_API_TOKEN": TEST_API_TOKEN,
+            "LLM_RETRY_WAIT_MIN": "0",
+            "LLM_RETRY_WAIT_MAX": "0.01",
+            "TEXMFVAR": str(home / "texmf-var"),
+            **SEARCH_SERVICES_DOWN,
+            **extra,
+        }
+    )
     # The fake model plays a measured, trusted checker, so that verified lemmas are seen end to end;
     # tests of untrusted checkers remove $LEMMATA_HOME/calibration or use another model.
     even_sum_session.trust_the_fake_model(home)
@@ -147,14 +169,17 @@ def cli_environment(home: Path, **extra: str) -> dict[str, str]:
 #: network; a test that wants results passes a FakeSearchServers' settings_values().
 _DOWN = f"http://127.0.0.1:{unused_port()}"
 SEARCH_SERVICES_DOWN = {
-    "PREPRINT_BASE_URL": _DOWN + "/arxiv/api/query", "SCHOLAR_BASE_URL": _DOWN + "/s2/graph/v1",
-    "WEB_SEARCH_BASE_URL": _DOWN + "/brave", "PDF_BASE_URL": _DOWN + "/arxiv/pdf",
+    "PREPRINT_BASE_URL": _DOWN + "/arxiv/api/query",
+    "SCHOLAR_BASE_URL": _DOWN + "/s2/graph/v1",
+    "WEB_SEARCH_BASE_URL": _DOWN + "/brave",
+    "PDF_BASE_URL": _DOWN + "/arxiv/pdf",
     **{name: str(value) for name, value in FAST_SEARCH_SETTINGS.items()},
 }
 
 
-def write_cli_login(path: Path, token: str | None = "sk-ant-oat01-first-secret-token", expires_at: float | None = None,
-                    **entry: Any) -> Path:
+def write_cli_login(
+    path: Path, token: str | None = "sk-ant-oat01-first-secret-token", expires_at: float | None = None, **entry: Any
+) -> Path:
     """A credentials file shaped like Anthropic's CLI writes it; expires_at in seconds (the file
     holds milliseconds), default an hour from now; token None leaves it out."""
     oauth: dict[str, Any] = {"refreshToken": "sk-ant-ort01-refresh", "scopes": ["user:inference"], **entry}
@@ -180,8 +205,15 @@ SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/
 def make_run(layout: DataHome, session_id: str, status: str = "completed", **files: str) -> Path:
     """A hand-made run: its record, and `files` by name (`__` for `/`) with their text."""
     run_dir = layout.run_dir(session_id)
-    record = RunRecord(session_id=session_id, mode="prove", task="the sum of two even integers is even",
-                       output_dir="/tmp/out", gate_mode="auto", backend="local", status=status)
+    record = RunRecord(
+        session_id=session_id,
+        mode="prove",
+        task="the sum of two even integers is even",
+        output_dir="/tmp/out",
+        gate_mode="auto",
+        backend="local",
+        status=status,
+    )
     save_record(run_dir, record)
     for name, text in files.items():
         atomic_write_text(run_dir / name.replace("__", "/"), text)
@@ -203,10 +235,15 @@ def completed_home(services, tmp_path_factory: pytest.TempPathFactory) -> Path:
     pdflatex), made once a module; tests work on copies."""
     llm, search = services
     home = tmp_path_factory.mktemp("completed") / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                          **search.settings_values())
-    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", str(home / "out")],
-                            env=env, cwd=home.parent, capture_output=True, text=True, timeout=300,
-                            stdin=subprocess.DEVNULL)
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", str(home / "out")],
+        env=env,
+        cwd=home.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 0, result.stderr
     return home

@@ -28,11 +28,20 @@ HERE = Path(__file__).parent
 
 with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server, FakeSearchServers() as search:
     even_sum_session.install(server)
-    env = {**os.environ, "LEMMATA_HOME": f"{tmp}/home", "LLM_BACKEND": "local",
-           "LOCAL_LLM_BASE_URL": server.openai_base_url, **search.settings_values(),
-           **{name: str(value) for name, value in FAST_SEARCH_SETTINGS.items()}}
-    subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", f"{tmp}/out"],
-                   env=env, check=True, stdin=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "LEMMATA_HOME": f"{tmp}/home",
+        "LLM_BACKEND": "local",
+        "LOCAL_LLM_BASE_URL": server.openai_base_url,
+        **search.settings_values(),
+        **{name: str(value) for name, value in FAST_SEARCH_SETTINGS.items()},
+    }
+    subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", f"{tmp}/out"],
+        env=env,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
     run_dir = next(Path(tmp, "home", "runs").iterdir())
     shutil.copy(run_dir / "llm_calls.jsonl", HERE / "llm_calls.jsonl")
 print(f"wrote {HERE / 'llm_calls.jsonl'}")

@@ -108,8 +108,9 @@ class ArchitectAnswer(Answer):
 class VerifierAnswer(Answer):
     # The enum reaches the schema only: grammar-constrained backends must pick one of the three,
     # while a provider's stray "Valid." is still read leniently.
-    verdict: str = Field(description="valid, invalid or uncertain",
-                         json_schema_extra={"enum": ["valid", "invalid", "uncertain"]})
+    verdict: str = Field(
+        description="valid, invalid or uncertain", json_schema_extra={"enum": ["valid", "invalid", "uncertain"]}
+    )
     issues: list[str] = Field(default_factory=list)
 
 
@@ -143,8 +144,10 @@ def _escaped_once(code: str) -> str:
 
 
 class ExperimentAnswer(Answer):
-    code: str = Field(description='a Python script whose last printed line is the JSON counts line '
-                      '{"trials": N, "violations": V}, optionally with "series" and "x_label"')
+    code: str = Field(
+        description="a Python script whose last printed line is the JSON counts line "
+        '{"trials": N, "violations": V}, optionally with "series" and "x_label"'
+    )
     rationale: str = ""
 
     @field_validator("code")

@@ -43,8 +43,15 @@ class LLMClient:
     def scoped(self, suffix: str) -> LLMClient:
         """The same client for one of several concurrent calls of a job: its own scope, so the
         call log (and a replay of it) tells them apart."""
-        return LLMClient(self.backend, self.settings, self.models, self.call_log, f"{self.scope}:{suffix}", self.redact,
-                         self.briefing)
+        return LLMClient(
+            self.backend,
+            self.settings,
+            self.models,
+            self.call_log,
+            f"{self.scope}:{suffix}",
+            self.redact,
+            self.briefing,
+        )
 
     def complete(
         self,
@@ -57,8 +64,9 @@ class LLMClient:
         on_restart: Callable[[], None] | None = None,
     ) -> str:
         """The answer's text of `complete_reply` (see there)."""
-        return self.complete_reply(role, system, messages, json_answer=json_answer, on_text=on_text,
-                                   on_restart=on_restart).text
+        return self.complete_reply(
+            role, system, messages, json_answer=json_answer, on_text=on_text, on_restart=on_restart
+        ).text
 
     def complete_reply(
         self,
@@ -145,7 +153,9 @@ class LLMClient:
         s = self.settings
         return Retrying(
             stop=stop_after_attempt(s.LLM_RETRY_ATTEMPTS + 1),  # the first attempt, then the retries
-            wait=wait_exponential(multiplier=max(s.LLM_RETRY_WAIT_MIN, 1e-3), min=s.LLM_RETRY_WAIT_MIN, max=s.LLM_RETRY_WAIT_MAX),
+            wait=wait_exponential(
+                multiplier=max(s.LLM_RETRY_WAIT_MIN, 1e-3), min=s.LLM_RETRY_WAIT_MIN, max=s.LLM_RETRY_WAIT_MAX
+            ),
             retry=retry_if_exception_type(TransientProviderError),
             reraise=True,
         )
@@ -153,12 +163,19 @@ class LLMClient:
     def _final_error(self, request: ChatRequest, exc: ProviderError, attempts: int) -> ProviderError:
         """Same error class (callers tell replay exhaustion from outages), one line, no secret."""
         plural = "s" if attempts != 1 else ""
-        return type(exc)(self.redact(
-            f"model call for role '{request.role}' ({self.backend.name}) failed after {attempts} attempt{plural}: {exc}"
-        ))
+        return type(exc)(
+            self.redact(
+                f"model call for role '{request.role}' ({self.backend.name}) failed after {attempts} attempt{plural}: {exc}"
+            )
+        )
 
     def _record(
-        self, request: ChatRequest, response: ChatResponse | None, error: Exception | None, attempts: int, latency: float
+        self,
+        request: ChatRequest,
+        response: ChatResponse | None,
+        error: Exception | None,
+        attempts: int,
+        latency: float,
     ) -> None:
         if self.call_log is None:
             return

@@ -189,13 +189,15 @@ def normalise_lemma_items(raw: Any) -> list[dict[str, Any]]:
         if not statement:
             continue
         depends = _first(entry, DEPENDENCY_KEYS) or []
-        items.append({
-            "id": str(_first(entry, ID_KEYS) or ""),
-            "statement": str(statement).strip(),
-            "depends_on": [str(d) for d in depends] if isinstance(depends, list) else [str(depends)],
-            "source": str(entry.get("source") or ""),
-            "approach": str(_first(entry, APPROACH_KEYS) or "").strip(),
-        })
+        items.append(
+            {
+                "id": str(_first(entry, ID_KEYS) or ""),
+                "statement": str(statement).strip(),
+                "depends_on": [str(d) for d in depends] if isinstance(depends, list) else [str(depends)],
+                "source": str(entry.get("source") or ""),
+                "approach": str(_first(entry, APPROACH_KEYS) or "").strip(),
+            }
+        )
     return items
 
 

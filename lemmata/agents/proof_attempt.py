@@ -23,17 +23,21 @@ WEASEL_PENALTY, WEASEL_CAP = 0.05, 0.15
 HEURISTIC_WITH_END, HEURISTIC_WITHOUT_END = 0.5, 0.2
 MIN_PROOF_CHARACTERS = 20
 #: A heading that opens the prover's self-assessment: "### Self-Assessment", "**Self-assessment JSON Object**".
-SELF_ASSESSMENT_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment\b[^\n]*$",
-                                     re.IGNORECASE | re.MULTILINE)
+SELF_ASSESSMENT_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment\b[^\n]*$", re.IGNORECASE | re.MULTILINE
+)
 #: The heading naming nothing but the assessment: "### Self-Assessment JSON Object", "**Self-assessment:**".
-BARE_ASSESSMENT_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment"
-                                     r"(?:[ \t]+(?:json[ \t]+)?(?:object|block))?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$",
-                                     re.IGNORECASE)
+BARE_ASSESSMENT_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment"
+    r"(?:[ \t]+(?:json[ \t]+)?(?:object|block))?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$",
+    re.IGNORECASE,
+)
 #: Prose after that heading up to this long is a remark on the proof, cut with it.
 MAX_REMARK_CHARS = 400
 #: What may follow that heading: blank lines, list items ("- **Confidence**: 0.95"), "Key: value" lines.
 ASSESSMENT_LINE = re.compile(
-    r"^[ \t]*(?:$|[-*+\u2022][ \t]|\d+[.)][ \t]|(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?[ \t]*:)")
+    r"^[ \t]*(?:$|[-*+\u2022][ \t]|\d+[.)][ \t]|(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?[ \t]*:)"
+)
 
 
 @dataclass
@@ -87,8 +91,9 @@ def without_self_assessment(text: str) -> str:
     start, end = headings[-1].start(), headings[-1].end()
     rest = text[end:]
     names_only_the_assessment = BARE_ASSESSMENT_HEADING.match(headings[-1].group(0)) is not None
-    if all(ASSESSMENT_LINE.match(line) for line in rest.splitlines()) or (names_only_the_assessment
-                                                                           and _is_a_remark(rest)):
+    if all(ASSESSMENT_LINE.match(line) for line in rest.splitlines()) or (
+        names_only_the_assessment and _is_a_remark(rest)
+    ):
         return text[:start].rstrip() + "\n"
     return text  # more proof follows: the heading was the proof's own
 

@@ -49,8 +49,13 @@ class AgentSpec(Generic[AnswerT]):
     compress_every: int
 
 
-def run_tool_agent(client: LLMClient, spec: AgentSpec[AnswerT], values: Mapping[str, str],
-                   tools: Mapping[str, Tool], seed: list[PaperRecord] | None = None) -> AgentRun[AnswerT]:
+def run_tool_agent(
+    client: LLMClient,
+    spec: AgentSpec[AnswerT],
+    values: Mapping[str, str],
+    tools: Mapping[str, Tool],
+    seed: list[PaperRecord] | None = None,
+) -> AgentRun[AnswerT]:
     """Turns until an answer calls no tool (or, without tools, is readable) or `spec.max_turns` is reached."""
     history = AgentHistory(client, every=spec.compress_every)
     run: AgentRun[AnswerT] = AgentRun(final=None, turns=0, retrieved={p.id: p for p in seed or []})
@@ -58,8 +63,13 @@ def run_tool_agent(client: LLMClient, spec: AgentSpec[AnswerT], values: Mapping[
     for turn in range(1, spec.max_turns + 1):
         # Without tools a readable answer is final; only an unreadable one earns another turn.
         offered = bool(tools) and turn < spec.max_turns
-        prompt = render_prompt(spec.prompt, **values, tools=describe_tools(tools, offered=offered),
-                               history=history.render(), turn=turn_note(turn, spec.max_turns))
+        prompt = render_prompt(
+            spec.prompt,
+            **values,
+            tools=describe_tools(tools, offered=offered),
+            history=history.render(),
+            turn=turn_note(turn, spec.max_turns),
+        )
         text = client.complete(spec.role, prompt.system, prompt.user, json_answer=True)
         run.turns = turn
         try:
@@ -73,17 +83,31 @@ def run_tool_agent(client: LLMClient, spec: AgentSpec[AnswerT], values: Mapping[
             break
         results = call_tools(tools, [(c.tool.strip(), c.argument.strip()) for c in requested], cache)
         for (name, argument), result in results:
-            run.calls.append(ToolCallRecord(turn=turn, tool=name, argument=argument, ok=result.ok,
-                                            error=result.error, paper_ids=[p.id for p in result.papers]))
+            run.calls.append(
+                ToolCallRecord(
+                    turn=turn,
+                    tool=name,
+                    argument=argument,
+                    ok=result.ok,
+                    error=result.error,
+                    paper_ids=[p.id for p in result.papers],
+                )
+            )
             for paper in result.papers:
                 run.retrieved.setdefault(paper.id, paper)
-        history.add(f"Turn {turn}:\n" + "\n\n".join(
-            f"{name}({argument!r}) ->\n{result.text[:RESULT_CHARS_IN_HISTORY]}" for (name, argument), result in results))
+        history.add(
+            f"Turn {turn}:\n"
+            + "\n\n".join(
+                f"{name}({argument!r}) ->\n{result.text[:RESULT_CHARS_IN_HISTORY]}"
+                for (name, argument), result in results
+            )
+        )
     return run
 
 
-def call_tools(tools: Mapping[str, Tool], calls: list[tuple[str, str]],
-               cache: dict[tuple[str, str], ToolResult]) -> list[tuple[tuple[str, str], ToolResult]]:
+def call_tools(
+    tools: Mapping[str, Tool], calls: list[tuple[str, str]], cache: dict[tuple[str, str], ToolResult]
+) -> list[tuple[tuple[str, str], ToolResult]]:
     """Each call's result, in order; independent calls run at once, a repeated call is answered
     from the cache (no second request to a rate-limited service)."""
     pending = list(dict.fromkeys(call for call in calls if call not in cache))
@@ -98,8 +122,9 @@ def _call(tools: Mapping[str, Tool], name: str, argument: str) -> ToolResult:
     tool = tools.get(name)
     if tool is None:
         available = ", ".join(tools) or "none"
-        return ToolResult(text=f"There is no tool named {name!r}. Available tools: {available}.",
-                          error=f"unknown tool {name!r}")
+        return ToolResult(
+            text=f"There is no tool named {name!r}. Available tools: {available}.", error=f"unknown tool {name!r}"
+        )
     if not argument:
         return ToolResult(text=f"{name} needs a non-empty {tool.parameter}.", error=f"empty {tool.parameter}")
     return tool.run(argument)
@@ -107,9 +132,9 @@ def _call(tools: Mapping[str, Tool], name: str, argument: str) -> ToolResult:
 
 def describe_tools(tools: Mapping[str, Tool], offered: bool = True) -> str:
     if not tools:
-        return "(no tools in this run: give your final answer, with \"tool_calls\": [])"
+        return '(no tools in this run: give your final answer, with "tool_calls": [])'
     if not offered:
-        return "(no tool calls this turn: give your final answer, with \"tool_calls\": [])"
+        return '(no tool calls this turn: give your final answer, with "tool_calls": [])'
     return "\n".join(f"- {tool.name}({tool.parameter}): {tool.description}" for tool in tools.values())
 
 

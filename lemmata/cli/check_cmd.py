@@ -20,11 +20,20 @@ CHECKS_DIR = "checks"  # under $LEMMATA_HOME: one folder per check, with its mod
 @click.command()
 @click.argument("statement_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("proof_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object: verified, accepted, confidence, "
-              "method, issues, checks, checker, trust, calls, seconds")
-@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="where the model calls are logged (llm_calls.jsonl); default: a new folder under "
-                   "$LEMMATA_HOME/checks. Checks that share one folder can be replayed together.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="print one JSON object: verified, accepted, confidence, "
+    "method, issues, checks, checker, trust, calls, seconds",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="where the model calls are logged (llm_calls.jsonl); default: a new folder under "
+    "$LEMMATA_HOME/checks. Checks that share one folder can be replayed together.",
+)
 @reports_errors
 def check(statement_file: Path, proof_file: Path, as_json: bool, log_dir: Path | None) -> None:
     """Check PROOF_FILE as a proof of the statement in STATEMENT_FILE.
@@ -49,8 +58,9 @@ def check(statement_file: Path, proof_file: Path, as_json: bool, log_dir: Path |
         announced_embedded_model(settings)
     log_dir = log_dir or new_check_dir(statement, proof)
     client = make_client(settings, environ, log_dir, scope=check_scope(statement, proof))
-    result = check_user_proof(client, statement, proof, settings,
-                              checker_for(choice.name, client.models.active, lemmata_home(environ)))
+    result = check_user_proof(
+        client, statement, proof, settings, checker_for(choice.name, client.models.active, lemmata_home(environ))
+    )
     if as_json:
         click.echo(result.model_dump_json())
     else:
@@ -82,10 +92,15 @@ def report(result: object, log_dir: Path) -> str:
     from lemmata.verification.user_proof import ProofCheck
 
     assert isinstance(result, ProofCheck)
-    headline = "VERIFIED" if result.verified else ("accepted by the checks, NOT verified" if result.accepted
-                                                   else "NOT verified")
+    headline = (
+        "VERIFIED"
+        if result.verified
+        else ("accepted by the checks, NOT verified" if result.accepted else "NOT verified")
+    )
     lines = [f"{headline} (method {result.method}, confidence {result.confidence:.2f})"]
-    lines += [f"  {step.check}: {step.outcome}" + (f" - {step.detail}" if step.detail else "") for step in result.checks]
+    lines += [
+        f"  {step.check}: {step.outcome}" + (f" - {step.detail}" if step.detail else "") for step in result.checks
+    ]
     lines += [f"issue: {issue}" for issue in result.issues]
     lines.append(f"checker: {result.checker.model} ({result.checker.backend}), {result.checker.trust}. {result.trust}")
     calls = os.path.join(str(log_dir), layout.LLM_CALLS)

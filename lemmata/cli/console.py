@@ -69,12 +69,17 @@ class TerminalConsole:
         """The theory review gate. `n` the first time asks for the most problematic step and the
         issue (the theory runs once more); `n` at the second look stops the run."""
         self._clear_line()
-        click.echo("Theory review, after your objection: the updated lemma chain" if second_look
-                   else "Theory review: the lemma chain the paper will stand on")
+        click.echo(
+            "Theory review, after your objection: the updated lemma chain"
+            if second_look
+            else "Theory review: the lemma chain the paper will stand on"
+        )
         if escalated:
             unverified = ", ".join(lemma.id for lemma in theory.lemmas if not lemma.verified)
-            click.echo(f"GATE_MODE auto -> human: {unverified} not verified; every later gate asks too. "
-                       "The confidence breakdown:")
+            click.echo(
+                f"GATE_MODE auto -> human: {unverified} not verified; every later gate asks too. "
+                "The confidence breakdown:"
+            )
         for line in theory_review(theory):
             click.echo("  " + line)
         review = self._ask_to_go_on("Approve the lemma chain and continue to the writer?")
@@ -89,8 +94,9 @@ class TerminalConsole:
     def review_stage(self, question: str) -> Review:
         """A review after a stage (GATE_MODE human): go on, with feedback for the next agent, or stop."""
         self._clear_line()
-        return (self._ask_to_go_on(question)
-                or Review(approved=False, feedback=_optional("What is wrong (kept in the run record)")))
+        return self._ask_to_go_on(question) or Review(
+            approved=False, feedback=_optional("What is wrong (kept in the run record)")
+        )
 
     def _ask_to_go_on(self, question: str) -> Review | None:
         """`y` or Enter: approved, with feedback for the next agent; `n`: None. Without a terminal, `y`."""
@@ -150,8 +156,10 @@ def status_line(board: JobBoard, tally: TokenTally, elapsed: float) -> str:
     doing = ", ".join(stages) if stages else "waiting"
     detail = f" ({', '.join(labels)})" if labels else ""
     jobs = f"{board.done}/{board.total} jobs" if board.total else "starting"
-    return (f"[{_clock(elapsed)}] {doing}{detail} | {jobs} | "
-            f"{tally.calls} calls, {tally.tokens_in + tally.tokens_out} tokens")
+    return (
+        f"[{_clock(elapsed)}] {doing}{detail} | {jobs} | "
+        f"{tally.calls} calls, {tally.tokens_in + tally.tokens_out} tokens"
+    )
 
 
 def _clock(seconds: float) -> str:

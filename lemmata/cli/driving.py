@@ -14,8 +14,15 @@ from lemmata.run.outcome import run_outcome
 from lemmata.run.record import load_record
 
 
-def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: str | None = None,
-          offer_review: bool = True, wait_at_gates: bool = False, profile: str | None = None) -> None:
+def drive(
+    run_dir: Path,
+    jobs: int | None,
+    rewrite: bool = False,
+    instructions: str | None = None,
+    offer_review: bool = True,
+    wait_at_gates: bool = False,
+    profile: str | None = None,
+) -> None:
     """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
     continue the unfinished one) and report how it ended; a completed first run on a terminal
     then offers the review loop (questions, rewrites). `wait_at_gates`: a gate is answered in
@@ -32,8 +39,11 @@ def drive(run_dir: Path, jobs: int | None, rewrite: bool = False, instructions: 
         console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
     driver = Driver(run_dir, console, jobs=jobs, profile=profile)
     record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
-    click.echo(f"run {record.session_id}: {run_outcome(run_dir, record.status).text}"
-               + (f" — {record.message}" if record.message else ""), err=True)
+    click.echo(
+        f"run {record.session_id}: {run_outcome(run_dir, record.status).text}"
+        + (f" — {record.message}" if record.message else ""),
+        err=True,
+    )
     if record.status == "stopped":
         sys.exit(1)
     if record.status == "completed":

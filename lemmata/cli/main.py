@@ -46,21 +46,41 @@ def cli() -> None:
 
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    command = click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
-                           show_default=True, help="where the paper, its PDF and references.bib are copied")(command)
-    command = click.option("--gate", type=click.Choice(["none", "auto", "human"]), default=None,
-                           help="which reviews ask in this run: none, auto (once a lemma is not verified), human "
-                                "(after every stage); the theory review always asks (default: GATE_MODE)")(command)
-    command = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
-                           help="parallel jobs, e.g. lemmas proved at once (default: 10, or the cores if more; "
-                                "2 on the embedded model; on a cluster, the profile's)")(command)
+    command = click.option(
+        "--output",
+        "-o",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path("results"),
+        show_default=True,
+        help="where the paper, its PDF and references.bib are copied",
+    )(command)
+    command = click.option(
+        "--gate",
+        type=click.Choice(["none", "auto", "human"]),
+        default=None,
+        help="which reviews ask in this run: none, auto (once a lemma is not verified), human "
+        "(after every stage); the theory review always asks (default: GATE_MODE)",
+    )(command)
+    command = click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1, 64),
+        default=None,
+        help="parallel jobs, e.g. lemmas proved at once (default: 10, or the cores if more; "
+        "2 on the embedded model; on a cluster, the profile's)",
+    )(command)
     return profile_option(command)
 
 
 def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--domain", "-d", default="", metavar="DOMAIN",
-                        help="the research domain, e.g. 'multi-armed bandits': picks the domain plugin "
-                             "(`lemmata plugins`), its skills, and the memories of earlier runs in it")(command)
+    return click.option(
+        "--domain",
+        "-d",
+        default="",
+        metavar="DOMAIN",
+        help="the research domain, e.g. 'multi-armed bandits': picks the domain plugin "
+        "(`lemmata plugins`), its skills, and the memories of earlier runs in it",
+    )(command)
 
 
 @cli.command()
@@ -88,22 +108,44 @@ def explore(domain: str, output: Path, gate: str | None, jobs: int | None, profi
 @domain_option
 @run_options
 @reports_errors
-def from_papers(paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None,
-                profile: str | None) -> None:
+def from_papers(
+    paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None, profile: str | None
+) -> None:
     """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
-    start_run("from-papers", PAPERS_TASK + ", ".join(paper_ids), output, gate, jobs, profile,
-              paper_ids=list(paper_ids), **({"domain": domain.strip()} if domain.strip() else {}))
+    start_run(
+        "from-papers",
+        PAPERS_TASK + ", ".join(paper_ids),
+        output,
+        gate,
+        jobs,
+        profile,
+        paper_ids=list(paper_ids),
+        **({"domain": domain.strip()} if domain.strip() else {}),
+    )
 
 
-def start_run(mode: str, task: str, output: Path, gate: str | None, jobs: int | None, profile: str | None,
-              **task_fields: Any) -> None:
+def start_run(
+    mode: str, task: str, output: Path, gate: str | None, jobs: int | None, profile: str | None, **task_fields: Any
+) -> None:
     if not task.strip():
         raise click.UsageError("the task is empty: say what to prove or explore")
-    new = create_new_run(DataHome.from_environment(), mode, task, output, gate, load_environment(),
-                         announced_embedded_model, profile=profile, **task_fields)
+    new = create_new_run(
+        DataHome.from_environment(),
+        mode,
+        task,
+        output,
+        gate,
+        load_environment(),
+        announced_embedded_model,
+        profile=profile,
+        **task_fields,
+    )
     where = f"; jobs under the {profile} profile" if profile and profile != DEFAULT_PROFILE else ""
-    click.echo(f"lemmata {__version__}: run {new.run_dir.name} with backend {new.backend} "
-               f"(model {new.model}); run directory {new.run_dir}{where}", err=True)
+    click.echo(
+        f"lemmata {__version__}: run {new.run_dir.name} with backend {new.backend} "
+        f"(model {new.model}); run directory {new.run_dir}{where}",
+        err=True,
+    )
     drive(new.run_dir, jobs)
 
 
@@ -113,8 +155,11 @@ def announced_embedded_model(settings: Settings) -> Path:
     from lemmata.cli.model_cmd import installed_model_with_progress
 
     why = "" if settings.LLM_BACKEND else "no provider credential found: "
-    click.echo(f"lemmata: {why}using the embedded offline model, small and slow: its papers are demos "
-               "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)", err=True)
+    click.echo(
+        f"lemmata: {why}using the embedded offline model, small and slow: its papers are demos "
+        "(set LLM_BACKEND, or VENDORA_API_KEY, to use a provider)",
+        err=True,
+    )
     return installed_model_with_progress(settings)
 
 
@@ -122,9 +167,12 @@ def announced_embedded_model(settings: Settings) -> Path:
 @click.argument("session_id")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs")
 @profile_option
-@click.option("--wait-at-gates", is_flag=True,
-              help="stop at a gate with status waiting instead of asking here; the decision comes from "
-                   "the browser (what `lemmata serve` starts runs with)")
+@click.option(
+    "--wait-at-gates",
+    is_flag=True,
+    help="stop at a gate with status waiting instead of asking here; the decision comes from "
+    "the browser (what `lemmata serve` starts runs with)",
+)
 @reports_errors
 def resume(session_id: str, jobs: int | None, profile: str | None, wait_at_gates: bool) -> None:
     """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed."""
@@ -145,8 +193,10 @@ def pause(session_id: str) -> None:
         record = load_record(run_dir)
         raise UserError(f"run {session_id} is not running (status {live_status(run_dir, record)}): nothing to pause")
     request_pause(run_dir, "command")
-    click.echo(f"pause requested: run {session_id} stops once its running jobs finish; "
-               f"continue it with `lemmata resume {session_id}`")
+    click.echo(
+        f"pause requested: run {session_id} stops once its running jobs finish; "
+        f"continue it with `lemmata resume {session_id}`"
+    )
 
 
 @cli.command()
@@ -195,8 +245,13 @@ def show_run(run_dir: Path) -> None:
 
 @cli.command()
 @click.argument("session_id")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="where to write the report (default: report.html in the run directory)")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="where to write the report (default: report.html in the run directory)",
+)
 @reports_errors
 def report(session_id: str, output: Path | None) -> None:
     """Write Snakemake's self-contained HTML report of run SESSION_ID: its jobs, their times, the rules."""
@@ -204,8 +259,14 @@ def report(session_id: str, output: Path | None) -> None:
 
     run_dir = DataHome.from_environment().existing_run_dir(validate_session_id(session_id))
     target = (output or run_dir / "report.html").resolve()
-    done = subprocess.run(report_command(run_dir, target), cwd=run_dir, env=workflow_environment(run_dir),
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    done = subprocess.run(
+        report_command(run_dir, target),
+        cwd=run_dir,
+        env=workflow_environment(run_dir),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0 or not target.is_file():
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise LemmataError(f"the report of run {session_id} could not be written: {last}")
@@ -219,31 +280,59 @@ def roles(as_json: bool) -> None:
     """The agent roles: token-limit setting, model tier, and resolved limits."""
     settings = Settings.from_environment()
     if as_json:
-        table = [{"role": r.name, "max_tokens_setting": r.max_tokens_setting, "max_tokens": r.max_tokens(settings),
-                  "model_tier": r.tier, "purpose": r.purpose, "called": not r.not_called,
-                  **({"not_called": r.not_called} if r.not_called else {}), "answer_schema": r.json_schema()}
-                 for r in ROLES.values()]
+        table = [
+            {
+                "role": r.name,
+                "max_tokens_setting": r.max_tokens_setting,
+                "max_tokens": r.max_tokens(settings),
+                "model_tier": r.tier,
+                "purpose": r.purpose,
+                "called": not r.not_called,
+                **({"not_called": r.not_called} if r.not_called else {}),
+                "answer_schema": r.json_schema(),
+            }
+            for r in ROLES.values()
+        ]
         click.echo(json.dumps(table, indent=2))
         return
     click.echo(f"{'role':<15} {'setting':<24} {'tokens':>6}  tier    purpose")
     for r in ROLES.values():
         json_note = " (JSON answer)" if r.answer else ""
         unused = " (no call: see `lemmata roles --json`)" if r.not_called else ""
-        click.echo(f"{r.name:<15} {r.max_tokens_setting:<24} {r.max_tokens(settings):>6}  {r.tier:<7} "
-                   f"{r.purpose}{json_note}{unused}")
+        click.echo(
+            f"{r.name:<15} {r.max_tokens_setting:<24} {r.max_tokens(settings):>6}  {r.tier:<7} "
+            f"{r.purpose}{json_note}{unused}"
+        )
 
 
 @cli.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="bind address; anything but loopback reaches the API from other machines")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="bind address; anything but loopback reaches the API from other machines",
+)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--no-token", is_flag=True,
-              help="no API token (loopback only): every process and user of this machine can then call the API")
-@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
-              help="another name the server answers to (repeatable), e.g. this machine's name when bound to "
-                   "0.0.0.0; requests for any name but these, loopback and the bound address are refused")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning"]), default="info", show_default=True,
-              help="what the server logs; successful status polls (every open page polls its run) only at debug")
+@click.option(
+    "--no-token",
+    is_flag=True,
+    help="no API token (loopback only): every process and user of this machine can then call the API",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="another name the server answers to (repeatable), e.g. this machine's name when bound to "
+    "0.0.0.0; requests for any name but these, loopback and the bound address are refused",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning"]),
+    default="info",
+    show_default=True,
+    help="what the server logs; successful status polls (every open page polls its run) only at debug",
+)
 @reports_errors
 def serve(host: str, port: int, no_token: bool, allow_hosts: tuple[str, ...], log_level: str) -> None:
     """Serve the browser UI (Paper, Live, Settings) and the HTTP API on HOST:PORT.

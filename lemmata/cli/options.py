@@ -9,7 +9,12 @@ import click
 
 
 def profile_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--profile", "-p", default=None, metavar="PROFILE",
-                        help="where jobs run: the Snakemake profile `local` (default) or `slurm` (lemma proofs "
-                             "and experiments as cluster jobs; needs lemmata[slurm]), or the path of a folder "
-                             "with your own config.yaml; resume and rewrite keep the run's")(command)
+    return click.option(
+        "--profile",
+        "-p",
+        default=None,
+        metavar="PROFILE",
+        help="where jobs run: the Snakemake profile `local` (default) or `slurm` (lemma proofs "
+        "and experiments as cluster jobs; needs lemmata[slurm]), or the path of a folder "
+        "with your own config.yaml; resume and rewrite keep the run's",
+    )(command)

@@ -52,8 +52,13 @@ def rewrite(session_id: str, instructions: str, jobs: int | None, profile: str |
     """
     from lemmata.cli.driving import drive
 
-    drive(DataHome.from_environment().existing_run_dir(validate_session_id(session_id)), jobs,
-          rewrite=True, instructions=instructions, profile=profile)
+    drive(
+        DataHome.from_environment().existing_run_dir(validate_session_id(session_id)),
+        jobs,
+        rewrite=True,
+        instructions=instructions,
+        profile=profile,
+    )
 
 
 @click.command()

@@ -22,5 +22,7 @@ def plugins() -> None:
         skills = len(skill_files(plugin.skills_dir)) if plugin.skills_dir else 0
         click.echo(f"{plugin.name}: {plugin.description}")
         click.echo(f"  domains: {', '.join(plugin.domains)}")
-        click.echo(f"  guidance for: {', '.join(plugin.guidance) or 'none'}; skills: {skills}; "
-                   f"sandbox modules: {', '.join(plugin.sandbox_modules) or 'none'}")
+        click.echo(
+            f"  guidance for: {', '.join(plugin.guidance) or 'none'}; skills: {skills}; "
+            f"sandbox modules: {', '.join(plugin.sandbox_modules) or 'none'}"
+        )

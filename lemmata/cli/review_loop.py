@@ -40,8 +40,9 @@ def review_loop(run_dir: Path, rewrite: Callable[[str], None]) -> None:
         question = _text(QUESTION_PROMPT)
         while question:
             _answer(run_dir, question)
-            choice = click.prompt(NEXT_PROMPT, type=click.Choice(["a", "q", "r"]), show_choices=False,
-                                  default="a", show_default=False)
+            choice = click.prompt(
+                NEXT_PROMPT, type=click.Choice(["a", "q", "r"]), show_choices=False, default="a", show_default=False
+            )
             if choice == "a":
                 break
             if choice == "r":
@@ -65,8 +66,12 @@ def _answer(run_dir: Path, question: str) -> None:
         click.echo(piece, nl=False)
 
     try:
-        ask_about_paper(run_dir, question, on_text=show,
-                        on_restart=lambda: click.echo("\n[the connection broke; the answer starts again]"))
+        ask_about_paper(
+            run_dir,
+            question,
+            on_text=show,
+            on_restart=lambda: click.echo("\n[the connection broke; the answer starts again]"),
+        )
         click.echo()
     except LemmataError as error:
         click.echo(f"\nno answer: {error}", err=True)

@@ -32,8 +32,11 @@ STDERR_LINES = 5
 
 @click.command("install-skills")
 @click.argument("skill", required=False, metavar="[OWNER/NAME]")
-@click.option("--force", is_flag=True,
-              help="replace installed bundled skills you changed; with OWNER/NAME, reinstall over an existing copy")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="replace installed bundled skills you changed; with OWNER/NAME, reinstall over an existing copy",
+)
 @reports_errors
 def install_skills(skill: str | None, force: bool) -> None:
     """Install the bundled skills into $LEMMATA_HOME/skills, or OWNER/NAME from the skill registry.
@@ -60,7 +63,9 @@ def install_bundled(target: Path, force: bool) -> None:
         state = bundled_state(dest, content, manifest.get(source.name), force)
         counts[state] += 1
         if state == "kept":
-            click.echo(f"kept       {dest}: changed since lemmata installed it (--force replaces it with the bundled one)")
+            click.echo(
+                f"kept       {dest}: changed since lemmata installed it (--force replaces it with the bundled one)"
+            )
             continue
         if state != "up to date":
             atomic_write_text(dest, content)
@@ -98,8 +103,10 @@ def validated_ref(ref: str) -> str:
     """OWNER/NAME, each of letters, digits, '-', '_', '.' (not only dots, not a leading '-')."""
     segments = ref.split("/")
     if not SKILL_REF.match(ref) or any(s.strip(".") == "" or s.startswith("-") for s in segments):
-        raise click.UsageError(f"{ref!r} is not a skill name of the registry: expected OWNER/NAME, two segments "
-                               "of letters, digits, '-', '_' and '.' separated by one '/' (e.g. someone/proof-tactics)")
+        raise click.UsageError(
+            f"{ref!r} is not a skill name of the registry: expected OWNER/NAME, two segments "
+            "of letters, digits, '-', '_' and '.' separated by one '/' (e.g. someone/proof-tactics)"
+        )
     return ref
 
 
@@ -112,8 +119,10 @@ def client_command() -> list[str]:
         raise UserError(f"{CLIENT_VARIABLE}={configured!r} cannot be split into words: {exc}") from None
     program = shutil.which(words[0])
     if program is None:
-        raise UserError(f"the skill registry client {words[0]!r} is not on PATH: install it (for ClawHub: "
-                        f"`npm i -g clawhub`), or set {CLIENT_VARIABLE} to the program to use")
+        raise UserError(
+            f"the skill registry client {words[0]!r} is not on PATH: install it (for ClawHub: "
+            f"`npm i -g clawhub`), or set {CLIENT_VARIABLE} to the program to use"
+        )
     return [program, *words[1:]]
 
 
@@ -129,8 +138,7 @@ def install_from_registry(ref: str, target: Path, force: bool) -> None:
     done = run_client(argv, ref)
     changed = sorted(p for p, digest in _fingerprints(target).items() if before.get(p) != digest)
     if not changed:
-        click.echo(f"lemmata: {Path(command[0]).name} reported success but no skill file changed in {target}",
-                   err=True)
+        click.echo(f"lemmata: {Path(command[0]).name} reported success but no skill file changed in {target}", err=True)
         _echo_tail(done.stdout)
         return
     report_installed(changed)
@@ -147,7 +155,11 @@ def run_client(argv: list[str], ref: str) -> subprocess.CompletedProcess[str]:
     if done.returncode != 0:
         output = done.stderr if done.stderr.strip() else done.stdout
         _echo_tail(output)
-        how = f"was killed by signal {-done.returncode}" if done.returncode < 0 else f"exited with status {done.returncode}"
+        how = (
+            f"was killed by signal {-done.returncode}"
+            if done.returncode < 0
+            else f"exited with status {done.returncode}"
+        )
         above = " (its last lines are above)" if output.strip() else ""
         raise LemmataError(f"{name} install {ref} failed: it {how}{above}")
     return done
@@ -155,8 +167,14 @@ def run_client(argv: list[str], ref: str) -> subprocess.CompletedProcess[str]:
 
 def run_in_own_group(argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
     """Run with stdin closed; on a timeout or Ctrl+C the whole process group goes (npx starts node)."""
-    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, start_new_session=True) as process:
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except BaseException:
@@ -189,7 +207,10 @@ def report_installed(paths: list[Path]) -> None:
         try:
             skill = load_file(path)
         except SkillError as exc:
-            click.echo(f"warning: {path}: {exc}; lemmata skips this skill until it is fixed "
-                       "(its front matter needs name, description and roles, e.g. `roles: [prover]`)", err=True)
+            click.echo(
+                f"warning: {path}: {exc}; lemmata skips this skill until it is fixed "
+                "(its front matter needs name, description and roles, e.g. `roles: [prover]`)",
+                err=True,
+            )
         else:
             click.echo(f"installed  {skill.name} ({path}): for {', '.join(skill.roles)}")

@@ -95,8 +95,14 @@ class Box:
 
 
 @contextlib.contextmanager
-def open_box(spec: BoxSpec, *, stdin: int = subprocess.DEVNULL, stdout: int = subprocess.PIPE,
-             stderr: int = subprocess.PIPE, pass_fds: Sequence[int] = ()) -> Iterator[Box]:
+def open_box(
+    spec: BoxSpec,
+    *,
+    stdin: int = subprocess.DEVNULL,
+    stdout: int = subprocess.PIPE,
+    stderr: int = subprocess.PIPE,
+    pass_fds: Sequence[int] = (),
+) -> Iterator[Box]:
     """Start the box; on leaving, every process in it is killed and its cgroup removed."""
     problem = box_problem()
     if problem:
@@ -110,8 +116,13 @@ def open_box(spec: BoxSpec, *, stdin: int = subprocess.DEVNULL, stdout: int = su
     command = bwrap_command(layout, identity, spec.environment, spec.argv, bwrap=bwrap)
     try:
         process = subprocess.Popen(
-            command, env={"PATH": "/usr/bin:/bin"}, stdin=stdin, stdout=stdout, stderr=stderr,
-            pass_fds=tuple(pass_fds), start_new_session=True,
+            command,
+            env={"PATH": "/usr/bin:/bin"},
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            pass_fds=tuple(pass_fds),
+            start_new_session=True,
             preexec_fn=_preexec(spec.limits, cgroup, identity),
         )
     except BaseException:
@@ -140,7 +151,8 @@ def whole_box_cgroup(limits: BoxLimits) -> BoxCgroup | None:
             f"the sandbox limits memory, processes and CPU time of a whole test with a cgroup, and none can be "
             f"made here ({error}). Run lemmata as root, or in a cgroup v2 subtree delegated to your user with the "
             f"memory and pids controllers, or set {WEAKER_LIMITS_VARIABLE}={PER_PROCESS} to accept limits per "
-            f"process only (weaker: see SECURITY.md)") from None
+            f"process only (weaker: see SECURITY.md)"
+        ) from None
     try:
         cgroup.set_limits(limits.memory_bytes + limits.scratch_bytes, limits.processes)
     except OSError:
@@ -171,6 +183,7 @@ def _preexec(limits: BoxLimits, cgroup: BoxCgroup | None, identity: Identity) ->
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         elif user_processes is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (user_processes, user_processes))
+
     return apply
 
 
@@ -192,9 +205,17 @@ def _end(box: Box) -> None:
 
 def _protections(cgroup: BoxCgroup | None, identity: Identity) -> tuple[str, ...]:
     """What holds around the work, as the experiment records and the cards show it."""
-    names = ["bubblewrap box", "read-only system", "scratch tmpfs", "no network", "pid namespace",
-             "environment from nothing", "unprivileged uid" if identity.privileged else "user namespace",
-             "no capabilities", "wall-clock timeout"]
+    names = [
+        "bubblewrap box",
+        "read-only system",
+        "scratch tmpfs",
+        "no network",
+        "pid namespace",
+        "environment from nothing",
+        "unprivileged uid" if identity.privileged else "user namespace",
+        "no capabilities",
+        "wall-clock timeout",
+    ]
     names.append(f"whole-test limits (cgroup v{cgroup.version})" if cgroup else "per-process limits only")
     return tuple(names)
 
@@ -235,8 +256,10 @@ def box_problem() -> str:
     detail = probe.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {probe.returncode}"]
     hint = INSTALL_HINT
     if "namespace" in detail[0].lower() and not identity.privileged:
-        hint = ("this system forbids unprivileged user namespaces: allow them (sysctl kernel.unprivileged_userns_clone=1 "
-                "and user.max_user_namespaces > 0; on Ubuntu 24.04 AppArmor's bwrap profile), or run lemmata as root")
+        hint = (
+            "this system forbids unprivileged user namespaces: allow them (sysctl kernel.unprivileged_userns_clone=1 "
+            "and user.max_user_namespaces > 0; on Ubuntu 24.04 AppArmor's bwrap profile), or run lemmata as root"
+        )
     return f"the sandbox could not start ({detail[0]}): {hint}"
 
 

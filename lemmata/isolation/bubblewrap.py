@@ -47,8 +47,9 @@ class Layout:
     scratch_bytes: int
 
 
-def bwrap_command(layout: Layout, identity: Identity, environment: Mapping[str, str], argv: Sequence[str],
-                  bwrap: str = "bwrap") -> list[str]:
+def bwrap_command(
+    layout: Layout, identity: Identity, environment: Mapping[str, str], argv: Sequence[str], bwrap: str = "bwrap"
+) -> list[str]:
     """The whole command that runs `argv` in the box."""
     command = [bwrap, *NAMESPACES, "--die-with-parent", "--new-session"]
     if not identity.privileged:
@@ -61,9 +62,21 @@ def bwrap_command(layout: Layout, identity: Identity, environment: Mapping[str, 
     command += ["--remount-ro", "/", "--chdir", layout.scratch]
     if identity.privileged:
         # setpriv needs these three to switch user and empty its bounding set; it drops them all.
-        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
-                    SETPRIV, f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups",
-                    "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all"]
+        command += [
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--cap-add",
+            "CAP_SETPCAP",
+            SETPRIV,
+            f"--reuid={identity.uid}",
+            f"--regid={identity.gid}",
+            "--clear-groups",
+            "--no-new-privs",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+        ]
     return [*command, "--", *argv]
 
 
@@ -107,6 +120,9 @@ def _inside(path: str, directory: str) -> bool:
 
 def system_library_paths() -> tuple[str, ...]:
     """The dynamic linker's places; a root that is not merged-/usr has real /lib directories."""
-    real_root_dirs = [link for link in ROOT_LINKS if os.path.isdir(link) and not os.path.islink(link)
-                      and link not in ("/bin", "/sbin")]
+    real_root_dirs = [
+        link
+        for link in ROOT_LINKS
+        if os.path.isdir(link) and not os.path.islink(link) and link not in ("/bin", "/sbin")
+    ]
     return (*SYSTEM_LIBRARIES, *real_root_dirs)

@@ -146,8 +146,9 @@ def _open_v2(mounts: list[tuple[str, str, str, set[str]]], own: dict[str, str]) 
         try:
             _write(parent / "cgroup.subtree_control", "+memory +pids")
         except OSError as error:
-            raise CgroupUnavailable(f"cgroup v2: memory and pids are not enabled below {parent} "
-                                    f"and cannot be ({error.strerror})") from None
+            raise CgroupUnavailable(
+                f"cgroup v2: memory and pids are not enabled below {parent} and cannot be ({error.strerror})"
+            ) from None
     return _make({"unified": child}, 2, "cgroup v2")
 
 
@@ -168,7 +169,7 @@ def _make(directories: dict[str, Path], version: int, name: str) -> BoxCgroup:
 def _child_path(mount: tuple[str, str, str, set[str]], own_path: str) -> Path:
     """A new directory name below our own cgroup in that hierarchy."""
     mount_point, mount_root = mount[0], mount[1]
-    relative = own_path[len(mount_root):] if own_path.startswith(mount_root) else own_path
+    relative = own_path[len(mount_root) :] if own_path.startswith(mount_root) else own_path
     name = f"lemmata-box-{os.getpid()}-{next(_names)}"
     return Path(mount_point + "/" + relative.strip("/")) / name if relative.strip("/") else Path(mount_point) / name
 

@@ -28,23 +28,78 @@ import traceback
 EXIT_DENIED = 112
 EXIT_MEMORY = 113
 
-NETWORK_EVENTS = ("socket.", "urllib.Request", "http.client.", "ftplib.", "smtplib.", "imaplib.",
-                  "nntplib.", "poplib.", "telnetlib.", "webbrowser.")
-PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-                  "os.forkpty", "pty.spawn", "os.startfile", "os.kill", "os.killpg", "signal.pthread_kill")
+NETWORK_EVENTS = (
+    "socket.",
+    "urllib.Request",
+    "http.client.",
+    "ftplib.",
+    "smtplib.",
+    "imaplib.",
+    "nntplib.",
+    "poplib.",
+    "telnetlib.",
+    "webbrowser.",
+)
+PROCESS_EVENTS = (
+    "subprocess.Popen",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "pty.spawn",
+    "os.startfile",
+    "os.kill",
+    "os.killpg",
+    "signal.pthread_kill",
+)
 # ctypes.dlopen(None) is what `import ctypes` (and so numpy) does; a named library, or looking up
 # a symbol in one, is the way to call libc's fork or connect behind the hook's back.
-NATIVE_EVENTS = ("ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function", "ctypes.string_at",
-                 "ctypes.wstring_at", "ctypes.cdata", "ctypes.cdata/buffer")
+NATIVE_EVENTS = (
+    "ctypes.dlsym",
+    "ctypes.dlsym/handle",
+    "ctypes.call_function",
+    "ctypes.string_at",
+    "ctypes.wstring_at",
+    "ctypes.cdata",
+    "ctypes.cdata/buffer",
+)
 # Events that change the file system, and which of their arguments are paths.
-WRITE_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1), "os.chmod": (0,),
-                "os.chown": (0,), "os.truncate": (0,), "os.link": (0, 1), "os.symlink": (1,), "os.utime": (0,),
-                "os.setxattr": (0,), "os.removexattr": (0,), "os.chflags": (0,), "os.lchflags": (0,),
-                "os.lchmod": (0,), "shutil.rmtree": (0,), "shutil.chown": (0,)}
+WRITE_EVENTS = {
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.mkdir": (0,),
+    "os.rename": (0, 1),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.truncate": (0,),
+    "os.link": (0, 1),
+    "os.symlink": (1,),
+    "os.utime": (0,),
+    "os.setxattr": (0,),
+    "os.removexattr": (0,),
+    "os.chflags": (0,),
+    "os.lchflags": (0,),
+    "os.lchmod": (0,),
+    "shutil.rmtree": (0,),
+    "shutil.chown": (0,),
+}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 # Read-only system files ordinary numerical code (the stdlib, numpy) may open from Python.
-SYSTEM_READS = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/proc/cpuinfo", "/proc/meminfo",
-                "/sys/devices/system/cpu/", "/etc/localtime", "/usr/share/zoneinfo/", "/usr/lib/", "/usr/share/")
+SYSTEM_READS = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/urandom",
+    "/dev/random",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/sys/devices/system/cpu/",
+    "/etc/localtime",
+    "/usr/share/zoneinfo/",
+    "/usr/lib/",
+    "/usr/share/",
+)
 # Outside the Python installation, a sys.path entry (an editable checkout, say) is readable
 # only for what imports need: not its .env files.
 IMPORT_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".typed")
@@ -57,8 +112,15 @@ class SandboxDenied(PermissionError):
 class Guard:
     """The audit hook: the first denial is kept in `denied`; every denial raises."""
 
-    def __init__(self, scratch: str, install_roots: list[str], import_roots: list[str], pid: int,
-                 status_fd: int | None = None, inputs: str | None = None) -> None:
+    def __init__(
+        self,
+        scratch: str,
+        install_roots: list[str],
+        import_roots: list[str],
+        pid: int,
+        status_fd: int | None = None,
+        inputs: str | None = None,
+    ) -> None:
         self.status_fd = status_fd
         self.scratch = _directory(scratch)
         self.inputs = _directory(inputs) if inputs else None  # the script and its modules, read-only
@@ -118,8 +180,9 @@ class Guard:
             return True
         if self.inputs and _inside(path, self.inputs):
             return True
-        if path.startswith(self.own_proc) or any(path == p or (p.endswith("/") and path.startswith(p))
-                                                 for p in SYSTEM_READS):
+        if path.startswith(self.own_proc) or any(
+            path == p or (p.endswith("/") and path.startswith(p)) for p in SYSTEM_READS
+        ):
             return True
         return path.endswith(IMPORT_SUFFIXES) and any(_inside(path, root) for root in self.import_roots)
 

@@ -57,8 +57,9 @@ class SandboxResult:
     protections: tuple[str, ...] = ()
 
 
-def run_python(code: str, limits: Limits = Limits(), *, guard: bool = True,
-               modules: Mapping[str, Path] | None = None) -> SandboxResult:
+def run_python(
+    code: str, limits: Limits = Limits(), *, guard: bool = True, modules: Mapping[str, Path] | None = None
+) -> SandboxResult:
     """Run `code` in a box. `modules` (import name -> source file), a domain plugin's numerical
     tools, are copied next to the script, whose directory the launcher puts on the import path.
     `guard=False` leaves out the audit hook and the supervisor, so that tests can show the box
@@ -69,8 +70,9 @@ def run_python(code: str, limits: Limits = Limits(), *, guard: bool = True,
         argv = _write_inputs(Path(inputs), code, modules, guard)
         status_read, status_write = os.pipe()
         try:
-            spec = BoxSpec([*argv, str(status_write)] if guard else argv, box_paths(inputs), script_environment(),
-                           limits, SCRATCH)
+            spec = BoxSpec(
+                [*argv, str(status_write)] if guard else argv, box_paths(inputs), script_environment(), limits, SCRATCH
+            )
             with open_box(spec, pass_fds=(status_write,)) as box:
                 os.close(status_write)
                 status_write = -1
@@ -124,7 +126,9 @@ def _check_modules(modules: Mapping[str, Path], guard: bool) -> None:
         raise ValueError("sandbox modules are put on the import path by the launcher: they need guard=True")
     for name, source in modules.items():
         if not name.isidentifier() or f"{name}.py" in (SCRIPT_NAME, LAUNCHER_NAME):
-            raise ValueError(f"sandbox module name {name!r}: use a Python identifier other than check or the launcher's")
+            raise ValueError(
+                f"sandbox module name {name!r}: use a Python identifier other than check or the launcher's"
+            )
         if not Path(source).is_file():
             raise ValueError(f"sandbox module {name!r}: no file {source}")
 
@@ -165,8 +169,11 @@ def _collect(box: Box, limits: Limits) -> tuple[str, str, str]:
         while process.poll() is None and not stop:
             stop = "wall" if time.monotonic() >= deadline else "cpu" if box.over_cpu() else ""
             time.sleep(0.02)
-    return (buffers[process.stdout.fileno()].decode("utf-8", "replace"),
-            buffers[process.stderr.fileno()].decode("utf-8", "replace"), stop)
+    return (
+        buffers[process.stdout.fileno()].decode("utf-8", "replace"),
+        buffers[process.stderr.fileno()].decode("utf-8", "replace"),
+        stop,
+    )
 
 
 def _select(fds: set[int], timeout: float) -> list[tuple[selectors.SelectorKey, int]]:
@@ -204,8 +211,9 @@ def status_records(data: bytes) -> list[dict]:
     return records
 
 
-def _result(box: Box, stdout: str, stderr: str, stop: str, records: list[dict], limits: Limits,
-            protections: tuple[str, ...]) -> SandboxResult:
+def _result(
+    box: Box, stdout: str, stderr: str, stop: str, records: list[dict], limits: Limits, protections: tuple[str, ...]
+) -> SandboxResult:
     # The supervisor writes the last end record; the worker may write a denial before it.
     end: dict = next((r for r in reversed(records) if isinstance(r.get("exit", r.get("signal")), int)), {})
     if stop:
@@ -226,14 +234,20 @@ def _result(box: Box, stdout: str, stderr: str, stop: str, records: list[dict], 
         limits_hit.add("memory (whole test)")
     if events.forks_refused:
         limits_hit.add("processes")
-    stopped = stop_reason(timed_out=stop == "wall", denied=denied, limits_hit=limits_hit,
-                          signal_number=-returncode if returncode < 0 else 0,
-                          cpu_seconds=limits.cpu_seconds if stop == "cpu" else cpu, limits=limits)
+    stopped = stop_reason(
+        timed_out=stop == "wall",
+        denied=denied,
+        limits_hit=limits_hit,
+        signal_number=-returncode if returncode < 0 else 0,
+        cpu_seconds=limits.cpu_seconds if stop == "cpu" else cpu,
+        limits=limits,
+    )
     return SandboxResult(returncode, stdout, stderr, stop == "wall", True, stopped, cpu, protections)
 
 
-def stop_reason(*, timed_out: bool, denied: str, limits_hit: set[str], signal_number: int,
-                cpu_seconds: float | None, limits: Limits) -> str:
+def stop_reason(
+    *, timed_out: bool, denied: str, limits_hit: set[str], signal_number: int, cpu_seconds: float | None, limits: Limits
+) -> str:
     """Why the sandbox ended or refused the script, in words for the record and for the model."""
     reasons = [f"denied: {denied}"] if denied else []
     cpu_spent = cpu_seconds is not None and cpu_seconds >= limits.cpu_seconds

@@ -12,8 +12,17 @@ from lemmata.latex.unicode_symbols import replace_unicode_symbols
 
 # Letters NFKD does not split into a base letter plus accents.
 _TRANSLITERATIONS = {
-    "ß": "ss", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "þ": "th", "œ": "oe", "ð": "d",
-    "ı": "i", "ŋ": "n", "ħ": "h",
+    "ß": "ss",
+    "æ": "ae",
+    "ø": "o",
+    "ł": "l",
+    "đ": "d",
+    "þ": "th",
+    "œ": "oe",
+    "ð": "d",
+    "ı": "i",
+    "ŋ": "n",
+    "ħ": "h",
 }
 _NAME_SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "v"}
 _CITE_COMMAND = re.compile(
@@ -23,9 +32,16 @@ _CITE_COMMAND = re.compile(
 )
 # BibTeX counts every brace, escaped or not, so braces in a field must become commands.
 _BIBTEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
-    "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_",
-    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 _BIBTEX_PATTERN = re.compile("|".join(re.escape(char) for char in _BIBTEX_SPECIALS))
 

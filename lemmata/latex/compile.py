@@ -21,9 +21,7 @@ BUILD_DIRECTORY = "build"
 #: Figures beside the .tex (the experiment's plots), copied along into the build directory.
 FIGURES_DIRECTORY = "figures"
 
-_FILE_LINE_ERROR = re.compile(
-    r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$"
-)
+_FILE_LINE_ERROR = re.compile(r"^(?P<file>[^\s:][^:\n]*\.(?:tex|sty|cls|bbl|aux|def)):(?P<line>\d+): (?P<message>.*)$")
 _FATAL_NOISE = ("==> Fatal error occurred", "Emergency stop")
 # Each names its label or citation; the "There were undefined ..." summaries add nothing.
 _WARNING_PATTERNS = (
@@ -112,8 +110,9 @@ def _culprit(context: list[str]) -> str:
     return ""
 
 
-def compile_paper(tex_path: Path, *, bibliography: bool, timeout_per_pass: float = 60.0,
-                  figures: Path | None = None) -> CompileResult:
+def compile_paper(
+    tex_path: Path, *, bibliography: bool, timeout_per_pass: float = 60.0, figures: Path | None = None
+) -> CompileResult:
     """pdflatex, bibtex, pdflatex, pdflatex; raise LatexCompileError on failure.
 
     TeX runs in the TeX box (`texbox.py`): it sees the TeX trees and a build directory on a
@@ -250,8 +249,12 @@ def undefined_names(warnings: list[str], kind: str) -> list[str]:
 
 def success_report(tex_path: Path, result: CompileResult) -> CompileReport:
     return CompileReport(
-        tex_file=Path(tex_path).name, ok=True, pdf_file=result.pdf_path.name, passes=list(result.passes),
-        seconds=round(result.seconds, 3), warnings=list(result.warnings),
+        tex_file=Path(tex_path).name,
+        ok=True,
+        pdf_file=result.pdf_path.name,
+        passes=list(result.passes),
+        seconds=round(result.seconds, 3),
+        warnings=list(result.warnings),
         undefined_citations=undefined_names(result.warnings, "Citation"),
         undefined_references=undefined_names(result.warnings, "Reference"),
     )

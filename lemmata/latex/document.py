@@ -13,8 +13,19 @@ MATH_PACKAGE_PATH = _HERE / "lemmata-math.sty"
 
 # Theorem-like environments the preamble defines (kept in sync by a test).
 THEOREM_ENVIRONMENTS: tuple[str, ...] = (
-    "theorem", "lemma", "proposition", "corollary", "conjecture", "claim", "fact",
-    "observation", "maintheorem", "definition", "assumption", "example", "remark",
+    "theorem",
+    "lemma",
+    "proposition",
+    "corollary",
+    "conjecture",
+    "claim",
+    "fact",
+    "observation",
+    "maintheorem",
+    "definition",
+    "assumption",
+    "example",
+    "remark",
 )
 # Unnumbered theorem-like environments whose heading is their first argument.
 NAMED_ENVIRONMENTS: tuple[str, ...] = ("namedtheorem", "nameddefinition")
@@ -24,8 +35,15 @@ NAMED_ENVIRONMENTS: tuple[str, ...] = ("namedtheorem", "nameddefinition")
 AUTHOR = "lemmata"
 
 _LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-    "%": r"\%", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
 _SPECIALS_PATTERN = re.compile("|".join(re.escape(char) for char in _LATEX_SPECIALS))

@@ -32,7 +32,8 @@ KNOWN_ENVIRONMENTS: frozenset[str] = frozenset(
 )
 # Environments in which `&` separates columns; anywhere else it must be escaped.
 ALIGNMENT_ENVIRONMENTS: frozenset[str] = frozenset(
-    name for name in KNOWN_ENVIRONMENTS
+    name
+    for name in KNOWN_ENVIRONMENTS
     if re.match(r"(tabular|array|align|flalign|eqnarray|split|.?matrix|smallmatrix|.?cases|subarray)", name)
 )
 # Environments a section heading cannot sit inside: a heading closes them.
@@ -45,27 +46,63 @@ TEXT_BLOCK_ENVIRONMENTS: frozenset[str] = SECTION_CLOSES | frozenset(
 
 # Abbreviations and misspellings models use for environments the preamble defines.
 ENVIRONMENT_ALIASES: dict[str, str] = {
-    "thm": "theorem", "theo": "theorem", "lem": "lemma", "lemm": "lemma",
-    "prop": "proposition", "cor": "corollary", "coro": "corollary", "corolary": "corollary",
-    "corrolary": "corollary", "defn": "definition", "defin": "definition", "def": "definition",
-    "definiton": "definition", "rem": "remark", "rema": "remark", "rmk": "remark",
-    "conj": "conjecture", "obs": "observation", "ex": "example", "exmp": "example",
-    "exa": "example", "assump": "assumption", "asm": "assumption", "assm": "assumption",
-    "clm": "claim", "pf": "proof", "prf": "proof", "proof*": "proof", "main": "maintheorem",
-    "mainthm": "maintheorem", "main-theorem": "maintheorem",
+    "thm": "theorem",
+    "theo": "theorem",
+    "lem": "lemma",
+    "lemm": "lemma",
+    "prop": "proposition",
+    "cor": "corollary",
+    "coro": "corollary",
+    "corolary": "corollary",
+    "corrolary": "corollary",
+    "defn": "definition",
+    "defin": "definition",
+    "def": "definition",
+    "definiton": "definition",
+    "rem": "remark",
+    "rema": "remark",
+    "rmk": "remark",
+    "conj": "conjecture",
+    "obs": "observation",
+    "ex": "example",
+    "exmp": "example",
+    "exa": "example",
+    "assump": "assumption",
+    "asm": "assumption",
+    "assm": "assumption",
+    "clm": "claim",
+    "pf": "proof",
+    "prf": "proof",
+    "proof*": "proof",
+    "main": "maintheorem",
+    "mainthm": "maintheorem",
+    "main-theorem": "maintheorem",
 }
 # Proof variants that keep a heading of their own.
 PROOF_TITLES: dict[str, str] = {
-    "proofsketch": "Proof sketch", "sketch": "Proof sketch", "proof-sketch": "Proof sketch",
-    "solution": "Solution", "proofidea": "Proof idea",
+    "proofsketch": "Proof sketch",
+    "sketch": "Proof sketch",
+    "proof-sketch": "Proof sketch",
+    "solution": "Solution",
+    "proofidea": "Proof idea",
 }
 # Theorem-like names the preamble lacks, printed under their own heading.
 NAMED_SYNONYMS: dict[str, str] = {
-    "property": "namedtheorem", "principle": "namedtheorem", "criterion": "namedtheorem",
-    "hypothesis": "nameddefinition", "axiom": "nameddefinition", "notation": "nameddefinition",
-    "problem": "nameddefinition", "question": "nameddefinition", "exercise": "nameddefinition",
-    "note": "nameddefinition", "condition": "nameddefinition", "construction": "nameddefinition",
-    "setting": "nameddefinition", "setup": "nameddefinition", "convention": "nameddefinition",
+    "property": "namedtheorem",
+    "principle": "namedtheorem",
+    "criterion": "namedtheorem",
+    "hypothesis": "nameddefinition",
+    "axiom": "nameddefinition",
+    "notation": "nameddefinition",
+    "problem": "nameddefinition",
+    "question": "nameddefinition",
+    "exercise": "nameddefinition",
+    "note": "nameddefinition",
+    "condition": "nameddefinition",
+    "construction": "nameddefinition",
+    "setting": "nameddefinition",
+    "setup": "nameddefinition",
+    "convention": "nameddefinition",
 }
 _DEFINITION_STYLE = {"definition", "assumption", "example", "remark"} | {
     name for name, env in NAMED_SYNONYMS.items() if env == "nameddefinition"
@@ -81,11 +118,19 @@ CODE_ENVIRONMENTS: frozenset[str] = frozenset(
 )
 # Wrappers reduced to their content after dropping this many leading {..} arguments.
 _WRAPPER_ARGUMENTS: dict[str, int] = {
-    "multicols": 1, "multicols*": 1, "spacing": 1, "subfigure": 1, "adjustbox": 1,
-    "wrapfigure": 2, "wraptable": 2, "minted": 1,
+    "multicols": 1,
+    "multicols*": 1,
+    "spacing": 1,
+    "subfigure": 1,
+    "adjustbox": 1,
+    "wrapfigure": 2,
+    "wraptable": 2,
+    "minted": 1,
 }
 _RENAMED_FLOATS: dict[str, str] = {
-    "sidewaystable": "table", "sidewaysfigure": "figure", "longtable": "tabular",
+    "sidewaystable": "table",
+    "sidewaysfigure": "figure",
+    "longtable": "tabular",
     "tabularx": "tabular",
 }
 

@@ -44,22 +44,66 @@ _CHAT_CLOSING = re.compile(r"\n\s*(?:Let me know|I hope this|Hope this|Feel free
 _TRUNCATED_TAIL = re.compile(r"(?:\\(?:begin|end)[ \t]*\{[^{}\n]*|\\[A-Za-z@]*|(?<!\\)\[[^\]\n]*)\Z")
 # Commands an answer may well end with, which are not taken for a cut-off one.
 _COMPLETE_LAST_COMMANDS = {
-    "qed", "QED", "qedhere", "blacksquare", "square", "Box", "par", "bigskip", "medskip", "smallskip",
-    "newpage", "clearpage", "hfill", "noindent", "appendix", "unverified", "dots", "ldots",
+    "qed",
+    "QED",
+    "qedhere",
+    "blacksquare",
+    "square",
+    "Box",
+    "par",
+    "bigskip",
+    "medskip",
+    "smallskip",
+    "newpage",
+    "clearpage",
+    "hfill",
+    "noindent",
+    "appendix",
+    "unverified",
+    "dots",
+    "ldots",
 }
 _HTML_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "~"}
 
 # Commands we remove, with how many {..} arguments each takes. Front matter and the
 # bibliography come from document.py; the rest is illegal or useless in a body.
 _REMOVED_COMMANDS: dict[str, int] = {
-    "documentclass": 1, "usepackage": 1, "RequirePackage": 1, "newtheorem": 2,
-    "theoremstyle": 1, "newtheoremstyle": 9, "DeclareUnicodeCharacter": 2, "geometry": 1,
-    "crefname": 3, "Crefname": 3, "title": 1, "author": 1, "date": 1, "thanks": 1,
-    "maketitle": 0, "affiliation": 1, "affil": 1, "institute": 1, "address": 1, "email": 1,
-    "keywords": 1, "bibliography": 1, "bibliographystyle": 1, "printbibliography": 0,
-    "addbibresource": 1, "input": 1, "include": 1, "includeonly": 1, "includegraphics": 1,
-    "usetikzlibrary": 1, "tikzset": 1, "pgfplotsset": 1,
-    "endhead": 0, "endfirsthead": 0, "endfoot": 0, "endlastfoot": 0,
+    "documentclass": 1,
+    "usepackage": 1,
+    "RequirePackage": 1,
+    "newtheorem": 2,
+    "theoremstyle": 1,
+    "newtheoremstyle": 9,
+    "DeclareUnicodeCharacter": 2,
+    "geometry": 1,
+    "crefname": 3,
+    "Crefname": 3,
+    "title": 1,
+    "author": 1,
+    "date": 1,
+    "thanks": 1,
+    "maketitle": 0,
+    "affiliation": 1,
+    "affil": 1,
+    "institute": 1,
+    "address": 1,
+    "email": 1,
+    "keywords": 1,
+    "bibliography": 1,
+    "bibliographystyle": 1,
+    "printbibliography": 0,
+    "addbibresource": 1,
+    "input": 1,
+    "include": 1,
+    "includeonly": 1,
+    "includegraphics": 1,
+    "usetikzlibrary": 1,
+    "tikzset": 1,
+    "pgfplotsset": 1,
+    "endhead": 0,
+    "endfirsthead": 0,
+    "endfoot": 0,
+    "endlastfoot": 0,
 }
 _TRAILING_OPTIONAL = {"newtheorem"}  # \newtheorem{a}{A}[section]
 _KEYED_COMMAND = re.compile(
@@ -73,9 +117,7 @@ _DEFINING_COMMANDS = re.compile(
     r"|newenvironment|renewenvironment|[gex]?def"
     r"|(?:New|Renew|Provide|Declare)Document(?:Command|Environment))(?![A-Za-z@])(\*?)"
 )
-_OVERRIDABLE_DEFINITION = re.compile(
-    r"\\(newcommand|renewcommand|DeclareRobustCommand|DeclareMathOperator)(\*?)\s*"
-)
+_OVERRIDABLE_DEFINITION = re.compile(r"\\(newcommand|renewcommand|DeclareRobustCommand|DeclareMathOperator)(\*?)\s*")
 # How many {..} groups follow the defined name: argument spec, body, end code.
 _DEFINITION_BODIES = {"DocumentEnvironment": 3, "DocumentCommand": 2, "environment": 2}
 
@@ -188,8 +230,9 @@ def _top_level_fences(text: str) -> list[_Fence]:
             depth -= 1
             if depth == 0:
                 assert opening is not None  # set whenever depth > 0
-                fences.append(_Fence(opening.group("language"), text[opening.end() : line.start()],
-                                     opening.start(), line.end()))
+                fences.append(
+                    _Fence(opening.group("language"), text[opening.end() : line.start()], opening.start(), line.end())
+                )
     if depth:
         assert opening is not None  # set whenever depth > 0
         fences.append(_Fence(opening.group("language"), text[opening.end() :], opening.start(), len(text)))
@@ -386,7 +429,7 @@ def _arguments_end(text: str, command: str, index: int) -> int:
     end = index
     for _ in range(_REMOVED_COMMANDS[command]):
         following = mandatory_argument_end(text, skip_optional_arguments(text, end))
-        if following is None or text[skip_optional_arguments(text, end):following].lstrip()[:1] != "{":
+        if following is None or text[skip_optional_arguments(text, end) : following].lstrip()[:1] != "{":
             break
         end = following
     if command in _TRAILING_OPTIONAL or _REMOVED_COMMANDS[command] == 0:

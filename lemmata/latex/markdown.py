@@ -132,8 +132,10 @@ def remove_end_of_proof_boxes(text: str) -> str:
     """Drop hand-made QED boxes before \\end{proof}: amsthm prints its own."""
     rules = (
         (_SPACING + _BOX + r"\s*(?=\\end\{proof\})", "\n"),
-        (_SPACING + _BOX_COMMAND + r"\s*(?=(?:\\\]|\\end\{(?:equation|align|gather)\*?\})\s*\\end\{proof\})",
-         r" \\qedhere "),
+        (
+            _SPACING + _BOX_COMMAND + r"\s*(?=(?:\\\]|\\end\{(?:equation|align|gather)\*?\})\s*\\end\{proof\})",
+            r" \\qedhere ",
+        ),
         (_SPACING + _BOX_COMMAND + r"\s*(?=\$\s*\\end\{proof\})", ""),
     )
     previous = None

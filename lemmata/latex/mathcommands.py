@@ -56,7 +56,13 @@ MATH_ONLY: dict[str, str] = {
     for name in names.split()
 }
 JOINERS: frozenset[str] = frozenset("\\" + name for name in _JOINERS.split()) | {
-    "\\pmod", "\\pod", "\\mod", "\\defeq", "\\argmin", "\\argmax"}
+    "\\pmod",
+    "\\pod",
+    "\\mod",
+    "\\defeq",
+    "\\argmin",
+    "\\argmax",
+}
 # \left and \right pair up across the formula between them; \middle sits inside one.
 SIZED_PAIR = ("\\left", "\\right", "\\middle")
 

@@ -14,8 +14,15 @@ from lemmata.latex.texscan import ENV_TAG, ESCAPE
 # Display environments, and what each becomes when it is opened inside math already
 # ("" = drop the tags and keep the content in the surrounding math).
 _DISPLAY_INNER = {
-    "equation": "", "displaymath": "", "math": "", "align": "aligned", "flalign": "aligned",
-    "eqnarray": "aligned", "alignat": "alignedat", "gather": "gathered", "multline": "multlined",
+    "equation": "",
+    "displaymath": "",
+    "math": "",
+    "align": "aligned",
+    "flalign": "aligned",
+    "eqnarray": "aligned",
+    "alignat": "alignedat",
+    "gather": "gathered",
+    "multline": "multlined",
 }
 _MATH_ONLY = frozenset(
     "cases cases* dcases dcases* rcases rcases* matrix matrix* pmatrix pmatrix* bmatrix bmatrix* "
@@ -27,7 +34,9 @@ _CLOSERS = frozenset(_OPENERS.values())
 _TOKEN = re.compile(
     ENV_TAG.pattern
     + r"|(?P<break>\n[ \t]*\n)|(?P<block>\\(?:item|part|section|subsection|subsubsection)(?![A-Za-z@]))"
-    + "|" + ESCAPE + r"|\$\$|\$"
+    + "|"
+    + ESCAPE
+    + r"|\$\$|\$"
 )
 
 

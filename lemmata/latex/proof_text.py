@@ -25,8 +25,14 @@ _CLOSERS = r"(?:\*\*|__|\}|\*|_)?"
 _PROOF_HEADING_LINE = re.compile(r"\A\s*#{1,6}[ \t]*" + _OPENERS + r"[ \t]*(?:Proof|PROOF)\b[^\n]*(?:\n|\Z)")
 # A leading "Proof.", "**Proof:**", "Proof of Lemma [L2]:" run-in title: only the title goes.
 _PROOF_TITLE = re.compile(
-    r"\A\s*" + _OPENERS + r"[ \t]*(?:Proof|PROOF)(?:[ \t]+(?:of|sketch|idea)\b[^.:\n]{0,80})?[ \t]*"
-    + _CLOSERS + r"[ \t]*[.:]" + r"[ \t]*" + _CLOSERS + r"[ \t]*"
+    r"\A\s*"
+    + _OPENERS
+    + r"[ \t]*(?:Proof|PROOF)(?:[ \t]+(?:of|sketch|idea)\b[^.:\n]{0,80})?[ \t]*"
+    + _CLOSERS
+    + r"[ \t]*[.:]"
+    + r"[ \t]*"
+    + _CLOSERS
+    + r"[ \t]*"
 )
 _PROOF_TAGS = re.compile(r"\\begin[ \t]*\{proof\}(?:[ \t]*\[[^\]\n]*\])?|\\end[ \t]*\{proof\}")
 _QED_TAIL = re.compile(
@@ -58,8 +64,11 @@ def cite_lemmas(text: str, lemma_ids: Iterable[str]) -> str:
 
     text = _CITATION_GROUP.sub(group, text)
     bare = "|".join(re.escape(lemma_id) for lemma_id in sorted(known.values(), key=len, reverse=True))
-    return re.sub(rf"\b[Ll]emma[ \t~]+(?:{bare})(?![A-Za-z0-9_])",
-                  lambda m: _lemma_references([known[m.group(0).split()[-1].split("~")[-1].casefold()]]), text)
+    return re.sub(
+        rf"\b[Ll]emma[ \t~]+(?:{bare})(?![A-Za-z0-9_])",
+        lambda m: _lemma_references([known[m.group(0).split()[-1].split("~")[-1].casefold()]]),
+        text,
+    )
 
 
 def _lemma_references(ids: list[str]) -> str:

@@ -15,9 +15,7 @@ from lemmata.latex.texscan import ENV_TAG, ESCAPE, skip_optional_arguments
 _BRACE_EVENT = re.compile(ENV_TAG.pattern + r"|(?P<break>\n[ \t]*\n)|" + ESCAPE + "|[{}&]")
 _SECTIONING = r"\\(?:part|section|subsection|subsubsection|appendix)(?![A-Za-z@])"
 _STRUCTURE_TOKEN = re.compile(ENV_TAG.pattern + "|" + _SECTIONING)
-_DISPLAY_ENVIRONMENTS = (
-    r"equation\*?|align\*?|alignat\*?|flalign\*?|gather\*?|multline\*?|eqnarray\*?|displaymath"
-)
+_DISPLAY_ENVIRONMENTS = r"equation\*?|align\*?|alignat\*?|flalign\*?|gather\*?|multline\*?|eqnarray\*?|displaymath"
 _DISPLAY_MATH = re.compile(
     r"\\\[.*?\\\]|\$\$.*?\$\$|\\begin\{(" + _DISPLAY_ENVIRONMENTS + r")\}.*?\\end\{\1\}", re.DOTALL
 )
@@ -60,10 +58,7 @@ def remove_orphaned_end_tags(text: str) -> str:
 
 def close_open_environments(text: str) -> str:
     """Second pass: add the missing \\end{x} tags, innermost first."""
-    insertions = [
-        (start, name) for event, start, _, name in _structure_events(text)
-        if event in ("implicit", "eof")
-    ]
+    insertions = [(start, name) for event, start, _, name in _structure_events(text) if event in ("implicit", "eof")]
     pieces, position = [], 0
     for start, name in insertions:
         pieces.append(text[position:start])

@@ -34,8 +34,9 @@ def copy_inputs(inputs: str) -> None:
 
 def run(argv: list[str], timeout: float) -> dict:
     try:
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
     except OSError as error:  # not installed, say: the shell's status for a missing command
         return {"returncode": 127, "timed_out": False, "error": f"{argv[0]}: {error.strerror}"}
     try:

@@ -33,14 +33,29 @@ DRIVER_SOURCE = Path(tex_driver.__file__)
 DRIVER_NAME = "_lemmata_tex_driver.py"
 BUILD = "/box/build"
 #: Where TeX Live keeps its trees, configuration and formats on Debian: all TeX may read.
-TEX_TREES = ("/usr/bin", "/etc/alternatives", "/usr/share/texlive", "/usr/share/texmf", "/usr/local/share/texmf",
-             "/etc/texmf", "/var/lib/texmf", "/usr/share/tex-common", "/usr/share/fonts")
+TEX_TREES = (
+    "/usr/bin",
+    "/etc/alternatives",
+    "/usr/share/texlive",
+    "/usr/share/texmf",
+    "/usr/local/share/texmf",
+    "/etc/texmf",
+    "/var/lib/texmf",
+    "/usr/share/tex-common",
+    "/usr/share/fonts",
+)
 #: Everything TeX may write together: the build directory's tmpfs. A paper with its figures is a
 #: few MB; an \openout loop stops here ("No space left on device").
 BUILD_BYTES = 256 << 20
 #: Per process (a pass is one): the pass timeout bounds its time; the CPU limit only backs it up.
-TEX_LIMITS = BoxLimits(cpu_seconds=600, memory_bytes=4 << 30, processes=16, scratch_bytes=BUILD_BYTES,
-                       file_bytes=BUILD_BYTES, open_files=256)
+TEX_LIMITS = BoxLimits(
+    cpu_seconds=600,
+    memory_bytes=4 << 30,
+    processes=16,
+    scratch_bytes=BUILD_BYTES,
+    file_bytes=BUILD_BYTES,
+    open_files=256,
+)
 #: At most this much of a log is read: its end, where the errors are.
 LOG_TAIL_BYTES = 1 << 20
 PDF_MAX_BYTES = BUILD_BYTES
@@ -144,8 +159,14 @@ def open_tex_box(inputs: Path) -> Iterator[TexBox]:
         shutil.copyfile(DRIVER_SOURCE, staged / DRIVER_NAME)
         (staged / DRIVER_NAME).chmod(0o644)
         interpreter = os.path.realpath(sys.executable)
-        spec = BoxSpec([interpreter, "-I", "-S", "-B", str(staged / DRIVER_NAME), str(staged)],
-                       tex_box_paths(str(staged)), tex_environment(), TEX_LIMITS, BUILD, whole_box_limits=False)
+        spec = BoxSpec(
+            [interpreter, "-I", "-S", "-B", str(staged / DRIVER_NAME), str(staged)],
+            tex_box_paths(str(staged)),
+            tex_environment(),
+            TEX_LIMITS,
+            BUILD,
+            whole_box_limits=False,
+        )
         with open_box(spec, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as box:
             tex = TexBox(box)
             tex.wait_until_ready()
@@ -168,20 +189,26 @@ def tex_box_paths(staging: str) -> tuple[str, ...]:
     (the driver's only import), the staged inputs; and setpriv, which drops root's privileges."""
     interpreter = os.path.realpath(sys.executable)
     python = (sys.base_prefix, sys.base_exec_prefix, os.path.dirname(interpreter))
-    return (*TEX_TREES, *system_library_paths(), *python, staging,
-            *((SETPRIV,) if os.geteuid() == 0 else ()))
+    return (*TEX_TREES, *system_library_paths(), *python, staging, *((SETPRIV,) if os.geteuid() == 0 else ()))
 
 
 def tex_environment() -> dict[str, str]:
     """TeX's whole environment: its safety settings and places inside the build, nothing else."""
     return {
-        "PATH": "/usr/bin:/bin", "HOME": BUILD, "TEXMFVAR": f"{BUILD}/.texmf-var", "LANG": "C.UTF-8",
-        "openin_any": "p", "openout_any": "p", "shell_escape": "f", "max_print_line": "10000",
+        "PATH": "/usr/bin:/bin",
+        "HOME": BUILD,
+        "TEXMFVAR": f"{BUILD}/.texmf-var",
+        "LANG": "C.UTF-8",
+        "openin_any": "p",
+        "openout_any": "p",
+        "shell_escape": "f",
+        "max_print_line": "10000",
     }
 
 
-def run_tex_once(files: dict[str, Path | str], argv: Sequence[str], timeout: float,
-                 wanted: dict[str, tuple[int, bool]]) -> tuple[int, bool, dict[str, bytes | None]]:
+def run_tex_once(
+    files: dict[str, Path | str], argv: Sequence[str], timeout: float, wanted: dict[str, tuple[int, bool]]
+) -> tuple[int, bool, dict[str, bytes | None]]:
     """One TeX command on `files` (name -> text, or a file to copy) in a box of its own:
     (return code, timed out, the `wanted` files: name -> (limit, tail) as read back)."""
     with tempfile.TemporaryDirectory(prefix="lemmata-tex-inputs-") as inputs:

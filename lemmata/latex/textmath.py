@@ -33,9 +33,7 @@ from lemmata.latex.mathcommands import JOINERS, MATH_ONLY, SIZED_PAIR, TEXT_SAFE
 from lemmata.latex.mathruns import Span, grow_spans, merge_spans
 from lemmata.latex.texscan import ENV_TAG, ESCAPE, matching_brace, skip_blanks
 
-_MATH_ENVIRONMENT = re.compile(
-    r"(?:equation|align|alignat|flalign|gather|multline|eqnarray|displaymath|math)\*?"
-)
+_MATH_ENVIRONMENT = re.compile(r"(?:equation|align|alignat|flalign|gather|multline|eqnarray|displaymath|math)\*?")
 _MATH_OPENERS = {"$": "$", "$$": "$$", "\\[": "\\]", "\\(": "\\)"}
 # Commands whose argument is text even inside math: scanned as running text.
 _TEXT_INSIDE_MATH = frozenset(
@@ -59,8 +57,10 @@ _BASES = (
 )
 _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # What a span taken whole (\left..\right, (..)^2) may hold besides letters, digits and signs.
-_FORMULA_COMMANDS = frozenset(MATH_ONLY) | frozenset(TEXT_SAFE) | frozenset(
-    "\\left \\right \\middle \\quad \\qquad \\dots \\ldots".split()
+_FORMULA_COMMANDS = (
+    frozenset(MATH_ONLY)
+    | frozenset(TEXT_SAFE)
+    | frozenset("\\left \\right \\middle \\quad \\qquad \\dots \\ldots".split())
 )
 _DELIMITERS = frozenset(
     "( ) [ ] . | / < > \\{ \\} \\| \\langle \\rangle \\lvert \\rvert \\lVert \\rVert \\vert \\Vert "
@@ -192,8 +192,15 @@ def _is_formula(content: str) -> bool:
         if depth < 0:
             return False
     sized = re.findall(r"\\(?:left|right|middle)(?![A-Za-z])\s*(" + ESCAPE + r"|\S|$)", content)
-    return depth == 0 and not _WORD.search(content) and all(d in _DELIMITERS for d in sized) and all(
-        _is_attached_script(content, m.start()) for m in re.finditer(ESCAPE + "|[_^]", content) if m.group(0) in "_^"
+    return (
+        depth == 0
+        and not _WORD.search(content)
+        and all(d in _DELIMITERS for d in sized)
+        and all(
+            _is_attached_script(content, m.start())
+            for m in re.finditer(ESCAPE + "|[_^]", content)
+            if m.group(0) in "_^"
+        )
     )
 
 
@@ -243,8 +250,11 @@ def _assemble(text: str, spans: list[Span], inserts: list[tuple[int, str]], drop
     # span's end, then the next span's start.
     edits = [(position, 0, position, brace) for position, brace in inserts]
     edits += [(s.start, 2, s.start, "\\ensuremath{") for s in spans] + [(s.end, 1, s.end, "}") for s in spans]
-    edits += [(start, 0, end, _dropped(text, start, end)) for start, end in drops
-              if not any(s.start <= start < s.end for s in spans)]
+    edits += [
+        (start, 0, end, _dropped(text, start, end))
+        for start, end in drops
+        if not any(s.start <= start < s.end for s in spans)
+    ]
     pieces, position = [], 0
     for at, _, skip_to, replacement in sorted(edits):
         pieces += [text[position:at], replacement]

@@ -45,13 +45,19 @@ def trial_compile(tex: str, *, timeout: float) -> list[TrialError]:
     files: dict[str, Path | str] = {f"{TRIAL_STEM}.tex": tex, **{path.name: path for path in support_files()}}
     command = ["pdflatex", "-draftmode", *PDFLATEX_FLAGS, f"{TRIAL_STEM}.tex"]
     try:
-        returncode, timed_out, found = run_tex_once(files, command, timeout,
-                                                    {f"{TRIAL_STEM}.log": (LOG_TAIL_BYTES, True)})
+        returncode, timed_out, found = run_tex_once(
+            files, command, timeout, {f"{TRIAL_STEM}.log": (LOG_TAIL_BYTES, True)}
+        )
     except (TexBoxError, BoxUnavailable) as error:  # no TeX to try with: the real compile will say why
         return [TrialError(f"TeX could not run: {error}", None)]
     if timed_out:
-        return [TrialError(f"pdflatex timed out after {timeout:g} s on {TRIAL_STEM}.tex (an endless macro loop?)",
-                           None, timed_out=True)]
+        return [
+            TrialError(
+                f"pdflatex timed out after {timeout:g} s on {TRIAL_STEM}.tex (an endless macro loop?)",
+                None,
+                timed_out=True,
+            )
+        ]
     if returncode == 0:
         return []
     errors, _ = parse_latex_log((found[f"{TRIAL_STEM}.log"] or b"").decode("latin-1"))

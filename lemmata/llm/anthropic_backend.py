@@ -24,9 +24,7 @@ class AnthropicBackend:
     proxy: CredentialsProxy  # only through the CLI login: the proxy, kept as long as the backend (llm/registry.py)
 
     def __init__(self, api_key: str, timeout: float, base_url: str = "") -> None:
-        self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url or None, max_retries=0, timeout=timeout
-        )
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=0, timeout=timeout)
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         # The fixed system prompt is marked cacheable: later calls of a role read it cheaply.

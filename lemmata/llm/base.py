@@ -46,8 +46,13 @@ FinishReason = Literal["stop", "length", "repetition"]
 #: Finish reasons of an answer that did not end where the model meant it to.
 CUT_OFF: tuple[FinishReason, ...] = ("length", "repetition")
 _FINISH_REASONS: dict[str, FinishReason] = {
-    "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "eos": "stop",
-    "length": "length", "max_tokens": "length", "model_context_window_exceeded": "length",
+    "stop": "stop",
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "eos": "stop",
+    "length": "length",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
     "repetition": "repetition",
 }
 
@@ -112,6 +117,7 @@ def reading(stream: Iterable[T], translate: Callable[[Exception], ProviderError]
         yield from stream
     except Exception as exc:
         raise translate(exc) from None
+
 
 @dataclass(frozen=True)
 class ModelChoice:

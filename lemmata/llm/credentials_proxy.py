@@ -27,8 +27,18 @@ from lemmata.errors import UserError
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 OAUTH_BETA = "oauth-2025-04-20"
 REFRESH_HINT = "run Claude Code (`claude`) once to refresh its login, or set VENDORA_API_KEY"
-HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-              "trailers", "transfer-encoding", "upgrade", "proxy-connection"}
+HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "trailers",
+    "transfer-encoding",
+    "upgrade",
+    "proxy-connection",
+}
 # Credentials and routing the proxy sets itself; content-length because the body is re-sent whole.
 REPLACED_REQUEST_HEADERS = HOP_BY_HOP | {"x-api-key", "authorization", "host", "content-length"}
 CHUNK_SIZE = 64 * 1024
@@ -55,8 +65,9 @@ def read_access_token(path: Path, now: float | None = None) -> str:
     try:
         entry = oauth_entry(path)
     except FileNotFoundError:
-        raise UserError(f"no Claude Code login found at {path}: log in with `claude` once, "
-                        "or set VENDORA_API_KEY") from None
+        raise UserError(
+            f"no Claude Code login found at {path}: log in with `claude` once, or set VENDORA_API_KEY"
+        ) from None
     except (OSError, ValueError):  # unreadable, not UTF-8, not JSON, or no claudeAiOauth object
         raise UserError(f"cannot read the Claude Code login in {path}: {REFRESH_HINT}") from None
     token = entry.get("accessToken")
@@ -73,7 +84,7 @@ def read_access_token(path: Path, now: float | None = None) -> str:
 def _presented_key(incoming: Message) -> str:
     """The key a client sent: as x-api-key, or (as this SDK does) as a bearer token."""
     authorization = incoming.get("Authorization", "")
-    bearer = authorization[len("Bearer "):] if authorization.startswith("Bearer ") else ""
+    bearer = authorization[len("Bearer ") :] if authorization.startswith("Bearer ") else ""
     return incoming.get("x-api-key", "") or bearer
 
 
@@ -122,8 +133,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_error(401, "authentication_error", str(exc))
         connection = proxy._connect()  # does not connect yet, cannot fail
         try:
-            connection.request(self.command, proxy._prefix + self.path, body=body or None,
-                               headers=_upstream_headers(self.headers, token))
+            connection.request(
+                self.command,
+                proxy._prefix + self.path,
+                body=body or None,
+                headers=_upstream_headers(self.headers, token),
+            )
             response = connection.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             connection.close()
@@ -155,8 +170,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "invalid_request_error", "credentials proxy: the Content-Length is not a number")
             return None
         if int(declared) > MAX_REQUEST_BYTES:
-            self._send_error(413, "request_too_large",
-                             f"credentials proxy: the request body is larger than {MAX_REQUEST_BYTES} bytes")
+            self._send_error(
+                413,
+                "request_too_large",
+                f"credentials proxy: the request body is larger than {MAX_REQUEST_BYTES} bytes",
+            )
             return None
         return self.rfile.read(int(declared))
 
@@ -186,8 +204,13 @@ class _Server(ThreadingHTTPServer):
 class CredentialsProxy:
     """Loopback HTTP proxy that adds the CLI's OAuth token to every Anthropic API request."""
 
-    def __init__(self, credentials_path: Path, upstream_base_url: str = DEFAULT_UPSTREAM,
-                 timeout: float = 600.0, client_timeout: float = CLIENT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        credentials_path: Path,
+        upstream_base_url: str = DEFAULT_UPSTREAM,
+        timeout: float = 600.0,
+        client_timeout: float = CLIENT_TIMEOUT,
+    ) -> None:
         self.credentials_path = credentials_path
         upstream = urlsplit(upstream_base_url)
         if upstream.scheme not in ("http", "https") or not upstream.hostname:
@@ -210,8 +233,9 @@ class CredentialsProxy:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.proxy = self
         # A short poll interval keeps close() quick.
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                         name="credentials-proxy", daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="credentials-proxy", daemon=True
+        ).start()
         return self
 
     @property

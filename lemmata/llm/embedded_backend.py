@@ -39,8 +39,15 @@ def available_cores() -> int:
 class EmbeddedBackend:
     name = "embedded"
 
-    def __init__(self, model_path: Path, context_tokens: int, threads: int = 0, lock_path: Path | None = None,
-                 llama_factory: Any = None, max_answer_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        context_tokens: int,
+        threads: int = 0,
+        lock_path: Path | None = None,
+        llama_factory: Any = None,
+        max_answer_tokens: int | None = None,
+    ) -> None:
         self.model_path = Path(model_path)
         self.context_tokens = context_tokens
         self.max_answer_tokens = max_answer_tokens
@@ -70,7 +77,9 @@ class EmbeddedBackend:
             started = time.monotonic()
             try:
                 # llama-cpp shortens max_tokens itself when prompt + answer would overflow the context.
-                answer = llama.create_chat_completion(messages=messages, max_tokens=self._answer_budget(request), **kwargs)
+                answer = llama.create_chat_completion(
+                    messages=messages, max_tokens=self._answer_budget(request), **kwargs
+                )
             except ValueError as exc:  # a prompt longer than the context, or a schema it cannot compile
                 raise ProviderError(
                     f"embedded model, role '{request.role}': {exc}; raise LEMMATA_EMBEDDED_CONTEXT "
@@ -133,7 +142,7 @@ class RepetitionGuard:
 
         if self.answer_start is None:
             self.answer_start = len(input_ids)  # first call: nothing generated yet
-        answer = np.asarray(input_ids[self.answer_start:])
+        answer = np.asarray(input_ids[self.answer_start :])
         due = len(answer) >= self.TAIL * self.REPEATS and len(answer) % self.CHECK_EVERY == 0
         if self.tripped or (due and _tail_repeats(answer, self.TAIL) >= self.REPEATS):
             self.tripped = True

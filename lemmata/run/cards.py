@@ -38,8 +38,11 @@ def _box(title: str, lines: list[str]) -> str:
 def wrapped(lines: list[str], width: int = WIDTH) -> list[str]:
     """Long lines broken at `width`, continuations indented: a card reads the same in a terminal
     and in the browser's fixed-width view. Never inside a word: ids, paths and options stay whole."""
-    return [part for line in lines
-            for part in textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [""]]
+    return [
+        part
+        for line in lines
+        for part in textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [""]
+    ]
 
 
 def _shorten(text: str, width: int = 90) -> str:
@@ -48,8 +51,11 @@ def _shorten(text: str, width: int = 90) -> str:
 
 def survey_card(survey: Survey) -> str:
     failed = [call for call in survey.tool_calls if not call.ok]
-    lines = [f"Searches: {len(survey.tool_calls)} tool calls in {survey.turns} turns"
-             + (f", {len(failed)} failed" if failed else "") + f"; {survey.retrieved} records retrieved"]
+    lines = [
+        f"Searches: {len(survey.tool_calls)} tool calls in {survey.turns} turns"
+        + (f", {len(failed)} failed" if failed else "")
+        + f"; {survey.retrieved} records retrieved"
+    ]
     lines += [f"  ! {call.tool}({call.argument!r}): {_shorten(call.error)}" for call in failed[:3]]
     lines.append(f"Papers kept: {len(survey.papers)}")
     lines += [f"  - [{p.id}] {_shorten(p.title)} ({p.year or 'n.d.'})" for p in survey.papers]
@@ -63,8 +69,13 @@ def survey_card(survey: Survey) -> str:
     return _box("survey", lines)
 
 
-METHOD_LABELS = {"auto_accepted": "auto-accepted", "verifier_pass": "verifier pass",
-                 "flagged": "flagged by a check", "failed": "did not pass the check", "not_checked": "not checked"}
+METHOD_LABELS = {
+    "auto_accepted": "auto-accepted",
+    "verifier_pass": "verifier pass",
+    "flagged": "flagged by a check",
+    "failed": "did not pass the check",
+    "not_checked": "not checked",
+}
 
 
 def theory_review(theory: Theory) -> list[str]:
@@ -81,14 +92,18 @@ def checker_lines(theory: Theory) -> list[str]:
         if lemma.checked_by is not None and lemma.checked_by not in checkers:
             checkers.append(lemma.checked_by)
     if not checkers:
-        return ["Checked by: not recorded (a run from before checkers were recorded): 'verified' there means only "
-                "that the checks accepted the proof, by a model whose checks were never measured"]
+        return [
+            "Checked by: not recorded (a run from before checkers were recorded): 'verified' there means only "
+            "that the checks accepted the proof, by a model whose checks were never measured"
+        ]
     lines = []
     for checker in checkers:
         checked = [lemma.id for lemma in theory.lemmas if lemma.checked_by == checker]
         which = f" (lemmas {', '.join(checked)})" if len(checkers) > 1 else ""
-        lines.append(f"Checked by: {checker.model} ({checker.backend}), trust: {checker.trust.replace('_', ' ')}"
-                     f"{which}. {trust_in_words(checker)}")
+        lines.append(
+            f"Checked by: {checker.model} ({checker.backend}), trust: {checker.trust.replace('_', ' ')}"
+            f"{which}. {trust_in_words(checker)}"
+        )
     return lines
 
 
@@ -98,11 +113,15 @@ def lemma_chain(theory: Theory) -> list[str]:
     lines = []
     for number, lemma in enumerate(theory.lemmas, start=1):
         turns = f", {lemma.attempts} turns" if lemma.attempts > 1 else ""
-        lines.append(f"L{number} [{lemma.id}] {lemma_tag(lemma)} ({METHOD_LABELS[lemma.verification_method]}{turns}), "
-                     f"confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}")
+        lines.append(
+            f"L{number} [{lemma.id}] {lemma_tag(lemma)} ({METHOD_LABELS[lemma.verification_method]}{turns}), "
+            f"confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}"
+        )
         if lemma.checks:
-            lines.append("    checks: " + ", ".join(f"{step.check.replace('_', '-')} {step.outcome.replace('_', ' ')}"
-                                                   for step in lemma.checks))
+            lines.append(
+                "    checks: "
+                + ", ".join(f"{step.check.replace('_', '-')} {step.outcome.replace('_', ' ')}" for step in lemma.checks)
+            )
         if not lemma.verified:
             lines.append(f"    why: {_shorten(why_not_verified(lemma), 160)}")
     return lines
@@ -122,8 +141,10 @@ def why_not_verified(lemma: ProvedLemma) -> str:
 
 def theory_card(theory: Theory) -> str:
     proven = theory.proven_count
-    lines = [f"Proof status: {theory.proof_status} ({proven}/{len(theory.lemmas)} lemmas with a proof, "
-             f"{verified_count(theory)} verified)"]
+    lines = [
+        f"Proof status: {theory.proof_status} ({proven}/{len(theory.lemmas)} lemmas with a proof, "
+        f"{verified_count(theory)} verified)"
+    ]
     return _box("theory", lines + theory_review(theory))
 
 
@@ -154,8 +175,10 @@ def check_lines(check: LemmaCheck) -> list[str]:
     if check.outcome == "ran":
         flag = ", NUMERICALLY SUSPECT" if check.numerically_suspect else ""
         plot = f"; plot {check.plot}" if check.plot else ""
-        lines = [f"{check.lemma_id}: {check.violations}/{check.trials} violations, "
-                 f"rate {check.violation_rate or 0:.4f}{flag} ({turns}){plot}"]
+        lines = [
+            f"{check.lemma_id}: {check.violations}/{check.trials} violations, "
+            f"rate {check.violation_rate or 0:.4f}{flag} ({turns}){plot}"
+        ]
         lines += [f"    earlier attempt: {_shorten(failure, 80)}" for failure in check.failures]
     else:
         lines = [f"{check.lemma_id}: no valid test after {turns}: {_shorten(check.detail, 80)}"]
@@ -189,8 +212,11 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
 def delivered_files(run_dir: Path) -> list[str]:
     """What the output folder receives: the paper's files and what its .tex needs to compile."""
     plots = len(list((run_dir / USER_FIGURES).glob("*.pdf")))
-    return [*USER_FILES, *(source.name for source in support_files()),
-            *([f"{USER_FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else [])]
+    return [
+        *USER_FILES,
+        *(source.name for source in support_files()),
+        *([f"{USER_FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else []),
+    ]
 
 
 def compile_line(report: CompileReport) -> str:
@@ -199,16 +225,20 @@ def compile_line(report: CompileReport) -> str:
         return f"Compile FAILED after {', '.join(report.passes)}: {report.errors[0] if report.errors else 'see logs'}"
     line = f"Compile: {len(report.passes)} passes in {report.seconds:.1f} s, {len(report.warnings)} warnings"
     if report.undefined_citations or report.undefined_references:
-        line += (f"; undefined citations: {', '.join(report.undefined_citations) or 'none'}"
-                 f", undefined references: {', '.join(report.undefined_references) or 'none'}")
+        line += (
+            f"; undefined citations: {', '.join(report.undefined_citations) or 'none'}"
+            f", undefined references: {', '.join(report.undefined_references) or 'none'}"
+        )
     return line
 
 
 def stage_card(stage_artifact: Path) -> str | None:
     """The card for a finished stage's artifact, or None for stages without one."""
     readers: dict[str, tuple[type[Survey | Theory | Experiment], Callable[[Any], str]]] = {
-        layout.SURVEY: (Survey, survey_card), layout.THEORY: (Theory, theory_card),
-        layout.EXPERIMENT: (Experiment, experiment_card)}
+        layout.SURVEY: (Survey, survey_card),
+        layout.THEORY: (Theory, theory_card),
+        layout.EXPERIMENT: (Experiment, experiment_card),
+    }
     if stage_artifact.name not in readers:
         return None
     model, render = readers[stage_artifact.name]

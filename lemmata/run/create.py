@@ -32,9 +32,17 @@ class NewRun:
     model: str
 
 
-def create_new_run(data_home: DataHome, mode: str, task: str, output: Path | None, gate: str | None,
-                   environ: Mapping[str, str], embedded_model: Callable[[Settings], Path],
-                   profile: str | None = None, **task_fields: Any) -> NewRun:
+def create_new_run(
+    data_home: DataHome,
+    mode: str,
+    task: str,
+    output: Path | None,
+    gate: str | None,
+    environ: Mapping[str, str],
+    embedded_model: Callable[[Settings], Path],
+    profile: str | None = None,
+    **task_fields: Any,
+) -> NewRun:
     """A run directory ready to drive; UserError/SettingsError before anything is written.
     `output` receives the paper's copy (None: `results/<id>/` in the data directory).
     `embedded_model(settings)` returns the model file an embedded run loads (it may install the
@@ -55,8 +63,15 @@ def create_new_run(data_home: DataHome, mode: str, task: str, output: Path | Non
     session_id = new_session_id()
     run_dir = data_home.run_dir(session_id)
     output = output if output is not None else data_home.home / "results" / session_id
-    record = RunRecord(session_id=session_id, mode=mode, task=task, output_dir=str(output.resolve()),
-                       gate_mode=settings.GATE_MODE, backend=backend.name, profile=execution.name)
+    record = RunRecord(
+        session_id=session_id,
+        mode=mode,
+        task=task,
+        output_dir=str(output.resolve()),
+        gate_mode=settings.GATE_MODE,
+        backend=backend.name,
+        profile=execution.name,
+    )
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
     return NewRun(run_dir, backend.name, backend.models.active)
@@ -65,8 +80,10 @@ def create_new_run(data_home: DataHome, mode: str, task: str, output: Path | Non
 def check_domain(domain: str) -> None:
     """A domain names a plugin and a memory directory: a short line of text."""
     if len(domain) > MAX_DOMAIN_CHARS or any(not c.isprintable() for c in domain):
-        raise UserError(f"the domain must be one line of at most {MAX_DOMAIN_CHARS} characters, such as "
-                        "'multi-armed bandits' or 'number theory'")
+        raise UserError(
+            f"the domain must be one line of at most {MAX_DOMAIN_CHARS} characters, such as "
+            "'multi-armed bandits' or 'number theory'"
+        )
 
 
 def checked_replay_settings(settings: Settings) -> Settings:

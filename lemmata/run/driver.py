@@ -80,8 +80,9 @@ class Driver:
             checkpoint = load_checkpoint(self.run_dir)
             if checkpoint:
                 self.console.info(resume_notice(checkpoint))
-            record = save_record(self.run_dir, load_record(self.run_dir), status="running", message="",
-                                 profile=execution.name)
+            record = save_record(
+                self.run_dir, load_record(self.run_dir), status="running", message="", profile=execution.name
+            )
             if not execution.remote:
                 self.jobs = self.jobs or default_jobs(record.backend)
             return self._loop(record)
@@ -94,16 +95,25 @@ class Driver:
         if locks.is_dir() and any(locks.iterdir()):
             orphans = workflow_processes(self.run_dir)
             if orphans:
-                raise RunBusyError(f"a workflow process of an earlier driver (pid {', '.join(map(str, orphans))}) "
-                                   f"still works on this run: let it end, or stop it (kill {orphans[0]}), then resume")
-            subprocess.run([*snakemake_command(self.run_dir, 1), "--unlock"], cwd=self.run_dir,
-                           env=workflow_environment(self.run_dir), stdin=subprocess.DEVNULL, capture_output=True,
-                           check=True)
+                raise RunBusyError(
+                    f"a workflow process of an earlier driver (pid {', '.join(map(str, orphans))}) "
+                    f"still works on this run: let it end, or stop it (kill {orphans[0]}), then resume"
+                )
+            subprocess.run(
+                [*snakemake_command(self.run_dir, 1), "--unlock"],
+                cwd=self.run_dir,
+                env=workflow_environment(self.run_dir),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                check=True,
+            )
             self.console.info("repaired: removed the lock a killed run left on its workflow directory")
         incomplete = sorted(incomplete_outputs(self.run_dir))
         if incomplete:
-            self.console.info(f"repaired: {len(incomplete)} output(s) a killed job left unfinished will be made "
-                              f"again: {', '.join(incomplete)}")
+            self.console.info(
+                f"repaired: {len(incomplete)} output(s) a killed job left unfinished will be made "
+                f"again: {', '.join(incomplete)}"
+            )
 
     def _loop(self, record: RunRecord) -> RunRecord:
         calls = TailReader(self.run_dir / layout.LLM_CALLS)
@@ -116,9 +126,13 @@ class Driver:
             if result.paused:
                 return self._pause(record)
             if result.stopped_from_outside():
-                return save_record(self.run_dir, record, status="stopped",
-                                   message="the workflow process was stopped by a signal; finished work is kept: "
-                                           f"continue with `lemmata resume {record.session_id}`")
+                return save_record(
+                    self.run_dir,
+                    record,
+                    status="stopped",
+                    message="the workflow process was stopped by a signal; finished work is kept: "
+                    f"continue with `lemmata resume {record.session_id}`",
+                )
             gate = GateDialog(self.run_dir, self.console).closed_gate(result.board.failed_rules)
             if gate:
                 stopped = self._ask_at_gate(gate, record)
@@ -145,8 +159,12 @@ class Driver:
         log = open(log_path, "ab")
         process = subprocess.Popen(
             [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
-            cwd=self.run_dir, env=workflow_environment(self.run_dir), stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.run_dir,
+            env=workflow_environment(self.run_dir),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         self._workflow = process
         try:
@@ -188,10 +206,19 @@ class Driver:
     def _pause(self, record: RunRecord, gate: str = "") -> RunRecord:
         rewrite = f"rewrite to version {self.version}" if self.version > 1 else ""
         checkpoint = save_checkpoint(self.run_dir, record.session_id, rewrite)
-        where = (f"at the {gate.replace('_', ' ')} question (`lemmata resume {record.session_id}` asks it again)"
-                 if gate else f"during the {rewrite}" if rewrite else f"before the {checkpoint.stage_name} stage")
-        return save_record(self.run_dir, record, status="paused",
-                           message=f"paused {where}: continue with `lemmata resume {record.session_id}`")
+        where = (
+            f"at the {gate.replace('_', ' ')} question (`lemmata resume {record.session_id}` asks it again)"
+            if gate
+            else f"during the {rewrite}"
+            if rewrite
+            else f"before the {checkpoint.stage_name} stage"
+        )
+        return save_record(
+            self.run_dir,
+            record,
+            status="paused",
+            message=f"paused {where}: continue with `lemmata resume {record.session_id}`",
+        )
 
     def _request_pause(self, process: subprocess.Popen[bytes]) -> None:
         # SIGTERM to Snakemake alone: running jobs finish and their outputs stay clean.
@@ -219,8 +246,11 @@ class Driver:
     def _show_writer_card(self, record: RunRecord) -> None:
         """The writer's summary of this version, with its compile's outcome (failed too)."""
         if (self.run_dir / layout.paper_meta(self.version)).exists():
-            self.console.card(writer_card(self.run_dir, self.tally, time.monotonic() - self.started,
-                                          Path(record.output_dir), self.version))
+            self.console.card(
+                writer_card(
+                    self.run_dir, self.tally, time.monotonic() - self.started, Path(record.output_dir), self.version
+                )
+            )
 
     def _ask_at_gate(self, gate: str, record: RunRecord) -> RunRecord | None:
         """The gate's question (run/gate_dialog.py), and what its end means for the run: an answer to
@@ -229,9 +259,13 @@ class Driver:
         try:
             return GateDialog(self.run_dir, self.console).ask(gate, record)
         except GateAwaited:  # the answer comes from the browser: the run waits here, no process needed
-            return save_record(self.run_dir, record, status="waiting",
-                               message=f"waiting at the {gate.replace('_', ' ')} for a decision: give it in the "
-                                       f"browser's Live tab, or here with `lemmata resume {record.session_id}`")
+            return save_record(
+                self.run_dir,
+                record,
+                status="waiting",
+                message=f"waiting at the {gate.replace('_', ' ')} for a decision: give it in the "
+                f"browser's Live tab, or here with `lemmata resume {record.session_id}`",
+            )
         except (GateInterrupted, KeyboardInterrupt):  # Ctrl+C or a kill at a question: a pause at the gate
             if not pause_request(self.run_dir):
                 request_pause(self.run_dir, "ctrl-c")
@@ -260,8 +294,9 @@ class Driver:
         self._show_writer_card(record)
         where = f"paper in {output}" if self.version == 1 else f"paper version {self.version} in {output}"
         issues = run_outcome(self.run_dir, "completed").issues  # after "completed (main result not established)"
-        return save_record(self.run_dir, record, status="completed",
-                           message=where + (f"; {'; '.join(issues)}" if issues else ""))
+        return save_record(
+            self.run_dir, record, status="completed", message=where + (f"; {'; '.join(issues)}" if issues else "")
+        )
 
 
 def resume_notice(checkpoint: Checkpoint) -> str:
@@ -269,7 +304,6 @@ def resume_notice(checkpoint: Checkpoint) -> str:
     paused = time.strftime("%Y-%m-%d %H:%M", time.localtime(checkpoint.paused_at))
     brief = checkpoint.research_brief()
     direction = str(brief.get("direction") or brief.get("goal") or "").strip()
-    return (f"resuming from the {checkpoint.stage_name} stage (paused {paused})"
-            + (f", on the direction: {direction}" if direction else ""))
-
-
+    return f"resuming from the {checkpoint.stage_name} stage (paused {paused})" + (
+        f", on the direction: {direction}" if direction else ""
+    )

@@ -94,15 +94,22 @@ def waiting_question(run_dir: Path) -> dict[str, object] | None:
     elif kind == "direction":
         survey = read_artifact(run_dir / layout.SURVEY, Survey)
         question = "Direction planning needs a research direction: which one?"
-        card = "Open problems from the survey:\n" + "\n".join(f"  - {p}" for p in survey.open_problems or ["(none reported)"])
+        card = "Open problems from the survey:\n" + "\n".join(
+            f"  - {p}" for p in survey.open_problems or ["(none reported)"]
+        )
     elif gate == DIRECTION_REVIEW:
         directions = read_artifact(run_dir / layout.DIRECTIONS, Directions)
         question, card = STAGE_REVIEWS[gate], f"Goal: {directions.goal}"
     else:
         question = STAGE_REVIEWS[gate]
         card = stage_card(run_dir / GATE_INPUTS[gate]) or ""
-    return {"gate": gate, "kind": kind, "question": question, "card": card,
-            "second_look": kind == "theory_review" and gate_path(run_dir, THEORY_REWORK).exists()}
+    return {
+        "gate": gate,
+        "kind": kind,
+        "question": question,
+        "card": card,
+        "second_look": kind == "theory_review" and gate_path(run_dir, THEORY_REWORK).exists(),
+    }
 
 
 class AnswersFromTheBrowser:

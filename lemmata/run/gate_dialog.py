@@ -41,8 +41,9 @@ class GateDialog:
     def ask(self, gate: str, record: RunRecord) -> RunRecord | None:
         """Ask the researcher and write the gate's sentinel; a record when the run stops here."""
         decided_by = "user" if self.console.interactive else "default"
-        ask = {SURVEY_PAPERS: self._survey_papers, DIRECTION: self._direction,
-               THEORY_REVIEW: self._theory_review}.get(gate, self._stage_review)
+        ask = {SURVEY_PAPERS: self._survey_papers, DIRECTION: self._direction, THEORY_REVIEW: self._theory_review}.get(
+            gate, self._stage_review
+        )
         return ask(gate, record, decided_by)
 
     def _survey_papers(self, gate: str, record: RunRecord, decided_by: str) -> None:
@@ -68,9 +69,13 @@ class GateDialog:
             write_artifact(rework_file, TheoryRework(step=lemma_named(theory, review.step), issue=review.issue))
             self.console.info("re-running the theory once with your objection")
             return None
-        return save_record(self.run_dir, record, status="stopped",
-                           message=f"stopped at the theory review after its re-run: {review.feedback or 'rejected'}; "
-                                   f"`lemmata resume {record.session_id}` shows the lemma chain again")
+        return save_record(
+            self.run_dir,
+            record,
+            status="stopped",
+            message=f"stopped at the theory review after its re-run: {review.feedback or 'rejected'}; "
+            f"`lemmata resume {record.session_id}` shows the lemma chain again",
+        )
 
     def _stage_review(self, gate: str, record: RunRecord, decided_by: str) -> RunRecord | None:
         """A review after a stage (GATE_MODE human): go on with optional feedback, or stop."""
@@ -78,6 +83,10 @@ class GateDialog:
         if review.approved:
             record_decision(self.run_dir, gate, True, review.feedback, decided_by)
             return None
-        return save_record(self.run_dir, record, status="stopped",
-                           message=f"stopped at the {gate.replace('_', ' ')}: {review.feedback or 'rejected'}; "
-                                   f"`lemmata resume {record.session_id}` asks again")
+        return save_record(
+            self.run_dir,
+            record,
+            status="stopped",
+            message=f"stopped at the {gate.replace('_', ' ')}: {review.feedback or 'rejected'}; "
+            f"`lemmata resume {record.session_id}` asks again",
+        )

@@ -21,8 +21,12 @@ DIRECTION_REVIEW = "direction_review"
 EXPERIMENT_REVIEW = "experiment_review"
 #: What each gate decides on, in pipeline order.
 GATE_INPUTS = {
-    SURVEY_PAPERS: layout.SURVEY_FIRST, SURVEY_REVIEW: layout.SURVEY, DIRECTION: layout.IDEAS,
-    DIRECTION_REVIEW: layout.DIRECTIONS, THEORY_REVIEW: layout.THEORY, EXPERIMENT_REVIEW: layout.EXPERIMENT,
+    SURVEY_PAPERS: layout.SURVEY_FIRST,
+    SURVEY_REVIEW: layout.SURVEY,
+    DIRECTION: layout.IDEAS,
+    DIRECTION_REVIEW: layout.DIRECTIONS,
+    THEORY_REVIEW: layout.THEORY,
+    EXPERIMENT_REVIEW: layout.EXPERIMENT,
 }
 #: The rule that guards each gate's sentinel.
 GATE_RULES = {f"{gate}_gate": gate for gate in GATE_INPUTS}
@@ -78,8 +82,10 @@ def gate_path(run_dir: Path, gate: str) -> Path:
 
 def gate_closed_message(sentinel: str) -> str:
     gate = Path(sentinel).stem
-    return (f"{GATE_CLOSED}: {gate} is waiting for a decision; write {sentinel} "
-            '(e.g. {"gate": "' + gate + '", "approved": true, "decided_by": "user"}) and run again')
+    return (
+        f"{GATE_CLOSED}: {gate} is waiting for a decision; write {sentinel} "
+        '(e.g. {"gate": "' + gate + '", "approved": true, "decided_by": "user"}) and run again'
+    )
 
 
 def close_gate(sentinel: Path) -> NoReturn:

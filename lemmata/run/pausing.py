@@ -83,8 +83,10 @@ def research_brief_json(run_dir: Path) -> str:
         return "{}"
     directions = read_artifact(directions_file, Directions)
     chosen = directions.candidates[directions.chosen]
-    return json.dumps({"direction": chosen.title, "goal": directions.goal,
-                       "research_brief": directions.research_brief}, ensure_ascii=False)
+    return json.dumps(
+        {"direction": chosen.title, "goal": directions.goal, "research_brief": directions.research_brief},
+        ensure_ascii=False,
+    )
 
 
 def load_checkpoint(run_dir: Path) -> Checkpoint | None:

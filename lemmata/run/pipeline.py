@@ -29,20 +29,45 @@ class Stage:
 
 
 STAGES = (
-    Stage("survey", ("intake", "briefing", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"),
-          layout.SURVEY, (layout.INPUT, layout.BRIEFING, layout.SURVEY_FIRST, layout.gate(SURVEY_PAPERS),
-                          layout.SURVEY, layout.gate(SURVEY_REVIEW))),
-    Stage("direction planning", ("ideation", "direction_gate", "directions", "direction_review_gate"),
-          layout.DIRECTIONS,
-          (layout.IDEAS, layout.gate(DIRECTION), layout.DIRECTIONS, layout.gate(DIRECTION_REVIEW))),
-    Stage("theory", ("formalize", "theory_plan", "prove_lemma", "theory_assemble"), layout.THEORY,
-          (layout.FORMAL, layout.gate(THEORY_REWORK), layout.PLAN, layout.lemma("*"), layout.THEORY)),
+    Stage(
+        "survey",
+        ("intake", "briefing", "survey", "survey_papers_gate", "survey_final", "survey_review_gate"),
+        layout.SURVEY,
+        (
+            layout.INPUT,
+            layout.BRIEFING,
+            layout.SURVEY_FIRST,
+            layout.gate(SURVEY_PAPERS),
+            layout.SURVEY,
+            layout.gate(SURVEY_REVIEW),
+        ),
+    ),
+    Stage(
+        "direction planning",
+        ("ideation", "direction_gate", "directions", "direction_review_gate"),
+        layout.DIRECTIONS,
+        (layout.IDEAS, layout.gate(DIRECTION), layout.DIRECTIONS, layout.gate(DIRECTION_REVIEW)),
+    ),
+    Stage(
+        "theory",
+        ("formalize", "theory_plan", "prove_lemma", "theory_assemble"),
+        layout.THEORY,
+        (layout.FORMAL, layout.gate(THEORY_REWORK), layout.PLAN, layout.lemma("*"), layout.THEORY),
+    ),
     Stage("theory_review_gate", ("theory_review_gate",), layout.gate(THEORY_REVIEW), (layout.gate(THEORY_REVIEW),)),
-    Stage("experiment", ("experiment", "experiment_review_gate", "learn"), layout.EXPERIMENT,
-          (layout.EXPERIMENT, f"{layout.FIGURES}/*.pdf", layout.gate(EXPERIMENT_REVIEW), layout.LEARNED)),
+    Stage(
+        "experiment",
+        ("experiment", "experiment_review_gate", "learn"),
+        layout.EXPERIMENT,
+        (layout.EXPERIMENT, f"{layout.FIGURES}/*.pdf", layout.gate(EXPERIMENT_REVIEW), layout.LEARNED),
+    ),
     Stage("writer", ("writer",), layout.paper_tex(1), (layout.paper_tex(1), layout.REFERENCES, layout.paper_meta(1))),
-    Stage("compile", ("compile", "research_output"), layout.paper_pdf(1),
-          (layout.paper_pdf(1), layout.compile_report(1), layout.RESEARCH_OUTPUT)),
+    Stage(
+        "compile",
+        ("compile", "research_output"),
+        layout.paper_pdf(1),
+        (layout.paper_pdf(1), layout.compile_report(1), layout.RESEARCH_OUTPUT),
+    ),
 )
 #: The rules a cluster profile sends to the queue; the workflow's `localrules` are all the others.
 CLUSTER_RULES = ("prove_lemma", "experiment", "rewrite_theory", "rewrite_experiment")

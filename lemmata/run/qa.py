@@ -28,9 +28,13 @@ def run_settings(run_dir: Path) -> Settings:
     return Settings.from_mapping(config)
 
 
-def ask_about_paper(run_dir: Path, question: str, on_text: Callable[[str], None] | None = None,
-                    on_restart: Callable[[], None] | None = None,
-                    environ: Mapping[str, str] | None = None) -> ChatRecord:
+def ask_about_paper(
+    run_dir: Path,
+    question: str,
+    on_text: Callable[[str], None] | None = None,
+    on_restart: Callable[[], None] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ChatRecord:
     """Ask, answer, record. A failed answer leaves an error marker in the history and raises."""
     question = question.strip()
     if not question:
@@ -47,8 +51,9 @@ def ask_about_paper(run_dir: Path, question: str, on_text: Callable[[str], None]
     try:
         answer = answer_question(client, latex, version, question, history, tools, on_text, on_restart)
     except LemmataError as error:
-        append_record(run_dir, ChatRecord(role="event", marker="error", paper_version=version,
-                                          content=f"no answer: {error}"))
+        append_record(
+            run_dir, ChatRecord(role="event", marker="error", paper_version=version, content=f"no answer: {error}")
+        )
         raise
     record = ChatRecord(role="assistant", content=answer.text, paper_version=version, tool_calls=answer.tool_calls)
     append_record(run_dir, record)

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 HISTORY_FILE = layout.QA_HISTORY
 
+
 def append_record(run_dir: Path, record: ChatRecord) -> None:
     # Answers are model output and errors may quote a provider's reply: no secret is kept.
     append_line(Path(run_dir) / HISTORY_FILE, redact_known(record.model_dump_json()))

@@ -39,8 +39,12 @@ MAX_INSTRUCTION_CHARS = 20_000
 #: What every rewrite reads besides the latest paper: the run's task, survey, direction, formal
 #: statement and first theory, and the bibliography the new version shares.
 REWRITE_INPUTS: tuple[tuple[str, type[BaseModel] | None], ...] = (
-    (layout.INPUT, TaskInput), (layout.SURVEY, Survey), (layout.DIRECTIONS, Directions),
-    (layout.FORMAL, FormalStatement), (layout.THEORY, Theory), (layout.REFERENCES, None),
+    (layout.INPUT, TaskInput),
+    (layout.SURVEY, Survey),
+    (layout.DIRECTIONS, Directions),
+    (layout.FORMAL, FormalStatement),
+    (layout.THEORY, Theory),
+    (layout.REFERENCES, None),
 )
 
 
@@ -69,20 +73,35 @@ def request_rewrite(run_dir: Path, instructions: str) -> RevisionRequest:
     if not instructions:
         raise UserError("the revision instructions are empty: say what the new version should change")
     if len(instructions) > MAX_INSTRUCTION_CHARS:
-        raise UserError(f"the revision instructions have {len(instructions)} characters; at most "
-                        f"{MAX_INSTRUCTION_CHARS} are accepted")
+        raise UserError(
+            f"the revision instructions have {len(instructions)} characters; at most "
+            f"{MAX_INSTRUCTION_CHARS} are accepted"
+        )
     try:
         base = check_rewritable(run_dir)
     except UserError as error:
         versions = paper_versions(run_dir)
-        append_record(run_dir, ChatRecord(role="event", marker="error", content=f"rewrite refused: {error}",
-                                          paper_version=versions[-1] if versions else 1))
+        append_record(
+            run_dir,
+            ChatRecord(
+                role="event",
+                marker="error",
+                content=f"rewrite refused: {error}",
+                paper_version=versions[-1] if versions else 1,
+            ),
+        )
         raise
-    request = RevisionRequest(version=base + 1, base_version=base, instructions=instructions,
-                              qa_summary=qa_summary(read_history(run_dir), base), requested_at=time.time())
+    request = RevisionRequest(
+        version=base + 1,
+        base_version=base,
+        instructions=instructions,
+        qa_summary=qa_summary(read_history(run_dir), base),
+        requested_at=time.time(),
+    )
     write_artifact(run_dir / layout.revision(request.version), request)
-    append_record(run_dir, ChatRecord(role="event", marker="rewrite_requested", content=instructions,
-                                      paper_version=base))
+    append_record(
+        run_dir, ChatRecord(role="event", marker="rewrite_requested", content=instructions, paper_version=base)
+    )
     return request
 
 
@@ -104,8 +123,15 @@ def rewrite_unsettled(run_dir: Path) -> bool:
 
 
 def record_success(run_dir: Path, request: RevisionRequest) -> None:
-    append_record(run_dir, ChatRecord(role="event", marker="rewrite_saved", paper_version=request.version,
-                                      content=f"version {request.version} saved: {layout.paper_tex(request.version)}"))
+    append_record(
+        run_dir,
+        ChatRecord(
+            role="event",
+            marker="rewrite_saved",
+            paper_version=request.version,
+            content=f"version {request.version} saved: {layout.paper_tex(request.version)}",
+        ),
+    )
 
 
 def record_failure(run_dir: Path, request: RevisionRequest, error: LemmataError) -> str:
@@ -119,8 +145,9 @@ def record_failure(run_dir: Path, request: RevisionRequest, error: LemmataError)
     for leftover in (layout.paper_tex(request.version), layout.paper_meta(request.version)):  # e.g. the compile failed
         if (run_dir / leftover).exists():  # kept for a look, but not as a version
             (run_dir / leftover).rename(run_dir / layout.LOGS / leftover.replace(".", ".failed.", 1))
-    append_record(run_dir, ChatRecord(role="event", marker="rewrite_failed", content=message,
-                                      paper_version=request.base_version))
+    append_record(
+        run_dir, ChatRecord(role="event", marker="rewrite_failed", content=message, paper_version=request.base_version)
+    )
     status = "completed" if (run_dir / layout.paper_pdf(request.base_version)).exists() else "failed"
     save_record(run_dir, load_record(run_dir), status=status, message=message)
     return message
@@ -132,7 +159,11 @@ def drive_rewrite(driver: Driver, instructions: str | None = None) -> RunRecord:
     requests: list[RevisionRequest] = []
 
     def prepare() -> None:  # under the run's lock: no other run or rewrite is in progress
-        request = request_rewrite(driver.run_dir, instructions) if instructions is not None else pending_rewrite(driver.run_dir)
+        request = (
+            request_rewrite(driver.run_dir, instructions)
+            if instructions is not None
+            else pending_rewrite(driver.run_dir)
+        )
         if request is None:
             raise UserError(f"run {driver.run_dir.name} has no unfinished rewrite")
         requests.append(request)

@@ -18,7 +18,9 @@ def current_paper(run_dir: Path) -> tuple[int, str]:
     """The latest version and its LaTeX source; a clear error when the run has no paper yet."""
     versions = paper_versions(run_dir)
     if not versions:
-        raise UserError(f"run {Path(run_dir).name} has no paper yet: questions can be asked once its writer "
-                        f"stage has written paper_v1.tex (`lemmata status {Path(run_dir).name}` shows where it is)")
+        raise UserError(
+            f"run {Path(run_dir).name} has no paper yet: questions can be asked once its writer "
+            f"stage has written paper_v1.tex (`lemmata status {Path(run_dir).name}` shows where it is)"
+        )
     version = versions[-1]
     return version, (Path(run_dir) / layout.paper_tex(version)).read_text(encoding="utf-8")

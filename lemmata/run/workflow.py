@@ -52,9 +52,25 @@ def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequen
     hold whatever the profile says: code and software-env changes must not rerun finished
     stages (each rerun costs model calls), and the driver reads the lemmata logger's events."""
     return [
-        sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
-        *profile_arguments, "--configfile", str(run_dir / layout.CONFIG), *(["--jobs", str(jobs)] if jobs else []),
-        "--logger", "lemmata", "--rerun-incomplete", "--rerun-triggers", "mtime", "params", "input", "--nocolor",
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(snakefile()),
+        "--directory",
+        str(run_dir),
+        *profile_arguments,
+        "--configfile",
+        str(run_dir / layout.CONFIG),
+        *(["--jobs", str(jobs)] if jobs else []),
+        "--logger",
+        "lemmata",
+        "--rerun-incomplete",
+        "--rerun-triggers",
+        "mtime",
+        "params",
+        "input",
+        "--nocolor",
     ]
 
 
@@ -79,8 +95,21 @@ def workflow_processes(run_dir: Path) -> list[int]:
 
 def report_command(run_dir: Path, output: Path) -> list[str]:
     """Snakemake's HTML report of the run; --nolock, so a report of a running run does not wait."""
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(run_dir),
-            "--configfile", str(run_dir / layout.CONFIG), "--report", str(output), "--nolock", "--nocolor"]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(snakefile()),
+        "--directory",
+        str(run_dir),
+        "--configfile",
+        str(run_dir / layout.CONFIG),
+        "--report",
+        str(output),
+        "--nolock",
+        "--nocolor",
+    ]
 
 
 def workflow_environment(run_dir: Path) -> dict[str, str]:

@@ -1,4 +1,5 @@
 """briefing: input.json -> briefing.json (skills, plugin guidance and memories, by agent role)."""
+
 from lemmata.artifacts import TaskInput, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.briefing import brief_run

@@ -4,6 +4,7 @@ paper_v<n>.pdf (pdflatex, bibtex, pdflatex, pdflatex).
 The compile report goes beside the PDF; when the compile fails, to logs/ (Snakemake removes a
 failed job's outputs), so the errors stay readable after the run stops.
 """
+
 from lemmata import layout
 from lemmata.artifacts import write_artifact
 from lemmata.latex.compile import LatexCompileError, compile_paper, failure_report, success_report
@@ -13,8 +14,12 @@ job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     tex = job.input("tex")
     try:
-        result = compile_paper(tex, bibliography=job.input("bib").stat().st_size > 0,
-                               timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT, figures=job.input("figures"))
+        result = compile_paper(
+            tex,
+            bibliography=job.input("bib").stat().st_size > 0,
+            timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT,
+            figures=job.input("figures"),
+        )
     except LatexCompileError as error:
         write_artifact(job.run_dir / layout.LOGS / f"{tex.stem}.compile.json", failure_report(tex, error))
         raise

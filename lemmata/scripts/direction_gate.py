@@ -1,4 +1,5 @@
 """direction_gate: directions/ideas.json -> gates/direction.json, asked only when ideation proposed nothing."""
+
 from lemmata.artifacts import DirectionIdeas, read_artifact
 from lemmata.run.gates import close_gate, open_gate_automatically
 from lemmata.run.job import StageJob

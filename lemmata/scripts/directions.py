@@ -1,4 +1,5 @@
 """directions: ideas + the direction gate -> directions.json (the convergent step)."""
+
 from lemmata.artifacts import DirectionIdeas, GateDecision, TaskInput, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.directions import run_directions

@@ -1,4 +1,5 @@
 """formalize: directions.json -> theory/formal.json (the goal as a formal statement)."""
+
 from lemmata import layout
 from lemmata.artifacts import Directions, read_artifact, write_artifact
 from lemmata.run.job import StageJob

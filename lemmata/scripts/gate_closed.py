@@ -1,4 +1,5 @@
 """A gate whose decision sentinel is missing: fail on purpose, recognisably."""
+
 from lemmata.run.gates import close_gate
 from lemmata.run.job import StageJob
 

@@ -1,4 +1,5 @@
 """ideation: input.json + survey.json (+ the survey review's feedback) -> directions/ideas.json (the divergent step)."""
+
 import os
 
 from lemmata.artifacts import GateDecision, Survey, TaskInput, feedback_of, read_artifact, write_artifact

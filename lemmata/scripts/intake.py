@@ -1,4 +1,5 @@
 """intake: the task from the workflow config becomes input.json."""
+
 from lemmata.artifacts import write_artifact
 from lemmata.run.job import StageJob
 

@@ -1,4 +1,5 @@
 """research_output: the run's artifacts -> research_output.json (theorem, chain, papers, bibliography)."""
+
 from lemmata.artifacts import CompileReport, PaperMeta, Survey, Theory, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.research_output import research_output
@@ -6,7 +7,9 @@ from lemmata.stages.research_output import research_output
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     record = research_output(
-        job.task_input(), read_artifact(job.input("survey"), Survey), read_artifact(job.input("theory"), Theory),
+        job.task_input(),
+        read_artifact(job.input("survey"), Survey),
+        read_artifact(job.input("theory"), Theory),
         [(read_artifact(job.input("meta"), PaperMeta), read_artifact(job.input("report"), CompileReport))],
     )
     write_artifact(job.output(), record)

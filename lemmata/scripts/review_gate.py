@@ -1,5 +1,6 @@
 """A stage review gate: asked only in GATE_MODE human (auto turns human once a lemma is not
 verified); otherwise it writes its own sentinel."""
+
 from pathlib import Path
 
 from lemmata.artifacts import Theory, read_artifact

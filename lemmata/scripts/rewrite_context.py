@@ -1,4 +1,5 @@
 """rewrite_context: revisions/v<n>.json, once paper_v<n>.pdf exists -> rewrite_context_v<n>.json."""
+
 import time
 
 from lemmata import layout
@@ -9,8 +10,15 @@ from lemmata.stages.rewrite import revision_feedback
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():
     request = read_artifact(job.input("revision"), RevisionRequest)
-    write_artifact(job.output(), RewriteContext(
-        version=request.version, base_version=request.base_version, revision_prompt=revision_feedback(request),
-        qa_summary=request.qa_summary, requested_at=request.requested_at, completed_at=time.time(),
-        paper=layout.paper_tex(request.version),
-    ))
+    write_artifact(
+        job.output(),
+        RewriteContext(
+            version=request.version,
+            base_version=request.base_version,
+            revision_prompt=revision_feedback(request),
+            qa_summary=request.qa_summary,
+            requested_at=request.requested_at,
+            completed_at=time.time(),
+            paper=layout.paper_tex(request.version),
+        ),
+    )

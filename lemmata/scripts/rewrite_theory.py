@@ -1,6 +1,7 @@
 """rewrite_theory: revisions/v<n>.json + version n-1's theory (+ the survey, the formal statement)
 -> versions/v<n>/theory.json: planned again with the instructions, every lemma proved, assembled;
 and the session's tier-3 knowledge graph, now of this theory."""
+
 from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.job import StageJob
@@ -11,9 +12,12 @@ job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 version = int(snakemake.wildcards.n)  # noqa: F821
 with job.reporting():
     theory = rewrite_theory(
-        lambda scope: job.client(scope=f"rewrite_theory:v{version}:{scope}"), job.settings,
-        read_artifact(job.input("revision"), RevisionRequest), read_artifact(job.input("theory"), Theory),
-        read_artifact(job.input("survey"), Survey), read_artifact(job.input("formal"), FormalStatement).formal_statement,
+        lambda scope: job.client(scope=f"rewrite_theory:v{version}:{scope}"),
+        job.settings,
+        read_artifact(job.input("revision"), RevisionRequest),
+        read_artifact(job.input("theory"), Theory),
+        read_artifact(job.input("survey"), Survey),
+        read_artifact(job.input("formal"), FormalStatement).formal_statement,
         checker=job.checker(job.client()),
     )
     write_artifact(job.output(), theory)

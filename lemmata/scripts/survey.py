@@ -1,5 +1,6 @@
 """survey: input.json -> survey/first.json (the survey agent with the literature tools, then the
 paper reader on the papers it kept)."""
+
 import os
 
 from lemmata.artifacts import TaskInput, read_artifact, write_artifact

@@ -1,5 +1,6 @@
 """survey_final: survey/first.json + gates/survey_papers.json -> survey.json (re-run once with
 the researcher's papers when the first survey kept none and the researcher named some)."""
+
 import os
 
 from lemmata.artifacts import GateDecision, Survey, TaskInput, read_artifact, write_artifact
@@ -14,8 +15,9 @@ with job.reporting():
 
     def rerun(papers: list[str]) -> Survey:
         client = job.client()
-        survey = run_survey(client, task, make_tools(job.settings, os.environ), survey_limits(job.settings),
-                            user_papers=papers)
+        survey = run_survey(
+            client, task, make_tools(job.settings, os.environ), survey_limits(job.settings), user_papers=papers
+        )
         return with_paper_notes(survey, client, paper_excerpt(job.settings))
 
     first = read_artifact(job.input("first"), Survey)

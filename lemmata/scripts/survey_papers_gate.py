@@ -1,6 +1,7 @@
 """survey_papers_gate: survey/first.json -> gates/survey_papers.json, asked only when the survey
 kept no paper although it could search (with SEARCH_TOOLS false, papers named by the researcher
 could not be looked up either)."""
+
 from lemmata.artifacts import Survey, read_artifact
 from lemmata.run.gates import close_gate, open_gate_automatically
 from lemmata.run.job import StageJob

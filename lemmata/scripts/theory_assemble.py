@@ -1,4 +1,5 @@
 """theory_assemble: plan + proved lemmas -> theory.json, and the tier-3 knowledge graph."""
+
 from lemmata.artifacts import ProvedLemma, TheoryPlan, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.job import StageJob

@@ -1,5 +1,6 @@
 """theory_plan: directions.json + theory/formal.json + survey.json (+ the direction review's feedback,
 and the reviewer's objection after `n` at the theory review) -> theory/plan.json (the lemma chain)."""
+
 from pathlib import Path
 
 from lemmata.artifacts import Directions, FormalStatement, Survey, TheoryRework, read_artifact, write_artifact
@@ -15,6 +16,11 @@ with job.reporting():
     survey = read_artifact(job.input("survey"), Survey)
     rework = read_artifact(Path(job.smk.input.rework[0]), TheoryRework) if job.smk.input.rework else None
     feedback = " ".join(filter(None, [job_feedback(job.smk.input), rework_feedback(rework)]))
-    plan = plan_theory(job.client(), directions.goal, formal_statement=formal.formal_statement,
-                       literature=literature_digest(survey.papers, survey.paper_notes), feedback=feedback)
+    plan = plan_theory(
+        job.client(),
+        directions.goal,
+        formal_statement=formal.formal_statement,
+        literature=literature_digest(survey.papers, survey.paper_notes),
+        feedback=feedback,
+    )
     write_artifact(job.output(), plan.model_copy(update={"rework": rework}))

@@ -55,9 +55,11 @@ class ServerAccess:
         rebinding page cannot make a browser send them); the bound address too, unless it is a
         wildcard; and each `allow_hosts` name (how others reach a server on 0.0.0.0)."""
         if token is None and not is_loopback(bind):
-            raise UserError(f"--no-token is for loopback only: --host {bind} listens beyond this machine, where "
-                            f"anyone who reaches the port could drive runs; drop --no-token (a token is made and "
-                            f"printed) or set {TOKEN_VARIABLE}")
+            raise UserError(
+                f"--no-token is for loopback only: --host {bind} listens beyond this machine, where "
+                f"anyone who reaches the port could drive runs; drop --no-token (a token is made and "
+                f"printed) or set {TOKEN_VARIABLE}"
+            )
         names = {*LOOPBACK_NAMES, *(host_name(h) for h in allow_hosts if h.strip())}
         if bind not in WILDCARD_BINDS:
             names.add(host_name(bind))

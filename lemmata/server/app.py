@@ -29,16 +29,24 @@ from lemmata.server.supervisor import RunSupervisor
 STATIC = Path(__file__).parent / "static"
 #: The page loads only its own scripts and styles, and shows PDFs from the API (or, behind a
 #: token, from blob: copies): model-written text it displays can never run as code.
-PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-               "frame-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+PAGE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "frame-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 
 
 async def page(request: Request) -> FileResponse:
     # no-referrer: the page is opened with its token in the URL (?token=); no request it makes
     # may carry that URL along before the page takes the token out of the address bar.
-    return FileResponse(STATIC / "index.html", headers={
-        "cache-control": "no-cache", "content-security-policy": PAGE_POLICY, "x-content-type-options": "nosniff",
-        "referrer-policy": "no-referrer"})
+    return FileResponse(
+        STATIC / "index.html",
+        headers={
+            "cache-control": "no-cache",
+            "content-security-policy": PAGE_POLICY,
+            "x-content-type-options": "nosniff",
+            "referrer-policy": "no-referrer",
+        },
+    )
 
 
 async def openapi(request: Request) -> JSONResponse:
@@ -61,8 +69,13 @@ async def put_settings(request: Request) -> JSONResponse:
 async def no_such_endpoint(request: Request, exc: Exception) -> JSONResponse:
     """Starlette's own 404/405 (no route; a method the route lacks) as our `{"error": ...}`."""
     assert isinstance(exc, HTTPException)  # registered for the status codes only Starlette raises
-    return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}; the endpoints are described "
-                                  "at /api/openapi.json"}, status_code=exc.status_code)
+    return JSONResponse(
+        {
+            "error": f"{exc.detail}: {request.method} {request.url.path}; the endpoints are described "
+            "at /api/openapi.json"
+        },
+        status_code=exc.status_code,
+    )
 
 
 def _stops_drives_at_shutdown(supervisor: RunSupervisor):
@@ -70,6 +83,7 @@ def _stops_drives_at_shutdown(supervisor: RunSupervisor):
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         supervisor.stop_all()
+
     return lifespan
 
 
@@ -94,15 +108,19 @@ ROUTES = [
 ]
 
 
-def create_app(data_home: DataHome | None = None, environ: Mapping[str, str] | None = None, *,
-               access: ServerAccess) -> Starlette:
+def create_app(
+    data_home: DataHome | None = None, environ: Mapping[str, str] | None = None, *, access: ServerAccess
+) -> Starlette:
     """The app over `data_home` (default: $LEMMATA_HOME); the processes it starts get `environ`
     (default: the server's). `access` is required: every app answers only its Host names, its
     own page and, unless it is a loopback app without one, the holders of its token."""
     supervisor = RunSupervisor(environ)
-    app = Starlette(routes=ROUTES, middleware=[Middleware(RequestGuard, access=access)],
-                    lifespan=_stops_drives_at_shutdown(supervisor),
-                    exception_handlers={404: no_such_endpoint, 405: no_such_endpoint, **ERROR_HANDLERS})
+    app = Starlette(
+        routes=ROUTES,
+        middleware=[Middleware(RequestGuard, access=access)],
+        lifespan=_stops_drives_at_shutdown(supervisor),
+        exception_handlers={404: no_such_endpoint, 405: no_such_endpoint, **ERROR_HANDLERS},
+    )
     app.state.data_home = data_home or DataHome.from_environment()
     app.state.supervisor = supervisor
     app.state.environ = environ

@@ -55,9 +55,12 @@ class RequestGuard:
         headers = Headers(scope=scope)
         host = headers.get("host", "").lower()
         if host not in self.access.hosts:
-            raise Refused(403, f"Host {host[:100]!r} is not an address of this server, which answers "
-                               f"{self.access.described_hosts()}: open {self.access.page_url}, or start "
-                               "`lemmata serve --allow-host NAME` to reach it by another name")
+            raise Refused(
+                403,
+                f"Host {host[:100]!r} is not an address of this server, which answers "
+                f"{self.access.described_hosts()}: open {self.access.page_url}, or start "
+                "`lemmata serve --allow-host NAME` to reach it by another name",
+            )
         if scope["path"].startswith("/api/"):
             self._check_same_origin(headers, host)
             self._check_token(scope)
@@ -71,14 +74,21 @@ class RequestGuard:
             sender = f"Sec-Fetch-Site: {site}"
         else:
             return
-        raise Refused(403, f"a page of another site ({sender}) may not call this API: use lemmata's own page at "
-                           f"{self.access.page_url}, or a client that is not a browser")
+        raise Refused(
+            403,
+            f"a page of another site ({sender}) may not call this API: use lemmata's own page at "
+            f"{self.access.page_url}, or a client that is not a browser",
+        )
 
     def _check_token(self, scope: Scope) -> None:
         if self._expected is None:
             return
         given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
         if not hmac.compare_digest(given, self._expected):
-            raise Refused(401, "this server needs its API token: send `Authorization: Bearer <token>` with the "
-                               f"token printed by `lemmata serve` (or {TOKEN_VARIABLE}, when set), or open the "
-                               "page at the URL it printed", headers={"www-authenticate": "Bearer"})
+            raise Refused(
+                401,
+                "this server needs its API token: send `Authorization: Bearer <token>` with the "
+                f"token printed by `lemmata serve` (or {TOKEN_VARIABLE}, when set), or open the "
+                "page at the URL it printed",
+                headers={"www-authenticate": "Bearer"},
+            )

@@ -62,8 +62,11 @@ def require_json_content_type(request: Request) -> None:
     body is parsed as JSON only when it says it is JSON."""
     declared = request.headers.get("content-type", "")
     if declared.split(";", 1)[0].strip().lower() != "application/json":
-        raise ApiError(415, f"send the body as JSON with `Content-Type: application/json` "
-                            f"(this request's Content-Type: {declared[:100] or 'none'})")
+        raise ApiError(
+            415,
+            f"send the body as JSON with `Content-Type: application/json` "
+            f"(this request's Content-Type: {declared[:100] or 'none'})",
+        )
 
 
 async def json_body(request: Request) -> dict:

@@ -37,8 +37,13 @@ def job_event(entry: dict[str, Any], rules: dict[int, str]) -> dict[str, Any] | 
         return None
     if kind == "job_info":
         rules[int(job)] = str(entry.get("rule_name", "?"))
-        return {"event": "job_started", "t": at, "job": int(job), "rule": rules[int(job)],
-                "wildcards": entry.get("wildcards") or {}}
+        return {
+            "event": "job_started",
+            "t": at,
+            "job": int(job),
+            "rule": rules[int(job)],
+            "wildcards": entry.get("wildcards") or {},
+        }
     rule = rules.get(int(job), str(entry.get("rule_name", "?")))
     if kind == "job_finished":
         return {"event": "job_finished", "t": at, "job": int(job), "rule": rule}
@@ -48,12 +53,16 @@ def job_event(entry: dict[str, Any], rules: dict[int, str]) -> dict[str, Any] | 
 def run_state(run_dir: Path) -> dict[str, object]:
     record = load_record(run_dir)
     status = live_status(run_dir, record)
-    return {"status": status, "message": record.message,
-            "gate": waiting_question(run_dir) if status == "waiting" else None}
+    return {
+        "status": status,
+        "message": record.message,
+        "gate": waiting_question(run_dir) if status == "waiting" else None,
+    }
 
 
-async def run_events(run_dir: Path, working: Callable[[Path], bool],
-                     poll_seconds: float = POLL_SECONDS) -> AsyncIterator[str]:
+async def run_events(
+    run_dir: Path, working: Callable[[Path], bool], poll_seconds: float = POLL_SECONDS
+) -> AsyncIterator[str]:
     """The stream; `working(run_dir)` says whether a process still drives the run."""
     log = TailReader(run_dir / EVENTS_FILE)
     rules: dict[int, str] = {}

@@ -21,8 +21,14 @@ ERROR = {"description": "error", "content": {"application/json": {"schema": {"$r
 SSE = {"text/event-stream": {"schema": {"type": "string"}}}
 
 
-def _op(summary: str, ok: str, *errors: int, body: dict[str, Any] | None = None, ok_code: int = 200,
-        content: dict[str, Any] | None = None) -> dict[str, Any]:
+def _op(
+    summary: str,
+    ok: str,
+    *errors: int,
+    body: dict[str, Any] | None = None,
+    ok_code: int = 200,
+    content: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     responses: dict[str, Any] = {str(ok_code): {"description": ok, **({"content": content} if content else {})}}
     # Every operation: 401 without the token, 403 for a foreign Host or another site's page;
     # one with a JSON body also 415 for another Content-Type (lemmata.server.guard, .http).
@@ -36,70 +42,166 @@ def _op(summary: str, ok: str, *errors: int, body: dict[str, Any] | None = None,
 
 def _object(**properties: Any) -> dict[str, Any]:
     required = [name.rstrip("_") for name in properties if not name.endswith("_")]
-    return {"type": "object", "properties": {name.rstrip("_"): schema for name, schema in properties.items()},
-            "required": required}
+    return {
+        "type": "object",
+        "properties": {name.rstrip("_"): schema for name, schema in properties.items()},
+        "required": required,
+    }
 
 
 TEXT = {"type": "string"}
-ID: dict[str, Any] = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"}}
-VERSION: dict[str, Any] = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+ID: dict[str, Any] = {
+    "name": "id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
+}
+VERSION: dict[str, Any] = {
+    "name": "version",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1},
+}
 #: A run in the list and at the top of its status poll (runs_api.summary).
 RUN_SUMMARY = _object(
-    id=TEXT, mode={"enum": MODES}, task=TEXT,
-    status={"enum": STATUSES,
-            "description": "the run's state; completed: the workflow finished, whatever it established"},
-    outcome={"type": "string", "description": "the status as shown: for a completed run `completed`, or "
-             "`completed (main result not established)`, or `completed (main result unknown)` when its theory "
-             "cannot be read"},
-    main_result_established={"type": ["boolean", "null"], "description": "whether the theory of the latest paper "
-                             "version establishes the main result; null unless completed with a readable theory"},
+    id=TEXT,
+    mode={"enum": MODES},
+    task=TEXT,
+    status={
+        "enum": STATUSES,
+        "description": "the run's state; completed: the workflow finished, whatever it established",
+    },
+    outcome={
+        "type": "string",
+        "description": "the status as shown: for a completed run `completed`, or "
+        "`completed (main result not established)`, or `completed (main result unknown)` when its theory "
+        "cannot be read",
+    },
+    main_result_established={
+        "type": ["boolean", "null"],
+        "description": "whether the theory of the latest paper "
+        "version establishes the main result; null unless completed with a readable theory",
+    },
     main_result_issues={"type": "array", "items": TEXT, "description": "why the main result is not established"},
-    message=TEXT, created={"type": "number"}, updated={"type": "number"})
+    message=TEXT,
+    created={"type": "number"},
+    updated={"type": "number"},
+)
 RUN_SUMMARY_REF = {"$ref": "#/components/schemas/RunSummary"}
 
-GATE: dict[str, Any] = {"name": "gate", "in": "path", "required": True, "schema": {"type": "string", "enum": list(GATE_INPUTS)}}
+GATE: dict[str, Any] = {
+    "name": "gate",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "enum": list(GATE_INPUTS)},
+}
 
 PATHS: dict[str, dict[str, Any]] = {
     "/api/runs": {
-        "get": _op("All runs, oldest first", "`{runs: [RunSummary]}`", content={"application/json": {
-            "schema": _object(runs={"type": "array", "items": RUN_SUMMARY_REF})}}),
-        "post": _op("Start a run; a supervised process drives it, its gates wait for decisions", "`{id, status, poll, events}`",
-                    400, 413, ok_code=202, body=_object(
-                        mode_={"enum": MODES, "default": "prove"}, task_=TEXT,
-                        papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
-                        gate_={"enum": GATE_MODES, "description": "absent: the GATE_MODE setting"})),
+        "get": _op(
+            "All runs, oldest first",
+            "`{runs: [RunSummary]}`",
+            content={"application/json": {"schema": _object(runs={"type": "array", "items": RUN_SUMMARY_REF})}},
+        ),
+        "post": _op(
+            "Start a run; a supervised process drives it, its gates wait for decisions",
+            "`{id, status, poll, events}`",
+            400,
+            413,
+            ok_code=202,
+            body=_object(
+                mode_={"enum": MODES, "default": "prove"},
+                task_=TEXT,
+                papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
+                gate_={"enum": GATE_MODES, "description": "absent: the GATE_MODE setting"},
+            ),
+        ),
     },
-    "/api/runs/{id}": {"get": _op("Status poll: the outcome, stages, versions, the waiting gate, cards, tokens",
-                                  "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "
-                                  "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens`",
-                                  400, 404, content={"application/json": {"schema": RUN_SUMMARY_REF}})},
-    "/api/runs/{id}/gates/{gate}": {"post": _op(
-        "Decide the gate the run waits at; the run goes on", "`{id, status}`", 400, 404, 409, 413, ok_code=202,
-        body=_object(approved_={"type": "boolean"}, feedback_=TEXT, step_=TEXT, issue_=TEXT, papers_=TEXT,
-                     direction_=TEXT))},
-    "/api/runs/{id}/pause": {"post": _op("Pause at the next rule boundary (running jobs finish)",
-                                         "`{id, status}`", 404, 409, ok_code=202)},
-    "/api/runs/{id}/resume": {"post": _op("Continue a paused, stopped or interrupted run", "`{id, status}`",
-                                          400, 404, 409, ok_code=202)},
-    "/api/runs/{id}/events": {"get": _op(
-        "Live events: `workflow` (event-log lines), `status` (on change), then `end` when no process works on the run",
-        "server-sent events", 404, content=SSE)},
+    "/api/runs/{id}": {
+        "get": _op(
+            "Status poll: the outcome, stages, versions, the waiting gate, cards, tokens",
+            "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "
+            "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens`",
+            400,
+            404,
+            content={"application/json": {"schema": RUN_SUMMARY_REF}},
+        )
+    },
+    "/api/runs/{id}/gates/{gate}": {
+        "post": _op(
+            "Decide the gate the run waits at; the run goes on",
+            "`{id, status}`",
+            400,
+            404,
+            409,
+            413,
+            ok_code=202,
+            body=_object(
+                approved_={"type": "boolean"}, feedback_=TEXT, step_=TEXT, issue_=TEXT, papers_=TEXT, direction_=TEXT
+            ),
+        )
+    },
+    "/api/runs/{id}/pause": {
+        "post": _op("Pause at the next rule boundary (running jobs finish)", "`{id, status}`", 404, 409, ok_code=202)
+    },
+    "/api/runs/{id}/resume": {
+        "post": _op("Continue a paused, stopped or interrupted run", "`{id, status}`", 400, 404, 409, ok_code=202)
+    },
+    "/api/runs/{id}/events": {
+        "get": _op(
+            "Live events: `workflow` (event-log lines), `status` (on change), then `end` when no process works on the run",
+            "server-sent events",
+            404,
+            content=SSE,
+        )
+    },
     "/api/runs/{id}/history": {"get": _op("The Q&A chat with its event markers", "`{records: [ChatRecord]}`", 404)},
-    "/api/runs/{id}/versions": {"get": _op("The paper versions", "`{versions: [{version, tex, pdf, rewrite_context, "
-                                           "tex_url, pdf_url}]}`", 404)},
-    "/api/runs/{id}/versions/{version}/{name}": {"get": _op(
-        "A version's paper.tex or paper.pdf (inline)", "the file", 404,
-        content={"text/plain": {"schema": TEXT}, "application/pdf": {"schema": {"type": "string", "format": "binary"}}})},
-    "/api/runs/{id}/ask": {"post": _op(
-        "Ask about the current paper: `piece`, `restart`, then `answer` or `error` events", "server-sent events",
-        400, 404, 413, content=SSE, body=_object(question=TEXT))},
-    "/api/runs/{id}/rewrite": {"post": _op(
-        "Rewrite the paper into the next version: 202 at once", "`{id, version, status, poll}`", 400, 404, 409, 413,
-        ok_code=202, body=_object(instructions=TEXT))},
+    "/api/runs/{id}/versions": {
+        "get": _op("The paper versions", "`{versions: [{version, tex, pdf, rewrite_context, tex_url, pdf_url}]}`", 404)
+    },
+    "/api/runs/{id}/versions/{version}/{name}": {
+        "get": _op(
+            "A version's paper.tex or paper.pdf (inline)",
+            "the file",
+            404,
+            content={
+                "text/plain": {"schema": TEXT},
+                "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+            },
+        )
+    },
+    "/api/runs/{id}/ask": {
+        "post": _op(
+            "Ask about the current paper: `piece`, `restart`, then `answer` or `error` events",
+            "server-sent events",
+            400,
+            404,
+            413,
+            content=SSE,
+            body=_object(question=TEXT),
+        )
+    },
+    "/api/runs/{id}/rewrite": {
+        "post": _op(
+            "Rewrite the paper into the next version: 202 at once",
+            "`{id, version, status, poll}`",
+            400,
+            404,
+            409,
+            413,
+            ok_code=202,
+            body=_object(instructions=TEXT),
+        )
+    },
     "/api/settings": {
         "get": _op("The 12 token limits: field, name, value, default, used_for, source", "`{settings: [...]}`"),
-        "put": _op("Save token limits for the next run (field -> positive integer)", "`{settings: [...]}`", 400, 413,
-                   body={"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}}),
+        "put": _op(
+            "Save token limits for the next run (field -> positive integer)",
+            "`{settings: [...]}`",
+            400,
+            413,
+            body={"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+        ),
     },
     "/api/openapi.json": {"get": _op("This description", "OpenAPI 3.1")},
 }
@@ -109,21 +211,27 @@ for path, operations in PATHS.items():
         names = [p["name"] for p in (ID, GATE, VERSION) if "{" + p["name"] + "}" in path]
         operation["parameters"] = [p for p in (ID, GATE, VERSION) if p["name"] in names]
         if "{name}" in path:
-            operation["parameters"].append({"name": "name", "in": "path", "required": True,
-                                            "schema": {"enum": list(PAPER_FILES)}})
+            operation["parameters"].append(
+                {"name": "name", "in": "path", "required": True, "schema": {"enum": list(PAPER_FILES)}}
+            )
 
 
 def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
-        "info": {"title": "lemmata", "version": __version__,
-                 "description": "Runs, gates, the paper, its Q&A and rewrites. Every call needs `Authorization: "
-                                "Bearer <token>` (the token `lemmata serve` printed, or LEMMATA_API_TOKEN), unless "
-                                "the server runs with --no-token; a request for another Host name or from a page "
-                                "of another site (Origin, Sec-Fetch-Site) is 403; a JSON body needs "
-                                "`Content-Type: application/json` (415)."},
-        "components": {"schemas": {"Error": _object(error=TEXT), "RunSummary": RUN_SUMMARY},
-                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "info": {
+            "title": "lemmata",
+            "version": __version__,
+            "description": "Runs, gates, the paper, its Q&A and rewrites. Every call needs `Authorization: "
+            "Bearer <token>` (the token `lemmata serve` printed, or LEMMATA_API_TOKEN), unless "
+            "the server runs with --no-token; a request for another Host name or from a page "
+            "of another site (Origin, Sec-Fetch-Site) is 403; a JSON body needs "
+            "`Content-Type: application/json` (415).",
+        },
+        "components": {
+            "schemas": {"Error": _object(error=TEXT), "RunSummary": RUN_SUMMARY},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
         "security": [{"bearer": []}, {}],
         "paths": PATHS,
     }

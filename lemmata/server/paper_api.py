@@ -29,11 +29,21 @@ async def chat_history(request: Request) -> JSONResponse:
 async def versions(request: Request) -> JSONResponse:
     run_dir = run_dir_of(request)
     base = f"/api/runs/{run_dir.name}/versions"
-    return JSONResponse({"versions": [
-        {"version": n, "tex": layout.paper_tex(n), "pdf": (run_dir / layout.paper_pdf(n)).is_file(),
-         "rewrite_context": (run_dir / layout.rewrite_context(n)).is_file() if n > 1 else None,
-         "tex_url": f"{base}/{n}/paper.tex", "pdf_url": f"{base}/{n}/paper.pdf"}
-        for n in paper_versions(run_dir)]})
+    return JSONResponse(
+        {
+            "versions": [
+                {
+                    "version": n,
+                    "tex": layout.paper_tex(n),
+                    "pdf": (run_dir / layout.paper_pdf(n)).is_file(),
+                    "rewrite_context": (run_dir / layout.rewrite_context(n)).is_file() if n > 1 else None,
+                    "tex_url": f"{base}/{n}/paper.tex",
+                    "pdf_url": f"{base}/{n}/paper.pdf",
+                }
+                for n in paper_versions(run_dir)
+            ]
+        }
+    )
 
 
 async def paper_file(request: Request) -> Response:
@@ -46,8 +56,13 @@ async def paper_file(request: Request) -> Response:
     path = run_dir / f"paper_v{version}.{suffix}"
     if not path.is_file():
         raise ApiError(404, f"run {run_dir.name} has no paper_v{version}.{suffix}")
-    return FileResponse(path, media_type=media_type, filename=path.name, content_disposition_type="inline",
-                        headers={"cache-control": "no-cache"})
+    return FileResponse(
+        path,
+        media_type=media_type,
+        filename=path.name,
+        content_disposition_type="inline",
+        headers={"cache-control": "no-cache"},
+    )
 
 
 async def ask(request: Request) -> Response:
@@ -58,8 +73,11 @@ async def ask(request: Request) -> Response:
     if not question.strip():
         raise ApiError(400, '"question" is empty: say what you want to know about the paper')
     current_paper(run_dir)  # a run without a paper is a 400 now, not an event later
-    return StreamingResponse(answer_events(run_dir, question, request.app.state.environ),
-                             media_type="text/event-stream", headers={"cache-control": "no-store"})
+    return StreamingResponse(
+        answer_events(run_dir, question, request.app.state.environ),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-store"},
+    )
 
 
 async def rewrite(request: Request) -> JSONResponse:
@@ -73,5 +91,12 @@ async def rewrite(request: Request) -> JSONResponse:
     except RunBusy as exc:
         raise ApiError(409, f"{exc}; the earlier rewrite continues") from None
     log.info("rewrite of %s to version %d started", run_dir.name, revision.version)
-    return JSONResponse({"id": run_dir.name, "version": revision.version, "status": "rewrite started",
-                         "poll": f"/api/runs/{run_dir.name}"}, status_code=202)
+    return JSONResponse(
+        {
+            "id": run_dir.name,
+            "version": revision.version,
+            "status": "rewrite started",
+            "poll": f"/api/runs/{run_dir.name}",
+        },
+        status_code=202,
+    )

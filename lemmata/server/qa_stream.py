@@ -33,8 +33,13 @@ async def answer_events(run_dir: Path, question: str, environ: Mapping[str, str]
 
     def work() -> None:
         try:
-            record = ask_about_paper(run_dir, question, on_text=lambda piece: put(("piece", piece)),
-                                     on_restart=lambda: put(("restart", None)), environ=environ)
+            record = ask_about_paper(
+                run_dir,
+                question,
+                on_text=lambda piece: put(("piece", piece)),
+                on_restart=lambda: put(("restart", None)),
+                environ=environ,
+            )
             put(("answer", record.model_dump()))
         except LemmataError as error:
             put(("error", {"error": redact_known(str(error), environ)}))  # the runs' keys

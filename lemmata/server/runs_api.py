@@ -43,10 +43,18 @@ def summary(data_home: DataHome, record: RunRecord) -> dict[str, object]:
     ("completed": the workflow finished); `outcome` says what a completed run established, and
     `main_result_established` is null until the run is completed (or when its theory is unreadable)."""
     outcome = outcome_of(data_home.run_dir(record.session_id), record)
-    return {"id": record.session_id, "mode": record.mode, "task": record.task, "status": outcome.status,
-            "outcome": outcome.text, "main_result_established": outcome.established,
-            "main_result_issues": list(outcome.issues),
-            "message": record.message, "created": record.created, "updated": record.updated}
+    return {
+        "id": record.session_id,
+        "mode": record.mode,
+        "task": record.task,
+        "status": outcome.status,
+        "outcome": outcome.text,
+        "main_result_established": outcome.established,
+        "main_result_issues": list(outcome.issues),
+        "message": record.message,
+        "created": record.created,
+        "updated": record.updated,
+    }
 
 
 async def list_runs(request: Request) -> JSONResponse:
@@ -61,8 +69,11 @@ def _task_of(body: dict) -> tuple[str, str, dict[str, Any]]:
         raise ApiError(400, f'"mode" must be one of {", ".join(MODES)}')
     if mode == "from-papers":
         papers = body.get("papers")
-        if (not isinstance(papers, list) or not 1 <= len(papers) <= MAX_PAPERS
-                or not all(isinstance(p, str) and p.strip() for p in papers)):
+        if (
+            not isinstance(papers, list)
+            or not 1 <= len(papers) <= MAX_PAPERS
+            or not all(isinstance(p, str) and p.strip() for p in papers)
+        ):
             raise ApiError(400, f'"papers" must list 1 to {MAX_PAPERS} paper ids or titles (text) for from-papers')
         papers = [p.strip() for p in papers]
         return mode, PAPERS_TASK + ", ".join(papers), {"paper_ids": papers, **_domain_of(body)}
@@ -84,8 +95,10 @@ def _installed_embedded_model(environ: Mapping[str, str] | None):
     def model(settings: Settings) -> Path:
         home = lemmata_home(environ)
         if not settings.LEMMATA_EMBEDDED_MODEL.strip() and not em.is_installed(home, em.DEFAULT_MODEL):
-            raise UserError("the embedded model is not installed: run `lemmata model install` once, "
-                            "or set LLM_BACKEND and a provider key, then start the run again")
+            raise UserError(
+                "the embedded model is not installed: run `lemmata model install` once, "
+                "or set LLM_BACKEND and a provider key, then start the run again"
+            )
         return em.ensure_model(settings, home)
 
     return model
@@ -102,14 +115,23 @@ async def start_run(request: Request) -> JSONResponse:
     data_home: DataHome = request.app.state.data_home
     environ = request.app.state.environ
     new = await run_in_threadpool(
-        lambda: create_new_run(data_home, mode, task, None, gate, load_environment(environ),
-                               _installed_embedded_model(environ), **fields))
+        lambda: create_new_run(
+            data_home, mode, task, None, gate, load_environment(environ), _installed_embedded_model(environ), **fields
+        )
+    )
     supervisor: RunSupervisor = request.app.state.supervisor
     await run_in_threadpool(supervisor.drive, new.run_dir, lambda: None)
     session_id = new.run_dir.name
     log.info("run %s started (%s, backend %s)", session_id, mode, new.backend)
-    return JSONResponse({"id": session_id, "status": "running", "poll": f"/api/runs/{session_id}",
-                         "events": f"/api/runs/{session_id}/events"}, status_code=202)
+    return JSONResponse(
+        {
+            "id": session_id,
+            "status": "running",
+            "poll": f"/api/runs/{session_id}",
+            "events": f"/api/runs/{session_id}/events",
+        },
+        status_code=202,
+    )
 
 
 @dataclass
@@ -128,8 +150,9 @@ class LiveRuns:
         self._runs: dict[Path, _Followed] = {}
 
     def _follow(self, run_dir: Path) -> _Followed:
-        followed = self._runs.setdefault(run_dir, _Followed(TailReader(run_dir / layout.LLM_CALLS),
-                                                            TailReader(run_dir / EVENTS_FILE)))
+        followed = self._runs.setdefault(
+            run_dir, _Followed(TailReader(run_dir / layout.LLM_CALLS), TailReader(run_dir / EVENTS_FILE))
+        )
         for record in followed.calls.read_new():
             followed.tally.apply(record)
         for event in followed.events.read_new():
@@ -164,8 +187,12 @@ def _cards(run_dir: Path) -> list[dict[str, str]]:
 
 
 #: A rewrite's steps and the file that says each is done (version n substituted).
-REWRITE_STEPS = (("theory", layout.theory_of), ("experiment", layout.experiment_of), ("writer", layout.paper_tex),
-                 ("compile", layout.paper_pdf))
+REWRITE_STEPS = (
+    ("theory", layout.theory_of),
+    ("experiment", layout.experiment_of),
+    ("writer", layout.paper_tex),
+    ("compile", layout.paper_pdf),
+)
 
 
 def _rewrite_progress(run_dir: Path, working: bool) -> dict[str, object] | None:
@@ -192,12 +219,18 @@ async def run_status(request: Request) -> JSONResponse:
     running = live.running_rules(run_dir) if working else set()  # a dead driver's jobs are not running
     waiting_at = waiting_gate(run_dir) if body["status"] == "waiting" else None  # that stage shows "waiting"
     body.update(
-        stages=[{"stage": s.name, "state": state, "artifact": s.artifact}
-                for s, state in stage_states(run_dir, running, waiting_at)],
-        versions=paper_versions(run_dir), working=working,
-        rewrite_in_progress=working and rewrite_unsettled(run_dir), rewrite=_rewrite_progress(run_dir, working),
+        stages=[
+            {"stage": s.name, "state": state, "artifact": s.artifact}
+            for s, state in stage_states(run_dir, running, waiting_at)
+        ],
+        versions=paper_versions(run_dir),
+        working=working,
+        rewrite_in_progress=working and rewrite_unsettled(run_dir),
+        rewrite=_rewrite_progress(run_dir, working),
         gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
-        cards=_cards(run_dir), tokens=live.tokens(run_dir))
+        cards=_cards(run_dir),
+        tokens=live.tokens(run_dir),
+    )
     log.debug("status poll %s: %s", run_dir.name, body["status"])
     return JSONResponse(body)
 
@@ -205,8 +238,12 @@ async def run_status(request: Request) -> JSONResponse:
 def _answer(gate: str, body: dict) -> GateAnswer:
     kind = gate_kind(gate)
     if kind == "survey_papers":
-        return GateAnswer(gate=gate, text=text_field(body, "papers", "paper ids or titles, comma-separated "
-                                                                     "(empty: go on without papers)", required=False))
+        return GateAnswer(
+            gate=gate,
+            text=text_field(
+                body, "papers", "paper ids or titles, comma-separated (empty: go on without papers)", required=False
+            ),
+        )
     if kind == "direction":
         direction = text_field(body, "direction", "the research direction to take")
         if not direction.strip():
@@ -215,10 +252,13 @@ def _answer(gate: str, body: dict) -> GateAnswer:
     approved = body.get("approved")
     if not isinstance(approved, bool):
         raise ApiError(400, '"approved" must be true (go on) or false (reject)')
-    return GateAnswer(gate=gate, approved=approved,
-                      feedback=text_field(body, "feedback", "feedback for the next agent", required=False),
-                      step=text_field(body, "step", "the most problematic step", required=False),
-                      issue=text_field(body, "issue", "what is wrong with it", required=False))
+    return GateAnswer(
+        gate=gate,
+        approved=approved,
+        feedback=text_field(body, "feedback", "feedback for the next agent", required=False),
+        step=text_field(body, "step", "the most problematic step", required=False),
+        issue=text_field(body, "issue", "what is wrong with it", required=False),
+    )
 
 
 async def decide_gate(request: Request) -> JSONResponse:
@@ -235,10 +275,17 @@ async def decide_gate(request: Request) -> JSONResponse:
         if question is None or question["gate"] != gate:
             waiting = f"it waits at the {question['gate']} gate" if question else "it waits at no gate"
             raise RunBusy(f"run {run_dir.name} is not waiting at the {gate} gate: {waiting}")
-        if (gate_kind(gate) == "theory_review" and not answer.approved and not question["second_look"]
-                and not (answer.step.strip() and answer.issue.strip())):
-            raise ApiError(400, 'a first rejection of the theory needs "step" (the most problematic step: its '
-                                'number or lemma id) and "issue" (what is wrong): the theory runs once more with them')
+        if (
+            gate_kind(gate) == "theory_review"
+            and not answer.approved
+            and not question["second_look"]
+            and not (answer.step.strip() and answer.issue.strip())
+        ):
+            raise ApiError(
+                400,
+                'a first rejection of the theory needs "step" (the most problematic step: its '
+                'number or lemma id) and "issue" (what is wrong): the theory runs once more with them',
+            )
         save_answer(run_dir, answer)
 
     await _drive(request, run_dir, record_answer)
@@ -276,5 +323,8 @@ async def resume(request: Request) -> JSONResponse:
 
 async def events(request: Request) -> StreamingResponse:
     run_dir = run_dir_of(request)
-    return StreamingResponse(run_events(run_dir, request.app.state.supervisor.working),
-                             media_type="text/event-stream", headers={"cache-control": "no-store"})
+    return StreamingResponse(
+        run_events(run_dir, request.app.state.supervisor.working),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-store"},
+    )

@@ -40,8 +40,15 @@ class StatusPollsAtDebug(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if not (isinstance(args, tuple) and len(args) >= 5 and args[1] == "GET" and isinstance(args[2], str)
-                and STATUS_POLL.fullmatch(args[2]) and isinstance(args[4], int) and 200 <= args[4] < 300):
+        if not (
+            isinstance(args, tuple)
+            and len(args) >= 5
+            and args[1] == "GET"
+            and isinstance(args[2], str)
+            and STATUS_POLL.fullmatch(args[2])
+            and isinstance(args[4], int)
+            and 200 <= args[4] < 300
+        ):
             return True
         record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
@@ -52,8 +59,10 @@ def server_access(bind: str, port: int, no_token: bool, allow_hosts: Iterable[st
     only place the researcher can learn it)."""
     configured = load_environment().get(TOKEN_VARIABLE, "").strip()
     if no_token and configured:
-        raise UserError(f"--no-token, yet {TOKEN_VARIABLE} is set: unset it to serve without a token, or drop "
-                        "--no-token to require it")
+        raise UserError(
+            f"--no-token, yet {TOKEN_VARIABLE} is set: unset it to serve without a token, or drop "
+            "--no-token to require it"
+        )
     token = None if no_token else configured or new_token()
     return ServerAccess.for_bind(bind, port, token, allow_hosts), not no_token and not configured
 
@@ -61,14 +70,20 @@ def server_access(bind: str, port: int, no_token: bool, allow_hosts: Iterable[st
 def announcement(access: ServerAccess, token_made_here: bool) -> str:
     """Where to open the page, with the token when it was made here (as Jupyter prints it)."""
     if access.token is None:
-        return (f"lemmata {__version__}: open {access.page_url}\n(--no-token: every process and user of this "
-                "machine can call the API)")
+        return (
+            f"lemmata {__version__}: open {access.page_url}\n(--no-token: every process and user of this "
+            "machine can call the API)"
+        )
     if token_made_here:
-        return (f"lemmata {__version__}: open\n\n    {access.page_url}?token={access.token}\n\n(the page keeps "
-                "the token; API clients send it as `Authorization: Bearer <token>`; a new token each start, "
-                f"unless {TOKEN_VARIABLE} sets one)")
-    return (f"lemmata {__version__}: open {access.page_url}?token=<{TOKEN_VARIABLE}>, or {access.page_url} and "
-            f"give the page the token (API token required: {TOKEN_VARIABLE})")
+        return (
+            f"lemmata {__version__}: open\n\n    {access.page_url}?token={access.token}\n\n(the page keeps "
+            "the token; API clients send it as `Authorization: Bearer <token>`; a new token each start, "
+            f"unless {TOKEN_VARIABLE} sets one)"
+        )
+    return (
+        f"lemmata {__version__}: open {access.page_url}?token=<{TOKEN_VARIABLE}>, or {access.page_url} and "
+        f"give the page the token (API token required: {TOKEN_VARIABLE})"
+    )
 
 
 def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_level: str = "info") -> None:

@@ -23,10 +23,25 @@ def token_limits(environ: Mapping[str, str] | None) -> list[dict[str, Any]]:
     rows = []
     for field, name in FIELDS.items():
         info, value = Settings.model_fields[name], getattr(current, name)
-        source = ("environment" if name in process else "saved" if name in saved
-                  else "default" if value == info.default else ".env")
-        rows.append({"field": field, "name": name, "value": value, "default": info.default,
-                     "used_for": (info.description or "").removeprefix("max output tokens: "), "source": source})
+        source = (
+            "environment"
+            if name in process
+            else "saved"
+            if name in saved
+            else "default"
+            if value == info.default
+            else ".env"
+        )
+        rows.append(
+            {
+                "field": field,
+                "name": name,
+                "value": value,
+                "default": info.default,
+                "used_for": (info.description or "").removeprefix("max output tokens: "),
+                "source": source,
+            }
+        )
     return rows
 
 

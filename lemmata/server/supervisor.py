@@ -62,8 +62,12 @@ class RunSupervisor:
                 self._started_at[session_id] = time.time()
                 self.processes[session_id] = subprocess.Popen(
                     [sys.executable, "-m", "lemmata", "resume", session_id, "--wait-at-gates"],
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                    env=dict(self.environ) if self.environ is not None else None)
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    env=dict(self.environ) if self.environ is not None else None,
+                )
             return prepared
 
     def _let_a_stopping_process_exit(self, run_dir: Path) -> None:

@@ -135,7 +135,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         raise SkillError(f"the front matter is not valid YAML: {_yaml_message(exc)}") from None
     if not isinstance(front, dict):
         raise SkillError("the front matter is not a mapping of fields (name: ..., roles: [...])")
-    return front, "".join(lines[end + 1:])
+    return front, "".join(lines[end + 1 :])
 
 
 def _yaml_message(exc: yaml.YAMLError) -> str:
@@ -149,8 +149,9 @@ def _validation_message(exc: ValidationError) -> str:
     for error in exc.errors():
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
         message = error["msg"].removeprefix("Value error, ")
-        parts.append(f"field {where!r} is missing" if error["type"] == "missing"
-                     else f"{where}: {message}" if where else message)
+        parts.append(
+            f"field {where!r} is missing" if error["type"] == "missing" else f"{where}: {message}" if where else message
+        )
     return "; ".join(parts)
 
 
@@ -179,12 +180,14 @@ class SkillRegistry:
     skills: dict[str, Skill] = field(default_factory=dict)
     problems: tuple[SkillProblem, ...] = ()
 
-    def select(self, role: str, stage: str, domain: str | None = None,
-               budget_chars: int = DEFAULT_BUDGET_CHARS) -> list[Skill]:
+    def select(
+        self, role: str, stage: str, domain: str | None = None, budget_chars: int = DEFAULT_BUDGET_CHARS
+    ) -> list[Skill]:
         return select_skills(self.skills.values(), role, stage, domain, budget_chars)
 
-    def prompt_block(self, role: str, stage: str, domain: str | None = None,
-                     budget_chars: int = DEFAULT_BUDGET_CHARS) -> str:
+    def prompt_block(
+        self, role: str, stage: str, domain: str | None = None, budget_chars: int = DEFAULT_BUDGET_CHARS
+    ) -> str:
         return render_skills(self.select(role, stage, domain, budget_chars))
 
 
@@ -202,7 +205,9 @@ def load_registry(sources: Sequence[Iterable[Path]]) -> SkillRegistry:
                 problems.append(SkillProblem(path, str(exc)))
                 continue
             if skill.name in seen:
-                problems.append(SkillProblem(path, f"skipped: the skill {skill.name!r} is already in {seen[skill.name]}"))
+                problems.append(
+                    SkillProblem(path, f"skipped: the skill {skill.name!r} is already in {seen[skill.name]}")
+                )
                 continue
             seen[skill.name] = path
             skills[skill.name] = skill
@@ -211,8 +216,11 @@ def load_registry(sources: Sequence[Iterable[Path]]) -> SkillRegistry:
 
 def default_sources(home: Path, domain_dirs: Sequence[Path] = ()) -> list[list[Path]]:
     """Bundled, then installed in `home/skills`, then each domain directory."""
-    return [skill_files(BUNDLED_DIR, top_level_only=True), skill_files(home / "skills"),
-            *(skill_files(d) for d in domain_dirs)]
+    return [
+        skill_files(BUNDLED_DIR, top_level_only=True),
+        skill_files(home / "skills"),
+        *(skill_files(d) for d in domain_dirs),
+    ]
 
 
 def load_skills(home: Path, domain_dirs: Sequence[Path] = ()) -> SkillRegistry:
@@ -226,8 +234,9 @@ def applies(skill: Skill, role: str, stage: str, domain: str | None) -> bool:
     return not skill.domains or (domain is not None and normalised_domain(domain) in skill.domains)
 
 
-def select_skills(skills: Iterable[Skill], role: str, stage: str, domain: str | None,
-                  budget_chars: int = DEFAULT_BUDGET_CHARS) -> list[Skill]:
+def select_skills(
+    skills: Iterable[Skill], role: str, stage: str, domain: str | None, budget_chars: int = DEFAULT_BUDGET_CHARS
+) -> list[Skill]:
     """The skills that apply, higher priority first then by name, each taken whole while the
     rendered block stays within `budget_chars`; one that does not fit is left out entirely."""
     if role not in ROLES:

@@ -28,12 +28,25 @@ from lemmata.skills.registry import SkillRegistry, load_skills, render_skills
 #: The pipeline stage each agent role works in (skills name stages). `compress` folds an agent's
 #: history: a briefing would only make it longer.
 ROLE_STAGES = {
-    "survey": "survey", "extractor": "survey",
-    "ideation": "directions", "planner": "directions",
-    "formalizer": "theory", "decomposer": "theory", "architect": "theory", "prover": "theory",
-    "verifier": "theory", "refiner": "theory", "counterexample": "theory", "sketch": "theory",
-    "assembler": "theory", "consistency": "theory", "crystallizer": "theory", "analyst": "theory",
-    "experiment": "experiment", "writer": "writer", "qa": "qa",
+    "survey": "survey",
+    "extractor": "survey",
+    "ideation": "directions",
+    "planner": "directions",
+    "formalizer": "theory",
+    "decomposer": "theory",
+    "architect": "theory",
+    "prover": "theory",
+    "verifier": "theory",
+    "refiner": "theory",
+    "counterexample": "theory",
+    "sketch": "theory",
+    "assembler": "theory",
+    "consistency": "theory",
+    "crystallizer": "theory",
+    "analyst": "theory",
+    "experiment": "experiment",
+    "writer": "writer",
+    "qa": "qa",
 }
 #: Roles that choose or prove: what earlier runs learned is about them. The verifier is left
 #: out on purpose: it judges the proof in front of it, not what worked elsewhere.
@@ -41,9 +54,11 @@ MEMORY_ROLES = ("ideation", "planner", "decomposer", "architect", "prover", "ref
 #: The embedded model reads prompts at ~100 tokens/s on a CPU: its budgets are capped.
 EMBEDDED_BUDGET_CHARS = 1800
 GENERAL_DOMAIN = "general"
-MEMORY_HEADING = ("## Lessons from earlier runs in this domain\n"
-                  "Lemmata's memory of its past runs: approaches that worked, and approaches that failed with "
-                  "the reason. Use what fits this task; they are not results you may cite.\n")
+MEMORY_HEADING = (
+    "## Lessons from earlier runs in this domain\n"
+    "Lemmata's memory of its past runs: approaches that worked, and approaches that failed with "
+    "the reason. Use what fits this task; they are not results you may cite.\n"
+)
 KIND_LABELS = {"strategy": "worked", "failure": "failed"}
 
 
@@ -74,16 +89,26 @@ def fitting_memories(memories: Sequence[Memory], budget_chars: int, limit: int) 
     return chosen
 
 
-def compose_briefing(task: TaskInput, plugin: DomainPlugin | None, registry: SkillRegistry,
-                     memories: Sequence[Memory], *, skills_budget: int, memory_budget: int,
-                     memory_count: int, notes: Sequence[str] = ()) -> Briefing:
+def compose_briefing(
+    task: TaskInput,
+    plugin: DomainPlugin | None,
+    registry: SkillRegistry,
+    memories: Sequence[Memory],
+    *,
+    skills_budget: int,
+    memory_budget: int,
+    memory_count: int,
+    notes: Sequence[str] = (),
+) -> Briefing:
     """Pure: the text each role gets, from what was found (`memories`, most relevant first)."""
     kept = fitting_memories(memories, memory_budget, memory_count)
     memory_block = MEMORY_HEADING + "".join(render_memory(m) for m in kept) if kept else ""
     notes = list(notes) + [f"skill file skipped: {problem}" for problem in registry.problems]
     if len(kept) < min(memory_count, len(memories)):
-        notes.append(f"{len(kept)} of the {len(memories)} memories found fit MEMORY_BUDGET_CHARS={memory_budget} "
-                     "(repeated ones count once)")
+        notes.append(
+            f"{len(kept)} of the {len(memories)} memories found fit MEMORY_BUDGET_CHARS={memory_budget} "
+            "(repeated ones count once)"
+        )
     guidance = dict(plugin.guidance) if plugin is not None else {}
     notes += [f"plugin guidance for unknown role {role!r} not used" for role in guidance if role not in ROLE_STAGES]
     by_role: dict[str, str] = {}
@@ -101,10 +126,22 @@ def compose_briefing(task: TaskInput, plugin: DomainPlugin | None, registry: Ski
         if parts:
             by_role[role] = "\n".join(part.strip() + "\n" for part in parts)
     return Briefing(
-        domain=task.domain, memory_domain=memory_domain(task.domain, plugin), plugin=plugin.name if plugin else "",
-        memories=[BriefedMemory(file=m.file, title=m.title, kind=m.kind, session_id=m.session_id,
-                                similarity=None if m.similarity is None else round(m.similarity, 4)) for m in kept],
-        skills=skills, by_role=by_role, notes=notes,
+        domain=task.domain,
+        memory_domain=memory_domain(task.domain, plugin),
+        plugin=plugin.name if plugin else "",
+        memories=[
+            BriefedMemory(
+                file=m.file,
+                title=m.title,
+                kind=m.kind,
+                session_id=m.session_id,
+                similarity=None if m.similarity is None else round(m.similarity, 4),
+            )
+            for m in kept
+        ],
+        skills=skills,
+        by_role=by_role,
+        notes=notes,
     )
 
 
@@ -131,5 +168,13 @@ def brief_run(home: Path, task: TaskInput, settings: Settings, embedder: Embedde
             notes.append(f"memories not ranked: {error}")
             memories = load_memories(home, domain, found)
     skills_budget, memory_budget = budgets(settings)
-    return compose_briefing(task, plugin, registry, memories, skills_budget=skills_budget,
-                            memory_budget=memory_budget, memory_count=settings.MEMORY_TOP_K, notes=notes)
+    return compose_briefing(
+        task,
+        plugin,
+        registry,
+        memories,
+        skills_budget=skills_budget,
+        memory_budget=memory_budget,
+        memory_count=settings.MEMORY_TOP_K,
+        notes=notes,
+    )

@@ -20,23 +20,43 @@ TITLE_CHARS = 120
 IDEATION_MAX_TURNS = 3  # the spec's limit for the ideation agent
 
 
-def run_ideation(client: LLMClient, task: TaskInput, survey: Survey, tools: Mapping[str, Tool],
-                 compress_every: int, feedback: str = "") -> DirectionIdeas:
+def run_ideation(
+    client: LLMClient,
+    task: TaskInput,
+    survey: Survey,
+    tools: Mapping[str, Tool],
+    compress_every: int,
+    feedback: str = "",
+) -> DirectionIdeas:
     """The divergent step. No direction, or an error, is recorded, not raised: the direction
     gate then asks the researcher (the spec's direction-planning fallback)."""
     problems = "\n".join(f"- {p}" for p in survey.open_problems) or "(none reported)"
     spec = AgentSpec("ideation", "ideation", IdeationAnswer, IDEATION_MAX_TURNS, compress_every)
-    values = {"task": task.task, "survey_summary": survey.summary or "(none)", "open_problems": problems,
-              "feedback": f"Reviewer feedback on the survey: {feedback}" if feedback else ""}
+    values = {
+        "task": task.task,
+        "survey_summary": survey.summary or "(none)",
+        "open_problems": problems,
+        "feedback": f"Reviewer feedback on the survey: {feedback}" if feedback else "",
+    }
     try:
         run = run_tool_agent(client, spec, values, tools)
     except LemmataError as exc:
         return DirectionIdeas(error=f"the ideation agent failed: {exc}")
     answer = run.final or IdeationAnswer()
-    candidates = [Direction(title=d.title.strip(), summary=d.summary.strip(), rationale=d.rationale.strip())
-                  for d in answer.directions if d.title.strip()]
-    error = "" if candidates else ("the ideation agent proposed no research direction" if run.final
-                                   else f"the ideation agent gave no readable answer in {run.turns} turns")
+    candidates = [
+        Direction(title=d.title.strip(), summary=d.summary.strip(), rationale=d.rationale.strip())
+        for d in answer.directions
+        if d.title.strip()
+    ]
+    error = (
+        ""
+        if candidates
+        else (
+            "the ideation agent proposed no research direction"
+            if run.final
+            else f"the ideation agent gave no readable answer in {run.turns} turns"
+        )
+    )
     return DirectionIdeas(candidates=candidates, error=error, turns=run.turns, tool_calls=run.calls)
 
 
@@ -70,7 +90,9 @@ def researcher_direction(decision: GateDecision) -> Direction:
 
 def statement_of(task: str) -> str:
     """The theorem in a `prove` task: "Prove that the sum ..." -> "The sum ..."."""
-    statement = re.sub(r"^\s*(?:please\s+)?(?:prove|show)(?:\s+that)?\s*[:,]?\s*", "", task, flags=re.IGNORECASE).strip()
+    statement = re.sub(
+        r"^\s*(?:please\s+)?(?:prove|show)(?:\s+that)?\s*[:,]?\s*", "", task, flags=re.IGNORECASE
+    ).strip()
     return statement[:1].upper() + statement[1:] if statement else task.strip()
 
 

@@ -63,9 +63,16 @@ def experiment_decision(mode: str, theory: Theory) -> tuple[bool, str]:
     return False, "EXPERIMENT_MODE=auto and the formal statement has no quantitative signals"
 
 
-def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner = run_python,
-                   limits: AgentLimits = AgentLimits(), feedback: str = "", tools_guide: str = "",
-                   preflight: Callable[[], str] = sandbox_problem) -> Experiment:
+def run_experiment(
+    client: LLMClient,
+    theory: Theory,
+    mode: str,
+    runner: Runner = run_python,
+    limits: AgentLimits = AgentLimits(),
+    feedback: str = "",
+    tools_guide: str = "",
+    preflight: Callable[[], str] = sandbox_problem,
+) -> Experiment:
     """`feedback`: the reviewer's words at the theory review, for the agent that comes next.
     `tools_guide`: how to call the domain plugin's modules, which `runner` makes importable.
     `preflight`: why the sandbox cannot run here ("" when it can): then no test is written, and
@@ -77,13 +84,21 @@ def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner 
     tested = [lemma for lemma in theory.lemmas if lemma.status == "low_confidence"]
     refusal = preflight() if tested else ""
     if refusal:
-        return Experiment(skipped=True, skip_reason=f"{NO_SANDBOX}: {refusal}", verified_lemmas=verified,
-                          low_confidence_lemmas=[lemma.id for lemma in tested])
+        return Experiment(
+            skipped=True,
+            skip_reason=f"{NO_SANDBOX}: {refusal}",
+            verified_lemmas=verified,
+            low_confidence_lemmas=[lemma.id for lemma in tested],
+        )
     try:
         checks = [check_lemma(client, lemma, runner, limits, feedback, tools_guide) for lemma in tested]
     except BoxUnavailable as error:  # the box failed to start after the preflight said it could
-        return Experiment(skipped=True, skip_reason=f"{NO_SANDBOX}: {error}", verified_lemmas=verified,
-                          low_confidence_lemmas=[lemma.id for lemma in tested])
+        return Experiment(
+            skipped=True,
+            skip_reason=f"{NO_SANDBOX}: {error}",
+            verified_lemmas=verified,
+            low_confidence_lemmas=[lemma.id for lemma in tested],
+        )
     ran = [check for check in checks if check.outcome == "ran"]
     alignment = round(sum(not c.numerically_suspect for c in ran) / len(ran), 4) if ran else None
     return Experiment(
@@ -96,17 +111,27 @@ def run_experiment(client: LLMClient, theory: Theory, mode: str, runner: Runner 
     )
 
 
-def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: AgentLimits,
-                feedback: str = "", tools_guide: str = "") -> LemmaCheck:
+def check_lemma(
+    client: LLMClient,
+    lemma: ProvedLemma,
+    runner: Runner,
+    limits: AgentLimits,
+    feedback: str = "",
+    tools_guide: str = "",
+) -> LemmaCheck:
     """Turns of write, run, read the counts; the first test with valid counts ends them."""
     history = AgentHistory(client, every=limits.compress_every)
     failures: list[str] = []
     last_code, last_result = "", None  # of the last test written, for the error record
     for turn in range(1, limits.max_turns + 1):
-        prompt = render_prompt("experiment", lemma_id=lemma.id, statement=lemma.statement,
-                               feedback=f"Reviewer feedback to take into account: {feedback}" if feedback else "",
-                               domain_tools=f"Domain tools in the sandbox: {tools_guide}" if tools_guide else "",
-                               attempts=history.render(empty="(none: this is the first attempt)"))
+        prompt = render_prompt(
+            "experiment",
+            lemma_id=lemma.id,
+            statement=lemma.statement,
+            feedback=f"Reviewer feedback to take into account: {feedback}" if feedback else "",
+            domain_tools=f"Domain tools in the sandbox: {tools_guide}" if tools_guide else "",
+            attempts=history.render(empty="(none: this is the first attempt)"),
+        )
         text = client.complete("experiment", prompt.system, prompt.user, json_answer=True)
         code, result = "", None
         try:
@@ -120,9 +145,16 @@ def check_lemma(client: LLMClient, lemma: ProvedLemma, runner: Runner, limits: A
             last_code, last_result = (code, result) if code else (last_code, last_result)
             continue
         return _ran(lemma, answer, counts, result, turn, failures)
-    return LemmaCheck(lemma_id=lemma.id, group="low_confidence", outcome="error", code=last_code,
-                      detail=failures[-1] if failures else "no turns", attempts=limits.max_turns,
-                      failures=failures, **_sandbox_fields(last_result))
+    return LemmaCheck(
+        lemma_id=lemma.id,
+        group="low_confidence",
+        outcome="error",
+        code=last_code,
+        detail=failures[-1] if failures else "no turns",
+        attempts=limits.max_turns,
+        failures=failures,
+        **_sandbox_fields(last_result),
+    )
 
 
 def without_secrets(result: SandboxResult) -> SandboxResult:
@@ -133,22 +165,37 @@ def without_secrets(result: SandboxResult) -> SandboxResult:
     return replace(result, stdout=redact(result.stdout), stderr=redact(result.stderr), stopped=redact(result.stopped))
 
 
-def _ran(lemma: ProvedLemma, answer: ExperimentAnswer, counts: Counts, result: SandboxResult, turn: int,
-         failures: list[str]) -> LemmaCheck:
+def _ran(
+    lemma: ProvedLemma, answer: ExperimentAnswer, counts: Counts, result: SandboxResult, turn: int, failures: list[str]
+) -> LemmaCheck:
     rate = counts.violations / counts.trials
     return LemmaCheck(
-        lemma_id=lemma.id, group="low_confidence", outcome="ran", trials=counts.trials, violations=counts.violations,
-        violation_rate=round(rate, 6), numerically_suspect=rate > SUSPECT_RATE, code=answer.code,
-        detail=answer.rationale, attempts=turn, failures=failures, series=counts.series, x_label=counts.x_label,
-        notes=counts.notes, **_sandbox_fields(result),
+        lemma_id=lemma.id,
+        group="low_confidence",
+        outcome="ran",
+        trials=counts.trials,
+        violations=counts.violations,
+        violation_rate=round(rate, 6),
+        numerically_suspect=rate > SUSPECT_RATE,
+        code=answer.code,
+        detail=answer.rationale,
+        attempts=turn,
+        failures=failures,
+        series=counts.series,
+        x_label=counts.x_label,
+        notes=counts.notes,
+        **_sandbox_fields(result),
     )
 
 
 def _sandbox_fields(result: SandboxResult | None) -> dict:
     if result is None:
         return {}
-    return {"sandbox": list(result.protections), "network_isolated": result.network_isolated,
-            "cpu_seconds": result.cpu_seconds}
+    return {
+        "sandbox": list(result.protections),
+        "network_isolated": result.network_isolated,
+        "cpu_seconds": result.cpu_seconds,
+    }
 
 
 def attempt_feedback(turn: int, code: str, failure: str, result: SandboxResult | None) -> str:
@@ -158,8 +205,10 @@ def attempt_feedback(turn: int, code: str, failure: str, result: SandboxResult |
         shown = code if len(code) <= CODE_SHOWN else code[:CODE_SHOWN] + "\n# ... (cut)"
         parts.append(f"Its code:\n```python\n{shown}\n```")
     if result is not None:
-        for name, text, count in (("stderr", result.stderr, STDERR_LINES_SHOWN),
-                                  ("stdout", result.stdout, STDOUT_LINES_SHOWN)):
+        for name, text, count in (
+            ("stderr", result.stderr, STDERR_LINES_SHOWN),
+            ("stdout", result.stdout, STDOUT_LINES_SHOWN),
+        ):
             tail = [line[:LINE_WIDTH_SHOWN] for line in text.strip().splitlines()[-count:]]
             if tail:
                 parts.append(f"The last lines of its {name}:\n" + "\n".join(tail))

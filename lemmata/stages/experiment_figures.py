@@ -33,11 +33,13 @@ def add_experiment_figures(body: str, experiment: Experiment) -> str:
         following = ANY_SECTION.search(body, section.end())
         end = following.start() if following else len(body)
         return body[:end].rstrip() + f"\n\n{block}\n\n" + body[end:].lstrip()
-    ours = (f"{OUR_SECTION}\nEach lemma left at low confidence was tested on random instances; "
-            f"the figures show the rate at which its conclusion failed.\n\n{block}\n")
+    ours = (
+        f"{OUR_SECTION}\nEach lemma left at low confidence was tested on random instances; "
+        f"the figures show the rate at which its conclusion failed.\n\n{block}\n"
+    )
     limitations = LIMITATIONS_HEADING.search(body)
     if limitations:
-        return body[: limitations.start()].rstrip() + f"\n\n{ours}\n" + body[limitations.start():]
+        return body[: limitations.start()].rstrip() + f"\n\n{ours}\n" + body[limitations.start() :]
     return body.rstrip() + f"\n\n{ours}"
 
 
@@ -53,10 +55,17 @@ def experiment_figure(check: LemmaCheck) -> str:
     lemma = escape_latex_text(check.lemma_id)
     rate = 100 * (check.violation_rate or 0.0)
     by = f", by {escape_latex_text(check.x_label or 'x')}" if check.series else ""
-    verdict = ("above the 1\\% threshold (dashed): the lemma is numerically suspect"
-               if check.numerically_suspect else "within the 1\\% threshold (dashed)")
-    caption = (f"Numerical check of Lemma {lemma}: violation rate over {check.trials} random trials{by}. "
-               f"{check.violations} violations, rate {rate:.2f}\\%, {verdict}.")
-    return ("\\begin{figure}[htbp]\n\\centering\n"
-            f"\\includegraphics[width={FIGURE_WIDTH}]{{{check.plot}}}\n"
-            f"\\caption{{{caption}}}\n\\label{{{figure_label(check)}}}\n\\end{{figure}}")
+    verdict = (
+        "above the 1\\% threshold (dashed): the lemma is numerically suspect"
+        if check.numerically_suspect
+        else "within the 1\\% threshold (dashed)"
+    )
+    caption = (
+        f"Numerical check of Lemma {lemma}: violation rate over {check.trials} random trials{by}. "
+        f"{check.violations} violations, rate {rate:.2f}\\%, {verdict}."
+    )
+    return (
+        "\\begin{figure}[htbp]\n\\centering\n"
+        f"\\includegraphics[width={FIGURE_WIDTH}]{{{check.plot}}}\n"
+        f"\\caption{{{caption}}}\n\\label{{{figure_label(check)}}}\n\\end{{figure}}"
+    )

@@ -71,10 +71,13 @@ def plot_document(check: LemmaCheck) -> str:
     rate = 100.0 * check.violations / max(check.trials, 1)
     values = {
         "title": f"Lemma {escape_latex_text(check.lemma_id)}: {check.violations} of {check.trials} trials "
-                 f"violate it ({_number(rate)}\\%)",
+        f"violate it ({_number(rate)}\\%)",
         "xlabel": escape_latex_text(x_label),
         # A little below zero, so that a rate of 0 is not drawn half under the axis.
-        "xmin": _number(xmin), "xmax": _number(xmax), "ymin": _number(-0.03 * ymax), "ymax": _number(ymax),
+        "xmin": _number(xmin),
+        "xmax": _number(xmax),
+        "ymin": _number(-0.03 * ymax),
+        "ymax": _number(ymax),
         "mark_size": "1.5pt" if len(points) > 1 else "2.5pt",
         "xmode": " xmode=log," if logarithmic else "",
         "points": " ".join(f"({_number(x)},{_number(y)})" for x, y in points),
@@ -104,8 +107,11 @@ def draw_plot(check: LemmaCheck, pdf_path: Path, timeout: float = PLOT_TIMEOUT) 
     """Compile the plot of `check` to `pdf_path` in a TeX box; PlotError with pdflatex's first error."""
     try:
         returncode, timed_out, found = run_tex_once(
-            {"plot.tex": plot_document(check)}, ["pdflatex", *PDFLATEX_FLAGS, "plot.tex"], timeout,
-            {"plot.pdf": (PDF_MAX_BYTES, False), "plot.log": (LOG_TAIL_BYTES, True)})
+            {"plot.tex": plot_document(check)},
+            ["pdflatex", *PDFLATEX_FLAGS, "plot.tex"],
+            timeout,
+            {"plot.pdf": (PDF_MAX_BYTES, False), "plot.log": (LOG_TAIL_BYTES, True)},
+        )
     except (TexBoxError, BoxUnavailable) as error:
         raise PlotError(f"TeX could not run: {error}") from None
     if timed_out:

@@ -15,8 +15,15 @@ from lemmata.stages.experiment import AgentLimits, domain_tools, run_experiment
 from lemmata.stages.experiment_plot import add_plots
 
 
-def experiment_stage(client: LLMClient, theory: Theory, settings: Settings, plugin: DomainPlugin | None,
-                     feedback: str, figures_home: Path, version: int = 1) -> Experiment:
+def experiment_stage(
+    client: LLMClient,
+    theory: Theory,
+    settings: Settings,
+    plugin: DomainPlugin | None,
+    feedback: str,
+    figures_home: Path,
+    version: int = 1,
+) -> Experiment:
     """The numerical checks of `theory` and their plots in `figures_home`/figures.
 
     The first run's experiment fails its job when the agent fails. A rewrite's goes on: its
@@ -25,8 +32,15 @@ def experiment_stage(client: LLMClient, theory: Theory, settings: Settings, plug
     limits = AgentLimits(settings.EXPERIMENT_MAX_TURNS, settings.CONTEXT_COMPRESS_AFTER_TURNS)
     try:
         runner, tools_guide = domain_tools(plugin)
-        experiment = run_experiment(client, theory, settings.EXPERIMENT_MODE, runner=runner, limits=limits,
-                                    feedback=feedback, tools_guide=tools_guide)
+        experiment = run_experiment(
+            client,
+            theory,
+            settings.EXPERIMENT_MODE,
+            runner=runner,
+            limits=limits,
+            feedback=feedback,
+            tools_guide=tools_guide,
+        )
         return add_plots(experiment, figures_home, version)
     except LemmataError as error:
         if version == 1:

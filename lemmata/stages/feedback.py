@@ -17,5 +17,7 @@ def job_feedback(inputs: Any) -> str:
     reviews the job waited for, never a gate's own reason ("GATE_MODE none: no review asked")."""
     if hasattr(inputs, "revision"):
         return revision_feedback(read_artifact(Path(inputs.revision), RevisionRequest))
-    reviews = [read_artifact(Path(getattr(inputs, name)), GateDecision) for name in REVIEW_INPUTS if hasattr(inputs, name)]
+    reviews = [
+        read_artifact(Path(getattr(inputs, name)), GateDecision) for name in REVIEW_INPUTS if hasattr(inputs, name)
+    ]
     return " ".join(filter(None, (feedback_of(review) for review in reviews)))

@@ -30,12 +30,19 @@ def formalize(client: LLMClient, goal: str, cache_dir: Path) -> FormalStatement:
     text = client.complete("formalizer", prompt.system, prompt.user, json_answer=True)
     try:
         answer = parse_json_answer(text, FormalizerAnswer, "formalizer")
-        statement = FormalStatement(goal=goal, formal_statement=answer.formal_statement.strip() or goal,
-                                    assumptions=[a.strip() for a in answer.assumptions if a.strip()],
-                                    input_sha256=key)
+        statement = FormalStatement(
+            goal=goal,
+            formal_statement=answer.formal_statement.strip() or goal,
+            assumptions=[a.strip() for a in answer.assumptions if a.strip()],
+            input_sha256=key,
+        )
     except ModelOutputError as exc:
         # The goal itself is a usable statement; the plan notes that it was not formalized.
-        statement = FormalStatement(goal=goal, formal_statement=goal, input_sha256=key,
-                                    note=f"formalizer answer unusable, the goal is used as stated: {exc}")
+        statement = FormalStatement(
+            goal=goal,
+            formal_statement=goal,
+            input_sha256=key,
+            note=f"formalizer answer unusable, the goal is used as stated: {exc}",
+        )
     atomic_write_text(cached, statement.model_dump_json(indent=2) + "\n")
     return statement

@@ -57,14 +57,21 @@ def learning_domain(run_dir: Path, task: TaskInput) -> str:
     return memory_domain(task.domain, plugin_for(task.domain))
 
 
-def distil(theory: Theory, experiment: Experiment | None = None, rework: TheoryRework | None = None) -> list[MemoryDraft]:
+def distil(
+    theory: Theory, experiment: Experiment | None = None, rework: TheoryRework | None = None
+) -> list[MemoryDraft]:
     """The run's lessons: its proof route first, then the reviewer's objection, then what failed."""
     drafts = [*_route(theory), *_unblocked(theory)]
     if rework is not None:
-        drafts.append(MemoryDraft("failure", _short(f"Reviewer rejected a proof of: {_clause(theory.goal, TITLE_CHARS)}",
-                                                    TITLE_CHARS),
-                                  _short(f"The reviewer rejected the first lemma chain at step {rework.step}: "
-                                         f"{rework.issue}", TEXT_CHARS)))
+        drafts.append(
+            MemoryDraft(
+                "failure",
+                _short(f"Reviewer rejected a proof of: {_clause(theory.goal, TITLE_CHARS)}", TITLE_CHARS),
+                _short(
+                    f"The reviewer rejected the first lemma chain at step {rework.step}: {rework.issue}", TEXT_CHARS
+                ),
+            )
+        )
     suspects = _suspects(experiment)
     for lemma in theory.lemmas:
         if lemma.status != "proved":
@@ -78,17 +85,30 @@ def _route(theory: Theory) -> list[MemoryDraft]:
         return []
     steps = "; ".join(f"{lemma.id} ({_clause(lemma.statement, 90)}) by {_technique(lemma)}" for lemma in verified)
     outcome = f"{len(verified)} of {len(theory.lemmas)} lemmas verified, proof {theory.proof_status}"
-    return [MemoryDraft("strategy", _short(f"Proof route for: {_clause(theory.goal, TITLE_CHARS)}", TITLE_CHARS),
-                        _short(f"{outcome}. Steps that held: {steps}.", TEXT_CHARS))]
+    return [
+        MemoryDraft(
+            "strategy",
+            _short(f"Proof route for: {_clause(theory.goal, TITLE_CHARS)}", TITLE_CHARS),
+            _short(f"{outcome}. Steps that held: {steps}.", TEXT_CHARS),
+        )
+    ]
 
 
 def _unblocked(theory: Theory) -> list[MemoryDraft]:
     """A refinement after which a stalled lemma was proved: the idea that broke the stall."""
-    return [MemoryDraft("strategy", _short(f"Unblocked a stalled proof of: {_clause(lemma.statement, TITLE_CHARS)}",
-                                           TITLE_CHARS),
-                        _short(f"After {lemma.attempts} attempts stalled, this refinement led to a verified proof: "
-                               f"{lemma.refinements[-1]}", TEXT_CHARS))
-            for lemma in theory.lemmas if lemma.verified and lemma.refinements]
+    return [
+        MemoryDraft(
+            "strategy",
+            _short(f"Unblocked a stalled proof of: {_clause(lemma.statement, TITLE_CHARS)}", TITLE_CHARS),
+            _short(
+                f"After {lemma.attempts} attempts stalled, this refinement led to a verified proof: "
+                f"{lemma.refinements[-1]}",
+                TEXT_CHARS,
+            ),
+        )
+        for lemma in theory.lemmas
+        if lemma.verified and lemma.refinements
+    ]
 
 
 def _failure(lemma: ProvedLemma, numerical: str) -> MemoryDraft:
@@ -104,8 +124,10 @@ def _failure(lemma: ProvedLemma, numerical: str) -> MemoryDraft:
     if numerical:
         reasons.append(numerical)
     why = " ".join(_sentence(reason) for reason in reasons if reason.strip())
-    text = (f"Tried: {_technique(lemma)} ({lemma.attempts} attempts, confidence {lemma.confidence:.2f}). "
-            f"It {verdict}." + (f" Why: {why}" if why else ""))
+    text = (
+        f"Tried: {_technique(lemma)} ({lemma.attempts} attempts, confidence {lemma.confidence:.2f}). "
+        f"It {verdict}." + (f" Why: {why}" if why else "")
+    )
     title = f"Did not hold up: {_clause(lemma.statement, STATEMENT_CHARS)}"
     return MemoryDraft("failure", _short(title, STATEMENT_CHARS), _short(text, TEXT_CHARS))
 
@@ -114,9 +136,12 @@ def _suspects(experiment: Experiment | None) -> dict[str, str]:
     """Per lemma, what its numerical test found, when it found violations."""
     if experiment is None:
         return {}
-    return {check.lemma_id: f"a numerical test found {check.violations} violations in {check.trials} trials"
-            + (" (numerically suspect)" if check.numerically_suspect else "")
-            for check in experiment.checks if check.outcome == "ran" and check.violations}
+    return {
+        check.lemma_id: f"a numerical test found {check.violations} violations in {check.trials} trials"
+        + (" (numerically suspect)" if check.numerically_suspect else "")
+        for check in experiment.checks
+        if check.outcome == "ran" and check.violations
+    }
 
 
 def _technique(lemma: ProvedLemma) -> str:
@@ -142,8 +167,9 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def record_memories(home: Path, domain: str, session_id: str, drafts: list[MemoryDraft],
-                    embedder: Embedder | None = None) -> Learned:
+def record_memories(
+    home: Path, domain: str, session_id: str, drafts: list[MemoryDraft], embedder: Embedder | None = None
+) -> Learned:
     """Replace what this run wrote to the domain before with `drafts`. Without the embedding
     model (a platform with no wheel), nothing is kept, what the run wrote before stays, and the
     note says why."""
@@ -153,8 +179,15 @@ def record_memories(home: Path, domain: str, session_id: str, drafts: list[Memor
             (embedder or default_embedder()).embed([drafts[0].title])
         forget_session(home, domain, session_id)
         for draft in drafts:
-            path = write_memory(home, domain, title=draft.title, text=draft.text, kind=draft.kind,
-                                session_id=session_id, embedder=embedder)
+            path = write_memory(
+                home,
+                domain,
+                title=draft.title,
+                text=draft.text,
+                kind=draft.kind,
+                session_id=session_id,
+                embedder=embedder,
+            )
             kept.append(LearnedMemory(file=path.name, title=draft.title, kind=draft.kind))
     except UserError as error:
         return Learned(memory_domain=domain, memories=kept, note=f"memories not kept: {error}")

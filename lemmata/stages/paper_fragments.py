@@ -59,7 +59,7 @@ def fragment_at(annotated_tex: str, line_number: int) -> str | None:
         if number > line_number:
             break
         if line.startswith(FRAGMENT_START):
-            current = line[len(FRAGMENT_START):].strip()
+            current = line[len(FRAGMENT_START) :].strip()
         elif line.startswith(FRAGMENT_END):
             last, current = current, None
     return current or last

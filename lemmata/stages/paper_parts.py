@@ -23,13 +23,21 @@ from lemmata.latex.extract import unwrap_latex_fences
 END = "END"
 #: The sections the model writes, in paper order, with their marker names.
 SECTIONS: tuple[tuple[str, str], ...] = (
-    ("abstract", "ABSTRACT"), ("introduction", "INTRODUCTION"), ("preliminaries", "PRELIMINARIES"),
-    ("discussion", "DISCUSSION"), ("conclusion", "CONCLUSION"),
+    ("abstract", "ABSTRACT"),
+    ("introduction", "INTRODUCTION"),
+    ("preliminaries", "PRELIMINARIES"),
+    ("discussion", "DISCUSSION"),
+    ("conclusion", "CONCLUSION"),
 )
 #: A heading names a part by its first word ("Discussion and outlook" is the discussion).
-_NAMES = {marker: key for key, marker in SECTIONS} | {"CONCLUSIONS": "conclusion", "CONCLUDING": "conclusion",
-                                                      "SUMMARY": "conclusion", "BACKGROUND": "preliminaries",
-                                                      "NOTATION": "preliminaries", "DEFINITIONS": "preliminaries"}
+_NAMES = {marker: key for key, marker in SECTIONS} | {
+    "CONCLUSIONS": "conclusion",
+    "CONCLUDING": "conclusion",
+    "SUMMARY": "conclusion",
+    "BACKGROUND": "preliminaries",
+    "NOTATION": "preliminaries",
+    "DEFINITIONS": "preliminaries",
+}
 LEMMA_PREFIX = "lemma:"
 _HEADING = re.compile(
     r"^[ \t]*(?P<prefix>(?P<percent>%{2,})|#{1,6}|\\(?:sub)*section\*?\{|\*\*)?[ \t]*"
@@ -48,7 +56,7 @@ def lemma_key(lemma_id: str) -> str:
 def marker(key: str) -> str:
     """The marker line that opens a part: `%%% INTRODUCTION`, `%%% LEMMA L2`, `%%% END`."""
     if key.startswith(LEMMA_PREFIX):
-        return f"%%% LEMMA {key[len(LEMMA_PREFIX):]}"
+        return f"%%% LEMMA {key[len(LEMMA_PREFIX) :]}"
     return "%%% " + dict(SECTIONS).get(key, key.upper())
 
 
@@ -91,7 +99,7 @@ def parse_answer(text: str, lemma_ids: Sequence[str], *, cut_off: bool) -> Parse
             key = ""
         elif kind:
             part_headings.add(kind)
-        pieces.append((current, text[start:heading.start()]))
+        pieces.append((current, text[start : heading.start()]))
         current, start = key, heading.end()
         if key == END:
             parsed.ended = True

@@ -45,12 +45,18 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
 _FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
 #: A sentence that calls a result proved: said of the main result, only a verified theory may say it.
-CLAIMS_PROOF = re.compile(r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
-                          r"(?:established|proven|proved|verified)\b|\bwe\s+(?:have\s+)?(?:proved|proven|established|"
-                          r"verified)\b", re.IGNORECASE)
+CLAIMS_PROOF = re.compile(
+    r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
+    r"(?:established|proven|proved|verified)\b|\bwe\s+(?:have\s+)?(?:proved|proven|established|"
+    r"verified)\b",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
-_RESTATED = re.compile(r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
-                       r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?", re.DOTALL)
+_RESTATED = re.compile(
+    r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
+    r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?",
+    re.DOTALL,
+)
 
 
 @dataclass
@@ -64,8 +70,14 @@ class CleanParts:
     unfounded_claims: int = 0
 
 
-def clean_parts(raw: Mapping[str, str], echo: PromptEcho, lemma_ids: Sequence[str], known_keys: set[str], *,
-                established: bool = True) -> CleanParts:
+def clean_parts(
+    raw: Mapping[str, str],
+    echo: PromptEcho,
+    lemma_ids: Sequence[str],
+    known_keys: set[str],
+    *,
+    established: bool = True,
+) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
     proof are kept only when the main result is `established`."""
     cleaned = CleanParts()
@@ -160,19 +172,29 @@ def _fallback_latex(key: str, source: str, ids: Sequence[str]) -> str:
 def _fallback_source(key: str, theory: Theory, goal: str, brief: str) -> str:
     count, verified = len(theory.lemmas), sum(lemma.verified for lemma in theory.lemmas)
     if key == "abstract":
-        return (f"We study the following statement. {goal.strip()} Its proof is organised as a chain of {count} "
-                f"lemmas, {verified} of them verified.")
+        return (
+            f"We study the following statement. {goal.strip()} Its proof is organised as a chain of {count} "
+            f"lemmas, {verified} of them verified."
+        )
     if key == "introduction":
-        return f"This paper addresses the following goal. {goal.strip()}" + (f"\n\n{brief.strip()}" if brief.strip() else "")
+        return f"This paper addresses the following goal. {goal.strip()}" + (
+            f"\n\n{brief.strip()}" if brief.strip() else ""
+        )
     if key == "preliminaries":
-        return f"Formally, the statement reads: {theory.formal_statement.strip()}" if theory.formal_statement.strip() else ""
+        return (
+            f"Formally, the statement reads: {theory.formal_statement.strip()}"
+            if theory.formal_statement.strip()
+            else ""
+        )
     if key == "conclusion":
         if theory.main_result_established:
             return f"We proved the main result, Theorem~\\ref{{{MAIN_LABEL}}}, from {count} verified lemmas."
-        return (f"The main result, stated as Conjecture~\\ref{{{MAIN_LABEL}}}, is not established; the Limitations "
-                "section lists what remains to be verified.")
+        return (
+            f"The main result, stated as Conjecture~\\ref{{{MAIN_LABEL}}}, is not established; the Limitations "
+            "section lists what remains to be verified."
+        )
     if key.startswith(LEMMA_PREFIX):
-        return _dependency_sentence(theory, key[len(LEMMA_PREFIX):])
+        return _dependency_sentence(theory, key[len(LEMMA_PREFIX) :])
     return ""
 
 

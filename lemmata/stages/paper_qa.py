@@ -109,9 +109,16 @@ class AnswerStream:
             self.on_text(whole)
 
 
-def answer_question(client: LLMClient, latex: str, version: int, question: str, history: list[ChatRecord],
-                    tools: Mapping[str, Tool], on_text: Callable[[str], None] | None = None,
-                    on_restart: Callable[[], None] | None = None) -> QaAnswer:
+def answer_question(
+    client: LLMClient,
+    latex: str,
+    version: int,
+    question: str,
+    history: list[ChatRecord],
+    tools: Mapping[str, Tool],
+    on_text: Callable[[str], None] | None = None,
+    on_restart: Callable[[], None] | None = None,
+) -> QaAnswer:
     """Answer `question` about the paper, after rounds of tool calls if the agent asks for them;
     the answer's text goes to `on_text` as it arrives, and `on_restart` says when the text
     given so far is void (the call was retried and the answer starts again)."""
@@ -129,16 +136,33 @@ def answer_question(client: LLMClient, latex: str, version: int, question: str, 
             result.text = text.strip()
             return result
         if not tools or result.rounds == MAX_TOOL_ROUNDS:
-            raise ModelOutputError(f"the Q&A agent asked for tools {'it does not have' if not tools else 'again'} "
-                                   f"after {result.rounds} round(s) and gave no answer")
+            raise ModelOutputError(
+                f"the Q&A agent asked for tools {'it does not have' if not tools else 'again'} "
+                f"after {result.rounds} round(s) and gave no answer"
+            )
         result.rounds += 1
         results = call_tools(tools, requests[:MAX_CALLS_PER_TURN], cache)
         for (name, argument), tool_result in results:
-            result.tool_calls.append(ToolCallRecord(turn=result.rounds, tool=name, argument=argument,
-                                                    ok=tool_result.ok, error=tool_result.error,
-                                                    paper_ids=[p.id for p in tool_result.papers]))
+            result.tool_calls.append(
+                ToolCallRecord(
+                    turn=result.rounds,
+                    tool=name,
+                    argument=argument,
+                    ok=tool_result.ok,
+                    error=tool_result.error,
+                    paper_ids=[p.id for p in tool_result.papers],
+                )
+            )
         left = MAX_TOOL_ROUNDS - result.rounds
-        messages += [Message("assistant", text.strip()), Message("user", "Tool results:\n\n" + "\n\n".join(
-            f"{name}({argument!r}) ->\n{tool_result.text[:RESULT_CHARS_IN_HISTORY]}"
-            for (name, argument), tool_result in results)
-            + (f"\n\n{left} more tool round(s) allowed." if left else "\n\nAnswer now, without tools."))]
+        messages += [
+            Message("assistant", text.strip()),
+            Message(
+                "user",
+                "Tool results:\n\n"
+                + "\n\n".join(
+                    f"{name}({argument!r}) ->\n{tool_result.text[:RESULT_CHARS_IN_HISTORY]}"
+                    for (name, argument), tool_result in results
+                )
+                + (f"\n\n{left} more tool round(s) allowed." if left else "\n\nAnswer now, without tools."),
+            ),
+        ]

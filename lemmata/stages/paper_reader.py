@@ -38,7 +38,9 @@ def with_paper_notes(survey: Survey, client: LLMClient, excerpt: Excerpt | None)
         return survey
     notes = read_papers(client, survey.papers, excerpt)
     tried = min(len(survey.papers), READ_AT_MOST)
-    read = f"paper reader: {len(notes)} of {tried} papers read" + (" (the first ones)" if len(survey.papers) > tried else "")
+    read = f"paper reader: {len(notes)} of {tried} papers read" + (
+        " (the first ones)" if len(survey.papers) > tried else ""
+    )
     note = "; ".join(part for part in (survey.note, read) if part)
     return survey.model_copy(update={"paper_notes": notes, "note": note})
 
@@ -59,8 +61,9 @@ def read_paper(client: LLMClient, paper: PaperRecord, excerpt: Excerpt | None) -
     label = "theorem and lemma statements from its PDF" if source == "pdf" else "abstract"
     prompt = render_prompt("extractor", paper_id=paper.id, title=paper.title, source=label, text=text)
     try:
-        answer = parse_json_answer(client.complete("extractor", prompt.system, prompt.user, json_answer=True),
-                                   ExtractorAnswer, "extractor")
+        answer = parse_json_answer(
+            client.complete("extractor", prompt.system, prompt.user, json_answer=True), ExtractorAnswer, "extractor"
+        )
     except LemmataError:
         return None
     results = [r.strip() for r in answer.results if r.strip()]
@@ -73,6 +76,9 @@ def read_paper(client: LLMClient, paper: PaperRecord, excerpt: Excerpt | None) -
 def literature_digest(papers: list[PaperRecord], notes: list[PaperNote]) -> str:
     """The known results as later prompts show them: `[id] title: result; result`."""
     titles = {paper.id: paper.title for paper in papers}
-    lines = [f"[{note.paper_id}] {titles.get(note.paper_id, '')}: " + "; ".join(note.results)
-             for note in notes if note.results]
+    lines = [
+        f"[{note.paper_id}] {titles.get(note.paper_id, '')}: " + "; ".join(note.results)
+        for note in notes
+        if note.results
+    ]
     return "\n".join(lines)

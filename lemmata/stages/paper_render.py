@@ -27,9 +27,11 @@ MAIN_LABEL = "thm:main"
 def lemma_items(lemma: ProvedLemma, explanation: Fragment | None, lemma_ids: Sequence[str]) -> list[Item]:
     """One lemma: statement, marker, explanation, the checked proof (or why there is none), status."""
     title = escape_latex_text(lemma.id)
-    items: list[Item] = [f"\\begin{{lemma}}[{{{title}}}]\\label{{{lemma_label(lemma.id)}}}",
-                         Fragment(f"statement:{lemma.id}", fragment_latex(lemma.statement, lemma_ids), lemma.statement),
-                         "\\end{lemma}"]
+    items: list[Item] = [
+        f"\\begin{{lemma}}[{{{title}}}]\\label{{{lemma_label(lemma.id)}}}",
+        Fragment(f"statement:{lemma.id}", fragment_latex(lemma.statement, lemma_ids), lemma.statement),
+        "\\end{lemma}",
+    ]
     if not lemma.verified:
         items.append(MARKER + "\\par")
     if explanation is not None:
@@ -86,18 +88,32 @@ def main_result_section(theory: Theory) -> list[Item]:
     if theory.main_result_established:
         statement_text = theory.theorem_statement.strip() or theory.goal
         statement = Fragment("main:statement", fragment_latex(statement_text, ids), statement_text)
-        items += [f"\\begin{{theorem}}\\label{{{MAIN_LABEL}}}", statement, "\\end{theorem}",
-                  "\\begin{proof}", proof, "\\end{proof}"]
+        items += [
+            f"\\begin{{theorem}}\\label{{{MAIN_LABEL}}}",
+            statement,
+            "\\end{theorem}",
+            "\\begin{proof}",
+            proof,
+            "\\end{proof}",
+        ]
         return items
     goal = Fragment("main:statement", fragment_latex(theory.goal, ids), theory.goal)
-    items += [f"\\begin{{conjecture}}[Main result, not established]\\label{{{MAIN_LABEL}}}", goal,
-              "\\end{conjecture}",
-              "\\noindent The main result is not established:", issues_fragment("main:issues", theory), "\\par"]
+    items += [
+        f"\\begin{{conjecture}}[Main result, not established]\\label{{{MAIN_LABEL}}}",
+        goal,
+        "\\end{conjecture}",
+        "\\noindent The main result is not established:",
+        issues_fragment("main:issues", theory),
+        "\\par",
+    ]
     if theory.assembled_proof.strip():
         claimed = theory.theorem_statement.strip()
         if claimed and not theory.crystallization_error and normalised(claimed) != normalised(theory.goal):
-            items += ["\\noindent The sketch below claims to prove another statement:",
-                      Fragment("main:claimed", fragment_latex(claimed, ids), claimed), "\\par"]
+            items += [
+                "\\noindent The sketch below claims to prove another statement:",
+                Fragment("main:claimed", fragment_latex(claimed, ids), claimed),
+                "\\par",
+            ]
         items += ["\\begin{proof}[Proof sketch]", proof, "\\end{proof}"]
     return items
 

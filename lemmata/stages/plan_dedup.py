@@ -18,10 +18,27 @@ from dataclasses import dataclass
 from lemmata.artifacts import Lemma
 
 UNICODE_SYMBOLS = {
-    "≤": r" \le ", "≥": r" \ge ", "≠": r" \ne ", "·": r" \cdot ", "×": r" \times ", "∈": r" \in ",
-    "∣": r" \mid ", "∧": r" \wedge ", "∨": r" \vee ", "→": r" \to ", "⇒": r" \Rightarrow ",
-    "⟹": r" \Rightarrow ", "⇔": r" \iff ", "∀": r" \forall ", "∃": r" \exists ", "−": "-",
-    "ℕ": r" \mathbb{N} ", "ℤ": r" \mathbb{Z} ", "ℚ": r" \mathbb{Q} ", "ℝ": r" \mathbb{R} ", "ℂ": r" \mathbb{C} ",
+    "≤": r" \le ",
+    "≥": r" \ge ",
+    "≠": r" \ne ",
+    "·": r" \cdot ",
+    "×": r" \times ",
+    "∈": r" \in ",
+    "∣": r" \mid ",
+    "∧": r" \wedge ",
+    "∨": r" \vee ",
+    "→": r" \to ",
+    "⇒": r" \Rightarrow ",
+    "⟹": r" \Rightarrow ",
+    "⇔": r" \iff ",
+    "∀": r" \forall ",
+    "∃": r" \exists ",
+    "−": "-",
+    "ℕ": r" \mathbb{N} ",
+    "ℤ": r" \mathbb{Z} ",
+    "ℚ": r" \mathbb{Q} ",
+    "ℝ": r" \mathbb{R} ",
+    "ℂ": r" \mathbb{C} ",
 }
 TEXT_WRAPPER = re.compile(r"\\(?:text|textrm|textit|textbf|mbox|mathrm|emph)\s*\{([^{}]*)\}")
 OPERATOR_NAME = re.compile(r"\\operatorname\*?\s*\{\s*([A-Za-z]+)\s*\}")
@@ -31,45 +48,136 @@ LAYOUT = re.compile(r"\$|\\[()\[\]]|\\[,;:! ]|\\\\|~")
 TOKEN = re.compile(r"\\math(?:bb|cal|frak|scr|bf)\{[A-Za-z]\}|\\[A-Za-z]+|\\[{}|%&#]|[A-Za-z]+|\d+(?:\.\d+)?|\S")
 
 COMMAND_SYNONYMS = {
-    r"\leq": r"\le", r"\leqslant": r"\le", r"\geq": r"\ge", r"\geqslant": r"\ge", r"\neq": r"\ne",
-    r"\lt": "<", r"\gt": ">", r"\land": r"\wedge", r"\lor": r"\vee", r"\implies": r"\Rightarrow",
-    r"\Longrightarrow": r"\Rightarrow", r"\Leftrightarrow": r"\iff", r"\Longleftrightarrow": r"\iff",
-    r"\ldots": r"\dots", r"\cdots": r"\dots", r"\dfrac": r"\frac", r"\tfrac": r"\frac",
-    r"\vert": "|", r"\lvert": "|", r"\rvert": "|", r"\varepsilon": r"\epsilon", r"\varphi": r"\phi",
+    r"\leq": r"\le",
+    r"\leqslant": r"\le",
+    r"\geq": r"\ge",
+    r"\geqslant": r"\ge",
+    r"\neq": r"\ne",
+    r"\lt": "<",
+    r"\gt": ">",
+    r"\land": r"\wedge",
+    r"\lor": r"\vee",
+    r"\implies": r"\Rightarrow",
+    r"\Longrightarrow": r"\Rightarrow",
+    r"\Leftrightarrow": r"\iff",
+    r"\Longleftrightarrow": r"\iff",
+    r"\ldots": r"\dots",
+    r"\cdots": r"\dots",
+    r"\dfrac": r"\frac",
+    r"\tfrac": r"\frac",
+    r"\vert": "|",
+    r"\lvert": "|",
+    r"\rvert": "|",
+    r"\varepsilon": r"\epsilon",
+    r"\varphi": r"\phi",
     # Quantifier symbols read as the words they abbreviate, so the word rules apply to both.
-    r"\forall": "for", r"\exists": "exists",
+    r"\forall": "for",
+    r"\exists": "exists",
 }
-SIZING_COMMANDS = {r"\left", r"\right", r"\big", r"\Big", r"\bigl", r"\bigr", r"\Bigl", r"\Bigr",
-                   r"\displaystyle", r"\quad", r"\qquad"}
+SIZING_COMMANDS = {
+    r"\left",
+    r"\right",
+    r"\big",
+    r"\Big",
+    r"\bigl",
+    r"\bigr",
+    r"\Bigl",
+    r"\Bigr",
+    r"\displaystyle",
+    r"\quad",
+    r"\qquad",
+}
 # Greek letters are variables like Latin ones; \pi is a constant.
 GREEK_VARIABLES = {
-    "\\" + name for name in (
+    "\\" + name
+    for name in (
         "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau "
-        "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Sigma Upsilon Phi Psi Omega").split()
+        "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Sigma Upsilon Phi Psi Omega"
+    ).split()
 }
 
 # After "a"/"A", these words show it is a variable ("a and b", "a divides b"), not an article.
-WORDS_AFTER_A_VARIABLE = {"and", "or", "is", "are", "be", "in", "divides", "divide", "has", "equals", "plus",
-                          "minus", "times", "mod", "if", "iff", "then", "with", "satisfies", "does", "must", "can"}
+WORDS_AFTER_A_VARIABLE = {
+    "and",
+    "or",
+    "is",
+    "are",
+    "be",
+    "in",
+    "divides",
+    "divide",
+    "has",
+    "equals",
+    "plus",
+    "minus",
+    "times",
+    "mod",
+    "if",
+    "iff",
+    "then",
+    "with",
+    "satisfies",
+    "does",
+    "must",
+    "can",
+}
 PHRASES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("if", "and", "only", "if"), ("iff",)),
-    (("prove", "that"), ()), (("show", "that"), ()), (("we", "have"), ()), (("it", "hold", "that"), ()),
-    (("for", "all"), ("for",)), (("for", "every"), ("for",)), (("for", "each"), ("for",)),
-    (("for", "any"), ("for",)), (("for", "arbitrary"), ("for",)),
-    (("there", "exist"), ("exists",)), (("there", "is"), ("exists",)), (("there", "are"), ("exists",)),
+    (("prove", "that"), ()),
+    (("show", "that"), ()),
+    (("we", "have"), ()),
+    (("it", "hold", "that"), ()),
+    (("for", "all"), ("for",)),
+    (("for", "every"), ("for",)),
+    (("for", "each"), ("for",)),
+    (("for", "any"), ("for",)),
+    (("for", "arbitrary"), ("for",)),
+    (("there", "exist"), ("exists",)),
+    (("there", "is"), ("exists",)),
+    (("there", "are"), ("exists",)),
     (("exist",), ("exists",)),
     # Evenness and oddness are properties of integers: "even integers" says no more than "even".
-    (("even", "integer"), ("even",)), (("even", "number"), ("even",)),
-    (("odd", "integer"), ("odd",)), (("odd", "number"), ("odd",)),
+    (("even", "integer"), ("even",)),
+    (("even", "number"), ("even",)),
+    (("odd", "integer"), ("odd",)),
+    (("odd", "number"), ("odd",)),
 )
 # A noun naming the formula that follows it adds nothing: "the sum $x+y$" is "$x+y$". Only
 # after an article: in "for every integer $n$" the noun is the type of $n$.
 ARTICLES = {"the", "a", "A", "an"}
-APPOSITION_NOUNS = {"sum", "product", "difference", "quotient", "expression", "quantity", "value", "number",
-                    "integer"}
-FILLER_WORDS = {"let", "then", "if", "suppose", "assume", "given", "we", "the", "an", "is", "are", "be", "both",
-                "hold", "also", "so", "hence", "thus", "therefore", "lemma", "claim", "that", "for", "all",
-                "every", "each", "any", "arbitrary", "prove", "show"}
+APPOSITION_NOUNS = {"sum", "product", "difference", "quotient", "expression", "quantity", "value", "number", "integer"}
+FILLER_WORDS = {
+    "let",
+    "then",
+    "if",
+    "suppose",
+    "assume",
+    "given",
+    "we",
+    "the",
+    "an",
+    "is",
+    "are",
+    "be",
+    "both",
+    "hold",
+    "also",
+    "so",
+    "hence",
+    "thus",
+    "therefore",
+    "lemma",
+    "claim",
+    "that",
+    "for",
+    "all",
+    "every",
+    "each",
+    "any",
+    "arbitrary",
+    "prove",
+    "show",
+}
 PUNCTUATION = {",", ".", ";", ":", "!", "?", '"', "`"}
 
 
@@ -137,7 +245,7 @@ def _phrases_rewritten(tokens: list[str]) -> list[str]:
     position = 0
     while position < len(tokens):
         for phrase, replacement in PHRASES:
-            if tuple(tokens[position:position + len(phrase)]) == phrase:
+            if tuple(tokens[position : position + len(phrase)]) == phrase:
                 result.extend(replacement)
                 position += len(phrase)
                 break
@@ -163,7 +271,7 @@ def _declarations_first(tokens: list[str]) -> list[str]:
             result.append("for")
             position += 1
             continue
-        result.extend(["for", *tokens[words_end:names_end], *tokens[position + 1:words_end]])
+        result.extend(["for", *tokens[words_end:names_end], *tokens[position + 1 : words_end]])
         position = names_end
     return result
 
@@ -209,7 +317,8 @@ def _without_fillers(tokens: list[str]) -> list[str]:
 def _variables_renamed(tokens: list[str]) -> list[str]:
     """Variables as #1, #2, ... by first appearance; a letter only ever applied (`f(x)`) is a function name."""
     applied_only = {token for token in tokens if _is_variable(token)} - {
-        token for token, after in zip(tokens, [*tokens[1:], ""]) if _is_variable(token) and after != "("}
+        token for token, after in zip(tokens, [*tokens[1:], ""]) if _is_variable(token) and after != "("
+    }
     names: dict[str, str] = {}
     for token in tokens:
         if _is_variable(token) and token not in applied_only:
@@ -277,9 +386,13 @@ def deduplicate_lemmas(lemmas: Sequence[Lemma], goal_statements: Sequence[str]) 
             replaced_by[lemma.id] = kept.id
             copies.setdefault(kept.id, []).append(lemma)
     kept_lemmas = [_rewired(lemma, replaced_by) for lemma in lemmas if lemma.id not in replaced_by]
-    merges = tuple(Merge(kept=kept.id, copies=tuple(copy.id for copy in copies[kept.id]),
-                         reason=_merge_reason(kept, copies[kept.id]))
-                   for kept in first_with_form.values() if kept.id in copies)
+    merges = tuple(
+        Merge(
+            kept=kept.id, copies=tuple(copy.id for copy in copies[kept.id]), reason=_merge_reason(kept, copies[kept.id])
+        )
+        for kept in first_with_form.values()
+        if kept.id in copies
+    )
     return Deduplication(lemmas=kept_lemmas, merges=merges, goal_restatements=tuple(restatements))
 
 

@@ -101,35 +101,51 @@ class PromptEcho:
         self._statements = [normalised(text) for text in self.statements if normalised(text)]
         self._labels = {label for line in self.prompt.splitlines() if (label := _label(line))}
         self._macro_lines = [normalised(line) for line in MACRO_SUMMARY.splitlines()]
-        self._sentences = [rest for sentence in prompt_sentences(self.prompt)
-                           if len(rest := self._without_allowed(normalised(sentence))) >= MIN_ECHO_CHARS]
+        self._sentences = [
+            rest
+            for sentence in prompt_sentences(self.prompt)
+            if len(rest := self._without_allowed(normalised(sentence))) >= MIN_ECHO_CHARS
+        ]
 
     def is_echo(self, line: str) -> bool:
-        if _TALKS_ABOUT_MACROS.search(line) or _TALKS_ABOUT_REQUEST.search(line) or _lists_macros(line) \
-                or _names_macros_bare(line):
+        if (
+            _TALKS_ABOUT_MACROS.search(line)
+            or _TALKS_ABOUT_REQUEST.search(line)
+            or _lists_macros(line)
+            or _names_macros_bare(line)
+        ):
             return True
         text = normalised(line)
         if len(text) >= MIN_MACRO_ECHO_CHARS and any(
-                alike(text, macro_line, MACRO_LIST_SIMILARITY) for macro_line in self._macro_lines):
+            alike(text, macro_line, MACRO_LIST_SIMILARITY) for macro_line in self._macro_lines
+        ):
             return True
         if len(text) >= MIN_EXACT_CHARS and (
-                text in self._exact or any(alike(text, s, ECHO_SIMILARITY) for s in self._statements)):
+            text in self._exact or any(alike(text, s, ECHO_SIMILARITY) for s in self._statements)
+        ):
             return True
         if (label := _label(line)) and label in self._labels:
             return True
         rest = self._without_allowed(text)
         if len(rest) < MIN_ECHO_CHARS:
             return False
-        return (any(alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines)
-                or self._retells_sentences(line))
+        return any(
+            alike(rest, line, ECHO_SIMILARITY) or _copied_from(rest, line) for line in self._lines
+        ) or self._retells_sentences(line)
 
     def _retells_sentences(self, line: str) -> bool:
         """Whether at least MIN_COPIED_SHARE of the line is prompt sentences, each nearly as written."""
-        sentences = [self._without_allowed(normalised(part))
-                     for part in _SENTENCE_END.split(_LINE_OPENING.sub("", line, count=1))]
+        sentences = [
+            self._without_allowed(normalised(part))
+            for part in _SENTENCE_END.split(_LINE_OPENING.sub("", line, count=1))
+        ]
         total = sum(len(sentence) for sentence in sentences)
-        copied = sum(len(sentence) for sentence in sentences if len(sentence) >= MIN_ECHO_CHARS
-                     and any(alike(sentence, prompted, ECHO_SIMILARITY) for prompted in self._sentences))
+        copied = sum(
+            len(sentence)
+            for sentence in sentences
+            if len(sentence) >= MIN_ECHO_CHARS
+            and any(alike(sentence, prompted, ECHO_SIMILARITY) for prompted in self._sentences)
+        )
         return total >= MIN_ECHO_CHARS and copied >= MIN_COPIED_SHARE * total
 
     def remove(self, text: str) -> tuple[str, int]:
@@ -137,7 +153,9 @@ class PromptEcho:
         ("The definitions and notation used in the proof are as follows:") goes with it."""
         lines = text.splitlines()
         echoed = [bool(line.strip()) and self.is_echo(line) for line in lines]
-        kept = [line for index, line in enumerate(lines) if not echoed[index] and not _introduces_echo(index, lines, echoed)]
+        kept = [
+            line for index, line in enumerate(lines) if not echoed[index] and not _introduces_echo(index, lines, echoed)
+        ]
         shown = [_macros_shown(line) for line in kept]
         showing = [index for index, macros in enumerate(shown) if macros]
         if len(showing) >= MIN_MACRO_LIST_LINES or len(set().union(*shown)) > MAX_BARE_MACROS:
@@ -211,10 +229,14 @@ def _copied_from(line: str, prompt_line: str) -> bool:
         return False
     if line in prompt_line:
         return True
-    block = SequenceMatcher(None, line, prompt_line, autojunk=False).find_longest_match(0, len(line), 0, len(prompt_line))
+    block = SequenceMatcher(None, line, prompt_line, autojunk=False).find_longest_match(
+        0, len(line), 0, len(prompt_line)
+    )
     return block.size >= ECHO_SIMILARITY * len(line)
 
 
 def alike(line: str, other: str, threshold: float) -> bool:
     matcher = SequenceMatcher(None, line, other, autojunk=False)
-    return matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
+    return (
+        matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
+    )

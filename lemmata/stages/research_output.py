@@ -19,13 +19,21 @@ from lemmata.artifacts import (
 from lemmata.latex.bibliography import assign_citation_keys
 
 
-def research_output(task: TaskInput, survey: Survey, theory: Theory,
-                    papers: Sequence[tuple[PaperMeta, CompileReport]]) -> ResearchOutput:
+def research_output(
+    task: TaskInput, survey: Survey, theory: Theory, papers: Sequence[tuple[PaperMeta, CompileReport]]
+) -> ResearchOutput:
     """The record; `bibliography_json` carries the entries under the keys the paper cites them by
     (the same algorithm as references.bib)."""
     bibliography = [
-        {"key": key, "id": record.id, "title": record.title, "authors": record.authors, "year": record.year,
-         "url": record.url, "source": record.source}
+        {
+            "key": key,
+            "id": record.id,
+            "title": record.title,
+            "authors": record.authors,
+            "year": record.year,
+            "url": record.url,
+            "source": record.source,
+        }
         for key, record in assign_citation_keys(survey.papers)
     ]
     return ResearchOutput(
@@ -33,13 +41,25 @@ def research_output(task: TaskInput, survey: Survey, theory: Theory,
         goal=theory.goal,
         theorem_statement=theory.theorem_statement,
         proof_status=theory.proof_status,
-        lemma_chain=[ChainEntry(id=lemma.id, statement=lemma.statement, status=lemma.status, verified=lemma.verified,
-                                verification_method=lemma.verification_method, confidence=lemma.confidence,
-                                verification=lemma.verification, checked_by=lemma.checked_by, checks=lemma.checks)
-                     for lemma in theory.lemmas],
+        lemma_chain=[
+            ChainEntry(
+                id=lemma.id,
+                statement=lemma.statement,
+                status=lemma.status,
+                verified=lemma.verified,
+                verification_method=lemma.verification_method,
+                confidence=lemma.confidence,
+                verification=lemma.verification,
+                checked_by=lemma.checked_by,
+                checks=lemma.checks,
+            )
+            for lemma in theory.lemmas
+        ],
         main_result_established=theory.main_result_established,
         main_result_issues=theory.main_result_issues(),
-        papers=[PaperVersion(version=meta.version, title=meta.title, tex_file=meta.tex_file, pdf_file=report.pdf_file)
-                for meta, report in papers],
+        papers=[
+            PaperVersion(version=meta.version, title=meta.title, tex_file=meta.tex_file, pdf_file=report.pdf_file)
+            for meta, report in papers
+        ],
         bibliography_json=json.dumps(bibliography, ensure_ascii=False),
     )

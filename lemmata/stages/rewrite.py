@@ -28,33 +28,50 @@ PARALLEL_PROOFS = 4
 
 def revision_feedback(request: RevisionRequest) -> str:
     """How every agent of the rewrite receives the instructions."""
-    context = f" The conversation about version {request.base_version}: {request.qa_summary}" if request.qa_summary else ""
-    return (f"Revision instructions from the researcher for version {request.version} of the paper: "
-            f"{request.instructions.strip().rstrip('.')}.{context}")
+    context = (
+        f" The conversation about version {request.base_version}: {request.qa_summary}" if request.qa_summary else ""
+    )
+    return (
+        f"Revision instructions from the researcher for version {request.version} of the paper: "
+        f"{request.instructions.strip().rstrip('.')}.{context}"
+    )
 
 
 def qa_summary(history: list[ChatRecord], base_version: int) -> str:
     """The latest questions and answers about the base version, shortened: what the researcher
     was looking at when they asked for the rewrite. Deterministic, no model call."""
     about = [r for r in history if r.paper_version == base_version and r.role in ("user", "assistant")]
-    lines = [f"{'Q' if r.role == 'user' else 'A'}: {_shorten(r.content)}" for r in about[-2 * SUMMARY_EXCHANGES:]]
+    lines = [f"{'Q' if r.role == 'user' else 'A'}: {_shorten(r.content)}" for r in about[-2 * SUMMARY_EXCHANGES :]]
     return " | ".join(lines)
 
 
 def _shorten(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= SUMMARY_CHARS_PER_TEXT else text[:SUMMARY_CHARS_PER_TEXT - 3] + "..."
+    return text if len(text) <= SUMMARY_CHARS_PER_TEXT else text[: SUMMARY_CHARS_PER_TEXT - 3] + "..."
 
 
-def rewrite_theory(client_for: Callable[[str], LLMClient], settings: Settings, request: RevisionRequest,
-                   previous: Theory, survey: Survey, formal_statement: str, *, checker: Checker) -> Theory:
+def rewrite_theory(
+    client_for: Callable[[str], LLMClient],
+    settings: Settings,
+    request: RevisionRequest,
+    previous: Theory,
+    survey: Survey,
+    formal_statement: str,
+    *,
+    checker: Checker,
+) -> Theory:
     """Plan again with the instructions, prove every lemma of the new plan, assemble.
     `client_for(scope)` gives each concurrent proof its own call-log scope; `checker` is who checks the proofs."""
     feedback = revision_feedback(request)
     if previous.theorem_statement:
         feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
-    plan = plan_theory(client_for("plan"), previous.goal, feedback=feedback, formal_statement=formal_statement,
-                       literature=literature_digest(survey.papers, survey.paper_notes))
+    plan = plan_theory(
+        client_for("plan"),
+        previous.goal,
+        feedback=feedback,
+        formal_statement=formal_statement,
+        literature=literature_digest(survey.papers, survey.paper_notes),
+    )
     proved: dict[str, ProvedLemma] = {}
     waiting = list(plan.lemmas)
     with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:
@@ -62,9 +79,18 @@ def rewrite_theory(client_for: Callable[[str], LLMClient], settings: Settings, r
             # A normalised plan's dependencies point to earlier lemmas only: each wave proves the
             # lemmas whose dependencies are proved, at least the first one waiting.
             ready = [lemma for lemma in waiting if all(d in proved for d in lemma.depends_on)]
-            futures = {lemma.id: pool.submit(prove_lemma, client_for(f"prove_lemma:{lemma.id}"), plan, lemma.id,
-                                             settings, [proved[d] for d in lemma.depends_on], checker=checker)
-                       for lemma in ready}
+            futures = {
+                lemma.id: pool.submit(
+                    prove_lemma,
+                    client_for(f"prove_lemma:{lemma.id}"),
+                    plan,
+                    lemma.id,
+                    settings,
+                    [proved[d] for d in lemma.depends_on],
+                    checker=checker,
+                )
+                for lemma in ready
+            }
             for lemma_id, future in futures.items():
                 proved[lemma_id] = future.result()
             waiting = [lemma for lemma in waiting if lemma.id not in proved]

@@ -62,13 +62,19 @@ def split_paper_list(text: str) -> list[str]:
     return [name.strip() for name in re.split(r"[,;\n]", text) if name.strip()]
 
 
-def run_survey(client: LLMClient, task: TaskInput, tools: Mapping[str, Tool], limits: SurveyLimits,
-               user_papers: list[str] | None = None) -> Survey:
+def run_survey(
+    client: LLMClient,
+    task: TaskInput,
+    tools: Mapping[str, Tool],
+    limits: SurveyLimits,
+    user_papers: list[str] | None = None,
+) -> Survey:
     named = [*task.paper_ids, *(user_papers or [])]
     seed = look_up_papers(named, tools)
     spec = AgentSpec("survey", "survey", SurveyAnswer, limits.max_turns, limits.compress_every)
-    run = run_tool_agent(client, spec, {"mode": task.mode, "task": task.task, "paper_hint": _paper_hint(named, seed)},
-                         tools, seed=seed)
+    run = run_tool_agent(
+        client, spec, {"mode": task.mode, "task": task.task, "paper_hint": _paper_hint(named, seed)}, tools, seed=seed
+    )
     answer = run.final or SurveyAnswer()
     papers = chosen_papers(answer.papers, run.retrieved)
     note = "" if run.final else f"no readable answer in {run.turns} turns"

@@ -17,26 +17,43 @@ CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECA
 PREAMBLE_LINE = re.compile(
     r"^\s*(?:sure|certainly|of course|okay|ok|here(?:'s| is| are)|below is|the (?:final |crystallized |precise |"
     r"resulting )?(?:theorem|statement|result)(?: statement)? (?:is|reads)|i (?:have|will|would|can)|as requested)"
-    r"\b[^\n]*(?::|\.|!)\s*$", re.IGNORECASE)
-THEOREM_LABEL = re.compile(r"^\s*(?:\*\*|__)?(?:main )?(?:theorem|statement|result)(?: \d+)?[.:]?(?:\*\*|__)?[.:]?\s*",
-                           re.IGNORECASE)
-THEOREM_ENVIRONMENT = re.compile(r"^\s*\\begin\{(theorem|maintheorem)\}(?:\[[^\]]*\])?\s*(.*?)\s*\\end\{\1\}\s*$",
-                                 re.DOTALL)
+    r"\b[^\n]*(?::|\.|!)\s*$",
+    re.IGNORECASE,
+)
+THEOREM_LABEL = re.compile(
+    r"^\s*(?:\*\*|__)?(?:main )?(?:theorem|statement|result)(?: \d+)?[.:]?(?:\*\*|__)?[.:]?\s*", re.IGNORECASE
+)
+THEOREM_ENVIRONMENT = re.compile(
+    r"^\s*\\begin\{(theorem|maintheorem)\}(?:\[[^\]]*\])?\s*(.*?)\s*\\end\{\1\}\s*$", re.DOTALL
+)
 #: Where a statement ends and its proof (or the model's commentary) begins: a proof heading,
 #: inline in bold or on its own line, a proof environment, a markdown heading.
-PROOF_START = re.compile(r"(?:\*\*|__)\s*Proof\b[^*_\n]{0,3}(?:\*\*|__)|\\begin\{proof\}|^[ \t]*Proof[.:]"
-                         r"|^[ \t]*#{1,6}[ \t]", re.MULTILINE | re.IGNORECASE)
+PROOF_START = re.compile(
+    r"(?:\*\*|__)\s*Proof\b[^*_\n]{0,3}(?:\*\*|__)|\\begin\{proof\}|^[ \t]*Proof[.:]"
+    r"|^[ \t]*#{1,6}[ \t]",
+    re.MULTILINE | re.IGNORECASE,
+)
 #: An answer that talks about the task instead of stating a theorem.
-CHATTER = re.compile(r"\b(?:I cannot|I can't|I am unable|I'm unable|I'm sorry|I apologi[sz]e|as an AI|"
-                     r"language model|unable to (?:determine|state|provide)|need more information)\b", re.IGNORECASE)
+CHATTER = re.compile(
+    r"\b(?:I cannot|I can't|I am unable|I'm unable|I'm sorry|I apologi[sz]e|as an AI|"
+    r"language model|unable to (?:determine|state|provide)|need more information)\b",
+    re.IGNORECASE,
+)
 
 
 def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemma]) -> Theory:
     usable = [lemma for lemma in lemmas if lemma.status != "failed"]
     if not usable:
         check = ConsistencyCheck(passed=False, issues=["no lemma was proved"])
-        return Theory(goal=plan.goal, theorem_statement=plan.goal, lemmas=lemmas, assembled_proof="",
-                      consistency=check, proof_status="failed", formal_statement=plan.formal_statement)
+        return Theory(
+            goal=plan.goal,
+            theorem_statement=plan.goal,
+            lemmas=lemmas,
+            assembled_proof="",
+            consistency=check,
+            proof_status="failed",
+            formal_statement=plan.formal_statement,
+        )
     proof = assemble(client, plan.goal, usable)
     check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
     statement, error = crystallize_or_goal(client, plan.goal, proof)
@@ -47,11 +64,22 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
             check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
         statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
     elif error:  # an answer that was no statement: asked once more, saying why
-        statement, error = crystallize_or_goal(client, plan.goal, proof, f"Your previous answer was rejected: "
-                                               f"{error}. Answer with the theorem statement only.")
-    return Theory(goal=plan.goal, theorem_statement=statement, lemmas=lemmas, assembled_proof=proof,
-                  consistency=check, proof_status=proof_status(lemmas, check, crystallized=not error),
-                  formal_statement=plan.formal_statement, crystallization_error=error)
+        statement, error = crystallize_or_goal(
+            client,
+            plan.goal,
+            proof,
+            f"Your previous answer was rejected: {error}. Answer with the theorem statement only.",
+        )
+    return Theory(
+        goal=plan.goal,
+        theorem_statement=statement,
+        lemmas=lemmas,
+        assembled_proof=proof,
+        consistency=check,
+        proof_status=proof_status(lemmas, check, crystallized=not error),
+        formal_statement=plan.formal_statement,
+        crystallization_error=error,
+    )
 
 
 def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: str = "") -> str:
@@ -73,9 +101,14 @@ def check_consistency(client: LLMClient, goal: str, proof: str, lemma_ids: list[
         answer = parse_json_answer(text, ConsistencyAnswer, "consistency")
     except (ProviderError, ModelOutputError) as exc:
         # A check that could not run has not passed.
-        return ConsistencyCheck(passed=False, uncited_lemmas=uncited,
-                                issues=[f"the consistency check could not run: {exc}",
-                                        *(f"uncited lemma {lemma_id}" for lemma_id in uncited)])
+        return ConsistencyCheck(
+            passed=False,
+            uncited_lemmas=uncited,
+            issues=[
+                f"the consistency check could not run: {exc}",
+                *(f"uncited lemma {lemma_id}" for lemma_id in uncited),
+            ],
+        )
     issues = [issue for issue in answer.issues if issue.strip()]
     issues += [f"uncited lemma {lemma_id}" for lemma_id in uncited if not any(lemma_id in i for i in issues)]
     return ConsistencyCheck(passed=answer.consistent and not uncited, uncited_lemmas=uncited, issues=issues)
@@ -103,8 +136,12 @@ def before_its_proof(text: str) -> str:
         before = text[: match.start()]
         if not before.strip():
             continue
-        inside_math = (before.count("\\begin{") != before.count("\\end{") or before.count("\\[") != before.count("\\]")
-                       or before.count("\\(") != before.count("\\)") or before.replace("\\$", "").count("$") % 2 == 1)
+        inside_math = (
+            before.count("\\begin{") != before.count("\\end{")
+            or before.count("\\[") != before.count("\\]")
+            or before.count("\\(") != before.count("\\)")
+            or before.replace("\\$", "").count("$") % 2 == 1
+        )
         if not inside_math:
             return before.strip()
     return text
@@ -127,7 +164,9 @@ def statement_from(answer: str) -> str:
     if not text:
         raise ModelOutputError("the crystallizer answered no statement")
     if CHATTER.search(text) or not re.search(r"[A-Za-z]", text):
-        raise ModelOutputError(f"the crystallizer answered with chatter, not a statement: {' '.join(text.split())[:120]!r}")
+        raise ModelOutputError(
+            f"the crystallizer answered with chatter, not a statement: {' '.join(text.split())[:120]!r}"
+        )
     return text
 
 

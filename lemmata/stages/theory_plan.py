@@ -29,8 +29,9 @@ ARCHITECT_SIZES = {"full": FULL_PLAN, "simplified": range(1, SIMPLIFIED_SIZE + 1
 NOT_CONSULTED = "not consulted: the plan is the single goal"
 
 
-def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_statement: str = "",
-                literature: str = "") -> TheoryPlan:
+def plan_theory(
+    client: LLMClient, goal: str, feedback: str = "", formal_statement: str = "", literature: str = ""
+) -> TheoryPlan:
     """The lemma chain; `literature` (the survey's known results, `[id] title: result; ...`)
     lets the decomposer and the architect build on published results, named in a lemma's source."""
     statement = formal_statement or goal
@@ -39,28 +40,45 @@ def plan_theory(client: LLMClient, goal: str, feedback: str = "", formal_stateme
     if len(items) in FULL_PLAN:
         plan = TheoryPlan(goal=goal, level="full", lemmas=normalise_plan(items), formal_statement=formal_statement)
         return _arranged(client, without_duplicates(plan, "decomposer"), feedback, known)
-    items = _decompose(client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback, known)
+    items = _decompose(
+        client, goal, statement, f"exactly {SIMPLIFIED_SIZE} lemmas (a simplified plan)", feedback, known
+    )
     if items:
-        plan = TheoryPlan(goal=goal, level="simplified", lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]),
-                          formal_statement=formal_statement, size_note=simplified_size_note(items))
+        plan = TheoryPlan(
+            goal=goal,
+            level="simplified",
+            lemmas=normalise_plan(items[:SIMPLIFIED_SIZE]),
+            formal_statement=formal_statement,
+            size_note=simplified_size_note(items),
+        )
         return _arranged(client, without_duplicates(plan, "decomposer"), feedback, known)
     # The last resort has nothing for an architect to arrange.
-    return TheoryPlan(goal=goal, level="single_goal", lemmas=[_goal_lemma(goal, formal_statement)],
-                      formal_statement=formal_statement, architect_note=NOT_CONSULTED)
+    return TheoryPlan(
+        goal=goal,
+        level="single_goal",
+        lemmas=[_goal_lemma(goal, formal_statement)],
+        formal_statement=formal_statement,
+        architect_note=NOT_CONSULTED,
+    )
 
 
 def simplified_size_note(items: list[dict[str, Any]]) -> str:
     """What became of a simplified plan that is not 3 lemmas: the rest cut, or fewer kept; "" at 3."""
     count = len(items)
     if count > SIMPLIFIED_SIZE:
-        dropped = ", ".join(str(item["id"]).strip() or f"#{n}" for n, item in
-                            enumerate(items[SIMPLIFIED_SIZE:], start=SIMPLIFIED_SIZE + 1))
-        return (f"the decomposer gave {count} lemmas for the simplified plan of {SIMPLIFIED_SIZE}: the first "
-                f"{SIMPLIFIED_SIZE} are kept, {dropped} dropped")
+        dropped = ", ".join(
+            str(item["id"]).strip() or f"#{n}"
+            for n, item in enumerate(items[SIMPLIFIED_SIZE:], start=SIMPLIFIED_SIZE + 1)
+        )
+        return (
+            f"the decomposer gave {count} lemmas for the simplified plan of {SIMPLIFIED_SIZE}: the first "
+            f"{SIMPLIFIED_SIZE} are kept, {dropped} dropped"
+        )
     if count < SIMPLIFIED_SIZE:
         lemmas = "lemma" if count == 1 else "lemmas"
-        return (f"the decomposer gave {count} {lemmas} for the simplified plan of {SIMPLIFIED_SIZE}: "
-                f"the plan has {count}")
+        return (
+            f"the decomposer gave {count} {lemmas} for the simplified plan of {SIMPLIFIED_SIZE}: the plan has {count}"
+        )
     return ""
 
 
@@ -102,48 +120,73 @@ def rework_feedback(rework: TheoryRework | None) -> str:
     """The reviewer's objection as planning feedback."""
     if rework is None:
         return ""
-    return (f"The reviewer rejected the previous lemma chain. Most problematic step: {rework.step}. "
-            f"Issue: {rework.issue}")
+    return (
+        f"The reviewer rejected the previous lemma chain. Most problematic step: {rework.step}. Issue: {rework.issue}"
+    )
 
 
 def literature_block(literature: str) -> str:
     if not literature.strip():
         return ""
-    return ("Known results from the literature (a lemma that is one of them names it in its source, "
-            "e.g. \"[arXiv:2101.00001] Theorem 1\"):\n" + literature.strip() + "\n")
+    return (
+        "Known results from the literature (a lemma that is one of them names it in its source, "
+        'e.g. "[arXiv:2101.00001] Theorem 1"):\n' + literature.strip() + "\n"
+    )
 
 
-def _decompose(client: LLMClient, goal: str, statement: str, plan_size: str, feedback: str,
-               literature: str) -> list[dict[str, Any]]:
-    prompt = render_prompt("decomposer", goal=goal, formal_statement=statement, plan_size=plan_size,
-                           literature=literature, feedback=_feedback_line(feedback))
+def _decompose(
+    client: LLMClient, goal: str, statement: str, plan_size: str, feedback: str, literature: str
+) -> list[dict[str, Any]]:
+    prompt = render_prompt(
+        "decomposer",
+        goal=goal,
+        formal_statement=statement,
+        plan_size=plan_size,
+        literature=literature,
+        feedback=_feedback_line(feedback),
+    )
     return parse_lemma_list(client.complete("decomposer", prompt.system, prompt.user, json_answer=True))
 
 
 def architect(client: LLMClient, plan: TheoryPlan, feedback: str, sizes: range, literature: str = "") -> TheoryPlan:
     """The architect's arrangement of `plan`, or `plan` itself with the reason it was kept."""
     listing = json.dumps([lemma.model_dump(exclude={"approach"}) for lemma in plan.lemmas], indent=1)
-    prompt = render_prompt("architect", goal=plan.goal, formal_statement=plan.formal_statement or plan.goal,
-                           literature=literature, lemmas=listing, feedback=_feedback_line(feedback))
+    prompt = render_prompt(
+        "architect",
+        goal=plan.goal,
+        formal_statement=plan.formal_statement or plan.goal,
+        literature=literature,
+        lemmas=listing,
+        feedback=_feedback_line(feedback),
+    )
     items = parse_lemma_list(client.complete("architect", prompt.system, prompt.user, json_answer=True))
     if not items:
         return plan.model_copy(update={"architect_note": "answer unusable: the decomposer's plan is kept"})
     if len(items) not in sizes:
-        return plan.model_copy(update={"architect_note": f"proposed {len(items)} lemmas, outside "
-                                       f"{sizes.start}-{sizes.stop - 1}: the decomposer's plan is kept"})
+        return plan.model_copy(
+            update={
+                "architect_note": f"proposed {len(items)} lemmas, outside "
+                f"{sizes.start}-{sizes.stop - 1}: the decomposer's plan is kept"
+            }
+        )
     lemmas = normalise_plan(items)
     return plan.model_copy(update={"lemmas": lemmas, "architect_note": _changes(plan.lemmas, lemmas)})
 
 
 def _changes(before: list[Lemma], after: list[Lemma]) -> str:
     old = {lemma.id: lemma for lemma in before}
-    changed = [lemma.id for lemma in after
-               if lemma.id not in old or old[lemma.id].model_dump(exclude={"approach"})
-               != lemma.model_dump(exclude={"approach"})]
+    changed = [
+        lemma.id
+        for lemma in after
+        if lemma.id not in old
+        or old[lemma.id].model_dump(exclude={"approach"}) != lemma.model_dump(exclude={"approach"})
+    ]
     removed = [lemma_id for lemma_id in old if lemma_id not in {lemma.id for lemma in after}]
-    parts = [f"changed {', '.join(changed)}" if changed else "statements kept",
-             *([f"removed {', '.join(removed)}"] if removed else []),
-             f"routes suggested for {sum(bool(lemma.approach) for lemma in after)} of {len(after)} lemmas"]
+    parts = [
+        f"changed {', '.join(changed)}" if changed else "statements kept",
+        *([f"removed {', '.join(removed)}"] if removed else []),
+        f"routes suggested for {sum(bool(lemma.approach) for lemma in after)} of {len(after)} lemmas",
+    ]
     return "applied: " + "; ".join(parts)
 
 

@@ -43,8 +43,15 @@ def approach_of(plan: TheoryPlan, lemma: Lemma) -> str:
     return approach
 
 
-def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Settings,
-                dependencies: Sequence[ProvedLemma] = (), *, checker: Checker) -> ProvedLemma:
+def prove_lemma(
+    client: LLMClient,
+    plan: TheoryPlan,
+    lemma_id: str,
+    settings: Settings,
+    dependencies: Sequence[ProvedLemma] = (),
+    *,
+    checker: Checker,
+) -> ProvedLemma:
     """Prove one lemma; `dependencies` are the proved lemmas it builds on, when their jobs ran first.
     The turns end at the first attempt the checks accept; whether it is verified is the checker's
     trust (a model measured not to tell wrong proofs from right ones verifies nothing)."""
@@ -55,9 +62,15 @@ def prove_lemma(client: LLMClient, plan: TheoryPlan, lemma_id: str, settings: Se
     best: Turn | None = None
     stagnant = 0
     for number in range(1, settings.THEORY_STAGE_MAX_TURNS + 1):
-        prompt = render_prompt("prover", goal=plan.goal, lemma_id=lemma.id, statement=lemma.statement,
-                               context=context, approach=approach_of(plan, lemma),
-                               history=history.render(FIRST_TURN))
+        prompt = render_prompt(
+            "prover",
+            goal=plan.goal,
+            lemma_id=lemma.id,
+            statement=lemma.statement,
+            context=context,
+            approach=approach_of(plan, lemma),
+            history=history.render(FIRST_TURN),
+        )
         attempt = parse_proof_attempt(client.complete("prover", prompt.system, prompt.user), lemma.depends_on)
         verdict = check_proof(client, lemma.id, lemma.statement, attempt, settings, refute=checker.can_verify)
         turn = Turn(number, attempt, verdict)
@@ -84,17 +97,22 @@ def _better(turn: Turn, best: Turn) -> bool:
 def dependency_context(plan: TheoryPlan, lemma: Lemma, dependencies: Sequence[ProvedLemma]) -> str:
     """Each dependency as `[id] statement` (at most 120 characters), flagged when its proof failed."""
     failed = {dep.id for dep in dependencies if dep.status == "failed"}
-    return "\n".join(
-        f"[{dep}] {short_statement(plan.lemma(dep).statement)}"
-        + (" (its proof failed: do not rely on it)" if dep in failed else "")
-        for dep in lemma.depends_on
-    ) or "(none)"
+    return (
+        "\n".join(
+            f"[{dep}] {short_statement(plan.lemma(dep).statement)}"
+            + (" (its proof failed: do not rely on it)" if dep in failed else "")
+            for dep in lemma.depends_on
+        )
+        or "(none)"
+    )
 
 
 def turn_summary(turn: Turn) -> str:
     attempt = turn.attempt
     weakest = attempt.assessment.weakest_step if attempt.assessment else ""
-    parts = [f"Attempt {turn.number}: confidence {attempt.confidence:.2f}; {turn.verdict.detail or turn.verdict.method}."]
+    parts = [
+        f"Attempt {turn.number}: confidence {attempt.confidence:.2f}; {turn.verdict.detail or turn.verdict.method}."
+    ]
     if attempt.gaps:
         parts.append("Gaps: " + "; ".join(attempt.gaps) + ".")
     if weakest:

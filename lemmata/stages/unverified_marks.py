@@ -43,8 +43,10 @@ def issues_fragment(key: str, theory: Theory) -> Fragment:
 
 def reason_fragment(key: str, lemma: ProvedLemma) -> Fragment:
     """How the checks decided, in their words (a gap may quote the prover's math), as one sentence."""
-    source = (lemma.verification.strip().rstrip(".") or ("accepted by its checks" if lemma.verified
-                                                         else "its checks did not accept the proof")) + "."
+    source = (
+        lemma.verification.strip().rstrip(".")
+        or ("accepted by its checks" if lemma.verified else "its checks did not accept the proof")
+    ) + "."
     return Fragment(key, fragment_latex(source, ()), source)
 
 
@@ -65,7 +67,11 @@ def limitations_section(theory: Theory) -> list[Item]:
 
 
 def _limitation_head(lemma: ProvedLemma) -> str:
-    state = "its proof failed" if lemma.status == "failed" else f"{lemma.status.replace('_', ' ')}, confidence {lemma.confidence:.2f}"
+    state = (
+        "its proof failed"
+        if lemma.status == "failed"
+        else f"{lemma.status.replace('_', ' ')}, confidence {lemma.confidence:.2f}"
+    )
     return f"Lemma~\\ref{{{lemma_label(lemma.id)}}} ({escape_latex_text(lemma.id)}; {escape_latex_text(state)}):"
 
 

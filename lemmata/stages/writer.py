@@ -55,8 +55,10 @@ BIB_STEM = "references"
 TITLE_MAX_CHARS = 120
 AUTHORS_LISTED = 3
 PROOF_EXCERPT_CHARS = 240  # enough for the idea; small models copy what they are shown
-EXPERIMENTS_SECTION = ("\\section{Numerical experiments}\nEach lemma left at low confidence was tested on random "
-                       "instances; the figures show the rate at which its conclusion failed.")
+EXPERIMENTS_SECTION = (
+    "\\section{Numerical experiments}\nEach lemma left at low confidence was tested on random "
+    "instances; the figures show the rate at which its conclusion failed."
+)
 #: A trial pass over a whole document: its errors (empty: it compiles).
 TrialCheck = Callable[[str], list[TrialError]]
 
@@ -78,20 +80,29 @@ class WriterInputs:
     feedback: str = ""
 
 
-def write_paper(client: LLMClient, inputs: WriterInputs, *, version: int, enforce_style: bool,
-                max_turns: int | None = None, check: TrialCheck | None = None) -> WrittenPaper:
+def write_paper(
+    client: LLMClient,
+    inputs: WriterInputs,
+    *,
+    version: int,
+    enforce_style: bool,
+    max_turns: int | None = None,
+    check: TrialCheck | None = None,
+) -> WrittenPaper:
     """The paper, after at most `max_turns` (default WRITER_MAX_TURNS) writer calls. `check`: the
     trial pass (default: pdflatex -draftmode when pdflatex is installed, else none)."""
     keyed = assign_citation_keys(inputs.survey.papers)
     title = paper_title(inputs.task, inputs.directions)
     prompt = render_prompt("writer", **_prompt_values(inputs, title, keyed, enforce_style))
-    echo = PromptEcho(prompt.system + "\n" + prompt.user, _restatable(inputs),
-                      [lemma.statement for lemma in inputs.theory.lemmas])
+    echo = PromptEcho(
+        prompt.system + "\n" + prompt.user, _restatable(inputs), [lemma.statement for lemma in inputs.theory.lemmas]
+    )
     composer = PaperComposer(inputs, echo, {key for key, _ in keyed}, enforce_style)
     trial = check or _trial_pass(client)
     verify = partial(check_document, document=partial(trial_document, title), check=trial) if trial else None
-    outcome = WriterTurns(client, prompt, composer.lemma_ids, max_turns or client.settings.WRITER_MAX_TURNS,
-                          composer.draft, verify).run()
+    outcome = WriterTurns(
+        client, prompt, composer.lemma_ids, max_turns or client.settings.WRITER_MAX_TURNS, composer.draft, verify
+    ).run()
     bibtex = render_bibtex(keyed) if keyed else ""
     body = composer.final_body(outcome)
     tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
@@ -121,31 +132,43 @@ class PaperComposer:
         self.numerical = (figures + add_numerical_warnings("", experiment)).strip()
 
     def draft(self, raw: dict[str, str]) -> Draft:
-        cleaned = clean_parts(raw, self.echo, self.lemma_ids, self.known_keys,
-                              established=self.inputs.theory.main_result_established)
+        cleaned = clean_parts(
+            raw, self.echo, self.lemma_ids, self.known_keys, established=self.inputs.theory.main_result_established
+        )
         absent = [key for key in part_keys(self.lemma_ids) if key not in cleaned.fragments]
-        filled = fallback_parts(absent, self.inputs.theory, self.inputs.directions.goal,
-                                self.inputs.directions.research_brief)
-        return Draft(paper_items(self.inputs.theory, {**cleaned.fragments, **filled}, self.numerical),
-                     missing=[key for key in self.required if key not in cleaned.fragments],
-                     latex={key: fragment.latex for key, fragment in cleaned.fragments.items()},
-                     kept={key: fragment.source.strip() for key, fragment in cleaned.fragments.items()},
-                     absent=absent, removed_citations=cleaned.removed_citations, echoed_lines=cleaned.echoed_lines)
+        filled = fallback_parts(
+            absent, self.inputs.theory, self.inputs.directions.goal, self.inputs.directions.research_brief
+        )
+        return Draft(
+            paper_items(self.inputs.theory, {**cleaned.fragments, **filled}, self.numerical),
+            missing=[key for key in self.required if key not in cleaned.fragments],
+            latex={key: fragment.latex for key, fragment in cleaned.fragments.items()},
+            kept={key: fragment.source.strip() for key, fragment in cleaned.fragments.items()},
+            absent=absent,
+            removed_citations=cleaned.removed_citations,
+            echoed_lines=cleaned.echoed_lines,
+        )
 
     def final_body(self, outcome: Outcome) -> str:
         body = render(outcome.draft.items, plain=outcome.check.plain)
         return provide_undefined_commands(add_experiment_figures(body, self.inputs.experiment))
 
 
-
 def paper_meta(outcome: Outcome, version: int, title: str, bib_entries: int, body: str) -> PaperMeta:
     draft = outcome.draft
     return PaperMeta(
-        version=version, title=title, tex_file=layout.paper_tex(version), bib_entries=bib_entries,
-        cited_keys=sorted(cited_keys(body)), removed_citations=draft.removed_citations,
+        version=version,
+        title=title,
+        tex_file=layout.paper_tex(version),
+        bib_entries=bib_entries,
+        cited_keys=sorted(cited_keys(body)),
+        removed_citations=draft.removed_citations,
         lemmas_stated=sum(isinstance(item, Fragment) and item.key.startswith("statement:") for item in draft.items),
-        writer_turns=outcome.turns, turn_reasons=outcome.reasons, missing_parts=[part_title(k) for k in draft.absent],
-        plain_text_fragments=sorted(outcome.check.plain), echoed_lines=draft.echoed_lines,
+        writer_turns=outcome.turns,
+        turn_reasons=outcome.reasons,
+        missing_parts=[part_title(k) for k in draft.absent],
+        plain_text_fragments=sorted(outcome.check.plain),
+        echoed_lines=draft.echoed_lines,
         compile_errors=outcome.check.remaining_errors(),
     )
 
@@ -156,8 +179,9 @@ def _restatable(inputs: WriterInputs) -> list[str]:
     return [directions.goal, directions.research_brief, inputs.survey.summary, theory.theorem_statement, theory.goal]
 
 
-def _prompt_values(inputs: WriterInputs, title: str, keyed: list[tuple[str, PaperRecord]],
-                   enforce_style: bool) -> dict[str, str]:
+def _prompt_values(
+    inputs: WriterInputs, title: str, keyed: list[tuple[str, PaperRecord]], enforce_style: bool
+) -> dict[str, str]:
     theory = inputs.theory
     issues = "; ".join(theory.main_result_issues())
     return {
@@ -189,7 +213,9 @@ def _lemma_entry(lemma: ProvedLemma) -> str:
     if lemma.verified:
         tag = "verified"
     else:
-        tag = ("PROOF FAILED" if lemma.status == "failed" else "NOT VERIFIED") + f" ({lemma.verification or 'no reason'})"
+        tag = (
+            "PROOF FAILED" if lemma.status == "failed" else "NOT VERIFIED"
+        ) + f" ({lemma.verification or 'no reason'})"
     proof = " ".join(lemma.proof_text.split())
     if len(proof) > PROOF_EXCERPT_CHARS:
         proof = proof[:PROOF_EXCERPT_CHARS].rsplit(" ", 1)[0] + " ..."
@@ -199,10 +225,17 @@ def _lemma_entry(lemma: ProvedLemma) -> str:
 def experiment_summary(experiment: Experiment) -> str:
     if experiment.skipped:
         return f"(not run: {experiment.skip_reason})"
-    lines = [f"[{c.lemma_id}] " + (f"violation rate {c.violation_rate:.4f} over {c.trials} trials"
-             + (" -- NUMERICALLY SUSPECT: warn strongly" if c.numerically_suspect else "")
-             + (f"; lemmata adds its plot as Figure \\ref{{{figure_label(c)}}}" if has_figure(c) else "")
-             if c.outcome == "ran" else f"test failed: {c.detail}") for c in experiment.checks]
+    lines = [
+        f"[{c.lemma_id}] "
+        + (
+            f"violation rate {c.violation_rate:.4f} over {c.trials} trials"
+            + (" -- NUMERICALLY SUSPECT: warn strongly" if c.numerically_suspect else "")
+            + (f"; lemmata adds its plot as Figure \\ref{{{figure_label(c)}}}" if has_figure(c) else "")
+            if c.outcome == "ran"
+            else f"test failed: {c.detail}"
+        )
+        for c in experiment.checks
+    ]
     return "\n".join(lines) or f"(no checks: {experiment.skip_reason})"
 
 

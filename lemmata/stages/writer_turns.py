@@ -74,16 +74,22 @@ class WriterTurns:
             check = self.verify(draft.items) if self.verify else CompileCheck()
             if check.writer_errors and more:
                 failing = [key.removeprefix("part:") for key in check.writer_errors]
-                reasons.append("compile error in " + "; ".join(
-                    f"{part_title(key.removeprefix('part:'))}: {error}" for key, error in check.writer_errors.items()))
+                reasons.append(
+                    "compile error in "
+                    + "; ".join(
+                        f"{part_title(key.removeprefix('part:'))}: {error}"
+                        for key, error in check.writer_errors.items()
+                    )
+                )
                 messages, asked = self._further(draft, _compile_problem(check, draft), failing)
                 continue
             return Outcome(draft, check, turn, reasons)
 
     def _further(self, draft: Draft, problem: str, keys: list[str]) -> tuple[list[Message], list[str]]:
         """The next turn's messages (first request, the parts kept, what to write now) and the parts asked."""
-        request = render_prompt("writer_followup", problem=problem,
-                                parts="\n".join(part_title(key) for key in [*keys, "END"])).user
+        request = render_prompt(
+            "writer_followup", problem=problem, parts="\n".join(part_title(key) for key in [*keys, "END"])
+        ).user
         kept = "\n".join(f"{part_title(key)}\n{text}" for key, text in draft.kept.items() if key not in keys)
         if not kept:  # no empty assistant message: providers refuse one
             return [Message("user", f"{self.prompt.user}\n\n{request}")], keys
@@ -93,8 +99,11 @@ class WriterTurns:
 
 def _missing_reason(reply: ChatResponse, parsed: ParsedAnswer, copied: list[str], missing: list[str]) -> str:
     """One line for the paper's metadata: why the next turn was needed."""
-    why = f"cut off (finish reason {reply.finish_reason})" if reply.cut_off else (
-        "ended mid-part without the end marker" if parsed.cut_part else "parts missing")
+    why = (
+        f"cut off (finish reason {reply.finish_reason})"
+        if reply.cut_off
+        else ("ended mid-part without the end marker" if parsed.cut_part else "parts missing")
+    )
     if copied:
         why += f"; only lines of the request in {', '.join(part_title(key) for key in copied)}"
     return f"{why}; asked for {', '.join(part_title(key) for key in missing)}"
@@ -105,14 +114,17 @@ def _missing_problem(reply: ChatResponse, parsed: ParsedAnswer, copied: list[str
     lines = []
     if reply.cut_off or parsed.cut_part:
         where = f" in the part {part_title(parsed.cut_part)}" if parsed.cut_part else ""
-        lines.append(f"Your answer was cut off{where} before it was complete. Some parts are missing; "
-                     "write them now, shorter.")
+        lines.append(
+            f"Your answer was cut off{where} before it was complete. Some parts are missing; write them now, shorter."
+        )
     else:
         lines.append("Your answer left out some parts.")
     if copied:
-        lines.append(f"These parts only repeated lines of the request, which are dropped: "
-                     f"{', '.join(part_title(key) for key in copied)}. Write them in your own words; "
-                     'for a lemma, one or two sentences that begin with the words "The idea is".')
+        lines.append(
+            f"These parts only repeated lines of the request, which are dropped: "
+            f"{', '.join(part_title(key) for key in copied)}. Write them in your own words; "
+            'for a lemma, one or two sentences that begin with the words "The idea is".'
+        )
     return " ".join(lines)
 
 
@@ -121,6 +133,8 @@ def _compile_problem(check: CompileCheck, draft: Draft) -> str:
     paragraphs = []
     for key, error in check.writer_errors.items():
         part = key.removeprefix("part:")
-        paragraphs.append(f"pdflatex cannot compile your part {part_title(part)}: {error}\n"
-                          f"The part as lemmata typeset it:\n{draft.latex.get(part, '')}")
+        paragraphs.append(
+            f"pdflatex cannot compile your part {part_title(part)}: {error}\n"
+            f"The part as lemmata typeset it:\n{draft.latex.get(part, '')}"
+        )
     return "\n\n".join(paragraphs) + "\n\nWrite each of these parts again without the error, in plain LaTeX."

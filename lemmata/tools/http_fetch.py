@@ -80,7 +80,9 @@ class _TransientError(Exception):
 class RateLimiter:
     """Spaces the requests to each service at least its interval apart, across threads."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
         self._clock = clock
         self._sleep = sleep
         self._guard = threading.Lock()
@@ -135,7 +137,9 @@ def fetch(
     except _TransientError as exc:
         tries = retrying.statistics.get("attempt_number", policy.attempts)
         plural = "s" if tries != 1 else ""
-        raise ServiceError(redact(f"{service.name} is unavailable after {tries} attempt{plural}: {exc}", secrets)) from None
+        raise ServiceError(
+            redact(f"{service.name} is unavailable after {tries} attempt{plural}: {exc}", secrets)
+        ) from None
     except ServiceError as exc:
         raise ServiceError(redact(str(exc), secrets)) from None
     raise AssertionError("unreachable: tenacity either returned or raised")  # pragma: no cover
@@ -149,7 +153,9 @@ def _get_once(
             status = response.status_code
             if status == 429 or status >= 500:
                 kind = "rate limited" if status == 429 else "server error"
-                raise _TransientError(f"HTTP {status} ({kind})", _retry_after_seconds(response.headers.get("retry-after")))
+                raise _TransientError(
+                    f"HTTP {status} ({kind})", _retry_after_seconds(response.headers.get("retry-after"))
+                )
             body = _read_capped(response, service, max_bytes)
             if status != 200:
                 raise ServiceError(f"{service.name} refused the request: HTTP {status}{_error_detail(body)}")

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from lemmata.tools.base import ToolResult, tool_error
 
 NAME = "latex_section_read"
-LEVELS = {"part": -1, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4, "subparagraph": 5}
+LEVELS = {
+    "part": -1,
+    "chapter": 0,
+    "section": 1,
+    "subsection": 2,
+    "subsubsection": 3,
+    "paragraph": 4,
+    "subparagraph": 5,
+}
 #: article's secnumdepth: sections to subsubsections are numbered, paragraphs are not.
 NUMBERED_DEPTH = 3
 #: A section longer than this is cut, so one call cannot flood the agent's context.
@@ -111,7 +119,9 @@ def plain_title(raw: str) -> str:
     text = re.sub(r"\\label\{[^{}]*\}", "", raw)
     text = re.sub(r"\\texorpdfstring\{((?:[^{}]|\{[^{}]*\})*)\}\{(?:[^{}]|\{[^{}]*\})*\}", r"\1", text)
     text = re.sub(r"\\([&%$#_{}])", r"\1", text)
-    text = re.sub(r"\\(?:ref|eqref|autoref|cref|Cref|cite[tp]?)\*?(?:\[[^\]]*\])?\{[^{}]*\}", "", text)  # keys, not words
+    text = re.sub(
+        r"\\(?:ref|eqref|autoref|cref|Cref|cite[tp]?)\*?(?:\[[^\]]*\])?\{[^{}]*\}", "", text
+    )  # keys, not words
     text = re.sub(r"\\[`'^\"~=.]", "", text)  # accents: \'e reads as e
     text = re.sub(r"\\[Hcuvdbtkr]\{(\w)\}", r"\1", text)  # lettered accents: \H{o} reads as o
     text = re.sub(r"\\[a-zA-Z]+\*?", " ", text)

@@ -67,7 +67,9 @@ def pdf_text(pdf: bytes, max_pages: int = MAX_PAGES) -> str | None:
         return None
 
 
-def extract_theorem_blocks(text: str, max_chars: int = MAX_EXCERPT_CHARS, max_block: int = MAX_BLOCK_CHARS) -> str | None:
+def extract_theorem_blocks(
+    text: str, max_chars: int = MAX_EXCERPT_CHARS, max_block: int = MAX_BLOCK_CHARS
+) -> str | None:
     """Each theorem-like block of `text`, whitespace collapsed, joined until `max_chars`; None if none."""
     headings = [match.start() for match in _BLOCK_HEADING.finditer(text)]
     blocks = []

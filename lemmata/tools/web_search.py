@@ -59,7 +59,9 @@ def _page(item: dict[str, Any]) -> WebPage:
 def describe_pages(query: str, pages: list[WebPage]) -> str:
     if not pages:
         return f"{NAME}: no web pages found for {query!r}."
-    lines = [f"{NAME}: {len(pages)} web page{'s' if len(pages) != 1 else ''} for {query!r} (web pages, not citable papers):"]
+    lines = [
+        f"{NAME}: {len(pages)} web page{'s' if len(pages) != 1 else ''} for {query!r} (web pages, not citable papers):"
+    ]
     for number, page in enumerate(pages, 1):
         lines.append(f"[{number}] {page.title}\n    {page.url}")
         if page.snippet:

@@ -61,9 +61,14 @@ class Calibration(Artifact):
         if self.stack_version != STACK_VERSION:
             return "uncalibrated"
         false_rate, correct_rate = self.false_accept_rate, self.correct_accept_rate
-        if (self.incorrect >= MIN_INCORRECT_PROOFS and self.correct >= MIN_CORRECT_PROOFS
-                and false_rate is not None and correct_rate is not None
-                and false_rate <= MAX_FALSE_ACCEPT_RATE and correct_rate - false_rate >= MIN_DISCRIMINATION):
+        if (
+            self.incorrect >= MIN_INCORRECT_PROOFS
+            and self.correct >= MIN_CORRECT_PROOFS
+            and false_rate is not None
+            and correct_rate is not None
+            and false_rate <= MAX_FALSE_ACCEPT_RATE
+            and correct_rate - false_rate >= MIN_DISCRIMINATION
+        ):
             return "calibrated"
         return "not_discriminating"
 
@@ -97,32 +102,46 @@ def checker_for(backend: str, model: str, home: Path) -> Checker:
     try:
         calibration = load_calibration(home, model)
     except ArtifactError as exc:
-        raise ArtifactError(f"{exc}; remove it or measure again with bench/verification.py --save-calibration") from None
+        raise ArtifactError(
+            f"{exc}; remove it or measure again with bench/verification.py --save-calibration"
+        ) from None
     if calibration is None:
         return Checker(backend=backend, model=model, trust="uncalibrated")
     return Checker(
-        backend=backend, model=model, trust=calibration.trust(),
-        false_accept_rate=calibration.false_accept_rate, correct_accept_rate=calibration.correct_accept_rate,
+        backend=backend,
+        model=model,
+        trust=calibration.trust(),
+        false_accept_rate=calibration.false_accept_rate,
+        correct_accept_rate=calibration.correct_accept_rate,
         measured_on=f"{calibration.dataset}, {calibration.measured_at}"
-        + ("" if calibration.stack_version == STACK_VERSION else
-           f" (with checks of version {calibration.stack_version}; these are version {STACK_VERSION})"),
+        + (
+            ""
+            if calibration.stack_version == STACK_VERSION
+            else f" (with checks of version {calibration.stack_version}; these are version {STACK_VERSION})"
+        ),
     )
 
 
 def trust_in_words(checker: Checker) -> str:
     """One sentence on what the checker's verdicts are worth, for the paper, cards and `lemmata check`."""
     if checker.trust == "calibrated":
-        return (f"Checked by {checker.model}, whose checks accepted {_percent(checker.false_accept_rate)} of the "
-                f"proofs humans judged incorrect ({checker.measured_on}).")
+        return (
+            f"Checked by {checker.model}, whose checks accepted {_percent(checker.false_accept_rate)} of the "
+            f"proofs humans judged incorrect ({checker.measured_on})."
+        )
     if checker.trust == "not_discriminating":
-        return (f"The checks of {checker.model} accepted {_percent(checker.false_accept_rate)} of the proofs humans "
-                f"judged incorrect and {_percent(checker.correct_accept_rate)} of the correct ones "
-                f"({checker.measured_on}): they do not tell wrong proofs from right ones, so they verify nothing; "
-                "they can only reject a proof.")
+        return (
+            f"The checks of {checker.model} accepted {_percent(checker.false_accept_rate)} of the proofs humans "
+            f"judged incorrect and {_percent(checker.correct_accept_rate)} of the correct ones "
+            f"({checker.measured_on}): they do not tell wrong proofs from right ones, so they verify nothing; "
+            "they can only reject a proof."
+        )
     measured = f" (measured only {checker.measured_on})" if checker.measured_on else ""
-    return (f"The checks of {checker.model} have not been measured on human-labelled proofs{measured}, so they "
-            "verify nothing; they can only reject a proof. Measure them with bench/verification.py "
-            "--save-calibration.")
+    return (
+        f"The checks of {checker.model} have not been measured on human-labelled proofs{measured}, so they "
+        "verify nothing; they can only reject a proof. Measure them with bench/verification.py "
+        "--save-calibration."
+    )
 
 
 def _percent(rate: float | None) -> str:

@@ -72,8 +72,16 @@ class Verdict:
         return "; ".join(f"{step.check.replace('_', '-')}: {step.detail}" for step in self.steps if step.detail)
 
 
-def check_proof(client: LLMClient, lemma_id: str, statement: str, attempt: ProofAttempt, settings: Settings,
-                *, auto_accept: bool = True, refute: bool = True) -> Verdict:
+def check_proof(
+    client: LLMClient,
+    lemma_id: str,
+    statement: str,
+    attempt: ProofAttempt,
+    settings: Settings,
+    *,
+    auto_accept: bool = True,
+    refute: bool = True,
+) -> Verdict:
     """Run the checks on `attempt`. `auto_accept` False (a proof a user brings to `lemmata check`)
     skips the acceptance on the prover's own confidence: a self-rating is not a check. `refute`
     False skips the refuter where its pass could not make the proof verified (an untrusted
@@ -83,21 +91,45 @@ def check_proof(client: LLMClient, lemma_id: str, statement: str, attempt: Proof
         return Verdict("failed", (structure,))
     if structure.outcome == "objected":
         return Verdict("flagged", (structure,))
-    if (auto_accept and not settings.CHECK_CONFIDENT_PROOFS and attempt.confidence >= settings.AUTO_VERIFY_CONFIDENCE
-            and not called_partial(attempt)):
-        return Verdict("auto_accepted", (structure, CheckStep(
-            check="auto_accept", outcome="passed",
-            detail=f"confidence {attempt.confidence:.2f} >= {settings.AUTO_VERIFY_CONFIDENCE:.2f}, no verifier call")))
+    if (
+        auto_accept
+        and not settings.CHECK_CONFIDENT_PROOFS
+        and attempt.confidence >= settings.AUTO_VERIFY_CONFIDENCE
+        and not called_partial(attempt)
+    ):
+        return Verdict(
+            "auto_accepted",
+            (
+                structure,
+                CheckStep(
+                    check="auto_accept",
+                    outcome="passed",
+                    detail=f"confidence {attempt.confidence:.2f} >= {settings.AUTO_VERIFY_CONFIDENCE:.2f}, no verifier call",
+                ),
+            ),
+        )
     steps = [structure, verifier_check(client, lemma_id, statement, attempt.proof_text)]
     if steps[-1].outcome == "passed":
-        steps.append(refuter_check(client, lemma_id, statement, attempt.proof_text) if refute else CheckStep(
-            check="refuter", outcome="skipped", detail="not asked: its checker cannot verify, so its pass would change nothing"))
+        steps.append(
+            refuter_check(client, lemma_id, statement, attempt.proof_text)
+            if refute
+            else CheckStep(
+                check="refuter",
+                outcome="skipped",
+                detail="not asked: its checker cannot verify, so its pass would change nothing",
+            )
+        )
     return Verdict(method_of(steps[-1]), tuple(steps))
 
 
 def method_of(last: CheckStep) -> VerificationMethod:
-    return {"passed": "verifier_pass", "skipped": "verifier_pass", "rejected": "failed", "objected": "flagged",
-            "could_not_run": "not_checked"}.get(last.outcome, "not_checked")  # type: ignore[return-value]
+    return {
+        "passed": "verifier_pass",
+        "skipped": "verifier_pass",
+        "rejected": "failed",
+        "objected": "flagged",
+        "could_not_run": "not_checked",
+    }.get(last.outcome, "not_checked")  # type: ignore[return-value]
 
 
 def refuted_in_vain(steps: tuple[CheckStep, ...] | list[CheckStep]) -> bool:
@@ -110,8 +142,7 @@ def structural_check(attempt: ProofAttempt) -> CheckStep:
     if attempt.confidence == 0.0:
         return CheckStep(check="structure", outcome="rejected", detail="no usable proof")
     if attempt.gaps:
-        return CheckStep(check="structure", outcome="objected",
-                         detail="open gaps: " + "; ".join(attempt.gaps))
+        return CheckStep(check="structure", outcome="objected", detail="open gaps: " + "; ".join(attempt.gaps))
     if said_completeness(attempt) == "sketch":
         return CheckStep(check="structure", outcome="objected", detail="the prover calls its proof a sketch")
     return CheckStep(check="structure", outcome="passed")
@@ -130,8 +161,9 @@ def called_partial(attempt: ProofAttempt) -> bool:
 def verifier_check(client: LLMClient, lemma_id: str, statement: str, proof_text: str) -> CheckStep:
     prompt = render_prompt("verifier", lemma_id=lemma_id, statement=statement, proof_excerpt=head_and_tail(proof_text))
     try:
-        answer = strict_answer(client.complete("verifier", prompt.system, prompt.user, json_answer=True),
-                               VerifierAnswer, "verifier")
+        answer = strict_answer(
+            client.complete("verifier", prompt.system, prompt.user, json_answer=True), VerifierAnswer, "verifier"
+        )
     except (ProviderError, ModelOutputError) as exc:
         return CheckStep(check="verifier", outcome="could_not_run", detail=f"could not run ({exc})")
     verdict = answer.verdict.strip().lower().rstrip(".")
@@ -142,7 +174,9 @@ def verifier_check(client: LLMClient, lemma_id: str, statement: str, proof_text:
     if verdict == "valid" and not flaws:
         return CheckStep(check="verifier", outcome="passed", detail="valid, no flaw named")
     if verdict == "valid":
-        return CheckStep(check="verifier", outcome="objected", detail=f"valid, yet it names a flaw ({'; '.join(flaws)})")
+        return CheckStep(
+            check="verifier", outcome="objected", detail=f"valid, yet it names a flaw ({'; '.join(flaws)})"
+        )
     return CheckStep(check="verifier", outcome="objected", detail=said)
 
 
@@ -151,16 +185,20 @@ def refuter_check(client: LLMClient, lemma_id: str, statement: str, proof_text: 
     proof = proof_text if whole else head_and_tail(proof_text, REFUTER_PROOF_CHARS)
     prompt = render_prompt("refuter", lemma_id=lemma_id, statement=statement, proof=proof)
     try:
-        answer = strict_answer(client.complete("refuter", prompt.system, prompt.user, json_answer=True),
-                               RefuterAnswer, "refuter")
+        answer = strict_answer(
+            client.complete("refuter", prompt.system, prompt.user, json_answer=True), RefuterAnswer, "refuter"
+        )
     except (ProviderError, ModelOutputError) as exc:
         return CheckStep(check="refuter", outcome="could_not_run", detail=f"could not run ({exc})")
     error = " ".join(answer.first_error.split())
     if answer.error_found or named_flaws([error]):
         return CheckStep(check="refuter", outcome="objected", detail=f"first error: {error or '(not described)'}")
     if not whole:
-        return CheckStep(check="refuter", outcome="objected",
-                         detail=f"found no error, but read only {REFUTER_PROOF_CHARS:,} of {len(proof_text):,} characters")
+        return CheckStep(
+            check="refuter",
+            outcome="objected",
+            detail=f"found no error, but read only {REFUTER_PROOF_CHARS:,} of {len(proof_text):,} characters",
+        )
     return CheckStep(check="refuter", outcome="passed", detail="no error found in the whole proof")
 
 
@@ -200,4 +238,4 @@ def head_and_tail(text: str, total: int = VERIFIER_EXCERPT_CHARS) -> str:
         return text
     marker = "\n[…]\n"
     half = (total - len(marker)) // 2
-    return text[:half] + marker + text[-(total - len(marker) - half):]
+    return text[:half] + marker + text[-(total - len(marker) - half) :]

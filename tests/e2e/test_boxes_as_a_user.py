@@ -29,8 +29,9 @@ def _usable() -> str:
         return "needs root, to become nobody"
     if not SYSTEM_PYTHON.exists():
         return "no system Python 3"
-    version = subprocess.run([str(SYSTEM_PYTHON), "-c", "import sys; print(sys.version_info[:2])"],
-                             capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(
+        [str(SYSTEM_PYTHON), "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True
+    ).stdout.strip()
     if version != str(tuple(sys.version_info[:2])):
         return f"the system Python is {version}, not {tuple(sys.version_info[:2])}"
     if not all(os.access(path, os.R_OK | os.X_OK) for path in PACKAGES):
@@ -40,8 +41,15 @@ def _usable() -> str:
 
 
 def as_nobody(code: str, environment: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
-    command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", str(SYSTEM_PYTHON), "-c",
-               textwrap.dedent(code)]
+    command = [
+        "setpriv",
+        f"--reuid={NOBODY}",
+        f"--regid={NOBODY}",
+        "--clear-groups",
+        str(SYSTEM_PYTHON),
+        "-c",
+        textwrap.dedent(code),
+    ]
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": os.pathsep.join(PACKAGES), **environment}
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd="/tmp", timeout=120)
     if check:
@@ -53,10 +61,13 @@ pytestmark = pytest.mark.skipif(bool(_usable()), reason=_usable())
 
 
 def test_without_a_cgroup_a_user_is_refused_experiments_with_what_to_do() -> None:
-    done = as_nobody("""
+    done = as_nobody(
+        """
         from lemmata.isolation.sandbox import sandbox_problem
         print(sandbox_problem())
-    """, {})
+    """,
+        {},
+    )
     assert "none can be made here" in done.stdout and "LEMMATA_SANDBOX_LIMITS=per-process" in done.stdout
 
 
@@ -79,12 +90,15 @@ ATTACK = textwrap.dedent("""\
 
 
 def test_with_per_process_limits_accepted_the_box_still_holds() -> None:
-    done = as_nobody("""
+    done = as_nobody(
+        """
         import json, os
         from lemmata.isolation.sandbox import Limits, run_python
         result = run_python(os.environ["ATTACK"], Limits())
         print(json.dumps({"stdout": result.stdout, "stopped": result.stopped, "protections": result.protections}))
-    """, {"LEMMATA_SANDBOX_LIMITS": "per-process", "VENDORA_API_KEY": "sk-user-secret", "ATTACK": ATTACK})
+    """,
+        {"LEMMATA_SANDBOX_LIMITS": "per-process", "VENDORA_API_KEY": "sk-user-secret", "ATTACK": ATTACK},
+    )
     outcome = json.loads(done.stdout)
     report = json.loads(outcome["stdout"].splitlines()[-1])
     assert outcome["stopped"] == "" and "per-process limits only" in outcome["protections"]
@@ -99,9 +113,12 @@ def test_tex_runs_in_its_box_for_a_user_and_reads_nothing_of_the_host(tmp_path: 
     tmp_path.chmod(0o777)
     (tmp_path / "notes.tex").write_text("SECRETNOTES\n")
     (tmp_path / "notes.tex").chmod(0o644)
-    done = as_nobody(r"""
+    done = as_nobody(
+        r"""
         from lemmata.latex.trial import trial_compile
         document = "\\documentclass{article}\\begin{document}\\IfFileExists{^^24HOME/notes.tex}{\\input{^^24HOME/notes.tex}\\undefinedmacro}{fine}\\end{document}"
         print([error.message for error in trial_compile(document, timeout=30)])
-    """, {"HOME": str(tmp_path)})
+    """,
+        {"HOME": str(tmp_path)},
+    )
     assert done.stdout.strip() == "[]"  # the file was absent: no \undefinedmacro error

@@ -59,8 +59,9 @@ def environment(services, tmp_path_factory) -> dict[str, str]:
     """The server's environment: an empty data directory, the fake model and search servers."""
     llm, search = services
     home = tmp_path_factory.mktemp("browser") / "home"
-    return cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                           **search.settings_values())
+    return cli_environment(
+        home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
+    )
 
 
 @pytest.fixture(scope="module")

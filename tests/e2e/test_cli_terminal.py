@@ -56,8 +56,15 @@ def search():
 
 
 def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "lemmata", *args], env=env, cwd=str(cwd), encoding="utf-8",
-                         timeout=180, dimensions=(60, 200))
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "lemmata", *args],
+        env=env,
+        cwd=str(cwd),
+        encoding="utf-8",
+        timeout=180,
+        dimensions=(60, 200),
+    )
 
 
 def environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers | None) -> dict[str, str]:
@@ -177,10 +184,13 @@ def test_a_typed_direction_replaces_an_empty_ideation(llm, search, tmp_path):
     assert "0. Closure of 2Z under addition" in user_texts(llm, "planner")[0]
 
 
-@pytest.mark.parametrize("answer, reason", [
-    pytest.param("", "no research direction given", id="empty-input"),
-    pytest.param("\x03", r"no research direction given \(cancelled\)", id="ctrl-c"),
-])
+@pytest.mark.parametrize(
+    "answer, reason",
+    [
+        pytest.param("", "no research direction given", id="empty-input"),
+        pytest.param("\x03", r"no research direction given \(cancelled\)", id="ctrl-c"),
+    ],
+)
 def test_no_direction_ends_the_run_cleanly_and_resume_asks_again(llm, search, tmp_path, answer, reason):
     llm.set_default("ideation", "I have no ideas today.")
     env = environment(tmp_path / "home", llm, search)
@@ -192,11 +202,19 @@ def test_no_direction_ends_the_run_cleanly_and_resume_asks_again(llm, search, tm
     terminal.close()
     assert terminal.exitstatus == 1 and "Traceback" not in terminal.before
     run_dir = run_dir_of(tmp_path / "home")
-    assert re.search(rf"lemmata: error: {reason}; the gate asks again on `lemmata resume {run_dir.name}`",
-                     " ".join(terminal.before.split()))
+    assert re.search(
+        rf"lemmata: error: {reason}; the gate asks again on `lemmata resume {run_dir.name}`",
+        " ".join(terminal.before.split()),
+    )
     assert load_record(run_dir).status == "stopped" and not (run_dir / "gates/direction.json").exists()
-    status = subprocess.run([sys.executable, "-m", "lemmata", "status", run_dir.name], env=env, cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    status = subprocess.run(
+        [sys.executable, "-m", "lemmata", "status", run_dir.name],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert re.search(r"direction planning\s+waiting\s+directions.json", status.stdout), status.stdout
 
     resumed = spawn(["resume", run_dir.name], env, tmp_path)
@@ -246,8 +264,12 @@ def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, s
     decomposer = calls(run_dir, "decomposer")
     assert len(decomposer) == 2 and "Most problematic step: L4. Issue: closure of Z" in request_text(decomposer[1])
     provers = calls(run_dir, "prover")  # only the lemma objected to is proved again (six turns each time)
-    assert Counter(r["scope"] for r in provers) == {"prove_lemma:L1": 1, "prove_lemma:L2": 1, "prove_lemma:L3": 1,
-                                                    "prove_lemma:L4": 12}
+    assert Counter(r["scope"] for r in provers) == {
+        "prove_lemma:L1": 1,
+        "prove_lemma:L2": 1,
+        "prove_lemma:L3": 1,
+        "prove_lemma:L4": 12,
+    }
     assert "The reviewer rejected the earlier proof of this step: closure of Z" in request_text(provers[-1])
     # The approval's feedback reaches the agents after the gate: the experiment's and the writer's.
     experiment = calls(run_dir, "experiment")[0]
@@ -352,8 +374,9 @@ def while_in_flight(role: str, home: Path, act: Callable[[], None]) -> Callable[
 
 
 def call_multiset(run_dir: Path) -> Counter:
-    return Counter((r["role"], r["scope"], json.dumps(r["messages"])) for r in read_call_records(
-        run_dir / "llm_calls.jsonl"))
+    return Counter(
+        (r["role"], r["scope"], json.dumps(r["messages"])) for r in read_call_records(run_dir / "llm_calls.jsonl")
+    )
 
 
 def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted_replay(llm, search, tmp_path):
@@ -371,22 +394,37 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
     checkpoint = paused(terminal, run_dir)
     assert (checkpoint.stage_name, checkpoint.completed_stages, checkpoint.requested_by) == ("survey", [], "ctrl-c")
     assert f"paused at the survey review question (`lemmata resume {run_dir.name}` asks it again)" in terminal.before
-    status = subprocess.run([sys.executable, "-m", "lemmata", "status", run_dir.name], env=env, cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    status = subprocess.run(
+        [sys.executable, "-m", "lemmata", "status", run_dir.name],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert re.search(r"survey\s+waiting\s+survey.json", status.stdout), status.stdout
 
     terminal = spawn(["resume", run_dir.name], env, tmp_path)
     answer(terminal, SURVEY_REVIEW_PROMPT, "y", "")  # asked again
     terminal.expect(DIRECTION_REVIEW_PROMPT)
-    pause = subprocess.run([sys.executable, "-m", "lemmata", "pause", run_dir.name], env=env, cwd=tmp_path,
-                           capture_output=True, text=True, timeout=60)
+    pause = subprocess.run(
+        [sys.executable, "-m", "lemmata", "pause", run_dir.name],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert pause.returncode == 0, pause.stderr
     terminal.sendline("y")  # the answer counts; the run pauses before the next stage starts
     terminal.expect(FEEDBACK_PROMPT)
     terminal.sendline("")
     checkpoint = paused(terminal, run_dir)
     assert (checkpoint.stage_name, checkpoint.completed_stages, checkpoint.requested_by) == (
-        "theory", ["survey", "direction planning"], "command")
+        "theory",
+        ["survey", "direction planning"],
+        "command",
+    )
     assert read_artifact(run_dir / "gates/direction_review.json", GateDecision).decided_by == "user"
     assert not (run_dir / "theory/formal.json").exists()  # no job of the theory started
 
@@ -409,8 +447,14 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
     answer(terminal, EXPERIMENT_PROMPT, "y", "")
     checkpoint = paused(terminal, run_dir)
     assert (checkpoint.stage_name, checkpoint.requested_by) == ("compile", "ctrl-c")
-    assert checkpoint.completed_stages == ["survey", "direction planning", "theory", "theory_review_gate",
-                                           "experiment", "writer"]
+    assert checkpoint.completed_stages == [
+        "survey",
+        "direction planning",
+        "theory",
+        "theory_review_gate",
+        "experiment",
+        "writer",
+    ]
     llm.before_answer = None
 
     terminal = spawn(["resume", run_dir.name], env, tmp_path)
@@ -421,10 +465,22 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
     assert load_record(run_dir).status == "completed" and not checkpoint_file(run_dir).exists()
 
     replay_home = tmp_path / "replay-home"
-    replay_env = cli_environment(replay_home, LLM_BACKEND="replay", LEMMATA_REPLAY=str(run_dir / "llm_calls.jsonl"),
-                                 GATE_MODE="human", **search.settings_values())
-    replay = subprocess.run([sys.executable, "-m", "lemmata", "prove", TASK, "-o", "replayed"], env=replay_env,
-                            cwd=tmp_path, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    replay_env = cli_environment(
+        replay_home,
+        LLM_BACKEND="replay",
+        LEMMATA_REPLAY=str(run_dir / "llm_calls.jsonl"),
+        GATE_MODE="human",
+        **search.settings_values(),
+    )
+    replay = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", TASK, "-o", "replayed"],
+        env=replay_env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
     assert replay.returncode == 0, replay.stderr
     assert (tmp_path / "replayed/paper_v1.tex").read_bytes() == (tmp_path / "results/paper_v1.tex").read_bytes()
     made = call_multiset(run_dir)
@@ -472,8 +528,14 @@ def test_the_review_loop_answers_questions_and_a_rewrite_makes_the_next_version(
     run_dir = run_dir_of(tmp_path / "home")
     assert (run_dir / "paper_v2.pdf").is_file() and (run_dir / "rewrite_context_v2.json").is_file()
     history = [(r.role, r.marker, r.paper_version) for r in read_history(run_dir)]
-    assert history == [("user", "", 1), ("assistant", "", 1), ("event", "rewrite_requested", 1),
-                       ("event", "rewrite_saved", 2), ("user", "", 2), ("assistant", "", 2)]
+    assert history == [
+        ("user", "", 1),
+        ("assistant", "", 1),
+        ("event", "rewrite_requested", 1),
+        ("event", "rewrite_saved", 2),
+        ("user", "", 2),
+        ("assistant", "", 2),
+    ]
     writer = [r for r in read_call_records(run_dir / "llm_calls.jsonl") if r["scope"] == "rewrite_writer:v2"]
     assert "Name the ideal 2Z explicitly" in request_text(writer[0])
 

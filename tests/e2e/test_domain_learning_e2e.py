@@ -58,15 +58,31 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
     run_dirs: list[Path] = []
     with FakeLLMServer() as llm, FakeSearchServers() as search:
         even_sum_session.install(llm)
-        env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                              **search.settings_values())
+        env = cli_environment(
+            home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
+        )
         for domain in ("parity", "parity", "multi-armed bandits"):
             if domain == "multi-armed bandits":
                 llm.set_default("experiment", json.dumps({"code": BANDIT_CHECK, "rationale": "UCB1 against its bound"}))
             result = subprocess.run(
-                [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "--domain", domain,
-                 "-o", str(home / "out")], env=env, cwd=home.parent, capture_output=True, text=True, timeout=300,
-                stdin=subprocess.DEVNULL)
+                [
+                    sys.executable,
+                    "-m",
+                    "lemmata",
+                    "prove",
+                    even_sum_session.TASK,
+                    "--domain",
+                    domain,
+                    "-o",
+                    str(home / "out"),
+                ],
+                env=env,
+                cwd=home.parent,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+            )
             assert result.returncode == 0, result.stderr[-3000:]
             records = DataHome(home).run_records()
             run_dirs.append(DataHome(home).run_dir(records[-1].session_id))

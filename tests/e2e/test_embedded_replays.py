@@ -37,11 +37,19 @@ def test_there_are_recordings_to_replay():
 def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path, tmp_path: Path):
     recorded = json.loads((recording / "recorded.json").read_text())
     home = tmp_path / "home"
-    env = cli_environment(home, **{**recorded["settings"], "LLM_BACKEND": "replay",
-                                  "LEMMATA_REPLAY": str(recording / "llm_calls.jsonl")})
+    env = cli_environment(
+        home, **{**recorded["settings"], "LLM_BACKEND": "replay", "LEMMATA_REPLAY": str(recording / "llm_calls.jsonl")}
+    )
     task = (recording / "task.txt").read_text().strip()
-    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", task, "-o", str(tmp_path / "out")], env=env,
-                            cwd=tmp_path, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", task, "-o", str(tmp_path / "out")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     run_dir = next((home / "runs").iterdir())
     theory = read_artifact(run_dir / "theory.json", Theory)

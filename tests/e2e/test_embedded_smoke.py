@@ -25,13 +25,23 @@ from support.paper_audit import audit_paper, pdf_text
 pytestmark = pytest.mark.e2e
 
 #: Small answers everywhere: the smoke test checks the path through the pipeline, not the prose.
-TOKEN_CAPS = {"MAX_TOKENS_AGENT": "900", "MAX_TOKENS_PLANNER": "600", "MAX_TOKENS_DECOMPOSER": "500",
-              "MAX_TOKENS_ARCHITECT": "500", "MAX_TOKENS_PROVER": "300", "MAX_TOKENS_VERIFIER": "100",
-              "MAX_TOKENS_ASSEMBLER": "300", "MAX_TOKENS_CRYSTALLIZER": "120", "MAX_TOKENS_FORMALIZER": "200",
-              "MAX_TOKENS_COMPRESS": "200", "MAX_TOKENS_ANALYST": "200", "MAX_TOKENS_SKETCH": "200",
-              # Two proof turns per lemma: the retry path runs on the real model without
-              # multiplying the test's time (refinement and compression are covered with fakes).
-              "THEORY_STAGE_MAX_TURNS": "2"}
+TOKEN_CAPS = {
+    "MAX_TOKENS_AGENT": "900",
+    "MAX_TOKENS_PLANNER": "600",
+    "MAX_TOKENS_DECOMPOSER": "500",
+    "MAX_TOKENS_ARCHITECT": "500",
+    "MAX_TOKENS_PROVER": "300",
+    "MAX_TOKENS_VERIFIER": "100",
+    "MAX_TOKENS_ASSEMBLER": "300",
+    "MAX_TOKENS_CRYSTALLIZER": "120",
+    "MAX_TOKENS_FORMALIZER": "200",
+    "MAX_TOKENS_COMPRESS": "200",
+    "MAX_TOKENS_ANALYST": "200",
+    "MAX_TOKENS_SKETCH": "200",
+    # Two proof turns per lemma: the retry path runs on the real model without
+    # multiplying the test's time (refinement and compression are covered with fakes).
+    "THEORY_STAGE_MAX_TURNS": "2",
+}
 
 
 def installed_model() -> Path:
@@ -50,14 +60,35 @@ def installed_model() -> Path:
 def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) -> None:
     model = installed_model()
     home = tmp_path / "home"
-    env = cli_environment(home, **TOKEN_CAPS, LEMMATA_EMBEDDED_MODEL=str(model),
-                          VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"), EXPERIMENT_MODE="false",
-                          SEARCH_TOOLS="false")  # no network: a survey turn per failed search would only cost time
-    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", "Prove that the sum of two even integers is even.",
-                             "--output", "out"], env=env, cwd=tmp_path, capture_output=True, text=True,
-                            timeout=1500, stdin=subprocess.DEVNULL)
+    env = cli_environment(
+        home,
+        **TOKEN_CAPS,
+        LEMMATA_EMBEDDED_MODEL=str(model),
+        VENDORA_CREDENTIALS_FILE=str(tmp_path / "no-cli-login.json"),
+        EXPERIMENT_MODE="false",
+        SEARCH_TOOLS="false",
+    )  # no network: a survey turn per failed search would only cost time
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lemmata",
+            "prove",
+            "Prove that the sum of two even integers is even.",
+            "--output",
+            "out",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stderr.splitlines()[0].startswith("lemmata: no provider credential found: using the embedded offline model")
+    assert result.stderr.splitlines()[0].startswith(
+        "lemmata: no provider credential found: using the embedded offline model"
+    )
     pdf = tmp_path / "out" / "paper_v1.pdf"
     assert result.stdout.splitlines()[-1] == str(pdf)
 
@@ -66,8 +97,17 @@ def test_prove_on_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) 
     assert {c["backend"] for c in calls} == {"embedded"}
     assert {c["model"] for c in calls} == {Path(DEFAULT_MODEL.file_name).stem}
     assert not [c for c in calls if c["error"]]
-    assert {"survey", "ideation", "planner", "formalizer", "decomposer", "architect", "prover", "assembler",
-            "writer"} <= {c["role"] for c in calls}
+    assert {
+        "survey",
+        "ideation",
+        "planner",
+        "formalizer",
+        "decomposer",
+        "architect",
+        "prover",
+        "assembler",
+        "writer",
+    } <= {c["role"] for c in calls}
 
     theory = read_artifact(run_dir / "theory.json", Theory)
     assert theory.goal == "The sum of two even integers is even."

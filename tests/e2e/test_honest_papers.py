@@ -31,10 +31,18 @@ FLAW = "the case of negative integers is not treated"
 
 def prove(server: FakeLLMServer, tmp_path: Path, **settings: str) -> tuple[subprocess.CompletedProcess, Path]:
     home = tmp_path / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=server.openai_base_url,
-                          SEARCH_TOOLS="false", **settings)
-    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"], env=env,
-                            cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    env = cli_environment(
+        home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=server.openai_base_url, SEARCH_TOOLS="false", **settings
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     return result, next((home / "runs").iterdir())
 
 
@@ -57,8 +65,8 @@ def delivered(result: subprocess.CompletedProcess, run_dir: Path, tmp_path: Path
 def lemma_section(text: str, lemma_id: str) -> str:
     """The PDF text from lemma `lemma_id`'s statement to the next lemma's (or the end)."""
     start = re.search(rf"Lemma \d+ \({lemma_id}\)", text).start()
-    following = re.search(r"Lemma \d+ \(L\d+\)", text[start + 1:])
-    return text[start:start + 1 + following.start()] if following else text[start:]
+    following = re.search(r"Lemma \d+ \(L\d+\)", text[start + 1 :])
+    return text[start : start + 1 + following.start()] if following else text[start:]
 
 
 def test_a_verifier_that_says_valid_while_naming_a_flaw_verifies_nothing(server, tmp_path):
@@ -75,13 +83,24 @@ def test_a_verifier_that_says_valid_while_naming_a_flaw_verifies_nothing(server,
 
 def test_a_gap_proof_is_marked_whatever_the_verifier_says(server, tmp_path):
     """Malformed model output: a proof with an open [GAP] at confidence 0.45, and a verifier saying valid."""
+
     def prover(request):
         answer = even_sum_session.prover_answer(request)
         if "Lemma to prove now [L2]" not in request.body["messages"][-1]["content"]:
             return answer
-        return ("Write $a = 2m$. [GAP: why $b$ has the form $2n$ is not shown] Hence $b = 2n$.\n\n"
-                + even_sum_session._fenced({"confidence": 0.45, "completeness": "complete", "gaps": [],
-                                            "weakest_step": "the form of b", "techniques_used": []}))
+        return (
+            "Write $a = 2m$. [GAP: why $b$ has the form $2n$ is not shown] Hence $b = 2n$.\n\n"
+            + even_sum_session._fenced(
+                {
+                    "confidence": 0.45,
+                    "completeness": "complete",
+                    "gaps": [],
+                    "weakest_step": "the form of b",
+                    "techniques_used": [],
+                }
+            )
+        )
+
     server.set_default("prover", prover)
     result, run_dir = prove(server, tmp_path)
     theory, text = delivered(result, run_dir, tmp_path)
@@ -93,8 +112,13 @@ def test_a_gap_proof_is_marked_whatever_the_verifier_says(server, tmp_path):
 
 def test_a_writer_cut_off_mid_sentence_before_any_lemma_still_gives_the_whole_paper(server, tmp_path):
     """Malformed model output, as the embedded model wrote it: stopped at its token cap mid-sentence."""
-    server.enqueue("writer", Answer("%%% ABSTRACT\nWe prove it.\n%%% INTRODUCTION\nParity is the first invariant of "
-                                    "intege", finish_reason="length"))
+    server.enqueue(
+        "writer",
+        Answer(
+            "%%% ABSTRACT\nWe prove it.\n%%% INTRODUCTION\nParity is the first invariant of intege",
+            finish_reason="length",
+        ),
+    )
     result, run_dir = prove(server, tmp_path)
     theory, text = delivered(result, run_dir, tmp_path)
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
@@ -104,8 +128,9 @@ def test_a_writer_cut_off_mid_sentence_before_any_lemma_still_gives_the_whole_pa
 
 
 def test_a_writer_whose_latex_never_compiles_fails_clearly_after_its_turns(server, tmp_path):
-    broken = even_sum_session.WRITER.replace("The even integers are closed under addition.",
-                                             "The power $x^{1}^{2}$ is ambiguous.")
+    broken = even_sum_session.WRITER.replace(
+        "The even integers are closed under addition.", "The power $x^{1}^{2}$ is ambiguous."
+    )
     assert broken != even_sum_session.WRITER
     server.set_default("writer", broken)
     result, run_dir = prove(server, tmp_path, WRITER_MAX_TURNS="2")
@@ -114,14 +139,17 @@ def test_a_writer_whose_latex_never_compiles_fails_clearly_after_its_turns(serve
     assert len(server.calls("writer")) == 2  # the error went back to the model once, then the turns were spent
     assert (run_dir / "paper_v1.tex").is_file() and not (run_dir / "paper_v1.pdf").exists()
     # The writer's card still shows, with the compile's failure (issue 23: no card when it failed).
-    card = result.stdout[result.stdout.index("┌ writer: session summary"):]
+    card = result.stdout[result.stdout.index("┌ writer: session summary") :]
     assert "Compile FAILED after pdflatex" in card and "Double superscript" in card
 
 
-@pytest.mark.parametrize("chatter", [
-    "I cannot determine the main theorem from the information given.",
-    "",
-])
+@pytest.mark.parametrize(
+    "chatter",
+    [
+        "I cannot determine the main theorem from the information given.",
+        "",
+    ],
+)
 def test_a_crystallizer_that_chats_leaves_the_main_result_not_established(server, tmp_path, chatter):
     server.set_default("crystallizer", chatter)
     result, run_dir = prove(server, tmp_path)

@@ -27,16 +27,25 @@ multiplication over addition in the commutative ring $\mathbb{Z}$; the case %d i
 \begin{proof} Both sides equal $2m + 2n$ after expanding the right-hand side. \end{proof}
 """
 #: A paper long enough (about 2,800 tokens) for a provider to cache the prompt holding it.
-PAPER = ("\\documentclass{article}\n\\begin{document}\n\\section{Introduction}\nThe sum of two even integers is even.\n"
-         + "".join(SECTION % (i, i, i) for i in range(1, 30)) + "\\end{document}\n")
+PAPER = (
+    "\\documentclass{article}\n\\begin{document}\n\\section{Introduction}\nThe sum of two even integers is even.\n"
+    + "".join(SECTION % (i, i, i) for i in range(1, 30))
+    + "\\end{document}\n"
+)
 
 
 def make_run(home: Path, **settings: str) -> Path:
     """A run whose writer has written paper_v1.tex, started with `settings`."""
     run_dir = home / "runs" / SESSION
-    record = RunRecord(session_id=SESSION, mode="prove", task="the sum of two even integers is even",
-                       output_dir=str(home / "out"), gate_mode="auto", backend=settings["LLM_BACKEND"],
-                       status="completed")
+    record = RunRecord(
+        session_id=SESSION,
+        mode="prove",
+        task="the sum of two even integers is even",
+        output_dir=str(home / "out"),
+        gate_mode="auto",
+        backend=settings["LLM_BACKEND"],
+        status="completed",
+    )
     task = TaskInput(session_id=SESSION, mode="prove", task=record.task)
     create_run(run_dir, record, task, Settings.from_mapping({"SEARCH_TOOLS": "false", **settings}))
     (run_dir / "paper_v1.tex").write_text(PAPER, encoding="utf-8")
@@ -44,14 +53,22 @@ def make_run(home: Path, **settings: str) -> Path:
 
 
 def ask(question: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lemmata", "ask", SESSION, question], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "lemmata", "ask", SESSION, question],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_the_second_question_reads_the_paper_from_the_providers_cache(tmp_path: Path):
     with FakeLLMServer(prompt_cache=True) as llm:
-        llm.set_default("qa", lambda request: "The proof rests on distributivity in $\\mathbb{Z}$; "
-                                              "see Lemma 1 and its proof.")
+        llm.set_default(
+            "qa", lambda request: "The proof rests on distributivity in $\\mathbb{Z}$; see Lemma 1 and its proof."
+        )
         home = tmp_path / "home"
         run_dir = make_run(home, LLM_BACKEND="vendora", VENDORA_BASE_URL=llm.anthropic_base_url)
         env = cli_environment(home, VENDORA_API_KEY="sk-test-qa-key")
@@ -65,16 +82,21 @@ def test_the_second_question_reads_the_paper_from_the_providers_cache(tmp_path: 
     assert one["cache_write_tokens"] > 2000 and one["cache_read_tokens"] == 0
     assert two["cache_read_tokens"] == one["cache_write_tokens"] and two["cache_write_tokens"] == 0
     assert two["tokens_in"] < two["cache_read_tokens"] / 10  # only the conversation is read afresh
-    print(f"\nQ&A prompt cache: question 1 wrote {one['cache_write_tokens']} tokens, question 2 read "
-          f"{two['cache_read_tokens']} from the cache and {two['tokens_in']} afresh")
+    print(
+        f"\nQ&A prompt cache: question 1 wrote {one['cache_write_tokens']} tokens, question 2 read "
+        f"{two['cache_read_tokens']} from the cache and {two['tokens_in']} afresh"
+    )
     assert "sk-test-qa-key" not in (run_dir / "llm_calls.jsonl").read_text()
 
 
 def test_answers_stream_and_the_conversation_is_kept_and_sent_again(tmp_path: Path):
     with FakeLLMServer() as llm:
-        llm.enqueue("qa", "TOOL latex_section_read: Lemma 3",
-                    "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$.",
-                    "Yes: the same identity, for other integers.")
+        llm.enqueue(
+            "qa",
+            "TOOL latex_section_read: Lemma 3",
+            "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$.",
+            "Yes: the same identity, for other integers.",
+        )
         home = tmp_path / "home"
         run_dir = make_run(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url)
         env = cli_environment(home)
@@ -86,9 +108,17 @@ def test_answers_stream_and_the_conversation_is_kept_and_sent_again(tmp_path: Pa
     assert all(body.get("stream") is True for body in bodies)  # the answer was streamed
     assert "Lemma 3}" in bodies[1]["messages"][-1]["content"]  # the section the tool read
     assert [m["content"] for m in bodies[2]["messages"][1:]] == [
-        "What does Lemma 3 say?", "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$.", "Is Lemma 4 the same?"]
+        "What does Lemma 3 say?",
+        "Lemma 3 states $2m + 2n = 2(m + n)$ for all integers $m, n$.",
+        "Is Lemma 4 the same?",
+    ]
     history = read_history(run_dir)
-    assert [(r.role, r.paper_version) for r in history] == [("user", 1), ("assistant", 1), ("user", 1), ("assistant", 1)]
+    assert [(r.role, r.paper_version) for r in history] == [
+        ("user", 1),
+        ("assistant", 1),
+        ("user", 1),
+        ("assistant", 1),
+    ]
     assert [(c.tool, c.argument, c.ok) for c in history[1].tool_calls] == [("latex_section_read", "Lemma 3", True)]
     assert second.stdout.strip() == "Yes: the same identity, for other integers."
 
@@ -105,10 +135,13 @@ def test_a_failed_answer_leaves_an_error_marker_and_the_question(tmp_path: Path)
     assert marker.content.startswith("no answer: model call for role 'qa'")
 
 
-@pytest.mark.parametrize("question, paper, message", [
-    pytest.param("   ", True, "the question is empty", id="empty-question"),
-    pytest.param("What is shown?", False, "has no paper yet", id="no-paper-yet"),
-])
+@pytest.mark.parametrize(
+    "question, paper, message",
+    [
+        pytest.param("   ", True, "the question is empty", id="empty-question"),
+        pytest.param("What is shown?", False, "has no paper yet", id="no-paper-yet"),
+    ],
+)
 def test_a_question_that_cannot_be_asked_is_refused_before_any_call(tmp_path: Path, question, paper, message):
     home = tmp_path / "home"
     run_dir = make_run(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL="http://127.0.0.1:9/v1")
@@ -152,4 +185,8 @@ def test_the_ask_endpoint_streams_the_answer_as_server_sent_events(tmp_path: Pat
     assert sse_events(failed.text)[-1][0] == "error" and "role 'qa'" in sse_events(failed.text)[-1][1]["error"]
     assert empty.status_code == 400 and '"question"' in empty.json()["error"]
     assert [(r.role, r.marker) for r in read_history(run_dir)] == [
-        ("user", ""), ("assistant", ""), ("user", ""), ("event", "error")]
+        ("user", ""),
+        ("assistant", ""),
+        ("user", ""),
+        ("event", "error"),
+    ]

@@ -35,22 +35,35 @@ def run(services, completed_home, tmp_path):
     llm, search = services
     home = tmp_path / "home"
     shutil.copytree(completed_home, home, symlinks=True)
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                          **search.settings_values())
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
     (run_dir,) = (home / "runs").iterdir()
     save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # the copy's own output folder
     return run_dir, env
 
 
 def lemmata_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "lemmata", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def start_rewrite(run_dir: Path, env: dict[str, str], cwd: Path) -> subprocess.Popen:
     """`lemmata rewrite` with INSTRUCTIONS, in the background, its output captured."""
-    return subprocess.Popen([sys.executable, "-m", "lemmata", "rewrite", run_dir.name, INSTRUCTIONS], env=env, cwd=cwd,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "lemmata", "rewrite", run_dir.name, INSTRUCTIONS],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @contextmanager
@@ -71,8 +84,11 @@ def digests(run_dir: Path, version: int) -> dict[str, str]:
 
 
 def request_texts(run_dir: Path, scope_prefix: str) -> list[str]:
-    return ["\n".join(m["content"] for m in r["messages"]) for r in read_call_records(run_dir / "llm_calls.jsonl")
-            if r["scope"].startswith(scope_prefix)]
+    return [
+        "\n".join(m["content"] for m in r["messages"])
+        for r in read_call_records(run_dir / "llm_calls.jsonl")
+        if r["scope"].startswith(scope_prefix)
+    ]
 
 
 def package_copy(tmp_path: Path) -> Path:
@@ -115,13 +131,20 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     # The session's knowledge graph follows the rewritten theory, as after the first run (issue 23).
     graph = read_artifact(graph_path(run_dir.parent.parent, run_dir.name), KnowledgeGraph)
     v2_theory = read_artifact(run_dir / "versions/v2/theory.json", Theory)
-    assert [node.statement for node in graph.nodes if node.kind == "lemma"] == [lemma.statement for lemma in v2_theory.lemmas]
+    assert [node.statement for node in graph.nodes if node.kind == "lemma"] == [
+        lemma.statement for lemma in v2_theory.lemmas
+    ]
     assert graph.updated >= (run_dir / "versions/v2/theory.json").stat().st_mtime - 1
 
     # A code update between rewrites: the writer now marks its papers. Only v3 may show it.
     writer = code / "lemmata/stages/writer.py"
-    writer.write_text(writer.read_text().replace(
-        "    tex = render_document(", "    body = body + '\\n% written by the updated writer\\n'\n    tex = render_document(", 1))
+    writer.write_text(
+        writer.read_text().replace(
+            "    tex = render_document(",
+            "    body = body + '\\n% written by the updated writer\\n'\n    tex = render_document(",
+            1,
+        )
+    )
     second = lemmata_cli(["rewrite", run_dir.name, "Shorten the introduction"], env, tmp_path)
     assert second.returncode == 0, second.stderr
     assert "% written by the updated writer" in (run_dir / "paper_v3.tex").read_text()
@@ -194,8 +217,7 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     llm, _ = services
     with slowed(llm, 0.5):
         rewrite = start_rewrite(run_dir, env, tmp_path)
-        wait_until(lambda: request_texts(run_dir, "rewrite_theory:v2") or rewrite.poll() is not None, 300,
-                   message=None)
+        wait_until(lambda: request_texts(run_dir, "rewrite_theory:v2") or rewrite.poll() is not None, 300, message=None)
         assert lemmata_cli(["pause", run_dir.name], env, tmp_path).returncode == 0
         _, stderr = rewrite.communicate(timeout=300)
     assert rewrite.returncode == 0, stderr
@@ -206,8 +228,11 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     assert resumed.stdout.strip().endswith("paper_v2.pdf") and (run_dir / "rewrite_context_v2.json").is_file()
     assert [r.marker for r in read_history(run_dir)] == ["rewrite_requested", "rewrite_saved"]
     # The theory job the pause let finish was not run again: one plan, each lemma proved once.
-    calls = Counter((r["scope"], r["role"]) for r in read_call_records(run_dir / "llm_calls.jsonl")
-                    if r["scope"].startswith("rewrite_"))
+    calls = Counter(
+        (r["scope"], r["role"])
+        for r in read_call_records(run_dir / "llm_calls.jsonl")
+        if r["scope"].startswith("rewrite_")
+    )
     assert calls[("rewrite_theory:v2:plan", "decomposer")] == 1 and calls[("rewrite_writer:v2", "writer")] == 1
     assert calls[("rewrite_theory:v2:prove_lemma:L1", "prover")] == 1
 
@@ -221,8 +246,12 @@ def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_versi
         with api_client(DataHome(run_dir.parent.parent), environ=env) as client:
             accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
             refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
-            wait_until(lambda: not client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"], 300, 0.5,
-                       message=None)
+            wait_until(
+                lambda: not client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"],
+                300,
+                0.5,
+                message=None,
+            )
             status = client.get(f"/api/runs/{run_dir.name}").json()
             history = client.get(f"/api/runs/{run_dir.name}/history").json()["records"]
     assert accepted.status_code == 202 and accepted.json()["version"] == 2

@@ -28,8 +28,9 @@ HOOK_OFF = textwrap.dedent("""\
     for guard in [o for o in gc.get_objects() if type(o).__name__ == "Guard"]:
         guard._busy = True
     """)
-SMALL = Limits(wall_seconds=20, cpu_seconds=10, memory_bytes=256 << 20, processes=16, scratch_bytes=16 << 20,
-               file_bytes=8 << 20)
+SMALL = Limits(
+    wall_seconds=20, cpu_seconds=10, memory_bytes=256 << 20, processes=16, scratch_bytes=16 << 20, file_bytes=8 << 20
+)
 
 
 def attack(code: str, limits: Limits = SMALL) -> dict:
@@ -111,12 +112,17 @@ def test_nothing_of_the_installation_can_be_written() -> None:
         assert not (Path(directory) / "zz_lemmata_attack.pth").exists()
 
 
-@pytest.mark.parametrize("spawn", [
-    pytest.param("os.posix_spawn(sys.executable, [sys.executable, '-c', CHILD], {})", id="posix_spawn"),
-    pytest.param("_posixsubprocess.fork_exec([sys.executable, '-c', CHILD], [sys.executable.encode()], True, (), None,"
-                 " None, -1, -1, -1, -1, -1, -1, *os.pipe(), False, False, -1, None, None, None, -1, None, False)",
-                 id="fork_exec"),
-])
+@pytest.mark.parametrize(
+    "spawn",
+    [
+        pytest.param("os.posix_spawn(sys.executable, [sys.executable, '-c', CHILD], {})", id="posix_spawn"),
+        pytest.param(
+            "_posixsubprocess.fork_exec([sys.executable, '-c', CHILD], [sys.executable.encode()], True, (), None,"
+            " None, -1, -1, -1, -1, -1, -1, *os.pipe(), False, False, -1, None, None, None, -1, None, False)",
+            id="fork_exec",
+        ),
+    ],
+)
 def test_a_process_started_behind_the_hooks_back_is_as_confined(spawn: str) -> None:
     report = attack(f"""
         import _posixsubprocess, json, os, sys
@@ -163,8 +169,9 @@ class Listeners:
         self.abstract.bind(self.abstract_name)
         self.connections = 0
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._serve, args=(s,), daemon=True)
-                         for s in (self.tcp, self.unix, self.abstract)]
+        self._threads = [
+            threading.Thread(target=self._serve, args=(s,), daemon=True) for s in (self.tcp, self.unix, self.abstract)
+        ]
 
     def _serve(self, server: socket.socket) -> None:
         server.listen()
@@ -230,12 +237,22 @@ def test_only_the_tests_own_processes_are_visible(monkeypatch: pytest.MonkeyPatc
     """)
     assert report["pids"] == [1, 2, 3]
     assert SECRET not in json.dumps(report)
-    assert sorted(report["env"]) == ["HOME", "LANG", "MKL_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                     "PATH", "PWD", "TMPDIR"]
+    assert sorted(report["env"]) == [
+        "HOME",
+        "LANG",
+        "MKL_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "PATH",
+        "PWD",
+        "TMPDIR",
+    ]
 
 
 def test_filling_the_disk_in_many_files_stops_at_the_scratch_size() -> None:
-    result = run_python(HOOK_OFF + textwrap.dedent("""
+    result = run_python(
+        HOOK_OFF
+        + textwrap.dedent("""
         import os
         written = 0
         for index in range(10_000):
@@ -243,14 +260,18 @@ def test_filling_the_disk_in_many_files_stops_at_the_scratch_size() -> None:
                 handle.write(b"x" * (4 << 20))
             written += 4 << 20
             print(written, flush=True)
-    """), SMALL)
+    """),
+        SMALL,
+    )
     written = int(result.stdout.split()[-1]) if result.stdout.split() else 0
     assert written <= SMALL.scratch_bytes
     assert result.stopped == "stopped: filled the 16 MiB scratch directory"
 
 
 def test_a_fork_loop_stops_at_the_process_cap() -> None:
-    result = run_python(HOOK_OFF + textwrap.dedent("""
+    result = run_python(
+        HOOK_OFF
+        + textwrap.dedent("""
         import os, time
         children = 0
         while children < 1000:
@@ -259,7 +280,9 @@ def test_a_fork_loop_stops_at_the_process_cap() -> None:
                 os._exit(0)
             children += 1
             print(children, flush=True)
-    """), SMALL)
+    """),
+        SMALL,
+    )
     children = int(result.stdout.split()[-1])
     assert children < SMALL.processes
     assert result.stopped == "stopped: tried to run more than 16 processes at once"
@@ -268,7 +291,9 @@ def test_a_fork_loop_stops_at_the_process_cap() -> None:
 def test_memory_spread_over_many_processes_is_capped_for_the_whole_test() -> None:
     """Each child stays under the per-process limit; together they pass the test's memory."""
     limits = Limits(wall_seconds=30, cpu_seconds=20, memory_bytes=256 << 20, processes=16, scratch_bytes=8 << 20)
-    result = run_python(HOOK_OFF + textwrap.dedent("""
+    result = run_python(
+        HOOK_OFF
+        + textwrap.dedent("""
         import os, time
         children = []
         for _ in range(6):
@@ -280,7 +305,9 @@ def test_memory_spread_over_many_processes_is_capped_for_the_whole_test() -> Non
             children.append(pid)
         killed = sum(os.WIFSIGNALED(os.waitpid(pid, 0)[1]) for pid in children)
         print(killed)
-    """), limits)
+    """),
+        limits,
+    )
     assert int(result.stdout.split()[-1]) >= 3  # 600 MiB asked for, about 256 MiB held at most
     assert result.stopped == "stopped: its processes together exceeded the 256 MiB memory limit"
 
@@ -296,14 +323,19 @@ def test_cpu_time_is_capped_for_the_whole_test() -> None:
 def test_the_box_dies_with_its_parent(tmp_path: Path) -> None:
     """Killing lemmata (SIGKILL: no cleanup runs) leaves no process of the box behind."""
     script = tmp_path / "parent.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         from lemmata.isolation.sandbox import Limits, run_python
         run_python("import time\\nprint('started', flush=True)\\ntime.sleep(60)", Limits(wall_seconds=60))
-    """))
+    """)
+    )
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:  # the box: bwrap, its init, the supervisor and the test
-        box = wait_until(lambda: found if len(found := descendants(parent.pid)) >= 4 else None, 20,
-                         message=lambda: f"the box never started: {descendants(parent.pid)}")
+        box = wait_until(
+            lambda: found if len(found := descendants(parent.pid)) >= 4 else None,
+            20,
+            message=lambda: f"the box never started: {descendants(parent.pid)}",
+        )
     finally:
         parent.kill()
         parent.wait()

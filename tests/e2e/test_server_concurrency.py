@@ -56,15 +56,21 @@ def server(services, completed_home, tmp_path) -> Iterator[tuple[str, Path]]:
     shutil.copytree(completed_home, home, symlinks=True)
     (run_dir,) = (home / "runs").iterdir()
     save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # the copy's own output folder
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                          **search.settings_values())
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
     port = unused_port()
     log_path = tmp_path / "server.log"
     with open(log_path, "wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "lemmata", "serve", "--port", str(port)], env=env,
-                                   cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lemmata", "serve", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     base_url = f"http://127.0.0.1:{port}"
+
     def answers() -> bool:
         assert process.poll() is None, f"the server exited:\n{log_path.read_text()}"
         try:
@@ -125,8 +131,9 @@ def latest_log(run_dir: Path) -> str:
 
 def test_of_100_simultaneous_rewrite_requests_exactly_one_is_accepted(server):
     base_url, run_dir = server
-    answers = simultaneous_posts(base_url, f"/api/runs/{run_dir.name}/rewrite", {"instructions": INSTRUCTIONS},
-                                 REQUESTS)
+    answers = simultaneous_posts(
+        base_url, f"/api/runs/{run_dir.name}/rewrite", {"instructions": INSTRUCTIONS}, REQUESTS
+    )
 
     assert Counter(a.status_code for a in answers) == {202: 1, 409: REQUESTS - 1}
     (accepted,) = [a for a in answers if a.status_code == 202]
@@ -136,13 +143,20 @@ def test_of_100_simultaneous_rewrite_requests_exactly_one_is_accepted(server):
 
     statuses: list[dict] = []
     with httpx.Client(base_url=base_url, headers=AUTHORIZED, timeout=30, trust_env=False) as client:
+
         def rewritten() -> dict | None:
             statuses.append(client.get(f"/api/runs/{run_dir.name}").json())
             done = not statuses[-1]["rewrite_in_progress"] and 2 in statuses[-1]["versions"]
             return statuses[-1] if done else None
 
-        status = wait_until(rewritten, REWRITE_TIMEOUT, 0.5, message=lambda: (
-            f"the rewrite did not finish within {REWRITE_TIMEOUT:.0f} s: {statuses[-1]}\n{latest_log(run_dir)}"))
+        status = wait_until(
+            rewritten,
+            REWRITE_TIMEOUT,
+            0.5,
+            message=lambda: (
+                f"the rewrite did not finish within {REWRITE_TIMEOUT:.0f} s: {statuses[-1]}\n{latest_log(run_dir)}"
+            ),
+        )
     assert status["versions"] == [1, 2] and status["status"] == "completed"
     assert sorted(path.name for path in (run_dir / "revisions").iterdir()) == ["v2.json"]
     markers = [record.marker for record in read_history(run_dir) if record.role == "event"]

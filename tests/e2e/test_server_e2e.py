@@ -55,8 +55,10 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
 
         events = run_until_it_stops(client, run_id)
         assert {"event": "job_finished", "rule": "survey"}.items() <= next(
-            data for name, data in events if name == "workflow" and data.get("rule") == "survey"
-            and data["event"] == "job_finished").items()
+            data
+            for name, data in events
+            if name == "workflow" and data.get("rule") == "survey" and data["event"] == "job_finished"
+        ).items()
         assert any(name == "workflow" and data["event"] == "job_failed" and data["gate"] for name, data in events)
         assert events[0][0] == "status" and events[-1] == ("end", {"status": "waiting"})
         assert [d["gate"]["gate"] for n, d in events if n == "status" and d["gate"]] == ["survey_review"]
@@ -77,8 +79,10 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
                 wait_until(lambda: log.read_text(errors="replace").count(STOP_NOTICE) != notices, 30, message=None)
 
         llm.before_answer = pause_at_the_first_proof
-        response = client.post(f"/api/runs/{run_id}/gates/direction_review",
-                               json={"approved": True, "feedback": "Keep the proof elementary"})
+        response = client.post(
+            f"/api/runs/{run_id}/gates/direction_review",
+            json={"approved": True, "feedback": "Keep the proof elementary"},
+        )
         assert response.status_code == 202
         wait_until(lambda: (run_dir / "pause-now").exists(), 120, 0.1, message=None)
         assert client.post(f"/api/runs/{run_id}/pause").status_code == 202
@@ -94,10 +98,18 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
         assert gate["gate"] == "theory_review" and gate["second_look"] is False and "L4" in gate["card"]
 
         # A first rejection: the theory runs once more with the objection, then asks again.
-        decide(client, run_id, "theory_review", approved=False, step="4",
-               issue="closure of Z under addition is assumed, not shown")
+        decide(
+            client,
+            run_id,
+            "theory_review",
+            approved=False,
+            step="4",
+            issue="closure of Z under addition is assumed, not shown",
+        )
         assert client.get(f"/api/runs/{run_id}").json()["gate"]["second_look"] is True
-        decide(client, run_id, "theory_review", approved=True, feedback="Stress the parity argument in the introduction")
+        decide(
+            client, run_id, "theory_review", approved=True, feedback="Stress the parity argument in the introduction"
+        )
         events = decide(client, run_id, "experiment_review", approved=True, feedback="")
         assert events[-1] == ("end", {"status": "completed"})
 

@@ -112,16 +112,22 @@ def test_a_wrong_token_changes_nothing(guarded, home):
     assert response.status_code == 401 and nothing_was_changed(home)
 
 
-@pytest.mark.parametrize("host", ["evil.example:{port}", "evil.example", "127.0.0.1.evil.example:{port}",
-                                  "127.0.0.1:1", ""])
+@pytest.mark.parametrize(
+    "host", ["evil.example:{port}", "evil.example", "127.0.0.1.evil.example:{port}", "127.0.0.1:1", ""]
+)
 def test_a_foreign_host_is_refused_even_with_the_token(guarded, home, host):
     served, token = guarded
     headers = {"Host": host.format(port=served.port)}
-    for method, path, body in (("GET", "/api/runs", None), ("GET", "/", None),
-                               ("PUT", "/api/settings", SETTING_CHANGE)):
+    for method, path, body in (
+        ("GET", "/api/runs", None),
+        ("GET", "/", None),
+        ("PUT", "/api/settings", SETTING_CHANGE),
+    ):
         response = call(served, method, path, token, headers=headers, json=body)
         assert response.status_code == 403, (method, path, response.text)
-        assert "not an address of this server" in error_of(response) and f"127.0.0.1:{served.port}" in error_of(response)
+        assert "not an address of this server" in error_of(response) and f"127.0.0.1:{served.port}" in error_of(
+            response
+        )
     assert nothing_was_changed(home)
 
 
@@ -138,20 +144,36 @@ def test_a_cross_site_simple_post_cannot_start_a_run(tokenless, guarded, home):
     """A form or fetch() with `mode: no-cors` of another site: text/plain needs no preflight."""
     served, token = guarded
     for server, credential in ((tokenless, None), (served, token)):
-        response = call(server, "POST", "/api/runs", credential, content=json.dumps(HOSTILE_RUN),
-                        headers={"Content-Type": "text/plain", "Origin": "http://evil.example",
-                                 "Sec-Fetch-Site": "cross-site"})
+        response = call(
+            server,
+            "POST",
+            "/api/runs",
+            credential,
+            content=json.dumps(HOSTILE_RUN),
+            headers={"Content-Type": "text/plain", "Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"},
+        )
         assert response.status_code == 403 and "another site" in error_of(response)
     assert nothing_was_changed(home)
 
 
-@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:1", "http://localhost:{port}",
-                                    "https://127.0.0.1:{port}.evil.example"])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://evil.example",
+        "null",
+        "http://127.0.0.1:1",
+        "http://localhost:{port}",
+        "https://127.0.0.1:{port}.evil.example",
+    ],
+)
 def test_a_state_change_from_another_origin_is_refused_with_the_token_and_json(guarded, home, origin):
     served, token = guarded
     headers = {"Origin": origin.format(port=served.port)}
-    for method, path, body in (("PUT", "/api/settings", SETTING_CHANGE), ("POST", "/api/runs", HOSTILE_RUN),
-                               ("POST", "/api/runs/run-a/resume", None)):
+    for method, path, body in (
+        ("PUT", "/api/settings", SETTING_CHANGE),
+        ("POST", "/api/runs", HOSTILE_RUN),
+        ("POST", "/api/runs/run-a/resume", None),
+    ):
         response = call(served, method, path, token, headers=headers, json=body)
         assert response.status_code == 403, (method, path, response.text)
         assert "another site" in error_of(response)
@@ -167,8 +189,9 @@ def test_a_request_the_browser_marks_as_from_another_site_is_refused(guarded, ho
     assert nothing_was_changed(home)
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
-                                          "multipart/form-data; boundary=x", None])
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None]
+)
 def test_a_json_body_needs_the_json_content_type(guarded, home, content_type):
     served, token = guarded
     headers = {"Content-Type": content_type} if content_type else {}
@@ -186,8 +209,14 @@ def test_the_servers_own_page_and_a_client_with_the_token_are_answered(guarded, 
     for headers in (own_page, {}, {"Sec-Fetch-Site": "none"}):
         response = call(served, "PUT", "/api/settings", token, json=SETTING_CHANGE, headers=headers)
         assert response.status_code == 200, (headers, response.text)
-    charset = call(served, "PUT", "/api/settings", token, content=json.dumps(SETTING_CHANGE),
-                   headers={"Content-Type": "application/json; charset=utf-8"})
+    charset = call(
+        served,
+        "PUT",
+        "/api/settings",
+        token,
+        content=json.dumps(SETTING_CHANGE),
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
     assert charset.status_code == 200 and (home / "settings.json").exists()
 
 
@@ -202,6 +231,7 @@ def bound(layout, monkeypatch):
     def serve(*args: str):
         result = CliRunner().invoke(cli, ["serve", *args])
         return result, served.get("app"), served.get("host")
+
     return serve
 
 
@@ -220,8 +250,12 @@ def test_off_loopback_the_bound_address_and_the_allowed_names_are_this_servers_h
     result, app, host = bound("--host", "0.0.0.0", "--port", "9000", "--allow-host", "node7.cluster.example")
     assert result.exit_code == 0 and host == "0.0.0.0", result.output
     authorized = {"authorization": "Bearer a-long-random-secret"}
-    for name, status in (("node7.cluster.example:9000", 200), ("127.0.0.1:9000", 200),
-                         ("evil.example:9000", 403), ("node7.cluster.example:9001", 403)):
+    for name, status in (
+        ("node7.cluster.example:9000", 200),
+        ("127.0.0.1:9000", 200),
+        ("evil.example:9000", 403),
+        ("node7.cluster.example:9001", 403),
+    ):
         client = TestClient(app, base_url=f"http://{name}", headers=authorized)
         assert client.get("/api/runs").status_code == status, name
     result, app, _ = bound("--host", "10.1.2.3", "--port", "9000")

@@ -93,14 +93,26 @@ class QueueWatch:
 
 def lemmata_slurm(arguments: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """The lemmata installed with the slurm extra, as a user of a cluster runs it."""
-    return subprocess.run([str(SLURM_VENV / "bin" / "lemmata"), *arguments], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [str(SLURM_VENV / "bin" / "lemmata"), *arguments],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def slurm_environment(home: Path, cluster: SlurmCluster, services) -> dict[str, str]:
     llm, search = services
-    return cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url,
-                           **search.settings_values(), **cluster.environment())
+    return cli_environment(
+        home,
+        LLM_BACKEND="local",
+        LOCAL_LLM_BASE_URL=llm.openai_base_url,
+        **search.settings_values(),
+        **cluster.environment(),
+    )
 
 
 @dataclass
@@ -116,8 +128,9 @@ def cluster_run(cluster, services, tmp_path_factory) -> ClusterRun:
     home = tmp_path_factory.mktemp("slurm-run") / "home"
     env = slurm_environment(home, cluster, services)
     with QueueWatch(cluster) as queue:
-        result = lemmata_slurm(["prove", even_sum_session.TASK, "-o", str(home / "out"), "--profile", "slurm"],
-                               env, home.parent)
+        result = lemmata_slurm(
+            ["prove", even_sum_session.TASK, "-o", str(home / "out"), "--profile", "slurm"], env, home.parent
+        )
     (run_dir,) = (home / "runs").iterdir()
     return ClusterRun(run_dir, env, result, queue)
 
@@ -149,10 +162,18 @@ def test_the_lemma_proofs_and_the_experiment_pass_through_the_queue_and_the_pape
 def test_without_accounting_job_status_comes_from_squeue(cluster):
     """The test cluster keeps no accounting (sacct would never see a job end): what real
     `scontrol show config` says makes lemmata ask for squeue."""
-    shown = subprocess.run([str(SLURM_VENV / "bin" / "python"), "-c",
-                            "from lemmata.profiles import profile_arguments, resolve_profile; "
-                            "print(' '.join(profile_arguments(resolve_profile('slurm'))))"],
-                           env={**os.environ, **cluster.environment()}, capture_output=True, text=True, timeout=60)
+    shown = subprocess.run(
+        [
+            str(SLURM_VENV / "bin" / "python"),
+            "-c",
+            "from lemmata.profiles import profile_arguments, resolve_profile; "
+            "print(' '.join(profile_arguments(resolve_profile('slurm'))))",
+        ],
+        env={**os.environ, **cluster.environment()},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.split()[-2:] == ["--slurm-status-command", "squeue"]
 
@@ -176,16 +197,35 @@ def test_a_pause_lets_the_queued_lemma_job_finish_and_resume_goes_on_on_the_clus
     env = slurm_environment(home, cluster, services)
     try:
         with QueueWatch(cluster) as queue:
-            driver = subprocess.Popen([str(SLURM_VENV / "bin" / "lemmata"), "prove", even_sum_session.TASK, "-o",
-                                       str(home / "out"), "--profile", "slurm"], env=env, cwd=tmp_path,
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            driver = subprocess.Popen(
+                [
+                    str(SLURM_VENV / "bin" / "lemmata"),
+                    "prove",
+                    even_sum_session.TASK,
+                    "-o",
+                    str(home / "out"),
+                    "--profile",
+                    "slurm",
+                ],
+                env=env,
+                cwd=tmp_path,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             # Slow answers from the moment the lemma job is queued (its proofs start seconds
             # later, in the job's own Snakemake): it is still running when the pause comes.
-            wait_until(lambda: queue.jobs_of("lemmas"), 300, 0.2,
-                       message="timed out waiting for the lemma job to be queued")
+            wait_until(
+                lambda: queue.jobs_of("lemmas"), 300, 0.2, message="timed out waiting for the lemma job to be queued"
+            )
             llm.latency = 1.0
-            wait_until(lambda: any("RUNNING" in queue.states[j] for j in queue.jobs_of("lemmas")), 300, 0.2,
-                       message="timed out waiting for the lemma job to run")
+            wait_until(
+                lambda: any("RUNNING" in queue.states[j] for j in queue.jobs_of("lemmas")),
+                300,
+                0.2,
+                message="timed out waiting for the lemma job to run",
+            )
             (run_dir,) = (home / "runs").iterdir()
             paused = lemmata_slurm(["pause", run_dir.name], env, tmp_path)
             assert paused.returncode == 0, paused.stderr

@@ -34,8 +34,12 @@ def secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     """Secret files where environment variables point: another run's paper, a dotfile, a key."""
     home = tmp_path / "home"
     lemmata_home = tmp_path / "lemmata-home"
-    files = {"paper": lemmata_home / "runs" / "other" / "paper.tex", "notes": home / "notes.tex",
-             "dotfile": home / ".secretrc", "absolute": tmp_path / "outside.tex"}
+    files = {
+        "paper": lemmata_home / "runs" / "other" / "paper.tex",
+        "notes": home / "notes.tex",
+        "dotfile": home / ".secretrc",
+        "absolute": tmp_path / "outside.tex",
+    }
     for name, path in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{SECRET}-{name}\n")
@@ -59,17 +63,20 @@ def compiled_text(tex_dir: Path, body: str, **options: object) -> tuple[str, str
     return text, log
 
 
-def test_file_names_with_environment_variables_show_nothing_of_the_host(tmp_path: Path,
-                                                                        secrets: dict[str, Path]) -> None:
-    body = "\n".join([
-        r"\try{paper}{^^24LEMMATA_HOME/runs/other/paper.tex}",  # paranoid openin checks before $ expands
-        r"\try{notes}{^^24HOME/notes.tex}",
-        r"{\catcode`\$=12 \gdef\dollarnotes{$HOME/notes.tex}}\try{catcode}{\dollarnotes}",  # a plain $ in text
-        r"\try{dotfile}{^^24HOME/.secretrc}",
-        r"\try{absolute}{" + str(secrets["absolute"]) + "}",
-        r"\try{passwd}{/etc/passwd}",
-        r"\[ x = \IfFileExists{^^24HOME/notes.tex}{\input ^^24HOME/notes.tex }{0} \]",  # in display math
-    ])
+def test_file_names_with_environment_variables_show_nothing_of_the_host(
+    tmp_path: Path, secrets: dict[str, Path]
+) -> None:
+    body = "\n".join(
+        [
+            r"\try{paper}{^^24LEMMATA_HOME/runs/other/paper.tex}",  # paranoid openin checks before $ expands
+            r"\try{notes}{^^24HOME/notes.tex}",
+            r"{\catcode`\$=12 \gdef\dollarnotes{$HOME/notes.tex}}\try{catcode}{\dollarnotes}",  # a plain $ in text
+            r"\try{dotfile}{^^24HOME/.secretrc}",
+            r"\try{absolute}{" + str(secrets["absolute"]) + "}",
+            r"\try{passwd}{/etc/passwd}",
+            r"\[ x = \IfFileExists{^^24HOME/notes.tex}{\input ^^24HOME/notes.tex }{0} \]",  # in display math
+        ]
+    )
     text, log = compiled_text(tmp_path / "run", body)
     for name in ("paper", "notes", "catcode", "dotfile", "absolute"):
         assert f"{name}: absent." in text
@@ -77,8 +84,9 @@ def test_file_names_with_environment_variables_show_nothing_of_the_host(tmp_path
     assert SECRET not in text and SECRET not in log
 
 
-def test_an_environment_variable_named_in_a_file_name_is_not_in_the_log(tmp_path: Path,
-                                                                         secrets: dict[str, Path]) -> None:
+def test_an_environment_variable_named_in_a_file_name_is_not_in_the_log(
+    tmp_path: Path, secrets: dict[str, Path]
+) -> None:
     """The log goes back to the model as the trial compile's errors: it must not carry a key."""
     errors = trial_compile(document(r"\input{^^24VENDORA_API_KEY}"), timeout=30)
     assert errors and SECRET not in " ".join(error.message for error in errors)
@@ -87,12 +95,14 @@ def test_an_environment_variable_named_in_a_file_name_is_not_in_the_log(tmp_path
 
 
 def test_an_openout_loop_fills_only_the_boxes_tmpfs(tmp_path: Path) -> None:
-    body = "\n".join([
-        r"\newwrite\junk \newcount\files \def\chunk{" + "x" * 1000 + "}",
-        r"\loop \immediate\openout\junk=junk\the\files.txt",  # 1000 files of 20 MB: 20 GB
-        r"  {\count255=0 \loop\immediate\write\junk{\chunk}\advance\count255 1 \ifnum\count255<20000\repeat}",
-        r"  \immediate\closeout\junk \advance\files 1 \ifnum\files<1000\repeat",
-    ])
+    body = "\n".join(
+        [
+            r"\newwrite\junk \newcount\files \def\chunk{" + "x" * 1000 + "}",
+            r"\loop \immediate\openout\junk=junk\the\files.txt",  # 1000 files of 20 MB: 20 GB
+            r"  {\count255=0 \loop\immediate\write\junk{\chunk}\advance\count255 1 \ifnum\count255<20000\repeat}",
+            r"  \immediate\closeout\junk \advance\files 1 \ifnum\files<1000\repeat",
+        ]
+    )
     started = time.monotonic()
     text, log = compiled_text(tmp_path / "run", body, timeout_per_pass=8)
     assert text == "failed: pdflatex timed out after 8 s on paper.tex (an endless macro loop?)"

@@ -48,8 +48,24 @@ from support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
-ROLES_OF_A_RUN = {"survey", "extractor", "ideation", "planner", "formalizer", "decomposer", "architect", "prover", "verifier",
-                  "refuter", "refiner", "assembler", "consistency", "crystallizer", "experiment", "writer"}
+ROLES_OF_A_RUN = {
+    "survey",
+    "extractor",
+    "ideation",
+    "planner",
+    "formalizer",
+    "decomposer",
+    "architect",
+    "prover",
+    "verifier",
+    "refuter",
+    "refiner",
+    "assembler",
+    "consistency",
+    "crystallizer",
+    "experiment",
+    "writer",
+}
 #: L1 is auto-accepted in one turn (accepted, not verified); L2 and L3 pass the verifier and the
 #: refuter in one turn (verified: the fake model is a trusted checker in test homes); L4 carries an
 #: open [GAP: ...] in all THEORY_STAGE_MAX_TURNS (6) turns, flagged without a call each time, with
@@ -97,20 +113,37 @@ def local_env(home: Path, server: FakeLLMServer, **extra: str) -> dict[str, str]
 
 
 def run_lemmata(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "lemmata", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def start_lemmata(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
     """`lemmata ARGS` running in the background, its output captured."""
-    return subprocess.Popen([sys.executable, "-m", "lemmata", *args], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "lemmata", *args],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def lemma_of(request) -> str:
     """The lemma a prover or verifier request is about ("" for other roles)."""
-    markers = {"prover": r"Lemma to prove now \[(\w+)\]", "verifier": r"Lemma \[(\w+)\]",
-               "refuter": r"Statement \[(\w+)\]"}
+    markers = {
+        "prover": r"Lemma to prove now \[(\w+)\]",
+        "verifier": r"Lemma \[(\w+)\]",
+        "refuter": r"Statement \[(\w+)\]",
+    }
     pattern = markers.get(request.headers.get("x-lemmata-role", ""))
     found = re.search(pattern, request.body["messages"][-1]["content"]) if pattern else None
     return found.group(1) if found else ""
@@ -127,10 +160,21 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert result.returncode == 0, result.stderr
     out = tmp_path / "out"
     assert result.stdout.splitlines()[-1] == str(out / "paper_v1.pdf")  # the run ends with the paper's path
-    assert {p.name for p in out.iterdir()} == {"paper_v1.pdf", "paper_v1.tex", "references.bib", "lemmata-math.sty", "figures"}
+    assert {p.name for p in out.iterdir()} == {
+        "paper_v1.pdf",
+        "paper_v1.tex",
+        "references.bib",
+        "lemmata-math.sty",
+        "figures",
+    }
     elsewhere = shutil.copytree(out, tmp_path / "elsewhere")
-    rebuilt = subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "paper_v1.tex"],
-                             cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    rebuilt = subprocess.run(
+        ["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "paper_v1.tex"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert rebuilt.returncode == 0, rebuilt.stdout[-2000:]  # the delivered .tex compiles on its own
     run_dir = only_run_dir(home)
     assert read_artifact(run_dir / "input.json", TaskInput).task == TASK
@@ -140,13 +184,21 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert [paper.id for paper in survey.papers] == ["arXiv:2101.00001", "arXiv:1905.01234"]
     assert "Hallucinated" not in (run_dir / "survey.json").read_text() + (out / "references.bib").read_text()
     assert read_artifact(run_dir / "gates/survey_papers.json", GateDecision).decided_by == "automatic"
-    assert [(n.paper_id, n.source) for n in survey.paper_notes] == [("arXiv:2101.00001", "pdf"),
-                                                                    ("arXiv:1905.01234", "abstract")]
-    extractor_prompts = [r.body["messages"][-1]["content"] for r in fake_server.requests
-                         if r.headers.get("x-lemmata-role") == "extractor"]
+    assert [(n.paper_id, n.source) for n in survey.paper_notes] == [
+        ("arXiv:2101.00001", "pdf"),
+        ("arXiv:1905.01234", "abstract"),
+    ]
+    extractor_prompts = [
+        r.body["messages"][-1]["content"]
+        for r in fake_server.requests
+        if r.headers.get("x-lemmata-role") == "extractor"
+    ]
     assert any("Theorem 1." in prompt for prompt in extractor_prompts)  # read from the PDF, not the abstract
-    decomposer = next(r.body["messages"][-1]["content"] for r in fake_server.requests
-                      if r.headers.get("x-lemmata-role") == "decomposer")
+    decomposer = next(
+        r.body["messages"][-1]["content"]
+        for r in fake_server.requests
+        if r.headers.get("x-lemmata-role") == "decomposer"
+    )
     assert "Known results from the literature" in decomposer and "[arXiv:2101.00001] Parity of Sums" in decomposer
     assert read_artifact(run_dir / "directions.json", Directions).goal
     plan = read_artifact(run_dir / "theory/plan.json", TheoryPlan)
@@ -167,8 +219,10 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert read_artifact(run_dir / "gates/theory_review.json", GateDecision).decided_by == "default"
     # GATE_MODE auto: no review after the survey or the directions; L1 and L4 are not verified, so the
     # experiment review asks (its default, without a terminal, is to go on).
-    assert [read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by
-            for gate in ("survey_review", "direction_review", "experiment_review")] == ["automatic", "automatic", "default"]
+    assert [
+        read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by
+        for gate in ("survey_review", "direction_review", "experiment_review")
+    ] == ["automatic", "automatic", "default"]
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert [check.lemma_id for check in experiment.checks] == ["L1", "L4"] and experiment.checks[1].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
@@ -186,6 +240,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert all(r["backend"] == "local" and r["attempts"] == 1 and r["response"] for r in records)
     assert {r.headers.get("x-lemmata-role") for r in fake_server.requests} == ROLES_OF_A_RUN
     assert len(records) == len(fake_server.requests) == CALLS_OF_A_RUN
+
     # L2 builds on L1 and L4 on L1 and L3: a lemma's job starts only after its dependencies' jobs ended.
     def span(lemma_id: str) -> tuple[float, float]:
         calls = [r for r in fake_server.requests if lemma_of(r) == lemma_id]
@@ -224,7 +279,7 @@ def assert_whole_paper(text: str, theory: Theory) -> None:
     assert [h.group(1) for h in headings] == [lemma.id for lemma in theory.lemmas]
     ends = [h.start() for h in headings[1:]] + [text.index("Main result", headings[-1].end())]
     for heading, end, lemma in zip(headings, ends, theory.lemmas):
-        assert text[heading.end():end].count("[Unverified step]") == (0 if lemma.verified else 1), lemma.id
+        assert text[heading.end() : end].count("[Unverified step]") == (0 if lemma.verified else 1), lemma.id
     assert text.count("[Unverified step]") == sum(not lemma.verified for lemma in theory.lemmas)
     if theory.main_result_established:
         assert "The main result is not established" not in text
@@ -235,7 +290,8 @@ def assert_whole_paper(text: str, theory: Theory) -> None:
 #: A writer answer whose discussion pdflatex cannot compile: a double superscript, which no clean-up
 #: can read the meaning of (malformed model output).
 BROKEN_DISCUSSION = even_sum_session.WRITER.replace(
-    "The random trials found no pair", "The power $x^{1}^{2}$ is ambiguous. The random trials found no pair")
+    "The random trials found no pair", "The power $x^{1}^{2}$ is ambiguous. The random trials found no pair"
+)
 
 
 def test_a_cut_off_answer_and_a_compile_error_each_cost_the_writer_a_turn(fake_server, home, tmp_path):
@@ -290,8 +346,9 @@ def test_exhausted_retries_stop_the_run_with_one_line_and_no_half_artifact(fake_
 
 
 @pytest.mark.parametrize("turns", [None, "1"], ids=["writer-max-turns-default-4", "writer-max-turns-1"])
-def test_a_paper_that_does_not_compile_stops_the_run_with_its_error_and_keeps_the_tex(fake_server, home, tmp_path,
-                                                                                        turns):
+def test_a_paper_that_does_not_compile_stops_the_run_with_its_error_and_keeps_the_tex(
+    fake_server, home, tmp_path, turns
+):
     """The writer's part never compiles: after WRITER_MAX_TURNS turns the writer still writes the .tex
     and records the error; the compile step fails with it, and the .tex is delivered."""
     fake_server.set_default("writer", BROKEN_DISCUSSION)
@@ -343,15 +400,22 @@ def test_a_second_process_on_a_running_run_is_refused(fake_server, home, tmp_pat
 
 
 def _wait_for_calls(home: Path) -> Path:
-    logs = wait_until(lambda: list((home / "runs").glob("*/llm_calls.jsonl")) if (home / "runs").exists() else [],
-                      60, 0.1, message="the first run made no model call within 60 s")
+    logs = wait_until(
+        lambda: list((home / "runs").glob("*/llm_calls.jsonl")) if (home / "runs").exists() else [],
+        60,
+        0.1,
+        message="the first run made no model call within 60 s",
+    )
     return logs[0].parent
 
 
-@pytest.mark.parametrize(("variable", "value", "allowed"), [
-    ("MAX_TOKENS_PROVER", "abc", "expected an integer greater than 0"),
-    ("GATE_MODE", "sometimes", "allowed values are none, auto, human"),
-])
+@pytest.mark.parametrize(
+    ("variable", "value", "allowed"),
+    [
+        ("MAX_TOKENS_PROVER", "abc", "expected an integer greater than 0"),
+        ("GATE_MODE", "sometimes", "allowed values are none, auto, human"),
+    ],
+)
 def test_a_wrong_setting_stops_before_any_work(home, tmp_path, variable, value, allowed):
     result = run_lemmata(["prove", TASK], lemmata_env(home, LLM_BACKEND="local", **{variable: value}), tmp_path)
     assert result.returncode == 2
@@ -364,8 +428,14 @@ def test_the_workflow_ships_inside_the_installed_package():
 
     package = Path(lemmata.__file__).parent
     assert snakefile() == package / "Snakefile"
-    for relative in ("rules/theory.smk", "scripts/prove_lemma.py", "config/config.yaml", "config/schema.yaml",
-                     "latex/lemmata-math.sty", "agents/prompts/prover.md"):
+    for relative in (
+        "rules/theory.smk",
+        "scripts/prove_lemma.py",
+        "config/config.yaml",
+        "config/schema.yaml",
+        "latex/lemmata-math.sty",
+        "agents/prompts/prover.md",
+    ):
         assert (package / relative).is_file(), relative
 
 
@@ -391,8 +461,12 @@ def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
 
 def snakemake_child(process: subprocess.Popen) -> int:
     """The pid of the Snakemake process the lemmata driver started."""
-    children = wait_until(lambda: Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split(), 30,
-                          0.02, message="lemmata started no Snakemake process")
+    children = wait_until(
+        lambda: Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split(),
+        30,
+        0.02,
+        message="lemmata started no Snakemake process",
+    )
     return int(children[0])
 
 
@@ -447,8 +521,9 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         assert not pause_flag(run_dir).exists()
         assert run_lemmata(["pause", run_dir.name], env, tmp_path).returncode == 2  # nothing runs to pause
     # The running jobs finished (a crash killed them); L2 and L4, which wait for them, never started.
-    assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == (set() if target == "everything"
-                                                                            else {"L1", "L3"})
+    assert {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")} == (
+        set() if target == "everything" else {"L1", "L3"}
+    )
 
     fake_server.latency = 0.0
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
@@ -457,8 +532,9 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         assert "repaired: removed the lock a killed run left on its workflow directory" in resumed.stderr
         assert "theory/lemmas/L1.json" in resumed.stderr  # an unfinished output, made again
     assert load_record(run_dir).status == "completed" and not checkpoint_file(run_dir).exists()
-    provers = Counter(r["scope"].split(":")[1] for r in read_call_records(run_dir / "llm_calls.jsonl")
-                      if r["role"] == "prover")
+    provers = Counter(
+        r["scope"].split(":")[1] for r in read_call_records(run_dir / "llm_calls.jsonl") if r["role"] == "prover"
+    )
     assert provers == PROVER_CALLS  # over both runs: no lemma proved twice
 
 
@@ -484,7 +560,8 @@ def test_a_resume_is_refused_while_an_orphan_workflow_process_still_works_on_the
         assert refused.returncode == 3, refused.stderr
         assert refused.stderr.strip().splitlines()[-1] == (
             f"lemmata: error: a workflow process of an earlier driver (pid {workflow}) still works on this run: "
-            f"let it end, or stop it (kill {workflow}), then resume")
+            f"let it end, or stop it (kill {workflow}), then resume"
+        )
         assert load_record(run_dir) == before  # not even its timestamp rewritten
         assert not checkpoint_file(run_dir).exists()
         assert list((run_dir / ".snakemake/locks").iterdir())  # the orphan's lock is left to it
@@ -519,8 +596,9 @@ def _kill_group_and_wait(leader: int) -> None:
 def run_workflow(run_dir: Path, env: dict[str, str], target: str) -> None:
     """Snakemake on the run directory, as the driver starts it, up to `target`."""
     command = [*snakemake_command(run_dir, 2), target]
-    subprocess.run(command, cwd=run_dir, env={**workflow_environment(run_dir), **env}, check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        command, cwd=run_dir, env={**workflow_environment(run_dir), **env}, check=True, capture_output=True, timeout=120
+    )
 
 
 def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(fake_server, home, tmp_path):
@@ -533,8 +611,11 @@ def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(fake_serv
     write_artifact(plan_file, plan)
     before = len(list(read_call_records(run_dir / "llm_calls.jsonl")))
     run_workflow(run_dir, env, "theory.json")
-    again = Counter(r["scope"].split(":")[1] for r in list(read_call_records(run_dir / "llm_calls.jsonl"))[before:]
-                    if r["role"] == "prover")
+    again = Counter(
+        r["scope"].split(":")[1]
+        for r in list(read_call_records(run_dir / "llm_calls.jsonl"))[before:]
+        if r["role"] == "prover"
+    )
     assert again == {"L3": PROVER_CALLS["L3"], "L4": PROVER_CALLS["L4"]}  # L1 and L2 untouched
     assert read_artifact(run_dir / "theory.json", Theory).lemmas[2].statement.endswith("2(n + m)$.")
 
@@ -562,12 +643,14 @@ def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, h
 
 
 def test_from_papers_starts_from_the_named_papers(fake_server, home, tmp_path):
-    result = run_lemmata(["from-papers", "2101.00001", "Parity Arguments in Graph Theory"],
-                         local_env(home, fake_server), tmp_path)
+    result = run_lemmata(
+        ["from-papers", "2101.00001", "Parity Arguments in Graph Theory"], local_env(home, fake_server), tmp_path
+    )
     assert result.returncode == 0, result.stderr
     survey = read_artifact(only_run_dir(home) / "survey.json", Survey)
     assert [p.id for p in survey.papers][:2] == ["arXiv:2101.00001", "DOI:10.5555/graphs.2015.42"]  # looked up first
-    first_survey = next(r.body["messages"][-1]["content"] for r in fake_server.requests
-                        if r.headers.get("x-lemmata-role") == "survey")
+    first_survey = next(
+        r.body["messages"][-1]["content"] for r in fake_server.requests if r.headers.get("x-lemmata-role") == "survey"
+    )
     assert "Mode: from-papers" in first_survey
     assert "[DOI:10.5555/graphs.2015.42] Parity Arguments in Graph Theory" in first_survey

@@ -21,8 +21,10 @@ TASK = "the sum of two even integers is even"
 SURVEY = {
     "summary": "Parity is the residue of an integer modulo 2. Even integers are the multiples of 2 and form the "
     "ideal 2Z of the ring Z, which is closed under addition. The statement is the base case of parity arithmetic.",
-    "open_problems": ["Characterise parity of sums of k integers by the number of odd summands",
-                      "Extend closure under addition to ideals nZ for every n"],
+    "open_problems": [
+        "Characterise parity of sums of k integers by the number of odd summands",
+        "Extend closure under addition to ideals nZ for every n",
+    ],
     "key_objects": ["the integers Z", "even integers 2Z", "parity (residue modulo 2)"],
 }
 SURVEY_QUERY = "sum of even integers"
@@ -41,34 +43,60 @@ def survey_answer(request: Any) -> str:
 INVENTED_PAPER = "A Complete Theory of Parity (Hallucinated et al., 2020)"
 
 
-EXTRACTED = {"results": ["If $a$ and $b$ are even integers, then $a + b$ is even."],
-             "techniques": ["unfolding the definition of evenness"]}
-IDEATION = {"directions": [
-    {"title": "Closure of the even integers under addition",
-     "summary": "Prove that the sum of two even integers is even, directly from the definition.",
-     "rationale": "Elementary and fully checkable; the natural first result on parity."},
-    {"title": "Parity of finite sums", "summary": "Parity of a finite sum equals the parity of its odd count.",
-     "rationale": "Generalises the task; needs induction."},
-]}
-PLANNER = {"chosen": 0, "goal": "For all integers $a$ and $b$, if $a$ and $b$ are even then $a + b$ is even.",
-           "research_brief": "Unfold the definition of evenness, add the witnesses, and close under addition."}
-FORMAL = {"formal_statement": "$\\forall a, b \\in \\mathbb{Z}:\\ (2 \\mid a \\wedge 2 \\mid b) \\Rightarrow 2 \\mid (a + b)$",
-          "assumptions": ["$\\mathbb{Z}$ is a commutative ring", "$2 \\mid n$ means $n = 2k$ for some $k \\in \\mathbb{Z}$"]}
+EXTRACTED = {
+    "results": ["If $a$ and $b$ are even integers, then $a + b$ is even."],
+    "techniques": ["unfolding the definition of evenness"],
+}
+IDEATION = {
+    "directions": [
+        {
+            "title": "Closure of the even integers under addition",
+            "summary": "Prove that the sum of two even integers is even, directly from the definition.",
+            "rationale": "Elementary and fully checkable; the natural first result on parity.",
+        },
+        {
+            "title": "Parity of finite sums",
+            "summary": "Parity of a finite sum equals the parity of its odd count.",
+            "rationale": "Generalises the task; needs induction.",
+        },
+    ]
+}
+PLANNER = {
+    "chosen": 0,
+    "goal": "For all integers $a$ and $b$, if $a$ and $b$ are even then $a + b$ is even.",
+    "research_brief": "Unfold the definition of evenness, add the witnesses, and close under addition.",
+}
+FORMAL = {
+    "formal_statement": "$\\forall a, b \\in \\mathbb{Z}:\\ (2 \\mid a \\wedge 2 \\mid b) \\Rightarrow 2 \\mid (a + b)$",
+    "assumptions": ["$\\mathbb{Z}$ is a commutative ring", "$2 \\mid n$ means $n = 2k$ for some $k \\in \\mathbb{Z}$"],
+}
 LEMMAS = [
-    {"id": "L1", "statement": "An integer $n$ is even if and only if $n = 2k$ for some integer $k$.",
-     "depends_on": [], "source": "definition of evenness"},
-    {"id": "L2", "statement": "If $a$ and $b$ are even, there are integers $m, n$ with $a = 2m$ and $b = 2n$.",
-     "depends_on": ["L1"], "source": None},
+    {
+        "id": "L1",
+        "statement": "An integer $n$ is even if and only if $n = 2k$ for some integer $k$.",
+        "depends_on": [],
+        "source": "definition of evenness",
+    },
+    {
+        "id": "L2",
+        "statement": "If $a$ and $b$ are even, there are integers $m, n$ with $a = 2m$ and $b = 2n$.",
+        "depends_on": ["L1"],
+        "source": None,
+    },
     {"id": "L3", "statement": "For all integers $m, n$: $2m + 2n = 2(m + n)$.", "depends_on": [], "source": ""},
-    {"id": "L4", "statement": "For all integers $m, n$, the sum $m + n$ is an integer, so $2(m+n)$ is even.",
-     "depends_on": ["L1", "L3"], "source": "closure of Z under addition"},
+    {
+        "id": "L4",
+        "statement": "For all integers $m, n$, the sum $m + n$ is an integer, so $2(m+n)$ is even.",
+        "depends_on": ["L1", "L3"],
+        "source": "closure of Z under addition",
+    },
 ]
 PROOFS = {
     "L1": "This is the definition of evenness: $n$ is even when $2 \\mid n$, that is, when $n = 2k$ for an integer $k$. QED",
     "L2": "By [L1], $a$ even gives an integer $m$ with $a = 2m$, and $b$ even gives an integer $n$ with $b = 2n$. QED",
     "L3": "By distributivity of multiplication over addition in $\\mathbb{Z}$, $2m + 2n = 2(m+n)$. QED",
     "L4": "The integers are closed under addition, so $m + n \\in \\mathbb{Z}$; with [L3] and [L1], $2(m+n)$ is even. "
-          "[GAP: closure of $\\mathbb{Z}$ under addition is taken from the axioms without proof]",
+    "[GAP: closure of $\\mathbb{Z}$ under addition is taken from the axioms without proof]",
 }
 APPROACHES = {
     "L1": "Unfold the definition of divisibility by 2.",
@@ -77,8 +105,10 @@ APPROACHES = {
     "L4": "Closure of $\\mathbb{Z}$ under addition, then [L3] and [L1].",
 }
 ARCHITECTURE = [{**lemma, "approach": APPROACHES[lemma["id"]]} for lemma in LEMMAS]
-REFINED = ("The attempts take closure of $\\mathbb{Z}$ under addition from the axioms. Derive it instead from the "
-           "ring axioms: $m + n$ is the sum of two ring elements, and a ring is closed under its addition.")
+REFINED = (
+    "The attempts take closure of $\\mathbb{Z}$ under addition from the axioms. Derive it instead from the "
+    "ring axioms: $m + n$ is the sum of two ring elements, and a ring is closed under its addition."
+)
 COMPRESSED = "Earlier attempts proved L4 at confidence 0.70; the verifier found closure under addition assumed."
 #: L1 is auto-accepted on its own rating (accepted, not verified); L2 and L3 pass the verifier and the
 #: refuter (verified, when the checking model is trusted: see trust_the_fake_model); L4 stays flagged.
@@ -86,8 +116,10 @@ CONFIDENCE = {"L1": 0.98, "L2": 0.8, "L3": 0.8, "L4": 0.7}
 VERIFIER = {"verdict": "uncertain", "issues": ["closure under addition is assumed, not proved"]}
 VALID = {"verdict": "valid", "issues": []}
 NO_ERROR = {"error_found": False, "first_error": ""}
-ASSEMBLED = ("Let $a, b$ be even integers. By [L2] (which rests on [L1]) write $a = 2m$ and $b = 2n$. "
-             "By [L3], $a + b = 2m + 2n = 2(m+n)$, and by [L4] this number is even.")
+ASSEMBLED = (
+    "Let $a, b$ be even integers. By [L2] (which rests on [L1]) write $a = 2m$ and $b = 2n$. "
+    "By [L3], $a + b = 2m + 2n = 2(m+n)$, and by [L4] this number is even."
+)
 CONSISTENCY = {"consistent": True, "issues": []}
 THEOREM = "For all integers $a$ and $b$, if $a$ and $b$ are even, then $a + b$ is even."
 EXPERIMENT_CODE = """import json, random
@@ -138,8 +170,13 @@ def _fenced(value: Any) -> str:
 def prover_answer(request: Any) -> str:
     """The proof of whichever lemma the request asks for (prover jobs run in parallel)."""
     lemma_id = re.search(r"Lemma to prove now \[(\w+)\]", _last_user_text(request.body)).group(1)
-    assessment = {"confidence": CONFIDENCE[lemma_id], "completeness": "partial" if lemma_id == "L4" else "complete",
-                  "gaps": [], "weakest_step": "none", "techniques_used": ["definition unfolding"]}
+    assessment = {
+        "confidence": CONFIDENCE[lemma_id],
+        "completeness": "partial" if lemma_id == "L4" else "complete",
+        "gaps": [],
+        "weakest_step": "none",
+        "techniques_used": ["definition unfolding"],
+    }
     return PROOFS[lemma_id] + "\n\n" + _fenced(assessment)
 
 
@@ -158,10 +195,20 @@ def trust_the_fake_model(home: Path) -> None:
     """Give the data directory `home` a calibration that trusts the fake model's checks."""
     from lemmata.verification.calibration import STACK_VERSION, Calibration, save_calibration
 
-    save_calibration(home, Calibration(
-        backend="local", model=FAKE_MODEL, stack_version=STACK_VERSION,
-        dataset="the test suite's assumption (no measurement)", measured_at="2026-11-25",
-        incorrect=40, correct=40, false_accepts=2, correct_accepted=30))
+    save_calibration(
+        home,
+        Calibration(
+            backend="local",
+            model=FAKE_MODEL,
+            stack_version=STACK_VERSION,
+            dataset="the test suite's assumption (no measurement)",
+            measured_at="2026-11-25",
+            incorrect=40,
+            correct=40,
+            false_accepts=2,
+            correct_accepted=30,
+        ),
+    )
 
 
 def _last_user_text(body: dict[str, Any]) -> str:

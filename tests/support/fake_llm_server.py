@@ -131,6 +131,7 @@ def _cache_items(body: Mapping[str, Any]) -> list[tuple[Any, str, bool]]:
     whether it carries cache_control). Messages name their index and role, so that block
     boundaries between messages are part of the key.
     """
+
     def text_of(block: Any) -> str:
         return block["text"] if isinstance(block, dict) and isinstance(block.get("text"), str) else ""
 
@@ -210,8 +211,15 @@ def _sse(payload: Mapping[str, Any] | str, event: str | None = None) -> bytes:
 
 def _error_type(status: int) -> str:
     """Provider error type for an HTTP status (both providers use these names)."""
-    named = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-             404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error"}
+    named = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        413: "request_too_large",
+        429: "rate_limit_error",
+        529: "overloaded_error",
+    }
     return named.get(status, "api_error" if status >= 500 else "invalid_request_error")
 
 
@@ -238,9 +246,14 @@ def _openai_usage(reply: _Reply) -> dict[str, int]:
 def _openai_reply(reply: _Reply) -> dict[str, Any]:
     """OpenAI chat.completion body."""
     message = {"role": "assistant", "content": reply.text}
-    return {"id": reply.reply_id, "object": "chat.completion", "created": int(time.time()), "model": reply.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
-            "usage": _openai_usage(reply)}
+    return {
+        "id": reply.reply_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": reply.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+        "usage": _openai_usage(reply),
+    }
 
 
 def _openai_stream(reply: _Reply) -> list[bytes]:
@@ -249,8 +262,14 @@ def _openai_stream(reply: _Reply) -> list[bytes]:
 
     def chunk(delta: dict[str, Any], finish_reason: str | None = None, usage: dict[str, int] | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
-        payload = {"id": reply.reply_id, "object": "chat.completion.chunk", "created": created,
-                   "model": reply.model, "choices": [choice], "usage": usage}
+        payload = {
+            "id": reply.reply_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": reply.model,
+            "choices": [choice],
+            "usage": usage,
+        }
         return _sse(payload)
 
     events = [chunk({"role": "assistant", "content": ""})]
@@ -268,9 +287,12 @@ def _openai_error(status: int, message: str) -> dict[str, Any]:
 
 def _anthropic_usage(reply: _Reply) -> dict[str, int]:
     """Anthropic usage object (cache figures stay 0 unless the server's prompt_cache is on)."""
-    return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-            "cache_read_input_tokens": reply.cache_read_tokens,
-            "cache_creation_input_tokens": reply.cache_creation_tokens}
+    return {
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cache_read_input_tokens": reply.cache_read_tokens,
+        "cache_creation_input_tokens": reply.cache_creation_tokens,
+    }
 
 
 def _anthropic_stop_reason(reply: _Reply) -> str:
@@ -280,24 +302,42 @@ def _anthropic_stop_reason(reply: _Reply) -> str:
 
 def _anthropic_reply(reply: _Reply) -> dict[str, Any]:
     """Anthropic Messages body."""
-    return {"id": reply.reply_id, "type": "message", "role": "assistant", "model": reply.model,
-            "content": [{"type": "text", "text": reply.text}], "stop_reason": _anthropic_stop_reason(reply),
-            "stop_sequence": None, "usage": _anthropic_usage(reply)}
+    return {
+        "id": reply.reply_id,
+        "type": "message",
+        "role": "assistant",
+        "model": reply.model,
+        "content": [{"type": "text", "text": reply.text}],
+        "stop_reason": _anthropic_stop_reason(reply),
+        "stop_sequence": None,
+        "usage": _anthropic_usage(reply),
+    }
 
 
 def _anthropic_stream(reply: _Reply) -> list[bytes]:
     """Anthropic Messages stream events, from message_start to message_stop."""
-    start = {**_anthropic_reply(reply), "content": [], "stop_reason": None,
-             "usage": {**_anthropic_usage(reply), "output_tokens": 0}}
-    events = [_sse({"type": "message_start", "message": start}, "message_start"),
-              _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-                   "content_block_start")]
+    start = {
+        **_anthropic_reply(reply),
+        "content": [],
+        "stop_reason": None,
+        "usage": {**_anthropic_usage(reply), "output_tokens": 0},
+    }
+    events = [
+        _sse({"type": "message_start", "message": start}, "message_start"),
+        _sse(
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            "content_block_start",
+        ),
+    ]
     for piece in _split_text(reply.text):
         delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
         events.append(_sse(delta, "content_block_delta"))
     events.append(_sse({"type": "content_block_stop", "index": 0}, "content_block_stop"))
-    finish = {"type": "message_delta", "delta": {"stop_reason": _anthropic_stop_reason(reply), "stop_sequence": None},
-              "usage": _anthropic_usage(reply)}
+    finish = {
+        "type": "message_delta",
+        "delta": {"stop_reason": _anthropic_stop_reason(reply), "stop_sequence": None},
+        "usage": _anthropic_usage(reply),
+    }
     events.append(_sse(finish, "message_delta"))
     events.append(_sse({"type": "message_stop"}, "message_stop"))
     return events
@@ -324,8 +364,9 @@ ANTHROPIC_MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
 _DIALECTS = {
     OPENAI_CHAT_PATH: _Dialect("chatcmpl-fake-", _openai_reply, _openai_stream, _openai_error),
-    ANTHROPIC_MESSAGES_PATH: _Dialect("msg_fake_", _anthropic_reply, _anthropic_stream, _anthropic_error,
-                                        caches_prompts=True),
+    ANTHROPIC_MESSAGES_PATH: _Dialect(
+        "msg_fake_", _anthropic_reply, _anthropic_stream, _anthropic_error, caches_prompts=True
+    ),
 }
 
 
@@ -425,8 +466,13 @@ class _Handler(BaseHTTPRequestHandler):
         """404 with a JSON error body."""
         self._send(record, 404, _openai_error(404, f"fake server: no route for {self.command} {record.path}"))
 
-    def _send(self, record: RecordedRequest, status: int, payload: Mapping[str, Any] | bytes,
-              headers: Mapping[str, str] | None = None) -> None:
+    def _send(
+        self,
+        record: RecordedRequest,
+        status: int,
+        payload: Mapping[str, Any] | bytes,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Send a complete JSON response, recording it first so a client never sees it before the record does."""
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.server.fake._finish(record, status)
@@ -494,9 +540,16 @@ class FakeLLMServer(LoopbackServer):
 
     name = "fake LLM server"
 
-    def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0, *,
-                 models: Sequence[str] = DEFAULT_MODELS, prompt_cache: bool = False,
-                 min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS) -> None:
+    def __init__(
+        self,
+        latency: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        models: Sequence[str] = DEFAULT_MODELS,
+        prompt_cache: bool = False,
+        min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
+    ) -> None:
         self.latency = latency
         self.host = host
         self.models = list(models)
@@ -659,8 +712,9 @@ class FakeLLMServer(LoopbackServer):
         if not self.prompt_cache:
             return 0, 0
         prefixes = cache_prefixes(body)
-        marks = [i for i, prefix in enumerate(prefixes)
-                 if prefix.breakpoint and prefix.tokens >= self.min_cacheable_tokens]
+        marks = [
+            i for i, prefix in enumerate(prefixes) if prefix.breakpoint and prefix.tokens >= self.min_cacheable_tokens
+        ]
         if not marks:
             return 0, 0
         looked_at = {i for mark in marks for i in range(max(0, mark - CACHE_LOOKBACK_BLOCKS), mark + 1)}
@@ -670,7 +724,9 @@ class FakeLLMServer(LoopbackServer):
             cached.update(prefixes[i].key for i in marks)
         return read, prefixes[marks[-1]].tokens - read
 
-    def _make_reply(self, dialect: _Dialect, request: RecordedRequest, text: str, finish_reason: str = "stop") -> _Reply:
+    def _make_reply(
+        self, dialect: _Dialect, request: RecordedRequest, text: str, finish_reason: str = "stop"
+    ) -> _Reply:
         """Build the reply with deterministic id and token estimates, prompt-cache figures included."""
         with self._lock:
             number = next(self._reply_numbers)
@@ -679,18 +735,32 @@ class FakeLLMServer(LoopbackServer):
         with self._lock:
             request.cache_read_tokens, request.cache_creation_tokens = read, creation
         input_tokens = estimate_tokens(prompt_text(request.body)) - read - creation
-        return _Reply(f"{dialect.id_prefix}{number}", model, text, input_tokens, estimate_tokens(text),
-                      read, creation, finish_reason)
+        return _Reply(
+            f"{dialect.id_prefix}{number}",
+            model,
+            text,
+            input_tokens,
+            estimate_tokens(text),
+            read,
+            creation,
+            finish_reason,
+        )
 
 
 def _answer_from_script(item: Any) -> Answer:
     """An answer from a script entry: "text" or {"text": ..., "latency": ..., "finish_reason": "length"}."""
     if isinstance(item, str):
         return Answer(item)
-    if isinstance(item, dict) and isinstance(item.get("text"), str) and set(item) <= {"text", "latency", "finish_reason"}:
+    if (
+        isinstance(item, dict)
+        and isinstance(item.get("text"), str)
+        and set(item) <= {"text", "latency", "finish_reason"}
+    ):
         return Answer(item["text"], float(item.get("latency", 0.0)), str(item.get("finish_reason", "stop")))
-    raise ValueError(f"bad scripted answer {item!r}: expected a string or "
-                     "{'text': ..., 'latency': ..., 'finish_reason': 'stop' or 'length'}")
+    raise ValueError(
+        f"bad scripted answer {item!r}: expected a string or "
+        "{'text': ..., 'latency': ..., 'finish_reason': 'stop' or 'length'}"
+    )
 
 
 def _fault_from_script(item: Any) -> Fault:

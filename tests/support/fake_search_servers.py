@@ -141,10 +141,16 @@ DEFAULT_PAPERS = (
 )
 
 DEFAULT_WEB_PAGES = (
-    FakeWebPage("Even numbers - Wikipedia", "https://en.wikipedia.org/wiki/Parity_(mathematics)",
-                "In mathematics, parity is the property of an integer of whether it is <strong>even</strong> or odd."),
-    FakeWebPage("Why is the sum of two even numbers even?", "https://math.example.org/questions/123",
-                "The <strong>sum</strong> of two <strong>even</strong> numbers 2a and 2b is 2(a&#x2B;b) &amp; so even."),
+    FakeWebPage(
+        "Even numbers - Wikipedia",
+        "https://en.wikipedia.org/wiki/Parity_(mathematics)",
+        "In mathematics, parity is the property of an integer of whether it is <strong>even</strong> or odd.",
+    ),
+    FakeWebPage(
+        "Why is the sum of two even numbers even?",
+        "https://math.example.org/questions/123",
+        "The <strong>sum</strong> of two <strong>even</strong> numbers 2a and 2b is 2(a&#x2B;b) &amp; so even.",
+    ),
 )
 
 
@@ -257,10 +263,19 @@ def atom_entry(paper: FakePaper) -> str:
     # Real titles and summaries arrive wrapped across lines with indentation.
     title = escape(paper.title).replace(" ", "\n  ", 1)
     authors = "".join(f"    <author>\n      <name>{escape(name)}</name>\n    </author>\n" for name in paper.authors)
-    journal = (f'    <arxiv:journal_ref xmlns:arxiv="http://arxiv.org/schemas/atom">{escape(paper.journal_ref)}'
-               "</arxiv:journal_ref>\n") if paper.journal_ref else ""
-    doi = (f'    <arxiv:doi xmlns:arxiv="http://arxiv.org/schemas/atom">{escape(paper.doi)}</arxiv:doi>\n'
-           if paper.doi else "")
+    journal = (
+        (
+            f'    <arxiv:journal_ref xmlns:arxiv="http://arxiv.org/schemas/atom">{escape(paper.journal_ref)}'
+            "</arxiv:journal_ref>\n"
+        )
+        if paper.journal_ref
+        else ""
+    )
+    doi = (
+        f'    <arxiv:doi xmlns:arxiv="http://arxiv.org/schemas/atom">{escape(paper.doi)}</arxiv:doi>\n'
+        if paper.doi
+        else ""
+    )
     return (
         "  <entry>\n"
         f"    <id>http://arxiv.org/abs/{versioned}</id>\n"
@@ -347,10 +362,23 @@ def brave_search(query: dict[str, str], pages: list[FakeWebPage], honour_limits:
     matches = [page for page in pages if page.matches(query_terms(query.get("q", "")))]
     if honour_limits:
         matches = matches[: int(query.get("count", 20))]
-    body: dict[str, Any] = {"type": "search", "query": {"original": query.get("q", ""), "more_results_available": False}}
+    body: dict[str, Any] = {
+        "type": "search",
+        "query": {"original": query.get("q", ""), "more_results_available": False},
+    }
     if matches:  # Brave leaves out a section that has nothing
-        results = [{"type": "search_result", "title": page.title, "url": page.url, "description": page.description,
-                    "is_source_local": False, "language": "en", "family_friendly": True} for page in matches]
+        results = [
+            {
+                "type": "search_result",
+                "title": page.title,
+                "url": page.url,
+                "description": page.description,
+                "is_source_local": False,
+                "language": "en",
+                "family_friendly": True,
+            }
+            for page in matches
+        ]
         body["web"] = {"type": "search", "results": results, "family_friendly": True}
     return body
 
@@ -371,8 +399,11 @@ ERROR_BODIES = {
     "arxiv": (b"Rate exceeded.", "text/plain"),
     "pdf": (b"<html><body>Service unavailable</body></html>", "text/html"),
     "scholar": (b'{"message": "Too Many Requests. Please wait and try again or apply for a key."}', "application/json"),
-    "web": (b'{"type": "ErrorResponse", "error": {"status": 429, "code": "RATE_LIMITED", '
-            b'"detail": "Request rate limit exceeded"}}', "application/json"),
+    "web": (
+        b'{"type": "ErrorResponse", "error": {"status": 429, "code": "RATE_LIMITED", '
+        b'"detail": "Request rate limit exceeded"}}',
+        "application/json",
+    ),
 }
 
 
@@ -428,8 +459,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, record: RecordedRequest, status: int, payload: dict[str, Any]) -> None:
         self._send(record, status, json.dumps(payload).encode(), "application/json")
 
-    def _send(self, record: RecordedRequest, status: int, body: bytes, content_type: str,
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        record: RecordedRequest,
+        status: int,
+        body: bytes,
+        content_type: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         record.status = status
         try:
             self.send_response(status)

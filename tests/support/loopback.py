@@ -30,8 +30,9 @@ class LoopbackServer:
         self._stopping.clear()
         self._httpd = self._make_server()
         # A short poll interval keeps stop() quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=self.name, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name=self.name, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -14,8 +14,15 @@ from lemmata.artifacts import VERIFIED_MIN_CONFIDENCE, Theory, read_artifact
 from lemmata.latex.macros import _MACRO_GROUPS
 
 #: Text of the writer's prompt that must never reach the paper.
-PROMPT_MATERIAL = ("Citation keys", "%%%", "=== user ===", "lemmata-math", "Proof style rules", "NOT VERIFIED",
-                   *(title for title, _ in _MACRO_GROUPS))
+PROMPT_MATERIAL = (
+    "Citation keys",
+    "%%%",
+    "=== user ===",
+    "lemmata-math",
+    "Proof style rules",
+    "NOT VERIFIED",
+    *(title for title, _ in _MACRO_GROUPS),
+)
 #: Markdown a model writes that must not survive into the PDF.
 MARKDOWN = ("###", "**", "```")
 
@@ -28,12 +35,16 @@ def pdf_text(pdf: Path) -> str:
 def audit_paper(theory: Theory, pdf: Path) -> list[str]:
     """The problems of the paper `pdf` as an account of `theory`."""
     text = pdf_text(pdf)
-    problems = [f"lemma {number} ({lemma.id}) is not stated as 'Lemma {number} ({lemma.id})'"
-                for number, lemma in enumerate(theory.lemmas, start=1) if f"Lemma {number} ({lemma.id})" not in text]
+    problems = [
+        f"lemma {number} ({lemma.id}) is not stated as 'Lemma {number} ({lemma.id})'"
+        for number, lemma in enumerate(theory.lemmas, start=1)
+        if f"Lemma {number} ({lemma.id})" not in text
+    ]
     unverified = [lemma for lemma in theory.lemmas if not lemma.verified]
     if text.count("[Unverified step]") != len(unverified):
-        problems.append(f"{text.count('[Unverified step]')} [Unverified step] markers for {len(unverified)} "
-                        "unverified lemmas")
+        problems.append(
+            f"{text.count('[Unverified step]')} [Unverified step] markers for {len(unverified)} unverified lemmas"
+        )
     if unverified and "Limitations" not in text:
         problems.append("no Limitations section, yet lemmas are not verified")
     if not theory.main_result_established and "not established" not in text:
@@ -42,8 +53,11 @@ def audit_paper(theory: Theory, pdf: Path) -> list[str]:
         problems.append("the main result is established but stated nowhere")
     problems += [f"prompt material in the paper: {phrase!r}" for phrase in PROMPT_MATERIAL if phrase in text]
     problems += [f"markdown in the paper: {mark!r}" for mark in MARKDOWN if mark in text]
-    problems += [f"lemma {lemma.id} is verified at confidence {lemma.confidence:.2f}"
-                 for lemma in theory.lemmas if lemma.verified and lemma.confidence < VERIFIED_MIN_CONFIDENCE]
+    problems += [
+        f"lemma {lemma.id} is verified at confidence {lemma.confidence:.2f}"
+        for lemma in theory.lemmas
+        if lemma.verified and lemma.confidence < VERIFIED_MIN_CONFIDENCE
+    ]
     return problems
 
 

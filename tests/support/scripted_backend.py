@@ -51,12 +51,14 @@ class ScriptedBackend:
         reply = answer(request) if callable(answer) else answer
         if isinstance(reply, ChatResponse):
             return reply
-        return ChatResponse(text=reply, tokens_in=len(request.system) // 4, tokens_out=len(reply) // 4,
-                            finish_reason="stop")
+        return ChatResponse(
+            text=reply, tokens_in=len(request.system) // 4, tokens_out=len(reply) // 4, finish_reason="stop"
+        )
 
 
-def scripted_client(script: dict[str, list[Scripted]] | None = None, settings: Settings | None = None,
-                    **setting_values: object) -> tuple[LLMClient, ScriptedBackend]:
+def scripted_client(
+    script: dict[str, list[Scripted]] | None = None, settings: Settings | None = None, **setting_values: object
+) -> tuple[LLMClient, ScriptedBackend]:
     """A real LLMClient (retries, roles, limits) over a ScriptedBackend; no call log."""
     backend = ScriptedBackend(script)
     settings = settings or Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0, **setting_values})

@@ -35,8 +35,14 @@ def lemmata_serve(env: dict[str, str], workdir: Path, *options: str, seconds: fl
     port = unused_port()
     log = workdir / f"server-{port}.log"
     with open(log, "wb") as output:
-        process = subprocess.Popen([sys.executable, "-m", "lemmata", "serve", "--port", str(port), *options], env=env,
-                                   cwd=workdir, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lemmata", "serve", "--port", str(port), *options],
+            env=env,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     served = Served(f"http://127.0.0.1:{port}", port, process, log)
     try:
         _wait_until_serving(served, seconds)
@@ -59,5 +65,6 @@ def _wait_until_serving(served: Served, seconds: float) -> None:
         except httpx.HTTPError:
             return False
 
-    wait_until(answers, seconds, 0.2,
-               message=lambda: f"lemmata serve did not answer within {seconds} s:\n{served.printed()}")
+    wait_until(
+        answers, seconds, 0.2, message=lambda: f"lemmata serve did not answer within {seconds} s:\n{served.printed()}"
+    )

@@ -49,8 +49,10 @@ def install_packages() -> None:
     if os.geteuid() != 0:
         raise SlurmUnavailable(f"SLURM is not installed and this is not root: apt-get install {' '.join(PACKAGES)}")
     environ = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-qq"],
-                    ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *PACKAGES]):
+    for command in (
+        ["apt-get", "update", "-qq"],
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *PACKAGES],
+    ):
         done = subprocess.run(command, env=environ, stdin=subprocess.DEVNULL, capture_output=True, text=True)
         if done.returncode != 0:
             raise SlurmUnavailable(f"{' '.join(command)} failed: {done.stderr.strip()[-2000:]}")
@@ -81,9 +83,15 @@ class SlurmCluster:
             raise SlurmUnavailable("the test cluster runs its daemons as root (SlurmUser=root)")
         self._write_files()
         try:
-            self._spawn("munged", "-F", f"--socket={self.munge_socket}", f"--key-file={self.root / 'munge' / 'key'}",
-                        f"--pid-file={self.root / 'munge' / 'munged.pid'}",
-                        f"--seed-file={self.root / 'munge' / 'seed'}", "--force")
+            self._spawn(
+                "munged",
+                "-F",
+                f"--socket={self.munge_socket}",
+                f"--key-file={self.root / 'munge' / 'key'}",
+                f"--pid-file={self.root / 'munge' / 'munged.pid'}",
+                f"--seed-file={self.root / 'munge' / 'seed'}",
+                "--force",
+            )
             self._wait(lambda: self.munge_socket.exists(), timeout, "munged to open its socket")
             self._spawn("slurmctld", "-D", "-i", "-f", str(self.conf))
             self._spawn("slurmd", "-D", "-f", str(self.conf), "-N", self.node_name)
@@ -113,8 +121,14 @@ class SlurmCluster:
         return [QueuedJob(*line.split("|", 2)) for line in listed.splitlines() if line.count("|") >= 2]
 
     def client(self, command: list[str]) -> str:
-        done = subprocess.run(command, env={**os.environ, **self.environment()}, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            command,
+            env={**os.environ, **self.environment()},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if done.returncode != 0:
             raise SlurmUnavailable(f"{' '.join(command)}: {done.stderr.strip()}")
         return done.stdout
@@ -132,8 +146,13 @@ class SlurmCluster:
 
     def _spawn(self, name: str, *arguments: str) -> None:
         log = open(self.root / "log" / f"{name}.out", "ab")
-        self.processes[name] = subprocess.Popen([DAEMONS[name], *arguments], stdin=subprocess.DEVNULL, stdout=log,
-                                                stderr=subprocess.STDOUT, env={**os.environ, **self.environment()})
+        self.processes[name] = subprocess.Popen(
+            [DAEMONS[name], *arguments],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **self.environment()},
+        )
         log.close()
 
     def _wait(self, ready, timeout: float, what: str) -> None:
@@ -160,8 +179,10 @@ class SlurmCluster:
         if STANDARD_CONF.is_symlink():  # left by a test cluster that was killed, not stopped
             STANDARD_CONF.unlink()
         if STANDARD_CONF.exists():
-            raise SlurmUnavailable(f"{STANDARD_CONF} exists: this machine has a SLURM configuration of its own, "
-                                   "which the test cluster does not replace")
+            raise SlurmUnavailable(
+                f"{STANDARD_CONF} exists: this machine has a SLURM configuration of its own, "
+                "which the test cluster does not replace"
+            )
         STANDARD_CONF.parent.mkdir(parents=True, exist_ok=True)
         STANDARD_CONF.symlink_to(self.conf)
 
@@ -176,7 +197,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket={root / 'munge' / 'munge.socket'}
+AuthInfo=socket={root / "munge" / "munge.socket"}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -191,12 +212,12 @@ ReturnToService=2
 MpiDefault=none
 SlurmctldPort=16817
 SlurmdPort=16818
-StateSaveLocation={root / 'spool' / 'ctld'}
-SlurmdSpoolDir={root / 'spool' / 'd'}
-SlurmctldPidFile={root / 'run' / 'slurmctld.pid'}
-SlurmdPidFile={root / 'run' / 'slurmd.pid'}
-SlurmctldLogFile={root / 'log' / 'slurmctld.log'}
-SlurmdLogFile={root / 'log' / 'slurmd.log'}
+StateSaveLocation={root / "spool" / "ctld"}
+SlurmdSpoolDir={root / "spool" / "d"}
+SlurmctldPidFile={root / "run" / "slurmctld.pid"}
+SlurmdPidFile={root / "run" / "slurmd.pid"}
+SlurmctldLogFile={root / "log" / "slurmctld.log"}
+SlurmdLogFile={root / "log" / "slurmd.log"}
 NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN
 PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
 """

@@ -16,13 +16,13 @@ plugin = DomainPlugin(
     domains=("multi-armed bandits", "bandits", "bandit algorithms", "online learning"),
     guidance={
         "decomposer": "Bandit regret proofs usually split into: a concentration inequality for the empirical "
-                      "means (Hoeffding or a Chernoff bound), a bound on the number of pulls of each suboptimal "
-                      "arm, and the regret decomposition R_T = sum_i gap_i E[N_i(T)]. Make each its own lemma.",
+        "means (Hoeffding or a Chernoff bound), a bound on the number of pulls of each suboptimal "
+        "arm, and the regret decomposition R_T = sum_i gap_i E[N_i(T)]. Make each its own lemma.",
         "prover": "State the regret notion (pseudo-regret or expected regret), the reward model (Bernoulli or "
-                  "sub-Gaussian, bounded in [0, 1]) and the horizon T explicitly; constants matter: keep them.",
+        "sub-Gaussian, bounded in [0, 1]) and the horizon T explicitly; constants matter: keep them.",
         "experiment": "Check regret statements with the bandit_regret module rather than writing a simulator.",
         "writer": "Write R_T for cumulative (pseudo-)regret, Delta_i for the gap of arm i and N_i(T) for its "
-                  "number of pulls; say which regret notion a bound is about.",
+        "number of pulls; say which regret notion a bound is about.",
     },
     skills_dir=HERE / "skills",
     sandbox_modules={"bandit_regret": HERE / "regret.py"},
@@ -33,5 +33,6 @@ plugin = DomainPlugin(
         "`.stderr` (numpy arrays, cumulative pseudo-regret after each round) and `.at(t)`; "
         "`ucb1_bound(means, t)` is Auer et al.'s UCB1 bound; `lai_robbins_constant(means)` the constant of "
         "the logarithmic lower bound. A bound holds numerically when the simulated mean regret stays below "
-        "it at every horizon you check."),
+        "it at every horizon you check."
+    ),
 )

@@ -48,8 +48,9 @@ def _check(means: list[float], horizon: int, runs: int) -> np.ndarray:
     return arms
 
 
-def simulate(policy: str, means: list[float], horizon: int, runs: int = 100, seed: int = 0,
-             epsilon: float = 0.1) -> RegretCurve:
+def simulate(
+    policy: str, means: list[float], horizon: int, runs: int = 100, seed: int = 0, epsilon: float = 0.1
+) -> RegretCurve:
     """Cumulative pseudo-regret of `policy` on Bernoulli arms with `means`, over `runs` runs of
     `horizon` rounds each (all runs at once, vectorised)."""
     if policy not in POLICIES:
@@ -80,8 +81,13 @@ def simulate(policy: str, means: list[float], horizon: int, runs: int = 100, see
         wins[rows, choice] += reward
         total += best - arms[choice]
         regret[:, t] = total
-    return RegretCurve(policy, tuple(float(m) for m in arms), regret.mean(axis=0),
-                       regret.std(axis=0, ddof=1) / math.sqrt(runs) if runs > 1 else np.zeros(horizon), runs)
+    return RegretCurve(
+        policy,
+        tuple(float(m) for m in arms),
+        regret.mean(axis=0),
+        regret.std(axis=0, ddof=1) / math.sqrt(runs) if runs > 1 else np.zeros(horizon),
+        runs,
+    )
 
 
 def ucb1_bound(means: list[float], t: int) -> float:
@@ -90,7 +96,7 @@ def ucb1_bound(means: list[float], t: int) -> float:
     arms = _check(means, t, 1)
     gaps = arms.max() - arms
     gaps = gaps[gaps > 0]
-    return float(np.sum(8 * math.log(t) / gaps + (1 + math.pi ** 2 / 3) * gaps))
+    return float(np.sum(8 * math.log(t) / gaps + (1 + math.pi**2 / 3) * gaps))
 
 
 def lai_robbins_constant(means: list[float]) -> float:

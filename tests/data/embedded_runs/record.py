@@ -31,23 +31,31 @@ SETTINGS = {"LLM_BACKEND": "embedded", "SEARCH_TOOLS": "false"}
 def main(name: str, task: str) -> None:
     target = HERE / name
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LEMMATA_HOME"))},
-               "LEMMATA_HOME": f"{tmp}/home", **SETTINGS}
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LEMMATA_HOME"))},
+            "LEMMATA_HOME": f"{tmp}/home",
+            **SETTINGS,
+        }
         # The embedded model's file is found in the user's data directory when it is not bundled.
         model_home = Path(os.environ.get("LEMMATA_HOME", Path.home() / ".lemmata")) / "models"
         if model_home.is_dir():
             Path(tmp, "home").mkdir()
             os.symlink(model_home, Path(tmp, "home", "models"))
-        subprocess.run([sys.executable, "-m", "lemmata", "prove", task, "-o", f"{tmp}/out"],
-                       env=env, check=True, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "lemmata", "prove", task, "-o", f"{tmp}/out"],
+            env=env,
+            check=True,
+            stdin=subprocess.DEVNULL,
+        )
         run_dir = next(Path(tmp, "home", "runs").iterdir())
         target.mkdir(parents=True, exist_ok=True)
         shutil.copy(run_dir / "llm_calls.jsonl", target / "llm_calls.jsonl")
         theory = read_artifact(run_dir / "theory.json", Theory)
         outcome = run_outcome(run_dir, live_status(run_dir, load_record(run_dir)))
         (target / "task.txt").write_text(task + "\n")
-        (target / "recorded.json").write_text(json.dumps(
-            {"settings": SETTINGS, "lemmas": len(theory.lemmas), "outcome": outcome.text}, indent=1) + "\n")
+        (target / "recorded.json").write_text(
+            json.dumps({"settings": SETTINGS, "lemmas": len(theory.lemmas), "outcome": outcome.text}, indent=1) + "\n"
+        )
     print(f"wrote {target}")
 
 

@@ -137,7 +137,7 @@ def test_pass1_ignores_fences_of_other_languages() -> None:
 
 
 def test_pass1_skips_a_broken_fence_for_a_later_good_fence() -> None:
-    text = "```json\n{\"lemmas\": [oops\n```\nretry:\n```json\n" + json.dumps({"lemmas": TWO}) + "\n```"
+    text = '```json\n{"lemmas": [oops\n```\nretry:\n```json\n' + json.dumps({"lemmas": TWO}) + "\n```"
     assert parse_lemma_list(text) == EXPECTED_TWO
 
 
@@ -188,7 +188,9 @@ Let me know if you want me to refine any step.""",
         [
             item("compactness", r"The closed ball $\overline{B}(0,1) \subset \mathbb{R}^n$ is compact."),
             item(
-                "extreme-value", r"A continuous $f \colon K \to \mathbb{R}$ has a maximum on compact $K$.", ["compactness"]
+                "extreme-value",
+                r"A continuous $f \colon K \to \mathbb{R}$ has a maximum on compact $K$.",
+                ["compactness"],
             ),
         ],
         id="key-subgoals-with-name-and-hypothesis-fields",
@@ -421,7 +423,9 @@ FINAL_JSON = json.dumps([{"id": "F1", "statement": "The final lemma."}])
 # Each answer holds two candidate lists; the spec's pass order, not their position, picks one.
 PASS_ORDER = [
     pytest.param(
-        f"Rough list: {DRAFT_JSON}\nFinal:\n```json\n{FINAL_JSON}\n```", FINAL, id="fence-wins-over-an-earlier-bare-array"
+        f"Rough list: {DRAFT_JSON}\nFinal:\n```json\n{FINAL_JSON}\n```",
+        FINAL,
+        id="fence-wins-over-an-earlier-bare-array",
     ),
     pytest.param(
         f'Candidate ids: ["L-parity", "L-sum"].\nPlan: {{"lemmas": {FINAL_JSON}}}',
@@ -445,7 +449,9 @@ PASS_ORDER = [
     ),
     pytest.param(f"{DRAFT_JSON}\nAlternatively:\n{FINAL_JSON}", DRAFT, id="first-of-two-bare-arrays-wins"),
     pytest.param(
-        f"```json\n{DRAFT_JSON}\n```\nor, better:\n```json\n{FINAL_JSON}\n```", DRAFT, id="first-of-two-json-fences-wins"
+        f"```json\n{DRAFT_JSON}\n```\nor, better:\n```json\n{FINAL_JSON}\n```",
+        DRAFT,
+        id="first-of-two-json-fences-wins",
     ),
     pytest.param(
         f'Draft: {{"lemmas": {DRAFT_JSON}}}\r\nFinal:\r\n```json\r\n{FINAL_JSON}\r\n```\r\n',
@@ -472,7 +478,7 @@ def test_the_four_passes_are_tried_in_the_spec_order(text: str, expected: list[d
         pytest.param('{"lemmas": []}', id="empty-lemma-list"),
         pytest.param('{"lemmas": [{"id": "L1"}, {"id": "L2", "statement": ""}]}', id="items-without-statements"),
         pytest.param("[1, 2, 3]", id="array-of-numbers"),
-        pytest.param("```json\n{\"lemmas\": \"L1 and L2\"}\n```", id="lemmas-is-a-string"),
+        pytest.param('```json\n{"lemmas": "L1 and L2"}\n```', id="lemmas-is-a-string"),
     ],
 )
 def test_garbage_gives_an_empty_list(text: str) -> None:
@@ -651,7 +657,8 @@ def test_normalise_rejects_a_non_list() -> None:
         pytest.param('```\n{"verdict": "valid", "issues": ["minor"]}\n```', id="fenced-unlabelled"),
         pytest.param('My verdict follows.\n{"verdict": "valid", "issues": ["minor"]}', id="prose-before"),
         pytest.param(
-            '{"verdict": "valid", "issues": ["minor"]}\n\nNote: the proof of step {2} is terse.', id="trailing-commentary"
+            '{"verdict": "valid", "issues": ["minor"]}\n\nNote: the proof of step {2} is terse.',
+            id="trailing-commentary",
         ),
         pytest.param(
             'Here:\n```json\n{"verdict": "valid", "issues": ["minor"]}\n```\nThanks {for} reading.',
@@ -727,16 +734,25 @@ def test_a_truncated_ideation_answer_keeps_its_complete_directions() -> None:
     assert [d.title for d in answer.directions] == ["Direct parity"]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    pytest.param('{"a": 1, "b": "x\\"y", "c": [1, 2', {"a": 1, "b": 'x"y', "c": [1]}, id="escaped-quote-then-cut"),
-    pytest.param('{"lemmas": [{"id": "L1", "statement": "s1"}, {"id": "L2", "statem',
-                 {"lemmas": [{"id": "L1", "statement": "s1"}]}, id="half-item-dropped"),
-    pytest.param('{"summary": "a, b and c", "open_problems": ["p1", "p2', {"summary": "a, b and c", "open_problems": ["p1"]},
-                 id="comma-inside-a-string-is-not-a-cut"),
-    pytest.param('{"a": 1}', None, id="complete-object-is-not-repaired"),
-    pytest.param('{"a": "never closed', None, id="nothing-complete-survives"),
-    pytest.param("no json here", None, id="no-object"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param('{"a": 1, "b": "x\\"y", "c": [1, 2', {"a": 1, "b": 'x"y', "c": [1]}, id="escaped-quote-then-cut"),
+        pytest.param(
+            '{"lemmas": [{"id": "L1", "statement": "s1"}, {"id": "L2", "statem',
+            {"lemmas": [{"id": "L1", "statement": "s1"}]},
+            id="half-item-dropped",
+        ),
+        pytest.param(
+            '{"summary": "a, b and c", "open_problems": ["p1", "p2',
+            {"summary": "a, b and c", "open_problems": ["p1"]},
+            id="comma-inside-a-string-is-not-a-cut",
+        ),
+        pytest.param('{"a": 1}', None, id="complete-object-is-not-repaired"),
+        pytest.param('{"a": "never closed', None, id="nothing-complete-survives"),
+        pytest.param("no json here", None, id="no-object"),
+    ],
+)
 def test_close_truncated_json(text: str, expected: object) -> None:
     assert close_truncated_json(text) == expected
 
@@ -749,12 +765,21 @@ def test_a_truncated_answer_that_lost_a_required_field_is_still_an_error() -> No
 @pytest.mark.parametrize(
     "text, expected",
     [
-        pytest.param('As shown in [1], we need:\n[{"id": "L1", "statement": "$a$ even."}]',
-                     [item("L1", "$a$ even.")], id="citation-number-before-the-array"),
-        pytest.param('On $[0, 1]$ the plan is\n[{"id": "L1", "statement": "$f$ is bounded."}]',
-                     [item("L1", "$f$ is bounded.")], id="interval-before-the-array"),
-        pytest.param('[{"id": "L1", "statement": "s", "steps": ["expand", "simplify"]}]',
-                     [item("L1", "s")], id="steps-key-inside-an-item-is-not-the-list"),
+        pytest.param(
+            'As shown in [1], we need:\n[{"id": "L1", "statement": "$a$ even."}]',
+            [item("L1", "$a$ even.")],
+            id="citation-number-before-the-array",
+        ),
+        pytest.param(
+            'On $[0, 1]$ the plan is\n[{"id": "L1", "statement": "$f$ is bounded."}]',
+            [item("L1", "$f$ is bounded.")],
+            id="interval-before-the-array",
+        ),
+        pytest.param(
+            '[{"id": "L1", "statement": "s", "steps": ["expand", "simplify"]}]',
+            [item("L1", "s")],
+            id="steps-key-inside-an-item-is-not-the-list",
+        ),
     ],
 )
 def test_brackets_and_items_that_are_not_the_lemma_list(text: str, expected: list[dict[str, Any]]) -> None:

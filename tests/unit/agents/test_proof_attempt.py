@@ -37,9 +37,8 @@ def block(confidence: float = 0.9, fenced: bool = True, **extra: object) -> str:
 
 
 def test_inline_gaps_are_extracted_and_merged_with_assessment_gaps() -> None:
-    answer = (
-        f"{PROOF} [GAP: the case $n = 0$] and also [GAP:  uniqueness ].\n"
-        + block(0.6, gaps=["the case $n = 0$", "measurability"])
+    answer = f"{PROOF} [GAP: the case $n = 0$] and also [GAP:  uniqueness ].\n" + block(
+        0.6, gaps=["the case $n = 0$", "measurability"]
     )
     attempt = parse_proof_attempt(answer, [])
     # inline first, then the block's gaps not already listed
@@ -147,7 +146,9 @@ VALID_BLOCKS = [
         id="block-with-unknown-extra-keys",
     ),
     pytest.param(
-        PROOF + "\n\n" + json.dumps({"confidence": 0.9, "completeness": "complete", "techniques_used": ["parity"]}, indent=2),
+        PROOF
+        + "\n\n"
+        + json.dumps({"confidence": 0.9, "completeness": "complete", "techniques_used": ["parity"]}, indent=2),
         SelfAssessment(confidence=0.9, completeness="complete", techniques_used=["parity"]),
         PROOF,
         id="bare-block-pretty-printed-over-several-lines",
@@ -198,7 +199,9 @@ def test_latex_braces_in_the_proof_do_not_confuse_the_bare_block_search() -> Non
     [
         pytest.param(
             # two objects, only the last is an assessment
-            f'{PROOF} The map is {{"a": 1}} in JSON.\n{block(0.7, fenced=False)}', 0.7, id="bare-objects-last-has-confidence"
+            f'{PROOF} The map is {{"a": 1}} in JSON.\n{block(0.7, fenced=False)}',
+            0.7,
+            id="bare-objects-last-has-confidence",
         ),
         pytest.param(
             f'{PROOF}\n```json\n{{"trials": 10}}\n```\n```json\n{block(0.7, fenced=False)}\n```',
@@ -216,7 +219,7 @@ def test_latex_braces_in_the_proof_do_not_confuse_the_bare_block_search() -> Non
             id="two-fenced-assessments-last-wins",
         ),
         pytest.param(
-            f'{PROOF}\n{json.dumps({"confidence": 0.8, "completeness": "complete", "meta": {"model": "x"}})}',
+            f"{PROOF}\n{json.dumps({'confidence': 0.8, 'completeness': 'complete', 'meta': {'model': 'x'}})}",
             0.8,
             id="assessment-with-nested-object",
         ),
@@ -256,7 +259,9 @@ def test_only_the_chosen_block_is_removed_when_there_are_two_objects() -> None:
             id="this-completes-mid-paragraph",
         ),
         pytest.param(
-            " QED\n\nHope this helps! Tell me if you want the Lean version.", HEURISTIC_WITH_END, id="QED-followed-by-chat"
+            " QED\n\nHope this helps! Tell me if you want the Lean version.",
+            HEURISTIC_WITH_END,
+            id="QED-followed-by-chat",
         ),
         pytest.param("", HEURISTIC_WITHOUT_END, id="no-end-marker"),
         pytest.param(" The remaining case is left open.", HEURISTIC_WITHOUT_END, id="open-ending"),
@@ -424,28 +429,45 @@ def test_both_penalties_stack_with_both_caps() -> None:
 PENALTY_COMBINATIONS = [
     pytest.param(
         "By [L1], $f$ is bounded on $[a, b]$. Clearly $f$ attains its supremum there.",
-        0.9, ["L1", "L2"], 0.70, ["does not cite L2", "claims without justification: \"clearly\""],
+        0.9,
+        ["L1", "L2"],
+        0.70,
+        ["does not cite L2", 'claims without justification: "clearly"'],
         id="block-0.9-one-uncited-one-weasel-both-below-cap",
     ),
     pytest.param(
         "Obviously $g = f \\circ h$ is continuous, and trivially $g(0) = 0$, so $g$ has a root.",
-        0.9, ["L1", "L2"], 0.50, ["does not cite L1, L2", "claims without justification: \"obviously\", \"trivially\""],
+        0.9,
+        ["L1", "L2"],
+        0.50,
+        ["does not cite L1, L2", 'claims without justification: "obviously", "trivially"'],
         id="block-0.9-uncited-at-cap-0.30-weasels-below-cap",
     ),
     pytest.param(
         "By [L2], $h$ is injective. Clearly $h$ is onto; evidently it is open; it is easy to see it is closed.",
-        0.9, ["L1", "L2"], 0.60, ["does not cite L1", "claims without justification: \"clearly\", \"evidently\", \"it is easy to see\""],
+        0.9,
+        ["L1", "L2"],
+        0.60,
+        ["does not cite L1", 'claims without justification: "clearly", "evidently", "it is easy to see"'],
         id="block-0.9-uncited-below-cap-weasels-at-cap-0.15",
     ),
     pytest.param(
         "Clearly the series converges. Obviously the limit is $0$. Trivially, evidently, clearly so.",
-        0.85, ["L1", "L2", "L3", "L4"], 0.40,
-        ["does not cite L1, L2, L3, L4", "claims without justification: \"clearly\", \"evidently\", \"obviously\", \"trivially\""],
+        0.85,
+        ["L1", "L2", "L3", "L4"],
+        0.40,
+        [
+            "does not cite L1, L2, L3, L4",
+            'claims without justification: "clearly", "evidently", "obviously", "trivially"',
+        ],
         id="block-0.85-four-uncited-and-five-weasels-both-held-at-cap",
     ),
     pytest.param(
         "Clearly $A \\subseteq B$. Obviously $B \\subseteq A$. Trivially they are equal.",
-        0.4, ["L1", "L2"], 0.0, ["does not cite L1, L2", "claims without justification: \"clearly\", \"obviously\", \"trivially\""],
+        0.4,
+        ["L1", "L2"],
+        0.0,
+        ["does not cite L1, L2", 'claims without justification: "clearly", "obviously", "trivially"'],
         id="block-0.4-both-at-cap-floors-at-zero",
     ),
 ]
@@ -556,7 +578,7 @@ def test_a_complete_messy_answer_is_read_in_all_six_steps() -> None:
     ]
     # 0.82 - 0.15 (L2 not cited) - 0.05 (one "Clearly")
     assert attempt.confidence == pytest.approx(0.62)
-    assert attempt.notes == ["does not cite L2", "claims without justification: \"clearly\""]
+    assert attempt.notes == ["does not cite L2", 'claims without justification: "clearly"']
 
 
 # --------------------------------------------------------------------------- no proof, no credit
@@ -598,18 +620,28 @@ def test_grouped_citations_count_for_each_identifier(proof: str, expected: float
 # Malformed model output, the README's main command on the embedded model (2026-11-25): the
 # assessment written as a markdown list under a heading, or its heading left behind the JSON block.
 
-MARKDOWN_ASSESSMENT = ("### Self-Assessment\n- **Confidence**: 0.95 (every step elementary)\n- **Completeness**: complete\n"
-                       "- **Gaps**: None\n- **Techniques Used**: [L4] for the definition of even numbers\n")
+MARKDOWN_ASSESSMENT = (
+    "### Self-Assessment\n- **Confidence**: 0.95 (every step elementary)\n- **Completeness**: complete\n"
+    "- **Gaps**: None\n- **Techniques Used**: [L4] for the definition of even numbers\n"
+)
 
 
-@pytest.mark.parametrize("answer", [
-    pytest.param(f"{PROOF}\n\n{MARKDOWN_ASSESSMENT}", id="markdown-list-under-a-heading"),
-    pytest.param(f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\n", id="heading-left-behind-its-block"),
-    pytest.param(f"{PROOF}\n\n**Self-assessment:**\nConfidence: 0.9\nGaps: none\n", id="bold-heading-key-value-lines"),
-    # The README's main command, re-run after the first fixes (2026-11-25): a remark after the heading.
-    pytest.param(f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\nThis proof is elementary and uses the "
-                 "definition of even numbers to directly show the existence of an integer.\n", id="heading-block-remark"),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(f"{PROOF}\n\n{MARKDOWN_ASSESSMENT}", id="markdown-list-under-a-heading"),
+        pytest.param(f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\n", id="heading-left-behind-its-block"),
+        pytest.param(
+            f"{PROOF}\n\n**Self-assessment:**\nConfidence: 0.9\nGaps: none\n", id="bold-heading-key-value-lines"
+        ),
+        # The README's main command, re-run after the first fixes (2026-11-25): a remark after the heading.
+        pytest.param(
+            f"{PROOF}\n\n### Self-Assessment JSON Object\n{block(0.9)}\nThis proof is elementary and uses the "
+            "definition of even numbers to directly show the existence of an integer.\n",
+            id="heading-block-remark",
+        ),
+    ],
+)
 def test_a_self_assessment_section_is_not_part_of_the_proof(answer: str) -> None:
     attempt = parse_proof_attempt(answer, [])
     assert attempt.proof_text == PROOF

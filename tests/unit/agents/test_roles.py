@@ -39,8 +39,19 @@ EXPECTED_SETTING = {
     "qa": "MAX_TOKENS_AGENT",
 }
 #: Roles whose answer is parsed as JSON (they have an answer schema).
-JSON_ROLES = {"survey", "extractor", "ideation", "planner", "decomposer", "architect", "verifier", "refuter", "consistency",
-              "experiment", "formalizer"}
+JSON_ROLES = {
+    "survey",
+    "extractor",
+    "ideation",
+    "planner",
+    "decomposer",
+    "architect",
+    "verifier",
+    "refuter",
+    "consistency",
+    "experiment",
+    "formalizer",
+}
 
 
 def run_roles(*args: str, env: dict[str, str] | None = None):
@@ -127,7 +138,9 @@ def test_the_roles_said_not_to_be_called_are_called_nowhere_and_the_others_somew
     """Issue 23: MAX_TOKENS_SKETCH was a setting no call used, unsaid. Each role no stage calls
     says why (`lemmata roles`); a scan of the package keeps the claim true both ways."""
     package = Path(lemmata.__file__).parent
-    sources = "\n".join(path.read_text(encoding="utf-8") for path in package.rglob("*.py") if "testing" not in path.parts)
+    sources = "\n".join(
+        path.read_text(encoding="utf-8") for path in package.rglob("*.py") if "testing" not in path.parts
+    )
     # A role is called as client.complete("<role>", ...), complete_reply(...), or through an agent
     # loop, AgentSpec("<role>", ...).
     called = re.compile(r"""(?:\.complete(?:_reply)?|AgentSpec)\(\s*["'](\w+)["']""")

@@ -40,7 +40,11 @@ def import_edges() -> dict[str, dict[str, set[str]]]:
                 names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
             for name in names:
                 target = unit_of(name)
-                if target and target != source and ((PACKAGE / target).is_dir() or (PACKAGE / f"{target}.py").is_file()):
+                if (
+                    target
+                    and target != source
+                    and ((PACKAGE / target).is_dir() or (PACKAGE / f"{target}.py").is_file())
+                ):
                     edges[source][target].add(str(path.relative_to(PACKAGE)))
     return edges
 
@@ -80,8 +84,13 @@ def cycles(edges: dict[str, dict[str, set[str]]]) -> list[list[str]]:
 def test_no_import_cycle_between_packages() -> None:
     edges = import_edges()
     found = cycles(edges)
-    detail = [{unit: {other: sorted(files) for other, files in edges[unit].items() if other in component}
-               for unit in component} for component in found]
+    detail = [
+        {
+            unit: {other: sorted(files) for other, files in edges[unit].items() if other in component}
+            for unit in component
+        }
+        for component in found
+    ]
     assert not found, detail
 
 

@@ -30,9 +30,21 @@ LONG = "x" * 20_000  # a record far larger than one short write
 
 
 def call_record(text: str) -> CallRecord:
-    return CallRecord(role="prover", backend="scripted", model="m", scope="s", messages=[], max_tokens=1,
-                      response=text, tokens_in=1, tokens_out=1, cache_read_tokens=None, cache_write_tokens=None,
-                      latency_s=0.0, attempts=1)
+    return CallRecord(
+        role="prover",
+        backend="scripted",
+        model="m",
+        scope="s",
+        messages=[],
+        max_tokens=1,
+        response=text,
+        tokens_in=1,
+        tokens_out=1,
+        cache_read_tokens=None,
+        cache_write_tokens=None,
+        latency_s=0.0,
+        attempts=1,
+    )
 
 
 def append_call(directory: Path, text: str) -> None:
@@ -121,8 +133,12 @@ def test_a_real_file_size_limit_leaves_the_file_as_it_was(
     key = next(k for k, v in APPENDERS.items() if v == appender)
     append(tmp_path, "first")
     before = (tmp_path / name).read_bytes()
-    child = subprocess.run([sys.executable, "-c", REAL_LIMIT_SCRIPT, key, str(tmp_path), str(Path(__file__).parent)],
-                           capture_output=True, text=True, timeout=60)
+    child = subprocess.run(
+        [sys.executable, "-c", REAL_LIMIT_SCRIPT, key, str(tmp_path), str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert child.returncode == 0, child.stderr
     assert child.stdout.strip() == "EFBIG"  # the limit was hit: 1000 bytes of 20 000 fitted
     assert (tmp_path / name).read_bytes() == before

@@ -36,8 +36,15 @@ from support.scripted_backend import scripted_client
 from unit.stages.test_stage_experiment import lemma, theory
 
 #: What must never be written or shown, named here rather than read from the code under test.
-SECRET_VARIABLES = ("VENDORA_API_KEY", "ANTHROPIC_API_KEY", "COMPAT_API_KEY", "VENDORX_API_KEY",
-                    "BRAVE_SEARCH_API_KEY", "SEMANTIC_SCHOLAR_API_KEY", "LEMMATA_API_TOKEN")
+SECRET_VARIABLES = (
+    "VENDORA_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "COMPAT_API_KEY",
+    "VENDORX_API_KEY",
+    "BRAVE_SEARCH_API_KEY",
+    "SEMANTIC_SCHOLAR_API_KEY",
+    "LEMMATA_API_TOKEN",
+)
 LOGIN_ACCESS_TOKEN = "sk-ant-oat01-login-access-4f2c9e"
 LOGIN_REFRESH_TOKEN = "sk-ant-ort01-login-refresh-7b1d0a"
 SECRET_NAMES = [*SECRET_VARIABLES, "CLI login access token", "CLI login refresh token"]
@@ -53,8 +60,9 @@ def secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     values = {name: distinctive(name) for name in SECRET_VARIABLES}
     for name, value in values.items():
         monkeypatch.setenv(name, value)
-    login = write_cli_login(tmp_path / "cli-credentials.json", token=LOGIN_ACCESS_TOKEN,
-                            refreshToken=LOGIN_REFRESH_TOKEN)
+    login = write_cli_login(
+        tmp_path / "cli-credentials.json", token=LOGIN_ACCESS_TOKEN, refreshToken=LOGIN_REFRESH_TOKEN
+    )
     monkeypatch.setenv("VENDORA_CREDENTIALS_FILE", str(login))
     return {**values, "CLI login access token": LOGIN_ACCESS_TOKEN, "CLI login refresh token": LOGIN_REFRESH_TOKEN}
 
@@ -93,8 +101,14 @@ def test_a_secret_in_model_output_never_reaches_an_artifact_a_paper_or_the_histo
     name: str, secrets: dict[str, str], tmp_path: Path
 ) -> None:
     secret, run_dir = secrets[name], tmp_path / "run"
-    check = LemmaCheck(lemma_id="L1", group="low_confidence", outcome="error", code=f"KEY = {secret!r}",
-                       detail=f"it printed {secret}", failures=[f"crashed: {secret}"])
+    check = LemmaCheck(
+        lemma_id="L1",
+        group="low_confidence",
+        outcome="error",
+        code=f"KEY = {secret!r}",
+        detail=f"it printed {secret}",
+        failures=[f"crashed: {secret}"],
+    )
     write_artifact(run_dir / "experiment.json", Experiment(skipped=False, checks=[check]))
     atomic_write_text(run_dir / "paper.tex", f"\\section{{Keys}} {secret}\n")
     append_record(run_dir, ChatRecord(role="assistant", content=f"your key: {secret}", paper_version=1))
@@ -120,8 +134,9 @@ def test_secrets_printed_by_a_sandboxed_test_reach_neither_the_model_nor_the_art
     answers = [json.dumps({"code": code, "rationale": "r"}) for code in (crash, bad_counts, good)]
     client, backend = scripted_client({"experiment": answers})
     quick = Limits(wall_seconds=20, cpu_seconds=10)
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true",
-                                runner=lambda code: run_python(code, quick))
+    experiment = run_experiment(
+        client, theory(lemma("L1", "low_confidence")), "true", runner=lambda code: run_python(code, quick)
+    )
     [check] = experiment.checks
     assert (check.outcome, check.attempts) == ("ran", 3) and REDACTED in check.failures[0]
     prompts = [request.messages[-1].content for request in backend.calls("experiment")]

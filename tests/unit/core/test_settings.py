@@ -297,11 +297,13 @@ def test_backoff_bounds_out_of_order_are_one_line() -> None:
     with pytest.raises(SettingsError) as caught:
         Settings.from_mapping({"LLM_RETRY_WAIT_MIN": "10", "LLM_RETRY_WAIT_MAX": "2"})
     assert str(caught.value) == (
-        "LLM_RETRY_WAIT_MIN='10' exceeds LLM_RETRY_WAIT_MAX='2': lower the first or raise the second")
+        "LLM_RETRY_WAIT_MIN='10' exceeds LLM_RETRY_WAIT_MAX='2': lower the first or raise the second"
+    )
     with pytest.raises(SettingsError) as caught:
         Settings.from_mapping({"SEARCH_RETRY_WAIT_MIN": "30"})
     assert str(caught.value) == (
-        "SEARCH_RETRY_WAIT_MIN='30' exceeds SEARCH_RETRY_WAIT_MAX=20.0: lower the first or raise the second")
+        "SEARCH_RETRY_WAIT_MIN='30' exceeds SEARCH_RETRY_WAIT_MAX=20.0: lower the first or raise the second"
+    )
 
 
 def test_schema_accepts_the_anthropic_alias_like_settings_do() -> None:

@@ -12,8 +12,9 @@ from lemmata.isolation.box import BOX_UIDS, BoxSpec, BoxUnavailable, box_identit
 from lemmata.isolation.bubblewrap import Identity, Layout, bwrap_command
 from lemmata.isolation.cgroups import _child_path, open_cgroup
 
-LAYOUT = Layout(("/usr/lib", "/usr/lib/python3", "/root/.pyenv/versions/3.11.7", "/nonexistent/path"),
-                "/box/work", 1 << 20)
+LAYOUT = Layout(
+    ("/usr/lib", "/usr/lib/python3", "/root/.pyenv/versions/3.11.7", "/nonexistent/path"), "/box/work", 1 << 20
+)
 
 
 def options(command: list[str]) -> list[str]:
@@ -24,8 +25,14 @@ def test_as_root_the_box_has_no_user_namespace_and_setpriv_drops_to_its_own_uid(
     command = bwrap_command(LAYOUT, Identity(True, 1_800_000_123, 1_800_000_123), {"PATH": "/usr/bin"}, ["python"])
     assert "--unshare-user" not in command and "--unshare-user-try" not in command
     setpriv = command.index("/usr/bin/setpriv")
-    assert command[setpriv + 1: setpriv + 7] == ["--reuid=1800000123", "--regid=1800000123", "--clear-groups",
-                                                 "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all"]
+    assert command[setpriv + 1 : setpriv + 7] == [
+        "--reuid=1800000123",
+        "--regid=1800000123",
+        "--clear-groups",
+        "--no-new-privs",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+    ]
     assert command[-2:] == ["--", "python"]
 
 
@@ -44,7 +51,7 @@ def test_the_box_sees_what_it_is_given_read_only_and_nothing_else() -> None:
     assert {"--die-with-parent", "--new-session", "--clearenv"} <= set(command)
     assert command[command.index("--remount-ro") + 1] == "/"
     tmpfs = command.index("--tmpfs")
-    assert command[tmpfs - 4: tmpfs + 2] == ["--perms", "1777", "--size", str(1 << 20), "--tmpfs", "/box/work"]
+    assert command[tmpfs - 4 : tmpfs + 2] == ["--perms", "1777", "--size", str(1 << 20), "--tmpfs", "/box/work"]
 
 
 def test_parents_of_bound_paths_are_made_enterable() -> None:
@@ -77,13 +84,24 @@ def test_a_users_box_keeps_the_users_uid(monkeypatch: pytest.MonkeyPatch) -> Non
     assert box_identity() == Identity(False, 1000, 1000)
 
 
-@pytest.mark.parametrize("mount, own, expected", [
-    pytest.param(("/sys/fs/cgroup/memory", "/", "cgroup", {"memory"}), "/process_api/abc",
-                 "/sys/fs/cgroup/memory/process_api/abc", id="v1-below-our-own"),
-    pytest.param(("/sys/fs/cgroup/pids", "/", "cgroup", {"pids"}), "/", "/sys/fs/cgroup/pids", id="v1-at-the-root"),
-    pytest.param(("/sys/fs/cgroup", "/docker/x", "cgroup2", set()), "/docker/x/sub",
-                 "/sys/fs/cgroup/sub", id="v2-mounted-below-its-root"),
-])
+@pytest.mark.parametrize(
+    "mount, own, expected",
+    [
+        pytest.param(
+            ("/sys/fs/cgroup/memory", "/", "cgroup", {"memory"}),
+            "/process_api/abc",
+            "/sys/fs/cgroup/memory/process_api/abc",
+            id="v1-below-our-own",
+        ),
+        pytest.param(("/sys/fs/cgroup/pids", "/", "cgroup", {"pids"}), "/", "/sys/fs/cgroup/pids", id="v1-at-the-root"),
+        pytest.param(
+            ("/sys/fs/cgroup", "/docker/x", "cgroup2", set()),
+            "/docker/x/sub",
+            "/sys/fs/cgroup/sub",
+            id="v2-mounted-below-its-root",
+        ),
+    ],
+)
 def test_a_box_cgroup_goes_below_lemmatas_own(mount: tuple, own: str, expected: str) -> None:
     path = _child_path(mount, own)
     assert str(path.parent) == expected and path.name.startswith(f"lemmata-box-{os.getpid()}-")

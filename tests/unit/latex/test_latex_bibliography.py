@@ -25,9 +25,12 @@ from lemmata.latex.document import render_document
 needs_tex = pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed")
 
 
-def paper(title: str = "A title", authors: list[str] | None = None, year: int | None = 2020, **extra: str) -> PaperRecord:
-    return PaperRecord(id=title, title=title, authors=authors if authors is not None else ["John Smith"],
-                       year=year, **extra)
+def paper(
+    title: str = "A title", authors: list[str] | None = None, year: int | None = 2020, **extra: str
+) -> PaperRecord:
+    return PaperRecord(
+        id=title, title=title, authors=authors if authors is not None else ["John Smith"], year=year, **extra
+    )
 
 
 @pytest.mark.parametrize(
@@ -80,11 +83,18 @@ def test_escape_bibtex_never_leaves_raw_specials_or_unbalanced_braces() -> None:
 
 
 def test_render_bibtex_article_and_misc() -> None:
-    keyed = assign_citation_keys([
-        paper("Deep {Nets} & 100% Results", ["Ann Lee", "Research and Development Team"], 2020,
-              venue="J. Math & Stats", url="https://example.org/a b"),
-        paper("Preprint", ["Bob Stone"], None, url="https://arxiv.org/abs/2101.00001"),
-    ])
+    keyed = assign_citation_keys(
+        [
+            paper(
+                "Deep {Nets} & 100% Results",
+                ["Ann Lee", "Research and Development Team"],
+                2020,
+                venue="J. Math & Stats",
+                url="https://example.org/a b",
+            ),
+            paper("Preprint", ["Bob Stone"], None, url="https://arxiv.org/abs/2101.00001"),
+        ]
+    )
     bib = render_bibtex(keyed)
     article, misc = bib.strip().split("\n\n")
     assert article.startswith("@article{lee2020,")
@@ -104,8 +114,12 @@ def test_render_bibtex_article_and_misc() -> None:
         pytest.param("See \\cite{a,zz, b}.", "See \\cite{a,b}.", ["zz"], id="mixed-keys"),
         pytest.param("See~\\citep[see][p.~3]{zz,a}.", "See~\\citep[see][p.~3]{a}.", ["zz"], id="optional-args"),
         pytest.param("Known \\citet{zz, yy}.", "Known.", ["zz", "yy"], id="all-removed"),
-        pytest.param("As in~\\cite{zz} and \\citeauthor{a} (\\citeyear{b}).",
-                     "As in and \\citeauthor{a} (\\citeyear{b}).", ["zz"], id="tilde-dropped-with-command"),
+        pytest.param(
+            "As in~\\cite{zz} and \\citeauthor{a} (\\citeyear{b}).",
+            "As in and \\citeauthor{a} (\\citeyear{b}).",
+            ["zz"],
+            id="tilde-dropped-with-command",
+        ),
         pytest.param("\\citealp{zz} \\citeyear{zz} \\cite{a}", " \\cite{a}", ["zz"], id="reported-once"),
         pytest.param("\\citep*{a} and \\cite{}", "\\citep*{a} and", [], id="starred-and-empty"),
         pytest.param("No citations here.", "No citations here.", [], id="nothing-to-do"),
@@ -120,11 +134,18 @@ def test_remove_unknown_citations(latex: str, expected: str, removed: list[str])
 @needs_tex
 def test_bibtex_accepts_rendered_bib_and_resolves_citations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the private TEXMFVAR lands here
-    keyed = assign_citation_keys([
-        paper("Nasty {Title} & 50% #1 $x$", ["José Díaz", "Smith, John"], 2020, venue="Annals & Co",
-              url="https://example.org/paper?id=1&x=50%25#sec"),
-        paper("Author-less preprint", [], 2021, url="https://arxiv.org/abs/2101.00001"),
-    ])
+    keyed = assign_citation_keys(
+        [
+            paper(
+                "Nasty {Title} & 50% #1 $x$",
+                ["José Díaz", "Smith, John"],
+                2020,
+                venue="Annals & Co",
+                url="https://example.org/paper?id=1&x=50%25#sec",
+            ),
+            paper("Author-less preprint", [], 2021, url="https://arxiv.org/abs/2101.00001"),
+        ]
+    )
     (tmp_path / "refs.bib").write_text(render_bibtex(keyed), encoding="utf-8")
     body = " ".join(f"See \\citet{{{key}}}." for key, _ in keyed)
     tex_path = tmp_path / "paper.tex"
@@ -142,8 +163,11 @@ def test_bibtex_accepts_rendered_bib_and_resolves_citations(tmp_path: Path, monk
 @pytest.mark.parametrize(
     "latex, keys",
     [
-        pytest.param("See \\cite{smith2020a} and \\citep[p.~3]{lee2019, smith2020a}.", ["smith2020a", "lee2019"],
-                     id="each-key-once-in-order"),
+        pytest.param(
+            "See \\cite{smith2020a} and \\citep[p.~3]{lee2019, smith2020a}.",
+            ["smith2020a", "lee2019"],
+            id="each-key-once-in-order",
+        ),
         pytest.param("\\cite{smith2020a}", ["smith2020a"], id="suffixed-key-does-not-count-its-base"),
         pytest.param("smith2020 is mentioned in prose only.", [], id="a-key-in-prose-is-not-a-citation"),
         pytest.param("\\nocite{*}", [], id="nocite-star-names-no-key"),

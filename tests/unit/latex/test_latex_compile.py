@@ -37,8 +37,18 @@ needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflate
 EXTRA_ENVIRONMENTS = ("assumption", "maintheorem", "conjecture", "claim", "example", "fact", "observation")
 # lemmata-math macros that take an argument; every other one is used bare.
 ARGUMENT_MACROS = {
-    "\\bm", "\\mathbbm", "\\mathds", "\\mathscr", "\\abs", "\\norm", "\\inner", "\\set", "\\paren",
-    "\\bracket", "\\floor", "\\ceil",
+    "\\bm",
+    "\\mathbbm",
+    "\\mathds",
+    "\\mathscr",
+    "\\abs",
+    "\\norm",
+    "\\inner",
+    "\\set",
+    "\\paren",
+    "\\bracket",
+    "\\floor",
+    "\\ceil",
 }
 
 
@@ -61,8 +71,14 @@ def sty_macros() -> list[str]:
 def macro_uses() -> list[str]:
     """Every lemmata-math macro, each argument-taking one in all its forms."""
     delimiters = ARGUMENT_MACROS - {"\\bm", "\\mathbbm", "\\mathds", "\\mathscr"}
-    return [f"{name}{{x}} {name}*{{x}} {name}[\\big]{{x}}" if name in delimiters
-            else f"{name}{{A}}" if name in ARGUMENT_MACROS else name for name in sty_macros()]
+    return [
+        f"{name}{{x}} {name}*{{x}} {name}[\\big]{{x}}"
+        if name in delimiters
+        else f"{name}{{A}}"
+        if name in ARGUMENT_MACROS
+        else name
+        for name in sty_macros()
+    ]
 
 
 def macro_showcase() -> str:
@@ -102,8 +118,10 @@ def test_full_document_compiles_without_errors_or_warnings(tex_dir: Path) -> Non
     (tex_dir / "refs.bib").write_text(render_bibtex(keyed), encoding="utf-8")
     tex_path = tex_dir / "paper_v1.tex"
     body = full_body([key for key, _ in keyed])
-    tex_path.write_text(render_document(title="On $x$ & Friends", abstract="We prove 100% of it.",
-                                        body=body, bibliography_stem="refs"), encoding="utf-8")
+    tex_path.write_text(
+        render_document(title="On $x$ & Friends", abstract="We prove 100% of it.", body=body, bibliography_stem="refs"),
+        encoding="utf-8",
+    )
     result = compile_paper(tex_path, bibliography=True)
     assert result.pdf_path == tex_dir / "paper_v1.pdf" and result.pdf_path.is_file()
     assert result.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
@@ -134,8 +152,10 @@ def test_a_bibliography_nothing_cites_still_compiles(tex_dir: Path) -> None:
     """Every citation the model wrote was unknown and removed, yet the survey found papers."""
     (tex_dir / "references.bib").write_text(render_bibtex(assign_citation_keys(records())), encoding="utf-8")
     tex_path = tex_dir / "paper.tex"
-    tex_path.write_text(render_document(title="T", abstract="", body="No citation survived.",
-                                        bibliography_stem="references"), encoding="utf-8")
+    tex_path.write_text(
+        render_document(title="T", abstract="", body="No citation survived.", bibliography_stem="references"),
+        encoding="utf-8",
+    )
     result = compile_paper(tex_path, bibliography=True)
     assert result.pdf_path.is_file()
     assert "No citation survived." in " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
@@ -146,8 +166,9 @@ def test_the_report_names_undefined_citations_and_references(tex_dir: Path) -> N
     (tex_dir / "references.bib").write_text(render_bibtex(assign_citation_keys(records())), encoding="utf-8")
     tex_path = tex_dir / "paper.tex"
     body = "See \\cite{nokey2020} and Section~\\ref{sec:missing}."
-    tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem="references"),
-                        encoding="utf-8")
+    tex_path.write_text(
+        render_document(title="T", abstract="", body=body, bibliography_stem="references"), encoding="utf-8"
+    )
     report = success_report(tex_path, compile_paper(tex_path, bibliography=True))
     assert report.ok and report.pdf_file == "paper.pdf" and report.tex_file == "paper.tex"
     assert (report.undefined_citations, report.undefined_references) == (["nokey2020"], ["sec:missing"])
@@ -167,8 +188,15 @@ def test_a_failed_compile_reports_its_errors_with_lines(tex_dir: Path) -> None:
 
 @needs_tex
 def test_the_numerical_warning_compiles_cleanly(tex_dir: Path) -> None:
-    suspect = LemmaCheck(lemma_id="L_2", group="low_confidence", outcome="ran", trials=2000, violations=240,
-                         violation_rate=0.12, numerically_suspect=True)
+    suspect = LemmaCheck(
+        lemma_id="L_2",
+        group="low_confidence",
+        outcome="ran",
+        trials=2000,
+        violations=240,
+        violation_rate=0.12,
+        numerically_suspect=True,
+    )
     body = add_numerical_warnings("Body.", Experiment(skipped=False, checks=[suspect]))
     tex_path = tex_dir / "paper.tex"
     tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None), encoding="utf-8")
@@ -182,11 +210,22 @@ def test_the_numerical_warning_compiles_cleanly(tex_dir: Path) -> None:
 def test_a_paper_with_the_experiments_plots_compiles_cleanly(tex_dir: Path) -> None:
     """The plots are drawn beside the paper in figures/, copied into the build directory and
     included as figures with their captions; an underscore in a lemma id is no trouble."""
-    checks = [LemmaCheck(lemma_id="main_result", group="low_confidence", outcome="ran", trials=2000, violations=0,
-                         violation_rate=0.0),
-              LemmaCheck(lemma_id="L4", group="low_confidence", outcome="ran", trials=300, violations=30,
-                         violation_rate=0.1, numerically_suspect=True, x_label="n",
-                         series=[CheckPoint(x=n, trials=100, violations=10 * (n == 100)) for n in (1, 10, 100)])]
+    checks = [
+        LemmaCheck(
+            lemma_id="main_result", group="low_confidence", outcome="ran", trials=2000, violations=0, violation_rate=0.0
+        ),
+        LemmaCheck(
+            lemma_id="L4",
+            group="low_confidence",
+            outcome="ran",
+            trials=300,
+            violations=30,
+            violation_rate=0.1,
+            numerically_suspect=True,
+            x_label="n",
+            series=[CheckPoint(x=n, trials=100, violations=10 * (n == 100)) for n in (1, 10, 100)],
+        ),
+    ]
     experiment = add_plots(Experiment(skipped=False, checks=checks), tex_dir)
     assert [check.plot for check in experiment.checks] == ["figures/main_result.pdf", "figures/L4.pdf"]
     body = add_experiment_figures("\\section{Introduction}\nSee \\cref{fig:check-L4}.", experiment)
@@ -216,8 +255,7 @@ def test_recoverable_slips_are_warnings_not_errors(tex_dir: Path) -> None:
 @needs_tex
 def test_undefined_macro_raises_one_line_with_file_and_line(tex_dir: Path) -> None:
     tex_path = tex_dir / "paper_v1.tex"
-    tex_path.write_text(render_document(title="T", abstract="", body="Hello \\undefinedmacro.",
-                                        bibliography_stem=None))
+    tex_path.write_text(render_document(title="T", abstract="", body="Hello \\undefinedmacro.", bibliography_stem=None))
     with pytest.raises(LatexCompileError) as caught:
         compile_paper(tex_path, bibliography=False)
     message = str(caught.value)
@@ -231,8 +269,11 @@ def test_undefined_macro_raises_one_line_with_file_and_line(tex_dir: Path) -> No
 def test_missing_bibliography_entry_is_reported_as_warning(tex_dir: Path) -> None:
     (tex_dir / "refs.bib").write_text(render_bibtex(assign_citation_keys(records()[:1])))
     tex_path = tex_dir / "paper.tex"
-    tex_path.write_text(render_document(title="T", abstract="", body="See \\citet{lee2020} and \\cite{nobody1999}.",
-                                        bibliography_stem="refs"))
+    tex_path.write_text(
+        render_document(
+            title="T", abstract="", body="See \\citet{lee2020} and \\cite{nobody1999}.", bibliography_stem="refs"
+        )
+    )
     result = compile_paper(tex_path, bibliography=True)
     assert len(result.warnings) == 1 and "nobody1999" in result.warnings[0]
 
@@ -255,8 +296,9 @@ def test_reading_files_outside_the_directory_is_refused(tex_dir: Path, target: s
     path = {"absolute-secret": str(secret), "relative-secret": "../secret.tex"}.get(target, target)
     content = Path(path).read_text().strip() if target == "/etc/hostname" else "SECRETMARKER"
     tex_path = tex_dir / "paper.tex"
-    tex_path.write_text(render_document(title="T", abstract="", body=f"Leak: [\\input{{{path}}}]",
-                                        bibliography_stem=None))
+    tex_path.write_text(
+        render_document(title="T", abstract="", body=f"Leak: [\\input{{{path}}}]", bibliography_stem=None)
+    )
     try:
         result = compile_paper(tex_path, bibliography=False)
     except LatexCompileError as error:
@@ -321,20 +363,22 @@ def test_a_failed_compile_leaves_the_earlier_pdf_as_it_was(tex_dir: Path) -> Non
 
 
 def test_parse_latex_log_errors_and_warnings() -> None:
-    log = "\n".join([
-        "(./paper.tex",
-        "./paper.tex:12: Undefined control sequence.",
-        "l.12 Some text \\foo",
-        "                  bar",
-        "./paper.tex:30: LaTeX Error: Environment lemmax undefined.",
-        "Package natbib Warning: Citation `smith2020' on page 1 undefined on input line 7.",
-        "LaTeX Warning: Reference `eq:1' on page 2 undefined on input line 9.",
-        "LaTeX Font Warning: Font shape `T1/lmr/m/sc' undefined",
-        "! LaTeX Error: File `missing.sty' not found.",
-        "Enter file name: ",
-        "./paper.tex:41: Emergency stop.",
-        "./paper.tex:41:  ==> Fatal error occurred, no output PDF file produced!",
-    ])
+    log = "\n".join(
+        [
+            "(./paper.tex",
+            "./paper.tex:12: Undefined control sequence.",
+            "l.12 Some text \\foo",
+            "                  bar",
+            "./paper.tex:30: LaTeX Error: Environment lemmax undefined.",
+            "Package natbib Warning: Citation `smith2020' on page 1 undefined on input line 7.",
+            "LaTeX Warning: Reference `eq:1' on page 2 undefined on input line 9.",
+            "LaTeX Font Warning: Font shape `T1/lmr/m/sc' undefined",
+            "! LaTeX Error: File `missing.sty' not found.",
+            "Enter file name: ",
+            "./paper.tex:41: Emergency stop.",
+            "./paper.tex:41:  ==> Fatal error occurred, no output PDF file produced!",
+        ]
+    )
     errors, warnings = parse_latex_log(log)
     assert errors == [
         "paper.tex:12: Undefined control sequence \\foo",

@@ -21,124 +21,208 @@ def squash(text: str) -> str:
 
 
 FENCES = [
-    pytest.param("Sure!\n```latex\n\\section{A}\nText.\n```\nHope this helps.", "\\section{A} Text.",
-                 id="latex-fence"),
+    pytest.param("Sure!\n```latex\n\\section{A}\nText.\n```\nHope this helps.", "\\section{A} Text.", id="latex-fence"),
     pytest.param("```tex\nA\n```\nthen\n```\nB\n```", "A B", id="several-fences-joined"),
     pytest.param("Intro\n```LaTeX\nX\n", "X", id="unterminated-fence"),
-    pytest.param("Text\n```python\nprint(1)\n```\n", "Text \\begin{verbatim} print(1) \\end{verbatim}",
-                 id="code-fence-becomes-verbatim"),
+    pytest.param(
+        "Text\n```python\nprint(1)\n```\n",
+        "Text \\begin{verbatim} print(1) \\end{verbatim}",
+        id="code-fence-becomes-verbatim",
+    ),
 ]
 
 FULL_DOCUMENTS = [
     pytest.param(
         "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n\\maketitle\nX\n"
         "\\end{document}\nLet me know!",
-        "X", id="only-document-body"),
+        "X",
+        id="only-document-body",
+    ),
     pytest.param(
         "\\documentclass{article}\n\\newcommand{\\D}{\\mathcal{D}}\n\\begin{document}\n$\\D$\n\\end{document}",
-        "\\providecommand{\\D}{}\\renewcommand{\\D}{\\mathcal{D}} $\\D$", id="preamble-macros-kept"),
-    pytest.param("\\title{A {nested} title}\\author{X \\thanks{y}}\\date{\\today}\\maketitle Body", "Body",
-                 id="front-matter-dropped"),
+        "\\providecommand{\\D}{}\\renewcommand{\\D}{\\mathcal{D}} $\\D$",
+        id="preamble-macros-kept",
+    ),
+    pytest.param(
+        "\\title{A {nested} title}\\author{X \\thanks{y}}\\date{\\today}\\maketitle Body",
+        "Body",
+        id="front-matter-dropped",
+    ),
     pytest.param("Body \\bibliographystyle{plain}\n\\bibliography{refs}", "Body", id="bibliography-dropped"),
-    pytest.param("A \\usepackage[utf8]{inputenc} B \\newtheorem{thm}{Theorem}[section] C "
-                 "\\documentclass[11pt]{article}", "A B C", id="preamble-commands-anywhere"),
-    pytest.param("A \\input{/etc/hostname} B \\include{x} \\input chap1.tex C", "A B C",
-                 id="file-inputs-dropped"),
+    pytest.param(
+        "A \\usepackage[utf8]{inputenc} B \\newtheorem{thm}{Theorem}[section] C \\documentclass[11pt]{article}",
+        "A B C",
+        id="preamble-commands-anywhere",
+    ),
+    pytest.param("A \\input{/etc/hostname} B \\include{x} \\input chap1.tex C", "A B C", id="file-inputs-dropped"),
 ]
 
 MARKDOWN = [
-    pytest.param("# Intro\n## 2.1 Setup\n### Deep\n#### Deeper",
-                 "\\section{Intro} \\subsection{Setup} \\subsubsection{Deep} \\subsubsection{Deeper}",
-                 id="headings"),
-    pytest.param("This is **important** and $f^{**}$ and **two words**.",
-                 "This is \\textbf{important} and $f^{**}$ and \\textbf{two words}.", id="bold-not-math"),
-    pytest.param("**Proof.** Clear. $\\blacksquare$", "\\begin{proof}Clear. \\end{proof}",
-                 id="proof-ends-at-box"),
-    pytest.param("**Proof:** Easy.\n\n\\section{Next}", "\\begin{proof}Easy. \\end{proof} \\section{Next}",
-                 id="proof-ends-before-section"),
-    pytest.param("**Proof of Lemma 2.** By induction. ∎",
-                 "\\begin{proof}[{Proof of Lemma 2}]By induction. \\end{proof}", id="proof-with-title"),
-    pytest.param("\\begin{lemma}A\\end{lemma}\n**Proof.** First.\n\\begin{lemma}B\\end{lemma}",
-                 "\\begin{lemma}A\\end{lemma} \\begin{proof}First. \\end{proof} \\begin{lemma}B\\end{lemma}",
-                 id="proof-ends-before-next-lemma"),
-    pytest.param("\\begin{proof}\nProof. Inside already.\n\\end{proof}",
-                 "\\begin{proof} Proof. Inside already. \\end{proof}", id="no-proof-inside-proof"),
-    pytest.param("Cases:\n- uses $n$ & $k$;\n- the rest.\nDone.",
-                 "Cases: \\begin{itemize} \\item uses $n$ \\& $k$; \\item the rest. \\end{itemize} Done.",
-                 id="list-with-ampersand-in-text"),
-    pytest.param("\\begin{tabular}{ll}\n- a & b \\\\\n- c & d\n\\end{tabular}",
-                 "\\begin{tabular}{ll} - a & b \\\\ - c & d \\end{tabular}", id="dash-rows-of-a-table-stay"),
+    pytest.param(
+        "# Intro\n## 2.1 Setup\n### Deep\n#### Deeper",
+        "\\section{Intro} \\subsection{Setup} \\subsubsection{Deep} \\subsubsection{Deeper}",
+        id="headings",
+    ),
+    pytest.param(
+        "This is **important** and $f^{**}$ and **two words**.",
+        "This is \\textbf{important} and $f^{**}$ and \\textbf{two words}.",
+        id="bold-not-math",
+    ),
+    pytest.param("**Proof.** Clear. $\\blacksquare$", "\\begin{proof}Clear. \\end{proof}", id="proof-ends-at-box"),
+    pytest.param(
+        "**Proof:** Easy.\n\n\\section{Next}",
+        "\\begin{proof}Easy. \\end{proof} \\section{Next}",
+        id="proof-ends-before-section",
+    ),
+    pytest.param(
+        "**Proof of Lemma 2.** By induction. ∎",
+        "\\begin{proof}[{Proof of Lemma 2}]By induction. \\end{proof}",
+        id="proof-with-title",
+    ),
+    pytest.param(
+        "\\begin{lemma}A\\end{lemma}\n**Proof.** First.\n\\begin{lemma}B\\end{lemma}",
+        "\\begin{lemma}A\\end{lemma} \\begin{proof}First. \\end{proof} \\begin{lemma}B\\end{lemma}",
+        id="proof-ends-before-next-lemma",
+    ),
+    pytest.param(
+        "\\begin{proof}\nProof. Inside already.\n\\end{proof}",
+        "\\begin{proof} Proof. Inside already. \\end{proof}",
+        id="no-proof-inside-proof",
+    ),
+    pytest.param(
+        "Cases:\n- uses $n$ & $k$;\n- the rest.\nDone.",
+        "Cases: \\begin{itemize} \\item uses $n$ \\& $k$; \\item the rest. \\end{itemize} Done.",
+        id="list-with-ampersand-in-text",
+    ),
+    pytest.param(
+        "\\begin{tabular}{ll}\n- a & b \\\\\n- c & d\n\\end{tabular}",
+        "\\begin{tabular}{ll} - a & b \\\\ - c & d \\end{tabular}",
+        id="dash-rows-of-a-table-stay",
+    ),
 ]
 
 ALIASES = [
     pytest.param(name, target, id=f"{name}-to-{target}")
     for name, target in [
-        ("rem", "remark"), ("rema", "remark"), ("prop", "proposition"), ("defin", "definition"),
-        ("corolary", "corollary"), ("Cor", "corollary"), ("Thm", "theorem"), ("Lem", "lemma"),
-        ("Lemma", "lemma"), ("THEOREM", "theorem"), ("Proof", "proof"), ("pf", "proof"),
+        ("rem", "remark"),
+        ("rema", "remark"),
+        ("prop", "proposition"),
+        ("defin", "definition"),
+        ("corolary", "corollary"),
+        ("Cor", "corollary"),
+        ("Thm", "theorem"),
+        ("Lem", "lemma"),
+        ("Lemma", "lemma"),
+        ("THEOREM", "theorem"),
+        ("Proof", "proof"),
+        ("pf", "proof"),
     ]
 ]
 
 ENVIRONMENTS = [
-    pytest.param("\\begin{tikzpicture}\n\\draw (0,0) -- (1,1);\n\\end{tikzpicture}Text", "Text",
-                 id="tikz-removed"),
+    pytest.param("\\begin{tikzpicture}\n\\draw (0,0) -- (1,1);\n\\end{tikzpicture}Text", "Text", id="tikz-removed"),
     pytest.param("A\\begin{tikzpicture}\\draw (0,0);", "A", id="truncated-tikz-removed"),
-    pytest.param("\\begin{tcolorbox}[colback=red]X\\end{tcolorbox} \\begin{multicols}{2}Y\\end{multicols}",
-                 "X Y", id="unknown-wrappers-reduced-to-content"),
-    pytest.param("\\begin{algorithm}[H]\n\\caption{A}\n\\begin{algorithmic}[1]\n\\STATE $x$ % c\n"
-                 "\\end{algorithmic}\n\\end{algorithm}",
-                 "\\begin{verbatim} \\caption{A} \\begin{algorithmic}[1] \\STATE $x$ % c "
-                 "\\end{algorithmic} \\end{verbatim}", id="algorithm-shown-verbatim"),
-    pytest.param("\\begin{theorem*} A \\end{theorem*}",
-                 "\\begin{namedtheorem}{Theorem} A \\end{namedtheorem}", id="starred-theorem"),
-    pytest.param("\\newtheorem{hyp}{Hypothesis}\\begin{hyp}A\\end{hyp}",
-                 "\\begin{nameddefinition}{Hypothesis}A\\end{nameddefinition}", id="declared-theorem-title"),
-    pytest.param("\\begin{axiom}A\\end{axiom}", "\\begin{nameddefinition}{Axiom}A\\end{nameddefinition}",
-                 id="theorem-like-synonym"),
-    pytest.param("\\begin{proofsketch}A\\end{proofsketch}", "\\begin{proof}[Proof sketch]A\\end{proof}",
-                 id="proof-sketch"),
-    pytest.param("\\begin{figure}[H]A\\end{figure}\\begin{table}[!htbH]B\\end{table}",
-                 "\\begin{figure}A\\end{figure}\\begin{table}[!htb]B\\end{table}", id="float-placement"),
-    pytest.param("\\begin{tabularx}{\\textwidth}{lX}a & b\\end{tabularx}",
-                 "\\begin{tabular}{ll}a & b\\end{tabular}", id="tabularx-as-tabular"),
+    pytest.param(
+        "\\begin{tcolorbox}[colback=red]X\\end{tcolorbox} \\begin{multicols}{2}Y\\end{multicols}",
+        "X Y",
+        id="unknown-wrappers-reduced-to-content",
+    ),
+    pytest.param(
+        "\\begin{algorithm}[H]\n\\caption{A}\n\\begin{algorithmic}[1]\n\\STATE $x$ % c\n"
+        "\\end{algorithmic}\n\\end{algorithm}",
+        "\\begin{verbatim} \\caption{A} \\begin{algorithmic}[1] \\STATE $x$ % c \\end{algorithmic} \\end{verbatim}",
+        id="algorithm-shown-verbatim",
+    ),
+    pytest.param(
+        "\\begin{theorem*} A \\end{theorem*}",
+        "\\begin{namedtheorem}{Theorem} A \\end{namedtheorem}",
+        id="starred-theorem",
+    ),
+    pytest.param(
+        "\\newtheorem{hyp}{Hypothesis}\\begin{hyp}A\\end{hyp}",
+        "\\begin{nameddefinition}{Hypothesis}A\\end{nameddefinition}",
+        id="declared-theorem-title",
+    ),
+    pytest.param(
+        "\\begin{axiom}A\\end{axiom}",
+        "\\begin{nameddefinition}{Axiom}A\\end{nameddefinition}",
+        id="theorem-like-synonym",
+    ),
+    pytest.param(
+        "\\begin{proofsketch}A\\end{proofsketch}", "\\begin{proof}[Proof sketch]A\\end{proof}", id="proof-sketch"
+    ),
+    pytest.param(
+        "\\begin{figure}[H]A\\end{figure}\\begin{table}[!htbH]B\\end{table}",
+        "\\begin{figure}A\\end{figure}\\begin{table}[!htb]B\\end{table}",
+        id="float-placement",
+    ),
+    pytest.param(
+        "\\begin{tabularx}{\\textwidth}{lX}a & b\\end{tabularx}",
+        "\\begin{tabular}{ll}a & b\\end{tabular}",
+        id="tabularx-as-tabular",
+    ),
 ]
 
 PROOF_ENDINGS = [
     pytest.param("\\begin{proof} A. \\qed\\end{proof}", "\\begin{proof} A. \\end{proof}", id="qed"),
-    pytest.param("\\begin{proof} A. \\hfill$\\square$\n\\end{proof}", "\\begin{proof} A. \\end{proof}",
-                 id="hfill-square"),
-    pytest.param("\\begin{proof} A. $\\blacksquare$\\end{proof}", "\\begin{proof} A. \\end{proof}",
-                 id="blacksquare"),
+    pytest.param(
+        "\\begin{proof} A. \\hfill$\\square$\n\\end{proof}", "\\begin{proof} A. \\end{proof}", id="hfill-square"
+    ),
+    pytest.param("\\begin{proof} A. $\\blacksquare$\\end{proof}", "\\begin{proof} A. \\end{proof}", id="blacksquare"),
     pytest.param("\\begin{proof} A. □\\end{proof}", "\\begin{proof} A. \\end{proof}", id="unicode-box"),
     pytest.param("\\begin{proof} A. ∎\n\\end{proof}", "\\begin{proof} A. \\end{proof}", id="unicode-qed"),
-    pytest.param("\\begin{proof} \\[ x = y. \\qquad \\Box \\]\n\\end{proof}",
-                 "\\begin{proof} \\[ x = y. \\qedhere \\] \\end{proof}", id="box-in-display-becomes-qedhere"),
-    pytest.param("\\begin{proof} $x=y. \\quad\\square$\\end{proof}", "\\begin{proof} $x=y.$\\end{proof}",
-                 id="box-inside-inline-math"),
-    pytest.param("\\begin{proof} A $\\qed$ B \\qed\\end{proof} \\qed", "\\begin{proof} A B \\end{proof} \\qed",
-                 id="qed-only-removed-inside-proofs"),
+    pytest.param(
+        "\\begin{proof} \\[ x = y. \\qquad \\Box \\]\n\\end{proof}",
+        "\\begin{proof} \\[ x = y. \\qedhere \\] \\end{proof}",
+        id="box-in-display-becomes-qedhere",
+    ),
+    pytest.param(
+        "\\begin{proof} $x=y. \\quad\\square$\\end{proof}",
+        "\\begin{proof} $x=y.$\\end{proof}",
+        id="box-inside-inline-math",
+    ),
+    pytest.param(
+        "\\begin{proof} A $\\qed$ B \\qed\\end{proof} \\qed",
+        "\\begin{proof} A B \\end{proof} \\qed",
+        id="qed-only-removed-inside-proofs",
+    ),
 ]
 
 BALANCING = [
     pytest.param("A \\end{proof} B", "A B", id="orphan-end-removed"),
     pytest.param("\\begin{proof} A", "\\begin{proof} A \\end{proof}", id="missing-end-added"),
-    pytest.param("\\begin{theorem} \\begin{itemize} \\item a",
-                 "\\begin{theorem} \\begin{itemize} \\item a \\end{itemize} \\end{theorem}",
-                 id="nested-closed-innermost-first"),
-    pytest.param("\\begin{theorem}\\begin{proof} A\\end{theorem} B\\end{proof}",
-                 "\\begin{theorem}\\begin{proof} A\\end{proof} \\end{theorem} B", id="crossing-ends"),
-    pytest.param("\\begin{proof} A\n\\section{B}\nC", "\\begin{proof} A \\end{proof} \\section{B} C",
-                 id="section-closes-proof"),
+    pytest.param(
+        "\\begin{theorem} \\begin{itemize} \\item a",
+        "\\begin{theorem} \\begin{itemize} \\item a \\end{itemize} \\end{theorem}",
+        id="nested-closed-innermost-first",
+    ),
+    pytest.param(
+        "\\begin{theorem}\\begin{proof} A\\end{theorem} B\\end{proof}",
+        "\\begin{theorem}\\begin{proof} A\\end{proof} \\end{theorem} B",
+        id="crossing-ends",
+    ),
+    pytest.param(
+        "\\begin{proof} A\n\\section{B}\nC", "\\begin{proof} A \\end{proof} \\section{B} C", id="section-closes-proof"
+    ),
     pytest.param("A } B {C", "A B {C}", id="braces"),
     pytest.param("Let $x be real.\n\nNext $y$.", "Let $x be real.{}$ Next $y$.", id="unclosed-dollar"),
-    pytest.param("\\begin{align*}\na &= b\\\\\n\n c &= d\n\\end{align*}",
-                 "\\begin{align*} a &= b\\\\ c &= d \\end{align*}", id="blank-line-in-align"),
+    pytest.param(
+        "\\begin{align*}\na &= b\\\\\n\n c &= d\n\\end{align*}",
+        "\\begin{align*} a &= b\\\\ c &= d \\end{align*}",
+        id="blank-line-in-align",
+    ),
     pytest.param("A.\n\n\\\\ B.", "A. B.", id="line-break-at-paragraph-start"),
     pytest.param("Text \\[ x = 1", "Text \\[ x = 1{}\\]", id="unclosed-display"),
-    pytest.param("\\item a\n\\item b\n\nAfter.", "\\begin{itemize} \\item a \\item b \\end{itemize} After.",
-                 id="lonely-items-wrapped"),
-    pytest.param("\\begin{enumerate}[(a)] First \\item second \\end{enumerate}",
-                 "\\begin{enumerate}[(a)]\\item First \\item second \\end{enumerate}", id="list-gets-first-item"),
+    pytest.param(
+        "\\item a\n\\item b\n\nAfter.",
+        "\\begin{itemize} \\item a \\item b \\end{itemize} After.",
+        id="lonely-items-wrapped",
+    ),
+    pytest.param(
+        "\\begin{enumerate}[(a)] First \\item second \\end{enumerate}",
+        "\\begin{enumerate}[(a)]\\item First \\item second \\end{enumerate}",
+        id="list-gets-first-item",
+    ),
     pytest.param("A \\begin{itemize} \\end{itemize} B", "A B", id="empty-list-dropped"),
     pytest.param("A \\newcommand{\\foo}{\\mathbb{R}\nB", "A B", id="unclosed-definition-dropped"),
     pytest.param("See \\cref{} and \\ref{fig:x. Next", "See and \\ref{fig:x.} Next", id="broken-reference-keys"),
@@ -148,44 +232,68 @@ BALANCING = [
 
 TRUNCATION = [
     pytest.param("Text \\nabl", "Text", id="cut-off-command"),
-    pytest.param("A\n\\begin{align*}\na &\\le \\frac{\\epsilon", "A \\begin{align*} \\end{align*}",
-                 id="cut-off-line"),
+    pytest.param("A\n\\begin{align*}\na &\\le \\frac{\\epsilon", "A \\begin{align*} \\end{align*}", id="cut-off-line"),
     pytest.param("See \\begin{lemma}[Smoo", "See \\begin{lemma} \\end{lemma}", id="cut-off-option"),
     pytest.param("Done. \\qed", "Done. \\qed", id="complete-last-command-kept"),
     pytest.param("Done.\n\\nabl\n", "Done. \\nabl", id="clean-ending-not-trimmed"),
 ]
 
 CHARACTERS = [
-    pytest.param("Item #3 costs $5 each, 50% off, R&D.", "Item \\#3 costs \\$5 each, 50\\% off, R\\&D.",
-                 id="stray-specials-escaped"),
-    pytest.param("\\begin{align} a &= b \\end{align} $\\begin{cases} 1 & x \\end{cases}$",
-                 "\\begin{align} a &= b \\end{align} $\\begin{cases} 1 & x \\end{cases}$",
-                 id="alignment-ampersands-kept"),
-    pytest.param("x ≤ y, $x_α$ and λ²",
-                 "x \\ensuremath{\\leq} y, $x_{\\ensuremath{\\alpha}}$ and {\\ensuremath{\\lambda}}\\ensuremath{^{2}}",
-                 id="unicode-math"),
-    pytest.param("file_name and x^2 but $a_1^2$, \\(b_2\\), \\ensuremath{c_3} and $\\text{d_4 $e_5$}$",
-                 "file\\_name and \\ensuremath{x^2} but $a_1^2$, \\(b_2\\), \\ensuremath{c_3} and "
-                 "$\\text{\\ensuremath{d_4} $e_5$}$", id="scripts-outside-math"),  # \\text{} is text mode again
-    pytest.param("\\[\n\\text{6 = 2 \\times 3}\n\\]", "\\[ \\text{\\ensuremath{6 = 2 \\times 3}} \\]",
-                 id="math-command-in-text-inside-display-math"),  # the embedded model, run of 2026-11-21
-    pytest.param("where \\alpha_1 is \\frac{1}{2} of \\mathbb{R}^n, \\textbf{\\leq} and x_α",
-                 "where \\ensuremath{\\alpha_1} is \\ensuremath{\\frac{1}{2}} of \\ensuremath{\\mathbb{R}^n}, "
-                 "\\textbf{\\ensuremath{\\leq}} and \\ensuremath{x_{\\ensuremath{\\alpha}}}",
-                 id="math-commands-in-text-wrapped"),
-    pytest.param("\\begin{align} x_1 \\end{align} \\label{eq_a} \\eqref{eq_a} \\cite{smith_2020}",
-                 "\\begin{align} x_1 \\end{align} \\label{eq_a} \\eqref{eq_a} \\cite{smith_2020}",
-                 id="keys-and-math-environments-untouched"),
-    pytest.param("A % \\begin{proof} # & not real\nB", "A % \\begin{proof} # & not real B",
-                 id="comments-untouched"),
-    pytest.param("\\begin{verbatim}\n# not & a $ heading\n\\end{verbatim}\n\\verb|#&$|",
-                 "\\begin{verbatim} # not & a $ heading \\end{verbatim} \\verb|#&$|", id="verbatim-untouched"),
-    pytest.param("See \\url{http://x.org/50%#a} and \\href{http://y.org/?a=1&b=2}{R&D}.",
-                 "See \\url{http://x.org/50%#a} and \\href{http://y.org/?a=1&b=2}{R\\&D}.", id="urls-untouched"),
-    pytest.param("\\newcommand{\\R}{\\mathbb{R}} \\DeclareMathOperator*{\\esssup}{ess\\,sup} \\def\\x#1{#1#1}",
-                 "\\providecommand{\\R}{}\\renewcommand{\\R}{\\mathbb{R}} "
-                 "\\providecommand{\\esssup}{}\\renewcommand{\\esssup}{\\operatorname*{ess\\,sup}} "
-                 "\\def\\x#1{#1#1}", id="definitions-override-safely"),
+    pytest.param(
+        "Item #3 costs $5 each, 50% off, R&D.",
+        "Item \\#3 costs \\$5 each, 50\\% off, R\\&D.",
+        id="stray-specials-escaped",
+    ),
+    pytest.param(
+        "\\begin{align} a &= b \\end{align} $\\begin{cases} 1 & x \\end{cases}$",
+        "\\begin{align} a &= b \\end{align} $\\begin{cases} 1 & x \\end{cases}$",
+        id="alignment-ampersands-kept",
+    ),
+    pytest.param(
+        "x ≤ y, $x_α$ and λ²",
+        "x \\ensuremath{\\leq} y, $x_{\\ensuremath{\\alpha}}$ and {\\ensuremath{\\lambda}}\\ensuremath{^{2}}",
+        id="unicode-math",
+    ),
+    pytest.param(
+        "file_name and x^2 but $a_1^2$, \\(b_2\\), \\ensuremath{c_3} and $\\text{d_4 $e_5$}$",
+        "file\\_name and \\ensuremath{x^2} but $a_1^2$, \\(b_2\\), \\ensuremath{c_3} and "
+        "$\\text{\\ensuremath{d_4} $e_5$}$",
+        id="scripts-outside-math",
+    ),  # \\text{} is text mode again
+    pytest.param(
+        "\\[\n\\text{6 = 2 \\times 3}\n\\]",
+        "\\[ \\text{\\ensuremath{6 = 2 \\times 3}} \\]",
+        id="math-command-in-text-inside-display-math",
+    ),  # the embedded model, run of 2026-11-21
+    pytest.param(
+        "where \\alpha_1 is \\frac{1}{2} of \\mathbb{R}^n, \\textbf{\\leq} and x_α",
+        "where \\ensuremath{\\alpha_1} is \\ensuremath{\\frac{1}{2}} of \\ensuremath{\\mathbb{R}^n}, "
+        "\\textbf{\\ensuremath{\\leq}} and \\ensuremath{x_{\\ensuremath{\\alpha}}}",
+        id="math-commands-in-text-wrapped",
+    ),
+    pytest.param(
+        "\\begin{align} x_1 \\end{align} \\label{eq_a} \\eqref{eq_a} \\cite{smith_2020}",
+        "\\begin{align} x_1 \\end{align} \\label{eq_a} \\eqref{eq_a} \\cite{smith_2020}",
+        id="keys-and-math-environments-untouched",
+    ),
+    pytest.param("A % \\begin{proof} # & not real\nB", "A % \\begin{proof} # & not real B", id="comments-untouched"),
+    pytest.param(
+        "\\begin{verbatim}\n# not & a $ heading\n\\end{verbatim}\n\\verb|#&$|",
+        "\\begin{verbatim} # not & a $ heading \\end{verbatim} \\verb|#&$|",
+        id="verbatim-untouched",
+    ),
+    pytest.param(
+        "See \\url{http://x.org/50%#a} and \\href{http://y.org/?a=1&b=2}{R&D}.",
+        "See \\url{http://x.org/50%#a} and \\href{http://y.org/?a=1&b=2}{R\\&D}.",
+        id="urls-untouched",
+    ),
+    pytest.param(
+        "\\newcommand{\\R}{\\mathbb{R}} \\DeclareMathOperator*{\\esssup}{ess\\,sup} \\def\\x#1{#1#1}",
+        "\\providecommand{\\R}{}\\renewcommand{\\R}{\\mathbb{R}} "
+        "\\providecommand{\\esssup}{}\\renewcommand{\\esssup}{\\operatorname*{ess\\,sup}} "
+        "\\def\\x#1{#1#1}",
+        id="definitions-override-safely",
+    ),
 ]
 
 
@@ -329,8 +437,10 @@ def test_a_numbered_list_broken_by_displays_keeps_its_numbers(tmp_path: Path, mo
     from pypdf import PdfReader
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    answer = ("1. **Assume**: $a = 2c$.\n   \\[\n   a + b = 2c + 2d\n   \\]\n\n"
-              "2. **Factor**: the sum is $2(c + d)$.\n   \\[\n   S = 2(c + d)\n   \\]\n\n3. **Conclude**: it is even.\n")
+    answer = (
+        "1. **Assume**: $a = 2c$.\n   \\[\n   a + b = 2c + 2d\n   \\]\n\n"
+        "2. **Factor**: the sum is $2(c + d)$.\n   \\[\n   S = 2(c + d)\n   \\]\n\n3. **Conclude**: it is even.\n"
+    )
     body = extract_latex_body(answer)
     assert "\\begin{enumerate}\\setcounter{enumi}{1}" in body and "\\begin{enumerate}\\setcounter{enumi}{2}" in body
     tex_path = tmp_path / "paper.tex"

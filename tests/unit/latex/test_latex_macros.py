@@ -59,7 +59,9 @@ def test_the_writer_prompt_names_every_environment_of_the_preamble() -> None:
 
 @needs_tex
 def test_summary_macros_exist_after_loading_the_package(tex_dir: Path) -> None:
-    checks = "\n".join(f"\\ifdefined{name}\\else\\errmessage{{missing \\string{name}}}\\fi" for name in summary_macros())
+    checks = "\n".join(
+        f"\\ifdefined{name}\\else\\errmessage{{missing \\string{name}}}\\fi" for name in summary_macros()
+    )
     tex_path = tex_dir / "check.tex"
     tex_path.write_text(
         "\\documentclass{article}\n\\usepackage{lemmata-math}\n\\begin{document}\n" + checks + "\nok\n\\end{document}\n"
@@ -114,18 +116,27 @@ REFERENCE_DEFINITIONS = r"""
 """
 DELIMITERS = ("\\abs", "\\norm", "\\inner", "\\set", "\\paren", "\\bracket", "\\floor", "\\ceil")
 OPERATORS = ("\\argmin", "\\argmax", "\\Var", "\\Cov", "\\tr", "\\rank", "\\diag", "\\supp", "\\sign", "\\dist")
-MATH_USES = [
-    use
-    for name in DELIMITERS
-    for use in (f"{name}{{x}}", f"{name}*{{\\frac{{a}}{{b}}}}", f"{name}[\\big]{{x}}^2",
-                f"f{name}{{x}}_{{{name}*{{y}}}}")
-] + [
-    use
-    for name in OPERATORS
-    for use in (f"{name} X", f"{name}_{{x \\in X}} f(x)", f"a{name}\\limits_x b", f"{name}\\nolimits^2 (x)")
-] + [
-    "x \\defeq y", "\\begin{aligned} \\abs{x} &\\defeq \\Var X \\\\ \\argmin_x &= \\norm*{x} \\end{aligned}",
-]
+MATH_USES = (
+    [
+        use
+        for name in DELIMITERS
+        for use in (
+            f"{name}{{x}}",
+            f"{name}*{{\\frac{{a}}{{b}}}}",
+            f"{name}[\\big]{{x}}^2",
+            f"f{name}{{x}}_{{{name}*{{y}}}}",
+        )
+    ]
+    + [
+        use
+        for name in OPERATORS
+        for use in (f"{name} X", f"{name}_{{x \\in X}} f(x)", f"a{name}\\limits_x b", f"{name}\\nolimits^2 (x)")
+    ]
+    + [
+        "x \\defeq y",
+        "\\begin{aligned} \\abs{x} &\\defeq \\Var X \\\\ \\argmin_x &= \\norm*{x} \\end{aligned}",
+    ]
+)
 
 
 def box_dumps(tex_dir: Path, name: str, preamble: str) -> list[str]:
@@ -139,8 +150,13 @@ def box_dumps(tex_dir: Path, name: str, preamble: str) -> list[str]:
         "\\showboxdepth=1000 \\showboxbreadth=100000\n" + boxes + "\n\\end{document}\n"
     )
     shutil.copy(MATH_PACKAGE_PATH, tex_dir)
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", tex_path.name], cwd=tex_dir, capture_output=True,
-                   timeout=120, check=False)
+    subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", tex_path.name],
+        cwd=tex_dir,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     log = tex_path.with_suffix(".log").read_text(encoding="latin-1")
     return re.findall(r"^> \\box0=\n(.*?)\n\n?! OK", log, flags=re.MULTILINE | re.DOTALL)
 

@@ -9,22 +9,40 @@ from lemmata.latex.proof_text import cite_lemmas, lemma_label, plain_text_latex,
 IDS = ["L1", "L2", "L3"]
 
 PROOFS = [
-    pytest.param("### Proof of Lemma [L2]: The sum of two integers is even if each integer is even.\n\n"
-                 "**Step 1: Assume both are even.**\nBy the earlier lemma [L1], $a = 2k_1$.",
-                 "\\textbf{Step 1: Assume both are even.}\nBy the earlier Lemma~\\ref{lem:L1}, $a = 2k_1$.",
-                 id="markdown-proof-heading-restating-the-lemma"),  # the embedded model, run 1
+    pytest.param(
+        "### Proof of Lemma [L2]: The sum of two integers is even if each integer is even.\n\n"
+        "**Step 1: Assume both are even.**\nBy the earlier lemma [L1], $a = 2k_1$.",
+        "\\textbf{Step 1: Assume both are even.}\nBy the earlier Lemma~\\ref{lem:L1}, $a = 2k_1$.",
+        id="markdown-proof-heading-restating-the-lemma",
+    ),  # the embedded model, run 1
     pytest.param("**Proof.** By [L1], $a = 2m$. QED", "By Lemma~\\ref{lem:L1}, $a = 2m$.", id="bold-proof-and-qed"),
     pytest.param("Proof: Since $n = 2k$, done. $\\blacksquare$", "Since $n = 2k$, done.", id="proof-colon-and-box"),
-    pytest.param("Proof of Lemma L3. Distributivity gives it. ∎", "Distributivity gives it.", id="proof-of-lemma-title"),
-    pytest.param("\\begin{proof}[Proof of L2]\nWe add.\n\\end{proof}", "We add.", id="the-prover-s-own-proof-environment"),
-    pytest.param("## Step 1\nAdd.\n\\section{Step 2}\nFactor.", "\\textbf{Step 1}\nAdd.\n\n\\textbf{Step 2}\nFactor.",
-                 id="headings-inside-the-proof"),
-    pytest.param("By [L1, L3] and Lemma L2 the claim holds.",
-                 "By Lemmas~\\ref{lem:L1} and~\\ref{lem:L3} and Lemma~\\ref{lem:L2} the claim holds.",
-                 id="citation-groups-and-bare-lemma-ids"),
-    pytest.param("Closure is assumed. [GAP: closure of $\\ZZ$ is taken from the axioms]",
-                 "Closure is assumed. [GAP: closure of $\\ZZ$ is taken from the axioms]", id="gap-tags-stay"),
-    pytest.param("For all n ∈ ℤ, n² ≥ 0 [L9].", "For all n \\ensuremath{\\in} {\\ensuremath{\\mathbb{Z}}}", id="unicode-math-and-unknown-id"),
+    pytest.param(
+        "Proof of Lemma L3. Distributivity gives it. ∎", "Distributivity gives it.", id="proof-of-lemma-title"
+    ),
+    pytest.param(
+        "\\begin{proof}[Proof of L2]\nWe add.\n\\end{proof}", "We add.", id="the-prover-s-own-proof-environment"
+    ),
+    pytest.param(
+        "## Step 1\nAdd.\n\\section{Step 2}\nFactor.",
+        "\\textbf{Step 1}\nAdd.\n\n\\textbf{Step 2}\nFactor.",
+        id="headings-inside-the-proof",
+    ),
+    pytest.param(
+        "By [L1, L3] and Lemma L2 the claim holds.",
+        "By Lemmas~\\ref{lem:L1} and~\\ref{lem:L3} and Lemma~\\ref{lem:L2} the claim holds.",
+        id="citation-groups-and-bare-lemma-ids",
+    ),
+    pytest.param(
+        "Closure is assumed. [GAP: closure of $\\ZZ$ is taken from the axioms]",
+        "Closure is assumed. [GAP: closure of $\\ZZ$ is taken from the axioms]",
+        id="gap-tags-stay",
+    ),
+    pytest.param(
+        "For all n ∈ ℤ, n² ≥ 0 [L9].",
+        "For all n \\ensuremath{\\in} {\\ensuremath{\\mathbb{Z}}}",
+        id="unicode-math-and-unknown-id",
+    ),
 ]
 
 
@@ -48,4 +66,5 @@ def test_labels_hold_only_characters_a_key_can_hold() -> None:
 def test_plain_text_prints_every_character_and_keeps_paragraphs() -> None:
     assert plain_text_latex("Let $x^{1}^{2}$ & 50% #1\n\nNext_par \\foo") == (
         "Let \\$x\\textasciicircum{}\\{1\\}\\textasciicircum{}\\{2\\}\\$ \\& 50\\% \\#1\n\n"
-        "Next\\_par \\textbackslash{}foo")
+        "Next\\_par \\textbackslash{}foo"
+    )

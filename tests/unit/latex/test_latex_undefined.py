@@ -9,8 +9,10 @@ def test_each_used_command_is_defined_only_if_tex_does_not_know_it() -> None:
     out = provide_undefined_commands("Trace $\\Tr(A)$ and $\\alpha$; \\Tr again.")
     first_line, body = out.split("%\n", 1)
     assert body == "Trace $\\Tr(A)$ and $\\alpha$; \\Tr again."
-    assert first_line == ("\\ifdefined\\Tr\\else\\def\\Tr{\\ensuremath{\\operatorname{Tr}}}\\fi"
-                          "\\ifdefined\\alpha\\else\\def\\alpha{\\ensuremath{\\operatorname{alpha}}}\\fi")
+    assert first_line == (
+        "\\ifdefined\\Tr\\else\\def\\Tr{\\ensuremath{\\operatorname{Tr}}}\\fi"
+        "\\ifdefined\\alpha\\else\\def\\alpha{\\ensuremath{\\operatorname{alpha}}}\\fi"
+    )
 
 
 def test_conditionals_are_left_out_of_our_own_conditional() -> None:

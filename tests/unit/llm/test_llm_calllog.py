@@ -19,8 +19,23 @@ from support.fake_llm_server import Answer, FakeLLMServer, Fault
 
 SECRET = "sk-test-secret-123456"
 RECORD_FIELDS = {
-    "role", "backend", "model", "scope", "messages", "max_tokens", "response", "tokens_in", "tokens_out",
-    "cache_read_tokens", "cache_write_tokens", "latency_s", "attempts", "error", "finish_reason", "timings", "timestamp",
+    "role",
+    "backend",
+    "model",
+    "scope",
+    "messages",
+    "max_tokens",
+    "response",
+    "tokens_in",
+    "tokens_out",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "latency_s",
+    "attempts",
+    "error",
+    "finish_reason",
+    "timings",
+    "timestamp",
 }
 
 
@@ -34,8 +49,12 @@ def test_each_call_appends_one_full_record(fake_llm: FakeLLMServer, llm_client, 
     fake_llm.enqueue("decomposer", '{"lemmas": []}')
     fake_llm.enqueue("compress", "summary")
     client = llm_client("local", run_dir=tmp_path, scope="prove_lemma:L3", LOCAL_LLM_MODEL="m-local")
-    client.complete("decomposer", "SYS-1", [Message("user", "split"), Message("assistant", "ok"),
-                                            Message("user", "now")], json_answer=True)
+    client.complete(
+        "decomposer",
+        "SYS-1",
+        [Message("user", "split"), Message("assistant", "ok"), Message("user", "now")],
+        json_answer=True,
+    )
     assert len(log_lines(tmp_path)) == 1
     client.complete("compress", "SYS-2", "history")
     first, second = log_lines(tmp_path)
@@ -64,7 +83,8 @@ def test_each_call_appends_one_full_record(fake_llm: FakeLLMServer, llm_client, 
 
 
 def test_an_answer_cut_off_at_the_token_limit_is_logged_with_finish_reason_length(
-        fake_llm: FakeLLMServer, llm_client, tmp_path: Path) -> None:
+    fake_llm: FakeLLMServer, llm_client, tmp_path: Path
+) -> None:
     fake_llm.enqueue("writer", Answer("The paper stops mid-sente", finish_reason="length"))
     llm_client("local", run_dir=tmp_path).complete("writer", "SYS", "write")
     [record] = log_lines(tmp_path)
@@ -133,10 +153,21 @@ def test_other_credentials_in_the_environment_are_redacted_too(
 
 
 def make_record(index: int, writer: str, size: int) -> CallRecord:
-    return CallRecord(role="prover", backend="scripted", model="m", scope=f"{writer}:{index}",
-                      messages=[{"role": "system", "content": "s"}], max_tokens=1,
-                      response=f"{writer}-{index}-" + "x" * size, tokens_in=1, tokens_out=1,
-                      cache_read_tokens=None, cache_write_tokens=None, latency_s=0.0, attempts=1)
+    return CallRecord(
+        role="prover",
+        backend="scripted",
+        model="m",
+        scope=f"{writer}:{index}",
+        messages=[{"role": "system", "content": "s"}],
+        max_tokens=1,
+        response=f"{writer}-{index}-" + "x" * size,
+        tokens_in=1,
+        tokens_out=1,
+        cache_read_tokens=None,
+        cache_write_tokens=None,
+        latency_s=0.0,
+        attempts=1,
+    )
 
 
 def assert_complete_lines(path: Path, expected_scopes: set[str]) -> None:

@@ -22,8 +22,9 @@ END_OF_TURN = 99
 class FakeLlama:
     """Answers like Llama.create_chat_completion; can run logits processors over scripted tokens."""
 
-    def __init__(self, text: str = "answer", tokens: list[int] | None = None, delay: float = 0.0,
-                 error: Exception | None = None) -> None:
+    def __init__(
+        self, text: str = "answer", tokens: list[int] | None = None, delay: float = 0.0, error: Exception | None = None
+    ) -> None:
         self.text, self.tokens, self.delay, self.error = text, tokens, delay, error
         self.calls: list[dict[str, Any]] = []
         self.active = 0
@@ -41,8 +42,10 @@ class FakeLlama:
             if self.error:
                 raise self.error
             finish, produced = "stop", self._run_processors(kwargs.get("logits_processor") or [])
-            return {"choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": finish}],
-                    "usage": {"prompt_tokens": 40, "completion_tokens": produced}}
+            return {
+                "choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": produced},
+            }
         finally:
             self.active -= 1
 
@@ -68,14 +71,25 @@ def backend_with(llama: FakeLlama, tmp_path: Path, lock: bool = True) -> tuple[E
         loads.append((path, context, threads))
         return llama
 
-    backend = EmbeddedBackend(tmp_path / "model.gguf", 8192, 0, tmp_path / "models" / ".generate.lock" if lock else None,
-                              llama_factory=factory)
+    backend = EmbeddedBackend(
+        tmp_path / "model.gguf",
+        8192,
+        0,
+        tmp_path / "models" / ".generate.lock" if lock else None,
+        llama_factory=factory,
+    )
     return backend, loads
 
 
 def request(role_name: str = "prover", schema: bool = False) -> ChatRequest:
-    return ChatRequest(role=role_name, model="qwen", system="SYSTEM", messages=(Message("user", "USER"),),
-                       max_tokens=321, json_schema=role(role_name).json_schema() if schema else None)
+    return ChatRequest(
+        role=role_name,
+        model="qwen",
+        system="SYSTEM",
+        messages=(Message("user", "USER"),),
+        max_tokens=321,
+        json_schema=role(role_name).json_schema() if schema else None,
+    )
 
 
 def test_json_roles_decode_under_their_schema_with_every_field_required(tmp_path: Path) -> None:

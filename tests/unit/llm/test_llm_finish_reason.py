@@ -25,13 +25,17 @@ HTTP_BACKENDS = ["local", "router", "vendora"]  # OpenAI-compatible twice, Anthr
 @pytest.mark.parametrize("backend", HTTP_BACKENDS)
 @pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
 @pytest.mark.parametrize("finish", ["stop", "length"])
-def test_http_backends_report_how_the_answer_ended(fake_llm: FakeLLMServer, llm_client, backend: str,
-                                                   streamed: bool, finish: str) -> None:
+def test_http_backends_report_how_the_answer_ended(
+    fake_llm: FakeLLMServer, llm_client, backend: str, streamed: bool, finish: str
+) -> None:
     fake_llm.enqueue("writer", Answer("The proof of Lemma 2 stops he", finish_reason=finish))
     client = llm_client(backend)
     reply = client.complete_reply("writer", "SYS", "write", on_text=(lambda piece: None) if streamed else None)
-    assert (reply.text, reply.finish_reason, reply.cut_off) == ("The proof of Lemma 2 stops he", finish,
-                                                                finish == "length")
+    assert (reply.text, reply.finish_reason, reply.cut_off) == (
+        "The proof of Lemma 2 stops he",
+        finish,
+        finish == "length",
+    )
 
 
 def test_anthropic_max_tokens_is_sent_as_such_and_read_as_length(fake_llm: FakeLLMServer, llm_client) -> None:
@@ -94,8 +98,10 @@ class StandInLlama:
         return 0
 
     def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
-        return {"choices": [{"message": {"content": "text"}, "finish_reason": self.finish}],
-                "usage": {"prompt_tokens": 4, "completion_tokens": 1}}
+        return {
+            "choices": [{"message": {"content": "text"}, "finish_reason": self.finish}],
+            "usage": {"prompt_tokens": 4, "completion_tokens": 1},
+        }
 
 
 @pytest.mark.parametrize("finish", ["stop", "length"])
@@ -105,13 +111,19 @@ def test_the_embedded_backend_reports_the_runtime_finish_reason(tmp_path: Path, 
     assert reply.finish_reason == finish and reply.extra["finish_reason"] == finish
 
 
-@pytest.mark.parametrize("raw, ours", [
-    pytest.param("stop", "stop", id="openai-stop"), pytest.param("length", "length", id="openai-length"),
-    pytest.param("end_turn", "stop", id="anthropic-end-turn"), pytest.param("max_tokens", "length", id="anthropic-max-tokens"),
-    pytest.param("stop_sequence", "stop", id="anthropic-stop-sequence"),
-    pytest.param("repetition", "repetition", id="embedded-repetition-guard"),
-    pytest.param("tool_calls", None, id="tool-calls-say-nothing"), pytest.param("content_filter", None, id="filter"),
-    pytest.param(None, None, id="absent"),
-])
+@pytest.mark.parametrize(
+    "raw, ours",
+    [
+        pytest.param("stop", "stop", id="openai-stop"),
+        pytest.param("length", "length", id="openai-length"),
+        pytest.param("end_turn", "stop", id="anthropic-end-turn"),
+        pytest.param("max_tokens", "length", id="anthropic-max-tokens"),
+        pytest.param("stop_sequence", "stop", id="anthropic-stop-sequence"),
+        pytest.param("repetition", "repetition", id="embedded-repetition-guard"),
+        pytest.param("tool_calls", None, id="tool-calls-say-nothing"),
+        pytest.param("content_filter", None, id="filter"),
+        pytest.param(None, None, id="absent"),
+    ],
+)
 def test_provider_finish_reasons_are_normalised(raw: str | None, ours: str | None) -> None:
     assert finish_reason_of(raw) == ours

@@ -20,8 +20,9 @@ from support.fake_llm_server import FakeLLMServer, Fault
 
 
 def replay_client(script: Path, run_dir: Path, scope: str = ""):
-    settings = Settings.from_mapping({"LLM_BACKEND": "replay", "LEMMATA_REPLAY": str(script),
-                                      "LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0})
+    settings = Settings.from_mapping(
+        {"LLM_BACKEND": "replay", "LEMMATA_REPLAY": str(script), "LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0}
+    )
     return make_client(settings, {}, run_dir, scope=scope)
 
 
@@ -56,7 +57,10 @@ def test_recorded_calls_replay_per_role_in_order(fake_llm: FakeLLMServer, llm_cl
     assert client.backend.name == "replay"
     replayed = [json.loads(line) for line in (tmp_path / "replayed" / CALL_LOG_NAME).read_text().splitlines()]
     assert [(r["role"], r["response"], r["backend"]) for r in replayed] == [
-        ("verifier", '{"verdict": "valid"}', "replay"), ("prover", "proof 1", "replay"), ("prover", "proof 2", "replay")]
+        ("verifier", '{"verdict": "valid"}', "replay"),
+        ("prover", "proof 1", "replay"),
+        ("prover", "proof 2", "replay"),
+    ]
     assert replayed[1]["tokens_out"] is not None  # token counts come from the recording
 
 
@@ -96,8 +100,12 @@ def test_scoped_replay_across_processes(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
 
     def job(scope: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", REPLAY_PROCESS, str(script), str(run_dir), scope],
-                              capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-c", REPLAY_PROCESS, str(script), str(run_dir), scope],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     second = job("prove_lemma:L2")
     assert (second.returncode, second.stdout) == (0, "proof of L2"), second.stderr
@@ -109,16 +117,23 @@ def test_scoped_replay_across_processes(tmp_path: Path) -> None:
 
 
 def test_hand_written_unscoped_script_lines(tmp_path: Path) -> None:
-    script = write_script(tmp_path / "script.jsonl", {"role": "planner", "response": "plan A"}, "",
-                          {"role": "planner", "response": "plan B"})
+    script = write_script(
+        tmp_path / "script.jsonl",
+        {"role": "planner", "response": "plan A"},
+        "",
+        {"role": "planner", "response": "plan B"},
+    )
     client = replay_client(script, tmp_path / "run", scope="plan")  # unscoped lines serve any scope
     assert client.complete("planner", "s", "q") == "plan A"
     assert client.complete("planner", "s", "q") == "plan B"
 
 
 def test_scoped_request_prefers_its_scope_then_falls_back_to_unscoped(tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.jsonl", {"role": "prover", "response": "generic"},
-                          {"role": "prover", "scope": "prove_lemma:L1", "response": "for L1"})
+    script = write_script(
+        tmp_path / "s.jsonl",
+        {"role": "prover", "response": "generic"},
+        {"role": "prover", "scope": "prove_lemma:L1", "response": "for L1"},
+    )
     backend = ReplayBackend(script, tmp_path / "run")
     assert backend.complete(request("prover", "prove_lemma:L1")).text == "for L1"
     assert backend.complete(request("prover", "prove_lemma:L1")).text == "generic"
@@ -171,8 +186,12 @@ def test_missing_file_is_a_user_error_naming_it(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("bad_line", "why"),
-    [("this is not json", "not a JSON line"), ('{"response": "no role"}', "role"), ("[1, 2]", "role"),
-     ('{"role": "prover"}', "response")],
+    [
+        ("this is not json", "not a JSON line"),
+        ('{"response": "no role"}', "role"),
+        ("[1, 2]", "role"),
+        ('{"role": "prover"}', "response"),
+    ],
 )
 def test_unusable_line_is_a_user_error_naming_file_and_line(tmp_path: Path, bad_line: str, why: str) -> None:
     script = write_script(tmp_path / "script.jsonl", {"role": "prover", "response": "ok"}, bad_line)

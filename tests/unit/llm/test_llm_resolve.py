@@ -106,12 +106,17 @@ def test_default_models_per_backend(backend: str, environ: dict, active: str, fa
 
 @pytest.mark.parametrize(
     ("backend", "environ"),
-    [("vendora", {"VENDORA_API_KEY": "k" * 10}), ("router", {"COMPAT_API_KEY": "k" * 10}), ("local", {}),
-     ("vendorx", {"VENDORX_API_KEY": "k" * 10})],
+    [
+        ("vendora", {"VENDORA_API_KEY": "k" * 10}),
+        ("router", {"COMPAT_API_KEY": "k" * 10}),
+        ("local", {}),
+        ("vendorx", {"VENDORX_API_KEY": "k" * 10}),
+    ],
 )
 def test_active_and_fast_model_overrides(backend: str, environ: dict) -> None:
-    both = choose_backend(settings(LLM_BACKEND=backend, LEMMATA_ACTIVE_MODEL="big", LEMMATA_FAST_MODEL="small"),
-                          environ)
+    both = choose_backend(
+        settings(LLM_BACKEND=backend, LEMMATA_ACTIVE_MODEL="big", LEMMATA_FAST_MODEL="small"), environ
+    )
     assert both.models == ModelChoice("big", "small")
     fast_only = choose_backend(settings(LLM_BACKEND=backend, LEMMATA_FAST_MODEL="small"), environ)
     assert fast_only.models.fast == "small"
@@ -119,8 +124,9 @@ def test_active_and_fast_model_overrides(backend: str, environ: dict) -> None:
 
 
 def test_active_override_on_vendora_keeps_the_fast_default() -> None:
-    choice = choose_backend(settings(LLM_BACKEND="vendora", LEMMATA_ACTIVE_MODEL="claude-opus-x"),
-                            {"VENDORA_API_KEY": "k" * 10})
+    choice = choose_backend(
+        settings(LLM_BACKEND="vendora", LEMMATA_ACTIVE_MODEL="claude-opus-x"), {"VENDORA_API_KEY": "k" * 10}
+    )
     assert choice.models == ModelChoice("claude-opus-x", "claude-haiku-4-5")
 
 
@@ -170,8 +176,11 @@ def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_ll
     from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 
     token = "sk-ant-oat01-test-login-token"
-    values = {"VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", token)),
-              "VENDORA_BASE_URL": fake_llm.anthropic_base_url, "LLM_RETRY_ATTEMPTS": 0}
+    values = {
+        "VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", token)),
+        "VENDORA_BASE_URL": fake_llm.anthropic_base_url,
+        "LLM_RETRY_ATTEMPTS": 0,
+    }
     assert choose_backend(settings(**values), {}).name == "vendora"
     fake_llm.enqueue("survey", '{"summary": "s"}')
     client = make_client(settings(**values), {}, tmp_path / "run")
@@ -183,8 +192,10 @@ def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_ll
 
 
 def test_an_expired_cli_login_is_a_clear_error_before_any_call(tmp_path: Path) -> None:
-    values = {"VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", expires_in=-60)),
-              "LLM_BACKEND": "vendora"}
+    values = {
+        "VENDORA_CREDENTIALS_FILE": str(cli_login(tmp_path / "credentials.json", expires_in=-60)),
+        "LLM_BACKEND": "vendora",
+    }
     with pytest.raises(UserError, match="VENDORA_API_KEY") as caught:
         make_client(settings(**values), {}, tmp_path / "run")
     assert "sk-ant-oat01" not in str(caught.value)
@@ -201,8 +212,12 @@ def test_embedded_backend_loads_the_configured_gguf(tmp_path: Path) -> None:
 
     gguf = tmp_path / "tiny-model.gguf"
     gguf.write_bytes(b"GGUF" + bytes(60))
-    chosen = settings(LLM_BACKEND="embedded", LEMMATA_EMBEDDED_MODEL=str(gguf), LEMMATA_EMBEDDED_CONTEXT=4096,
-                      LEMMATA_EMBEDDED_THREADS=3)
+    chosen = settings(
+        LLM_BACKEND="embedded",
+        LEMMATA_EMBEDDED_MODEL=str(gguf),
+        LEMMATA_EMBEDDED_CONTEXT=4096,
+        LEMMATA_EMBEDDED_THREADS=3,
+    )
     choice = choose_backend(chosen, {})
     assert choice.name == "embedded" and choice.models == ModelChoice("tiny-model", "tiny-model")
     backend = build_backend("embedded", chosen, {}, tmp_path / "run")
@@ -244,10 +259,16 @@ def test_automatic_choice_ends_with_a_backend_that_needs_no_credential() -> None
 
 
 def test_an_unknown_backend_name_is_a_clear_error(tmp_path: Path) -> None:
-    for call in (lambda: backend_spec("nonesuch"), lambda: resolve_models("nonesuch", settings()),
-                 lambda: build_backend("nonesuch", settings(), {}, tmp_path)):
-        with pytest.raises(UserError, match=r"unknown LLM backend 'nonesuch': the backends are vendora, router, "
-                                            r"local, vendorx, embedded, replay"):
+    for call in (
+        lambda: backend_spec("nonesuch"),
+        lambda: resolve_models("nonesuch", settings()),
+        lambda: build_backend("nonesuch", settings(), {}, tmp_path),
+    ):
+        with pytest.raises(
+            UserError,
+            match=r"unknown LLM backend 'nonesuch': the backends are vendora, router, "
+            r"local, vendorx, embedded, replay",
+        ):
             call()
 
 
@@ -266,16 +287,20 @@ def _imported_sdks(code: str) -> set[str]:
 
 
 def test_resolving_imports_no_sdk() -> None:
-    assert _imported_sdks(
-        "from lemmata.llm.resolve import choose_backend\n"
-        "from lemmata.settings import Settings\n"
-        "choose_backend(Settings.from_mapping({'LLM_BACKEND': 'local'}), {})\n"
-        "choose_backend(Settings.from_mapping({'LLM_BACKEND': 'vendora'}), {'VENDORA_API_KEY': 'k' * 10})\n"
-    ) == set()
+    assert (
+        _imported_sdks(
+            "from lemmata.llm.resolve import choose_backend\n"
+            "from lemmata.settings import Settings\n"
+            "choose_backend(Settings.from_mapping({'LLM_BACKEND': 'local'}), {})\n"
+            "choose_backend(Settings.from_mapping({'LLM_BACKEND': 'vendora'}), {'VENDORA_API_KEY': 'k' * 10})\n"
+        )
+        == set()
+    )
 
 
-@pytest.mark.parametrize(("backend", "environ", "sdk"),
-                         [("local", {}, "openai"), ("vendora", {"VENDORA_API_KEY": "k" * 10}, "anthropic")])
+@pytest.mark.parametrize(
+    ("backend", "environ", "sdk"), [("local", {}, "openai"), ("vendora", {"VENDORA_API_KEY": "k" * 10}, "anthropic")]
+)
 def test_building_a_backend_imports_only_its_own_sdk(backend: str, environ: dict, sdk: str, tmp_path: Path) -> None:
     assert _imported_sdks(
         "from pathlib import Path\n"
@@ -287,11 +312,14 @@ def test_building_a_backend_imports_only_its_own_sdk(backend: str, environ: dict
 
 @pytest.mark.parametrize(
     ("backend", "environ", "base_url", "json_schema"),
-    [("router", {"COMPAT_API_KEY": "k" * 10}, "https://openrouter.ai/api/v1", False),
-     ("local", {}, "http://localhost:8000/v1", True),
-     ("vendorx", {"VENDORX_API_KEY": "k" * 10}, "https://api.novita.ai/v3/openai", False)],
+    [
+        ("router", {"COMPAT_API_KEY": "k" * 10}, "https://openrouter.ai/api/v1", False),
+        ("local", {}, "http://localhost:8000/v1", True),
+        ("vendorx", {"VENDORX_API_KEY": "k" * 10}, "https://api.novita.ai/v3/openai", False),
+    ],
 )
-def test_openai_compatible_backends_get_their_endpoint(backend: str, environ: dict, base_url: str, json_schema: bool,
-                                                        tmp_path: Path) -> None:
+def test_openai_compatible_backends_get_their_endpoint(
+    backend: str, environ: dict, base_url: str, json_schema: bool, tmp_path: Path
+) -> None:
     built = build_backend(backend, settings(), environ, tmp_path)
     assert (built.name, built.base_url, built.send_json_schema) == (backend, base_url, json_schema)

@@ -54,8 +54,9 @@ def test_retries_stop_after_llm_retry_attempts(fake_llm: FakeLLMServer, llm_clie
     assert records(tmp_path)[0]["attempts"] == 4
 
 
-def test_five_rate_limits_then_an_answer_complete_with_the_default_retries(fake_llm: FakeLLMServer, llm_client,
-                                                                          tmp_path: Path) -> None:
+def test_five_rate_limits_then_an_answer_complete_with_the_default_retries(
+    fake_llm: FakeLLMServer, llm_client, tmp_path: Path
+) -> None:
     """Issue 23: the default 5 retries are 6 attempts; a fifth 429 in a row is still retried."""
     fake_llm.inject_fault("prover", *[Fault(status=429)] * 5)
     fake_llm.enqueue("prover", "at last")
@@ -108,8 +109,9 @@ def test_connection_refused_is_retried_then_reported(llm_client, tmp_path: Path)
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = llm_client("local", run_dir=tmp_path, LOCAL_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1",
-                        LLM_RETRY_ATTEMPTS=1)
+    client = llm_client(
+        "local", run_dir=tmp_path, LOCAL_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1", LLM_RETRY_ATTEMPTS=1
+    )
     with pytest.raises(ProviderError, match="cannot reach local"):
         client.complete("prover", SYSTEM, "q")
     assert records(tmp_path)[0]["attempts"] == 2

@@ -34,8 +34,22 @@ ANSWER = "The main theorem bounds the spectral gap by the Cheeger constant, up t
 #: Every backend that talks HTTP, and the endpoint it uses on the fake provider.
 HTTP_BACKENDS = [("local", "/v1/chat/completions"), ("router", "/v1/chat/completions"), ("vendora", "/v1/messages")]
 #: The fields of a call log record that streaming must not change (latency naturally differs).
-SAME_FIELDS = ("role", "backend", "model", "scope", "messages", "max_tokens", "response", "tokens_in", "tokens_out",
-               "cache_read_tokens", "cache_write_tokens", "attempts", "error", "timings")
+SAME_FIELDS = (
+    "role",
+    "backend",
+    "model",
+    "scope",
+    "messages",
+    "max_tokens",
+    "response",
+    "tokens_in",
+    "tokens_out",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "attempts",
+    "error",
+    "timings",
+)
 
 
 class Consumer:
@@ -71,12 +85,14 @@ def records(run_dir: Path) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(("backend", "path"), HTTP_BACKENDS)
-def test_pieces_arrive_in_order_and_join_to_the_answer(fake_llm: FakeLLMServer, llm_client, backend: str,
-                                                       path: str) -> None:
+def test_pieces_arrive_in_order_and_join_to_the_answer(
+    fake_llm: FakeLLMServer, llm_client, backend: str, path: str
+) -> None:
     fake_llm.enqueue("qa", ANSWER)
     consumer = Consumer()
-    answer = llm_client(backend).complete("qa", SYSTEM, "What does the paper prove?", on_text=consumer.on_text,
-                                          on_restart=consumer.on_restart)
+    answer = llm_client(backend).complete(
+        "qa", SYSTEM, "What does the paper prove?", on_text=consumer.on_text, on_restart=consumer.on_restart
+    )
     assert answer == ANSWER
     assert consumer.restarts == 0
     assert len(consumer.pieces) > 1  # the fake splits an answer into several pieces
@@ -114,12 +130,14 @@ def test_without_on_text_nothing_is_streamed(fake_llm: FakeLLMServer, llm_client
 
 
 @pytest.mark.parametrize(("backend", "path"), HTTP_BACKENDS)
-def test_a_streamed_call_is_logged_like_a_plain_one(fake_llm: FakeLLMServer, llm_client, tmp_path: Path,
-                                                    backend: str, path: str) -> None:
+def test_a_streamed_call_is_logged_like_a_plain_one(
+    fake_llm: FakeLLMServer, llm_client, tmp_path: Path, backend: str, path: str
+) -> None:
     fake_llm.enqueue("qa", ANSWER, ANSWER)
     llm_client(backend, run_dir=tmp_path / "plain").complete("qa", SYSTEM, "What does it prove?")
-    llm_client(backend, run_dir=tmp_path / "streamed").complete("qa", SYSTEM, "What does it prove?",
-                                                               on_text=lambda piece: None)
+    llm_client(backend, run_dir=tmp_path / "streamed").complete(
+        "qa", SYSTEM, "What does it prove?", on_text=lambda piece: None
+    )
     (plain,) = records(tmp_path / "plain")
     (streamed,) = records(tmp_path / "streamed")
     assert streamed["response"] == ANSWER
@@ -130,13 +148,15 @@ def test_a_streamed_call_is_logged_like_a_plain_one(fake_llm: FakeLLMServer, llm
 
 
 @pytest.mark.parametrize(("backend", "path"), HTTP_BACKENDS)
-def test_a_retry_after_a_500_signals_a_restart(fake_llm: FakeLLMServer, llm_client, tmp_path: Path, backend: str,
-                                               path: str) -> None:
+def test_a_retry_after_a_500_signals_a_restart(
+    fake_llm: FakeLLMServer, llm_client, tmp_path: Path, backend: str, path: str
+) -> None:
     fake_llm.inject_fault("qa", Fault(status=500))
     fake_llm.enqueue("qa", ANSWER)
     consumer = Consumer()
-    answer = llm_client(backend, run_dir=tmp_path).complete("qa", SYSTEM, "q", on_text=consumer.on_text,
-                                                            on_restart=consumer.on_restart)
+    answer = llm_client(backend, run_dir=tmp_path).complete(
+        "qa", SYSTEM, "q", on_text=consumer.on_text, on_restart=consumer.on_restart
+    )
     assert answer == ANSWER
     assert [r.answered_status for r in fake_llm.requests] == [500, 200]
     assert consumer.events[0] is None and consumer.restarts == 1  # the restart, then the full answer once
@@ -148,13 +168,15 @@ def test_a_retry_after_a_500_signals_a_restart(fake_llm: FakeLLMServer, llm_clie
 def test_no_restart_without_a_retry(fake_llm: FakeLLMServer, llm_client) -> None:
     fake_llm.enqueue("qa", ANSWER)
     restarts: list[None] = []
-    llm_client("local").complete("qa", SYSTEM, "q", on_text=lambda piece: None,
-                                 on_restart=lambda: restarts.append(None))
+    llm_client("local").complete(
+        "qa", SYSTEM, "q", on_text=lambda piece: None, on_restart=lambda: restarts.append(None)
+    )
     assert restarts == []
 
 
-def test_a_consumer_error_ends_the_call_unretried_and_is_logged(fake_llm: FakeLLMServer, llm_client,
-                                                               tmp_path: Path) -> None:
+def test_a_consumer_error_ends_the_call_unretried_and_is_logged(
+    fake_llm: FakeLLMServer, llm_client, tmp_path: Path
+) -> None:
     fake_llm.enqueue("qa", ANSWER, "a second answer that must stay unused")
 
     def broken_console(piece: str) -> None:
@@ -188,16 +210,25 @@ def test_on_text_is_left_out_of_request_equality_and_repr() -> None:
 
 def test_replay_passes_the_recorded_answer_once(tmp_path: Path) -> None:
     script = tmp_path / "script.jsonl"
-    script.write_text(json.dumps({"role": "qa", "response": ANSWER, "tokens_in": 7, "tokens_out": 9}) + "\n"
-                      + json.dumps({"role": "qa", "response": "second"}) + "\n", encoding="utf-8")
+    script.write_text(
+        json.dumps({"role": "qa", "response": ANSWER, "tokens_in": 7, "tokens_out": 9})
+        + "\n"
+        + json.dumps({"role": "qa", "response": "second"})
+        + "\n",
+        encoding="utf-8",
+    )
     backend = ReplayBackend(script, tmp_path / "state")
     pieces: list[str] = []
     response = backend.complete(ChatRequest("qa", "replay", SYSTEM, (), 10, on_text=pieces.append))
     assert pieces == [ANSWER]
     assert response == ChatResponse(text=ANSWER, tokens_in=7, tokens_out=9)
     # Through the client too: once, not once by the backend and again by the client.
-    client = LLMClient(backend, Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0}),
-                       ModelChoice("replay", "replay"), CallLog(tmp_path / "run" / CALL_LOG_NAME))
+    client = LLMClient(
+        backend,
+        Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0}),
+        ModelChoice("replay", "replay"),
+        CallLog(tmp_path / "run" / CALL_LOG_NAME),
+    )
     consumer = Consumer()
     assert client.complete("qa", SYSTEM, "q", on_text=consumer.on_text, on_restart=consumer.on_restart) == "second"
     assert consumer.events == ["second"]
@@ -216,8 +247,10 @@ class StandInLlama:
 
     def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
         self.calls.append(kwargs)
-        return {"choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 40, "completion_tokens": 12}}
+        return {
+            "choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 40, "completion_tokens": 12},
+        }
 
 
 def test_embedded_passes_the_whole_answer_once_and_keeps_its_usage(tmp_path: Path) -> None:
@@ -237,14 +270,30 @@ Chunks = list[bytes]
 
 def openai_sse(*pieces: str, finish: bool = True) -> Chunks:
     def chunk(delta: dict[str, Any], finish_reason: str | None = None, usage: dict[str, int] | None = None) -> bytes:
-        payload = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}], "usage": usage}
+        payload = {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+            "usage": usage,
+        }
         return f"data: {json.dumps(payload)}\n\n".encode()
 
     events = [chunk({"role": "assistant", "content": ""})] + [chunk({"content": piece}) for piece in pieces]
     if finish:
-        events.append(chunk({}, "stop", {"prompt_tokens": 30, "completion_tokens": 20, "total_tokens": 50,
-                                         "prompt_tokens_details": {"cached_tokens": 24}}))
+        events.append(
+            chunk(
+                {},
+                "stop",
+                {
+                    "prompt_tokens": 30,
+                    "completion_tokens": 20,
+                    "total_tokens": 50,
+                    "prompt_tokens_details": {"cached_tokens": 24},
+                },
+            )
+        )
         events.append(b"data: [DONE]\n\n")
     return events
 
@@ -254,16 +303,31 @@ def anthropic_sse(*pieces: str, finish: bool = True) -> Chunks:
         return f"event: {name}\ndata: {json.dumps({'type': name, **payload})}\n\n".encode()
 
     usage = {"input_tokens": 30, "output_tokens": 1, "cache_read_input_tokens": 24, "cache_creation_input_tokens": 3}
-    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
-               "stop_reason": None, "stop_sequence": None, "usage": usage}
-    events = [event("message_start", {"message": message}),
-              event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})]
-    events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": piece}})
-               for piece in pieces]
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    events = [
+        event("message_start", {"message": message}),
+        event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+    ]
+    events += [
+        event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": piece}}) for piece in pieces
+    ]
     if finish:
         events.append(event("content_block_stop", {"index": 0}))
-        events.append(event("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                                              "usage": {"output_tokens": 20}}))
+        events.append(
+            event(
+                "message_delta",
+                {"delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 20}},
+            )
+        )
         events.append(event("message_stop", {}))
     return events
 
@@ -295,19 +359,22 @@ def streaming_client(dialect: str, bodies: list[Body], seen: list[dict[str, Any]
     backend: Any
     if dialect == "openai":
         backend = OpenAICompatibleBackend("router", "http://provider.test/v1", "key", 5)
-        backend._client = openai.OpenAI(api_key="key", base_url="http://provider.test/v1", max_retries=0,
-                                        http_client=http)
+        backend._client = openai.OpenAI(
+            api_key="key", base_url="http://provider.test/v1", max_retries=0, http_client=http
+        )
     else:
         backend = AnthropicBackend("key", 5)
-        backend._client = anthropic.Anthropic(api_key="key", base_url="http://provider.test", max_retries=0,
-                                              http_client=http)
+        backend._client = anthropic.Anthropic(
+            api_key="key", base_url="http://provider.test", max_retries=0, http_client=http
+        )
     settings = Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0, "LLM_RETRY_ATTEMPTS": 2})
     return LLMClient(backend, settings, ModelChoice("m", "m"), CallLog(run_dir / CALL_LOG_NAME))
 
 
 SSE: dict[str, Callable[..., Chunks]] = {"openai": openai_sse, "anthropic": anthropic_sse}
-OVERLOADED = (b'event: error\n'
-              b'data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n')
+OVERLOADED = (
+    b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n'
+)
 OPENAI_ERROR = b'data: {"error": {"message": "upstream provider failed", "code": 502}}\n\n'
 
 
@@ -329,8 +396,14 @@ def test_a_failure_after_some_pieces_restarts_the_answer(tmp_path: Path, dialect
     consumer = Consumer()
     answer = client.complete("qa", SYSTEM, "q", on_text=consumer.on_text, on_restart=consumer.on_restart)
     assert answer == "The main theorem bounds the spectral gap."
-    assert consumer.events == ["The main theorem ", "bounds the", None,
-                               "The main theorem ", "bounds the spectral gap", "."]
+    assert consumer.events == [
+        "The main theorem ",
+        "bounds the",
+        None,
+        "The main theorem ",
+        "bounds the spectral gap",
+        ".",
+    ]
     assert consumer.shown() == answer
     assert len(seen) == 2 and all(body["stream"] is True for body in seen)
     (record,) = records(tmp_path)
@@ -351,8 +424,10 @@ def test_streams_failing_every_time_end_in_a_provider_error(tmp_path: Path, dial
 
 
 def test_a_refusal_inside_an_anthropic_stream_is_not_retried(tmp_path: Path) -> None:
-    refusal = (b'event: error\n'
-               b'data: {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt too long"}}\n\n')
+    refusal = (
+        b"event: error\n"
+        b'data: {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt too long"}}\n\n'
+    )
     seen: list[dict[str, Any]] = []
     client = streaming_client("anthropic", [Body(anthropic_sse("Half", finish=False) + [refusal])], seen, tmp_path)
     with pytest.raises(ProviderError, match="prompt too long") as caught:

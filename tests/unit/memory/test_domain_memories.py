@@ -37,10 +37,24 @@ class Unusable:
         raise AssertionError("loading without a query must not embed anything")
 
 
-def write(home: Path, domain: str, title: str, text: str, embedder: HashedWords | None = None,
-          kind: str = "strategy", session_id: str = "s-1") -> Path:
-    return write_memory(home, domain, title=title, text=text, kind=kind,  # type: ignore[arg-type]
-                        session_id=session_id, embedder=embedder or HashedWords())
+def write(
+    home: Path,
+    domain: str,
+    title: str,
+    text: str,
+    embedder: HashedWords | None = None,
+    kind: str = "strategy",
+    session_id: str = "s-1",
+) -> Path:
+    return write_memory(
+        home,
+        domain,
+        title=title,
+        text=text,
+        kind=kind,  # type: ignore[arg-type]
+        session_id=session_id,
+        embedder=embedder or HashedWords(),
+    )
 
 
 def titles(memories: list) -> list[str]:
@@ -48,13 +62,27 @@ def titles(memories: list) -> list[str]:
 
 
 def test_round_trip(tmp_path: Path) -> None:
-    path = write(tmp_path, "number-theory", "Lifting the exponent",
-                 "  v_p(a^n - b^n) = v_p(a - b) + v_p(n) for odd p.\n", kind="strategy", session_id="s-7")
+    path = write(
+        tmp_path,
+        "number-theory",
+        "Lifting the exponent",
+        "  v_p(a^n - b^n) = v_p(a - b) + v_p(n) for odd p.\n",
+        kind="strategy",
+        session_id="s-7",
+    )
     assert path == tmp_path / "memory" / "domains" / "number-theory" / "lifting-the-exponent.md"
-    assert path.read_text(encoding="utf-8") == "# Lifting the exponent\n\nv_p(a^n - b^n) = v_p(a - b) + v_p(n) for odd p.\n"
+    assert (
+        path.read_text(encoding="utf-8")
+        == "# Lifting the exponent\n\nv_p(a^n - b^n) = v_p(a - b) + v_p(n) for odd p.\n"
+    )
     [memory] = load_memories(tmp_path, "number-theory", 5, embedder=Unusable())
     assert (memory.domain, memory.file, memory.title, memory.kind, memory.session_id) == (
-        "number-theory", "lifting-the-exponent.md", "Lifting the exponent", "strategy", "s-7")
+        "number-theory",
+        "lifting-the-exponent.md",
+        "Lifting the exponent",
+        "strategy",
+        "s-7",
+    )
     assert memory.text == "v_p(a^n - b^n) = v_p(a - b) + v_p(n) for odd p."
     assert memory.similarity is None
 
@@ -62,15 +90,27 @@ def test_round_trip(tmp_path: Path) -> None:
 def test_index_entry_fields(tmp_path: Path) -> None:
     embedder = HashedWords()
     before = time.time()
-    write(tmp_path, "Graph Theory", "Kempe chains", "Swap colours along a Kempe chain at a degree-5 vertex.",
-          embedder, kind="failure", session_id="s-9")
+    write(
+        tmp_path,
+        "Graph Theory",
+        "Kempe chains",
+        "Swap colours along a Kempe chain at a degree-5 vertex.",
+        embedder,
+        kind="failure",
+        session_id="s-9",
+    )
     after = time.time()
     raw = json.loads(index_path(tmp_path, "graph-theory").read_text(encoding="utf-8"))
     assert raw["domain"] == "graph-theory"
     [entry] = raw["entries"]
     assert set(entry) == {"file", "title", "kind", "session_id", "created", "embedding", "embedder"}
     assert (entry["file"], entry["title"], entry["kind"], entry["session_id"], entry["embedder"]) == (
-        "kempe-chains.md", "Kempe chains", "failure", "s-9", "hashed-words")
+        "kempe-chains.md",
+        "Kempe chains",
+        "failure",
+        "s-9",
+        "hashed-words",
+    )
     assert before <= entry["created"] <= after
     # The title and the text are embedded together, once, as a document.
     assert embedder.calls == [(["Kempe chains\nSwap colours along a Kempe chain at a degree-5 vertex."], False)]
@@ -96,8 +136,9 @@ def test_with_a_query_the_top_k_by_similarity_embedding_only_the_query(tmp_path:
     write(tmp_path, "bandits", "EXP3", "exponential weights importance weighted adversarial losses")
     write(tmp_path, "bandits", "Lower bound", "change of measure divergence decomposition minimax")
     embedder = HashedWords()
-    found = load_memories(tmp_path, "bandits", 2, query="adversarial losses with exponential weights",
-                          embedder=embedder)
+    found = load_memories(
+        tmp_path, "bandits", 2, query="adversarial losses with exponential weights", embedder=embedder
+    )
     assert titles(found)[0] == "EXP3"
     assert len(found) == 2 and found[0].similarity > found[1].similarity  # type: ignore[operator]
     assert embedder.calls == [(["adversarial losses with exponential weights"], True)]
@@ -149,31 +190,39 @@ def test_a_listed_file_that_is_missing_is_skipped(tmp_path: Path) -> None:
     paths[0].unlink()
     assert titles(load_memories(tmp_path, "probability", 2)) == ["memory 1", "memory 2"]
     assert titles(load_memories(tmp_path, "probability", 2, query="text", embedder=HashedWords())) == [
-        "memory 2", "memory 1"]
+        "memory 2",
+        "memory 1",
+    ]
 
 
-@pytest.mark.parametrize(("domain", "slug"), [
-    pytest.param("number-theory", "number-theory", id="already-a-slug"),
-    pytest.param("  Number Theory ", "number-theory", id="case-and-spaces"),
-    pytest.param("convex_optimisation", "convex-optimisation", id="underscore"),
-    pytest.param("graphs2", "graphs2", id="digits"),
-])
+@pytest.mark.parametrize(
+    ("domain", "slug"),
+    [
+        pytest.param("number-theory", "number-theory", id="already-a-slug"),
+        pytest.param("  Number Theory ", "number-theory", id="case-and-spaces"),
+        pytest.param("convex_optimisation", "convex-optimisation", id="underscore"),
+        pytest.param("graphs2", "graphs2", id="digits"),
+    ],
+)
 def test_domain_names_are_normalised(domain: str, slug: str) -> None:
     assert domain_slug(domain) == slug
 
 
-@pytest.mark.parametrize("domain", [
-    pytest.param("", id="empty"),
-    pytest.param("   ", id="blank"),
-    pytest.param("..", id="parent"),
-    pytest.param("../etc", id="traversal"),
-    pytest.param("a/b", id="slash"),
-    pytest.param("number.theory", id="dot"),
-    pytest.param("-leading", id="leading-dash"),
-    pytest.param("a--b", id="double-dash"),
-    pytest.param("théorie", id="accent"),
-    pytest.param("x" * 61, id="too-long"),
-])
+@pytest.mark.parametrize(
+    "domain",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("   ", id="blank"),
+        pytest.param("..", id="parent"),
+        pytest.param("../etc", id="traversal"),
+        pytest.param("a/b", id="slash"),
+        pytest.param("number.theory", id="dot"),
+        pytest.param("-leading", id="leading-dash"),
+        pytest.param("a--b", id="double-dash"),
+        pytest.param("théorie", id="accent"),
+        pytest.param("x" * 61, id="too-long"),
+    ],
+)
 def test_bad_domain_names_are_refused(tmp_path: Path, domain: str) -> None:
     with pytest.raises(UserError, match="cannot name a memory directory"):
         write(tmp_path, domain, "title", "text")
@@ -220,12 +269,15 @@ def assert_complete(home: Path, domain: str, count: int) -> None:
     assert len(texts) == count
 
 
-@pytest.mark.parametrize("content", [
-    pytest.param("{not json", id="not-json"),
-    pytest.param('{"domain": "probability", "entries": [{"file": "x.md"}]}', id="entry-missing-fields"),
-    pytest.param("[]", id="wrong-shape"),
-    pytest.param(b"\xff\xfe{}", id="not-utf8"),
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param("{not json", id="not-json"),
+        pytest.param('{"domain": "probability", "entries": [{"file": "x.md"}]}', id="entry-missing-fields"),
+        pytest.param("[]", id="wrong-shape"),
+        pytest.param(b"\xff\xfe{}", id="not-utf8"),
+    ],
+)
 def test_a_corrupt_index_is_an_error_naming_the_file(tmp_path: Path, content: str | bytes) -> None:
     path = index_path(tmp_path, "probability")
     path.parent.mkdir(parents=True)
@@ -249,91 +301,160 @@ def test_a_memory_needs_a_title_and_a_text(tmp_path: Path) -> None:
 
 #: (kind, title, text): what a distiller might keep from runs across several fields.
 CORPUS = [
-    ("strategy", "Euclid-style product for primes congruent to 3 mod 4",
-     "Assume finitely many primes p = 3 mod 4 and form N = 4 p1...pk - 1. N is 3 mod 4, so one of its "
-     "prime factors is 3 mod 4 and is not in the list. The same construction does not work for primes 1 mod 4."),
-    ("failure", "Partial summation alone loses a log factor for prime reciprocals",
-     "Abel summation from Chebyshev's bounds lost a log factor and never showed that the sum of 1/p "
-     "diverges. Comparing with log zeta(s) through the Euler product was needed."),
-    ("strategy", "Lifting the exponent for valuations of a^n - b^n",
-     "For an odd prime p dividing a - b but not ab, v_p(a^n - b^n) = v_p(a - b) + v_p(n). This gave the "
-     "divisibility lemma in two lines; check the hypothesis that p does not divide ab first."),
-    ("strategy", "Pigeonhole on prefix sums modulo n",
-     "Take the n prefix sums modulo n: either one is 0, or two are equal and their difference is a block "
-     "summing to 0 mod n. Worked immediately for the zero-sum subset lemma."),
-    ("failure", "Induction on n does not close for Erdos-Ko-Rado",
-     "Removing one element and inducting did not close, because the link families are not intersecting in "
-     "the needed sense. Katona's cyclic-order double counting proved the bound binom(n-1, k-1)."),
-    ("strategy", "Random colouring lower bound for diagonal Ramsey numbers",
-     "Colour the edges of K_n uniformly at random; the expected number of monochromatic K_k is "
-     "binom(n,k) 2^(1 - binom(k,2)), below 1 for n = 2^(k/2), so R(k,k) > 2^(k/2)."),
-    ("strategy", "UCB regret by counting pulls of suboptimal arms",
-     "Bound the expected number of times each suboptimal arm i is played by 8 log T / Delta_i^2 plus a "
-     "constant, using Hoeffding on the confidence radii, then sum Delta_i times the pulls to get "
-     "O(sum log T / Delta_i)."),
-    ("failure", "Confidence intervals do not transfer to adversarial losses",
-     "Adapting the UCB confidence-interval argument to adversarial losses fails: the losses are not i.i.d., "
-     "so no concentration holds. The exponential-weights potential with importance-weighted loss "
-     "estimates gave O(sqrt(T K log K))."),
-    ("strategy", "Minimax regret lower bound by change of measure",
-     "Perturb one arm's mean by epsilon, use the divergence decomposition of the KL between the two bandit "
-     "environments and the Bretagnolle-Huber inequality; epsilon = sqrt(K/T) gives Omega(sqrt(K T))."),
-    ("failure", "Posterior concentration alone is not enough for Thompson sampling",
-     "Bounding regret by concentration of the posterior broke down in the early rounds, when the optimal "
-     "arm is under-sampled. Anti-concentration of the Beta posterior of the best arm was missing."),
-    ("strategy", "Double counting cherries in a graph with no four-cycle",
-     "Count pairs (v, {a, b}) with a and b both adjacent to v. With no C4 each pair {a, b} has at most one "
-     "common neighbour, so sum binom(d(v), 2) <= binom(n, 2); Jensen gives e <= n^(3/2)/2 + n/4."),
-    ("failure", "Plain greedy colouring does not give five colours on planar graphs",
-     "A degeneracy ordering gives six colours at once, but a greedy argument for five did not close. "
-     "Kempe chain swaps at a vertex of degree five were needed."),
-    ("strategy", "Menger's theorem from max-flow min-cut",
-     "Split each vertex into an in-copy and an out-copy joined by a unit-capacity arc, then apply max-flow "
-     "min-cut: a maximum flow gives the vertex-disjoint paths, a minimum cut the separator."),
-    ("strategy", "Chernoff bound through the moment generating function",
-     "For a sum of independent bounded variables apply Markov to exp(lambda S), bound each factor by "
-     "Hoeffding's lemma and optimise over lambda, giving exp(-2 t^2 / n)."),
-    ("failure", "Chebyshev is too weak for the maximum of Gaussians",
-     "Chebyshev only gives polynomial tails, too weak for the sqrt(2 log n) growth of the expected maximum. "
-     "A union bound with the Gaussian tail, or Jensen on exp(lambda max), gave the right order."),
-    ("strategy", "Optional stopping for the gambler's ruin",
-     "Use the martingale S_n for a fair walk, or (q/p)^(S_n) for a biased one, and apply optional stopping "
-     "at the exit time of the interval after checking that the stopping time is integrable."),
-    ("strategy", "Coupon collector expectation by linearity",
-     "Split the collection time into geometric phases, one per new coupon, and add their means: n H_n. "
-     "Concentration followed from a union bound over coupons."),
-    ("strategy", "Cauchy interlacing from Courant-Fischer",
-     "The eigenvalues of a principal submatrix interlace those of the symmetric matrix: restrict the "
-     "subspaces in the min-max characterisation to the coordinates kept."),
-    ("failure", "Entrywise bounds lose a factor for the norm of a random sign matrix",
-     "Bounding the operator norm through the entries gave order n instead of sqrt(n). An epsilon-net on the "
-     "unit sphere with a union bound and a sub-Gaussian tail gave O(sqrt(n))."),
-    ("strategy", "Sylvester's rank inequality via kernels",
-     "rank(AB) >= rank(A) + rank(B) - n, from the dimension of the kernel of A restricted to the image of B."),
-    ("strategy", "Gradient descent rate on smooth convex functions",
-     "Use the descent lemma with step 1/L and telescope the squared distance to a minimiser: "
-     "f(x_T) - f* <= L ||x_0 - x*||^2 / (2T)."),
-    ("failure", "No linear rate for gradient descent without strong convexity",
-     "Smoothness and convexity alone cannot give a linear rate, since first-order methods have a 1/T^2 "
-     "lower bound on such functions. The Polyak-Lojasiewicz inequality was the missing assumption."),
-    ("strategy", "Strong duality from Slater's condition",
-     "Exhibit a strictly feasible point so that Slater's condition holds, conclude that the duality gap is "
-     "zero, and read the optimum off the KKT conditions."),
-    ("failure", "Euclidean regulariser on the simplex pays a square root of the dimension",
-     "Online gradient descent with Euclidean projection onto the simplex gave a sqrt(d) dependence on the "
-     "dimension. The entropy regulariser (exponentiated gradient, mirror descent) gave sqrt(log d)."),
+    (
+        "strategy",
+        "Euclid-style product for primes congruent to 3 mod 4",
+        "Assume finitely many primes p = 3 mod 4 and form N = 4 p1...pk - 1. N is 3 mod 4, so one of its "
+        "prime factors is 3 mod 4 and is not in the list. The same construction does not work for primes 1 mod 4.",
+    ),
+    (
+        "failure",
+        "Partial summation alone loses a log factor for prime reciprocals",
+        "Abel summation from Chebyshev's bounds lost a log factor and never showed that the sum of 1/p "
+        "diverges. Comparing with log zeta(s) through the Euler product was needed.",
+    ),
+    (
+        "strategy",
+        "Lifting the exponent for valuations of a^n - b^n",
+        "For an odd prime p dividing a - b but not ab, v_p(a^n - b^n) = v_p(a - b) + v_p(n). This gave the "
+        "divisibility lemma in two lines; check the hypothesis that p does not divide ab first.",
+    ),
+    (
+        "strategy",
+        "Pigeonhole on prefix sums modulo n",
+        "Take the n prefix sums modulo n: either one is 0, or two are equal and their difference is a block "
+        "summing to 0 mod n. Worked immediately for the zero-sum subset lemma.",
+    ),
+    (
+        "failure",
+        "Induction on n does not close for Erdos-Ko-Rado",
+        "Removing one element and inducting did not close, because the link families are not intersecting in "
+        "the needed sense. Katona's cyclic-order double counting proved the bound binom(n-1, k-1).",
+    ),
+    (
+        "strategy",
+        "Random colouring lower bound for diagonal Ramsey numbers",
+        "Colour the edges of K_n uniformly at random; the expected number of monochromatic K_k is "
+        "binom(n,k) 2^(1 - binom(k,2)), below 1 for n = 2^(k/2), so R(k,k) > 2^(k/2).",
+    ),
+    (
+        "strategy",
+        "UCB regret by counting pulls of suboptimal arms",
+        "Bound the expected number of times each suboptimal arm i is played by 8 log T / Delta_i^2 plus a "
+        "constant, using Hoeffding on the confidence radii, then sum Delta_i times the pulls to get "
+        "O(sum log T / Delta_i).",
+    ),
+    (
+        "failure",
+        "Confidence intervals do not transfer to adversarial losses",
+        "Adapting the UCB confidence-interval argument to adversarial losses fails: the losses are not i.i.d., "
+        "so no concentration holds. The exponential-weights potential with importance-weighted loss "
+        "estimates gave O(sqrt(T K log K)).",
+    ),
+    (
+        "strategy",
+        "Minimax regret lower bound by change of measure",
+        "Perturb one arm's mean by epsilon, use the divergence decomposition of the KL between the two bandit "
+        "environments and the Bretagnolle-Huber inequality; epsilon = sqrt(K/T) gives Omega(sqrt(K T)).",
+    ),
+    (
+        "failure",
+        "Posterior concentration alone is not enough for Thompson sampling",
+        "Bounding regret by concentration of the posterior broke down in the early rounds, when the optimal "
+        "arm is under-sampled. Anti-concentration of the Beta posterior of the best arm was missing.",
+    ),
+    (
+        "strategy",
+        "Double counting cherries in a graph with no four-cycle",
+        "Count pairs (v, {a, b}) with a and b both adjacent to v. With no C4 each pair {a, b} has at most one "
+        "common neighbour, so sum binom(d(v), 2) <= binom(n, 2); Jensen gives e <= n^(3/2)/2 + n/4.",
+    ),
+    (
+        "failure",
+        "Plain greedy colouring does not give five colours on planar graphs",
+        "A degeneracy ordering gives six colours at once, but a greedy argument for five did not close. "
+        "Kempe chain swaps at a vertex of degree five were needed.",
+    ),
+    (
+        "strategy",
+        "Menger's theorem from max-flow min-cut",
+        "Split each vertex into an in-copy and an out-copy joined by a unit-capacity arc, then apply max-flow "
+        "min-cut: a maximum flow gives the vertex-disjoint paths, a minimum cut the separator.",
+    ),
+    (
+        "strategy",
+        "Chernoff bound through the moment generating function",
+        "For a sum of independent bounded variables apply Markov to exp(lambda S), bound each factor by "
+        "Hoeffding's lemma and optimise over lambda, giving exp(-2 t^2 / n).",
+    ),
+    (
+        "failure",
+        "Chebyshev is too weak for the maximum of Gaussians",
+        "Chebyshev only gives polynomial tails, too weak for the sqrt(2 log n) growth of the expected maximum. "
+        "A union bound with the Gaussian tail, or Jensen on exp(lambda max), gave the right order.",
+    ),
+    (
+        "strategy",
+        "Optional stopping for the gambler's ruin",
+        "Use the martingale S_n for a fair walk, or (q/p)^(S_n) for a biased one, and apply optional stopping "
+        "at the exit time of the interval after checking that the stopping time is integrable.",
+    ),
+    (
+        "strategy",
+        "Coupon collector expectation by linearity",
+        "Split the collection time into geometric phases, one per new coupon, and add their means: n H_n. "
+        "Concentration followed from a union bound over coupons.",
+    ),
+    (
+        "strategy",
+        "Cauchy interlacing from Courant-Fischer",
+        "The eigenvalues of a principal submatrix interlace those of the symmetric matrix: restrict the "
+        "subspaces in the min-max characterisation to the coordinates kept.",
+    ),
+    (
+        "failure",
+        "Entrywise bounds lose a factor for the norm of a random sign matrix",
+        "Bounding the operator norm through the entries gave order n instead of sqrt(n). An epsilon-net on the "
+        "unit sphere with a union bound and a sub-Gaussian tail gave O(sqrt(n)).",
+    ),
+    (
+        "strategy",
+        "Sylvester's rank inequality via kernels",
+        "rank(AB) >= rank(A) + rank(B) - n, from the dimension of the kernel of A restricted to the image of B.",
+    ),
+    (
+        "strategy",
+        "Gradient descent rate on smooth convex functions",
+        "Use the descent lemma with step 1/L and telescope the squared distance to a minimiser: "
+        "f(x_T) - f* <= L ||x_0 - x*||^2 / (2T).",
+    ),
+    (
+        "failure",
+        "No linear rate for gradient descent without strong convexity",
+        "Smoothness and convexity alone cannot give a linear rate, since first-order methods have a 1/T^2 "
+        "lower bound on such functions. The Polyak-Lojasiewicz inequality was the missing assumption.",
+    ),
+    (
+        "strategy",
+        "Strong duality from Slater's condition",
+        "Exhibit a strictly feasible point so that Slater's condition holds, conclude that the duality gap is "
+        "zero, and read the optimum off the KKT conditions.",
+    ),
+    (
+        "failure",
+        "Euclidean regulariser on the simplex pays a square root of the dimension",
+        "Online gradient descent with Euclidean projection onto the simplex gave a sqrt(d) dependence on the "
+        "dimension. The entropy regulariser (exponentiated gradient, mirror descent) gave sqrt(log d).",
+    ),
 ]
 
 #: A task a researcher might type → the title of the memory that should be recalled for it.
 RELEVANT = {
     "Prove that the UCB1 algorithm on a K-armed stochastic bandit has expected regret logarithmic in "
     "the horizon T.": "UCB regret by counting pulls of suboptimal arms",
-    "Show that a graph on n vertices with no cycle of length 4 has O(n^{3/2}) edges.":
-        "Double counting cherries in a graph with no four-cycle",
-    "Among any n integers, show that some nonempty subset has a sum divisible by n.":
-        "Pigeonhole on prefix sums modulo n",
-    "Give an exponential tail bound for the number of heads in n independent coin flips.":
-        "Chernoff bound through the moment generating function",
+    "Show that a graph on n vertices with no cycle of length 4 has O(n^{3/2}) edges.": "Double counting cherries in a graph with no four-cycle",
+    "Among any n integers, show that some nonempty subset has a sum divisible by n.": "Pigeonhole on prefix sums modulo n",
+    "Give an exponential tail bound for the number of heads in n independent coin flips.": "Chernoff bound through the moment generating function",
     "Establish a linear convergence rate for gradient descent on an L-smooth function that is not "
     "strongly convex.": "No linear rate for gradient descent without strong convexity",
 }
@@ -344,8 +465,14 @@ def e5_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The corpus in one domain, embedded by the real model (written once for the module)."""
     home = tmp_path_factory.mktemp("e5_home")
     for kind, title, text in CORPUS:
-        write_memory(home, "mathematics", title=title, text=text, kind=kind,  # type: ignore[arg-type]
-                     session_id="s-corpus")
+        write_memory(
+            home,
+            "mathematics",
+            title=title,
+            text=text,
+            kind=kind,  # type: ignore[arg-type]
+            session_id="s-corpus",
+        )
     return home
 
 

@@ -24,16 +24,22 @@ SESSION = "s-20261121-graph"
 
 def proved(lemma_id: str, status: str, depends_on: tuple[str, ...] = ()) -> ProvedLemma:
     verified = status == "proved"
-    return ProvedLemma(id=lemma_id, statement=f"Statement {lemma_id}.", depends_on=list(depends_on),
-                       proof_text="" if status == "failed" else f"By definition; see [{lemma_id}].",
-                       confidence={"proved": 0.95, "low_confidence": 0.6, "failed": 0.0}[status],
-                       verified=verified, status=status,  # type: ignore[arg-type]
-                       verification_method="auto_accepted" if verified else "failed")
+    return ProvedLemma(
+        id=lemma_id,
+        statement=f"Statement {lemma_id}.",
+        depends_on=list(depends_on),
+        proof_text="" if status == "failed" else f"By definition; see [{lemma_id}].",
+        confidence={"proved": 0.95, "low_confidence": 0.6, "failed": 0.0}[status],
+        verified=verified,
+        status=status,  # type: ignore[arg-type]
+        verification_method="auto_accepted" if verified else "failed",
+    )
 
 
 LEMMAS = [proved("L1", "proved"), proved("L2", "low_confidence", ("L1",)), proved("L3", "failed", ("L1", "L2"))]
-PLAN = TheoryPlan(goal=GOAL, level="full", lemmas=[Lemma(id=p.id, statement=p.statement, depends_on=p.depends_on)
-                                                    for p in LEMMAS])
+PLAN = TheoryPlan(
+    goal=GOAL, level="full", lemmas=[Lemma(id=p.id, statement=p.statement, depends_on=p.depends_on) for p in LEMMAS]
+)
 ASSEMBLED = "By [L1] and [L2] the sum is $2(m+n)$."
 CONSISTENT = json.dumps({"consistent": True, "issues": []})
 
@@ -50,24 +56,43 @@ def test_lemma_nodes_and_dependency_edges_before_any_assembly() -> None:
     graph = build_graph(SESSION, GOAL, LEMMAS)
     assert graph is not None
     assert [(n.id, n.kind, n.status, n.verified) for n in graph.nodes] == [
-        ("L1", "lemma", "proved", True), ("L2", "lemma", "low_confidence", False), ("L3", "lemma", "failed", False)]
+        ("L1", "lemma", "proved", True),
+        ("L2", "lemma", "low_confidence", False),
+        ("L3", "lemma", "failed", False),
+    ]
     assert edges(graph) == {("L2", "L1", "depends_on"), ("L3", "L1", "depends_on"), ("L3", "L2", "depends_on")}
 
 
 def test_theorem_node_once_crystallized() -> None:
-    client, _ = scripted_client({"assembler": [ASSEMBLED], "consistency": [CONSISTENT],
-                                 "crystallizer": ["For all even $a, b$, $a + b$ is even."]})
+    client, _ = scripted_client(
+        {
+            "assembler": [ASSEMBLED],
+            "consistency": [CONSISTENT],
+            "crystallizer": ["For all even $a, b$, $a + b$ is even."],
+        }
+    )
     theory = assemble_theory(client, PLAN, LEMMAS)
     graph = build_graph(SESSION, GOAL, LEMMAS, theory)
     theorem = graph.nodes[-1]
-    assert (theorem.id, theorem.kind, theorem.statement) == ("theorem", "theorem", "For all even $a, b$, $a + b$ is even.")
-    assert {e for e in edges(graph) if e[2] == "supports"} == {("L1", "theorem", "supports"),
-                                                                 ("L2", "theorem", "supports")}
+    assert (theorem.id, theorem.kind, theorem.statement) == (
+        "theorem",
+        "theorem",
+        "For all even $a, b$, $a + b$ is even.",
+    )
+    assert {e for e in edges(graph) if e[2] == "supports"} == {
+        ("L1", "theorem", "supports"),
+        ("L2", "theorem", "supports"),
+    }
 
 
 def test_a_failed_crystallization_keeps_nodes_and_edges_and_states_the_goal() -> None:
-    client, _ = scripted_client({"assembler": [ASSEMBLED], "consistency": [CONSISTENT],
-                                 "crystallizer": [ProviderError("HTTP 529: overloaded, retries exhausted")]})
+    client, _ = scripted_client(
+        {
+            "assembler": [ASSEMBLED],
+            "consistency": [CONSISTENT],
+            "crystallizer": [ProviderError("HTTP 529: overloaded, retries exhausted")],
+        }
+    )
     theory = assemble_theory(client, PLAN, LEMMAS)
     assert theory.theorem_statement == GOAL
     assert theory.crystallization_error.startswith("the crystallizer failed, the goal is stated instead")
@@ -91,8 +116,9 @@ def test_the_graph_is_written_under_the_memory_directory(tmp_path: Path) -> None
     ],
 )
 def test_a_consistency_checker_that_cannot_run_does_not_pass(checker_answer: object) -> None:
-    client, backend = scripted_client({"assembler": [ASSEMBLED], "consistency": [checker_answer],
-                                       "crystallizer": ["T1", "T2"]})
+    client, backend = scripted_client(
+        {"assembler": [ASSEMBLED], "consistency": [checker_answer], "crystallizer": ["T1", "T2"]}
+    )
     theory = assemble_theory(client, PLAN, LEMMAS)
     assert theory.consistency.passed is False
     assert theory.consistency.issues[0].startswith("the consistency check could not run")

@@ -38,23 +38,38 @@ def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module_source: 
 
 
 def test_a_third_party_plugin_plugs_in_through_the_entry_point_group(tmp_path, monkeypatch):
-    third_party(tmp_path, monkeypatch, """
+    third_party(
+        tmp_path,
+        monkeypatch,
+        """
         from lemmata.plugins import DomainPlugin
 
         def make():
             return DomainPlugin(name="queueing", description="queues", domains=("queueing theory",),
                                 guidance={"prover": "Use Little's law."})
-        """, "lemmata_queueing:make")
+        """,
+        "lemmata_queueing:make",
+    )
     found = plugin_for("Queueing_Theory")
     assert found is not None and found.guidance == {"prover": "Use Little's law."}
     assert [p.name for p in installed_plugins()] == ["bandits", "queueing"]
 
 
-@pytest.mark.parametrize("source, target, message", [
-    pytest.param("import not_a_module\n", "lemmata_queueing:plugin", "failed to load: No module named", id="import-error"),
-    pytest.param("plugin = 42\n", "lemmata_queueing:plugin", "is a int, not a lemmata.plugins.DomainPlugin", id="not-a-plugin"),
-    pytest.param("x = 1\n", "lemmata_queueing:plugin", "failed to load", id="missing-attribute"),
-])
+@pytest.mark.parametrize(
+    "source, target, message",
+    [
+        pytest.param(
+            "import not_a_module\n", "lemmata_queueing:plugin", "failed to load: No module named", id="import-error"
+        ),
+        pytest.param(
+            "plugin = 42\n",
+            "lemmata_queueing:plugin",
+            "is a int, not a lemmata.plugins.DomainPlugin",
+            id="not-a-plugin",
+        ),
+        pytest.param("x = 1\n", "lemmata_queueing:plugin", "failed to load", id="missing-attribute"),
+    ],
+)
 def test_a_broken_plugin_is_a_clear_error_naming_it(tmp_path, monkeypatch, source, target, message):
     third_party(tmp_path, monkeypatch, source, target)
     with pytest.raises(UserError, match="domain plugin 'queueing'") as raised:
@@ -72,11 +87,14 @@ def test_the_sandbox_tool_imports_nothing_but_numpy_and_the_standard_library(tmp
     """Copied alone into a scratch folder, as the sandbox will, it imports and runs."""
     module = bandits.sandbox_modules["bandit_regret"]
     (tmp_path / "bandit_regret.py").write_text(module.read_text())
-    check = ("import sys; sys.path.insert(0, sys.argv[1]); from bandit_regret import simulate; "
-             "print(round(simulate('ucb1', [0.6, 0.4], 50, 4).at(50), 3)); "
-             "print(sorted(m for m in sys.modules if m.startswith('lemmata')))")
-    result = subprocess.run([sys.executable, "-I", "-c", check, str(tmp_path)], capture_output=True, text=True,
-                            cwd=tmp_path)
+    check = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from bandit_regret import simulate; "
+        "print(round(simulate('ucb1', [0.6, 0.4], 50, 4).at(50), 3)); "
+        "print(sorted(m for m in sys.modules if m.startswith('lemmata')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", check, str(tmp_path)], capture_output=True, text=True, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1] == "[]"
 
@@ -107,4 +125,4 @@ def test_ucb1_stays_below_its_bound_and_grows_logarithmically_while_epsilon_gree
 def test_the_lai_robbins_constant_of_two_arms():
     kl = 0.45 * math.log(0.45 / 0.5) + 0.55 * math.log(0.55 / 0.5)
     assert lai_robbins_constant([0.5, 0.45]) == pytest.approx(0.05 / kl)
-    assert ucb1_bound([0.5, 0.45], 100) == pytest.approx(8 * math.log(100) / 0.05 + (1 + math.pi ** 2 / 3) * 0.05)
+    assert ucb1_bound([0.5, 0.45], 100) == pytest.approx(8 * math.log(100) / 0.05 + (1 + math.pi**2 / 3) * 0.05)

@@ -30,12 +30,16 @@ def fake_slurm_commands(folder: Path, accounting: str = "accounting_storage/none
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sbatch").write_text("#!/bin/sh\nexit 0\n")
     if answers:
-        config = (f"Configuration data as of 2026-11-21T10:00:00\nAccountingStorageHost   = (null)\n"
-                  f"AccountingStorageType   = {accounting}\nClusterName             = test\n")
+        config = (
+            f"Configuration data as of 2026-11-21T10:00:00\nAccountingStorageHost   = (null)\n"
+            f"AccountingStorageType   = {accounting}\nClusterName             = test\n"
+        )
         (folder / "scontrol").write_text(f"#!/bin/sh\ncat <<'EOF'\n{config}EOF\n")
     else:
-        (folder / "scontrol").write_text("#!/bin/sh\necho 'slurm_load_ctl_conf error: Unable to contact slurm "
-                                         "controller (connect failure)' >&2\nexit 1\n")
+        (folder / "scontrol").write_text(
+            "#!/bin/sh\necho 'slurm_load_ctl_conf error: Unable to contact slurm "
+            "controller (connect failure)' >&2\nexit 1\n"
+        )
     for name in ("sbatch", "scontrol"):
         (folder / name).chmod(0o755)
     return f"{folder}:/usr/bin:/bin"
@@ -45,8 +49,11 @@ def fake_slurm_commands(folder: Path, accounting: str = "accounting_storage/none
 def plugin_installed(monkeypatch):
     """The SLURM plugin importable, as in an install with the slurm extra (not in this venv)."""
     real = importlib.util.find_spec
-    monkeypatch.setattr(profiles.importlib.util, "find_spec",
-                        lambda name, *args: object() if name == SLURM_PLUGIN else real(name, *args))
+    monkeypatch.setattr(
+        profiles.importlib.util,
+        "find_spec",
+        lambda name, *args: object() if name == SLURM_PLUGIN else real(name, *args),
+    )
 
 
 def test_lemmata_ships_a_local_default_and_a_slurm_profile():
@@ -76,8 +83,13 @@ def test_an_unknown_profile_is_refused_naming_the_shipped_ones(name, tmp_path, m
         resolve_profile(name)
 
 
-@pytest.mark.parametrize("text, problem", [("executor: [local\n", "cannot read the profile"),
-                                           ("- just\n- a list\n", "is not a mapping of Snakemake options")])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("executor: [local\n", "cannot read the profile"),
+        ("- just\n- a list\n", "is not a mapping of Snakemake options"),
+    ],
+)
 def test_a_broken_profile_file_is_refused_with_its_path(text, problem, tmp_path):
     (tmp_path / "config.yaml").write_text(text)
     with pytest.raises(UserError, match=problem):
@@ -102,10 +114,13 @@ def test_the_slurm_profile_needs_sbatch(plugin_installed, monkeypatch, tmp_path)
         profile_arguments(resolve_profile("slurm"))
 
 
-@pytest.mark.parametrize("accounting, extra", [("accounting_storage/none", ["--slurm-status-command", "squeue"]),
-                                               ("accounting_storage/slurmdbd", [])])
-def test_job_status_comes_from_squeue_only_when_the_cluster_keeps_no_accounting(accounting, extra, plugin_installed,
-                                                                                monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    "accounting, extra",
+    [("accounting_storage/none", ["--slurm-status-command", "squeue"]), ("accounting_storage/slurmdbd", [])],
+)
+def test_job_status_comes_from_squeue_only_when_the_cluster_keeps_no_accounting(
+    accounting, extra, plugin_installed, monkeypatch, tmp_path
+):
     monkeypatch.setenv("PATH", fake_slurm_commands(tmp_path / "bin", accounting))
     profile = resolve_profile("slurm")
     assert profile_arguments(profile) == ["--profile", str(profile.directory), *extra]
@@ -113,8 +128,10 @@ def test_job_status_comes_from_squeue_only_when_the_cluster_keeps_no_accounting(
 
 def test_a_controller_that_does_not_answer_is_a_clear_error(plugin_installed, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", fake_slurm_commands(tmp_path / "bin", answers=False))
-    with pytest.raises(UserError, match="SLURM's controller did not answer `scontrol show config`: "
-                                        "slurm_load_ctl_conf error: Unable to contact"):
+    with pytest.raises(
+        UserError,
+        match="SLURM's controller did not answer `scontrol show config`: slurm_load_ctl_conf error: Unable to contact",
+    ):
         profile_arguments(resolve_profile("slurm"))
 
 
@@ -135,9 +152,12 @@ def workflow_rules(run_dir: Path) -> tuple[set[str], set[str]]:
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     with SnakemakeApi(OutputSettings()) as api:
-        workflow = api.workflow(snakefile=PACKAGE / "Snakefile", resource_settings=ResourceSettings(),
-                                config_settings=ConfigSettings(config={"task": "x", "mode": "prove", "session_id": "x"}),
-                                workdir=run_dir)._workflow
+        workflow = api.workflow(
+            snakefile=PACKAGE / "Snakefile",
+            resource_settings=ResourceSettings(),
+            config_settings=ConfigSettings(config={"task": "x", "mode": "prove", "session_id": "x"}),
+            workdir=run_dir,
+        )._workflow
         return {rule.name for rule in workflow.rules}, set(workflow._localrules)
 
 
@@ -151,21 +171,38 @@ def test_only_the_lemma_proofs_and_the_experiments_are_cluster_jobs(tmp_path):
 
 
 def test_a_record_from_before_profiles_runs_under_the_local_one():
-    record = RunRecord.model_validate({"session_id": "20261101-120000-abcdef", "mode": "prove", "task": "t",
-                                       "output_dir": "/tmp/o", "gate_mode": "auto", "backend": "local"})
+    record = RunRecord.model_validate(
+        {
+            "session_id": "20261101-120000-abcdef",
+            "mode": "prove",
+            "task": "t",
+            "output_dir": "/tmp/o",
+            "gate_mode": "auto",
+            "backend": "local",
+        }
+    )
     assert record.profile == "local"
 
 
-@pytest.mark.parametrize("profile, message", [
-    ("nowhere", "no profile 'nowhere'"),
-    ("slurm", "pip install 'lemmata[slurm]'"),
-])
+@pytest.mark.parametrize(
+    "profile, message",
+    [
+        ("nowhere", "no profile 'nowhere'"),
+        ("slurm", "pip install 'lemmata[slurm]'"),
+    ],
+)
 def test_prove_with_a_profile_it_cannot_use_stops_before_the_run_exists(profile, message, tmp_path):
     home = tmp_path / "home"
     env = cli_environment(home, LLM_BACKEND="replay", LEMMATA_REPLAY="/nonexistent.jsonl")
-    result = subprocess.run([sys.executable, "-m", "lemmata", "prove", "the sum of two even integers is even",
-                             "--profile", profile], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", "the sum of two even integers is even", "--profile", profile],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode != 0
     assert message in result.stderr and "Traceback" not in result.stderr
     assert not (home / "runs").exists()

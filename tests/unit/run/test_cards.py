@@ -28,16 +28,28 @@ from lemmata.run.events import TokenTally
 from lemmata.verification.calibration import trust_in_words
 
 
-def lemma(lemma_id: str, method: str, status: str, confidence: float, attempts: int = 1,
-          verification: str = "") -> ProvedLemma:
+def lemma(
+    lemma_id: str, method: str, status: str, confidence: float, attempts: int = 1, verification: str = ""
+) -> ProvedLemma:
     verified = method in ("auto_accepted", "verifier_pass")
-    return ProvedLemma(id=lemma_id, statement=f"Statement of {lemma_id}.", proof_text="" if status == "failed" else "p",
-                       confidence=confidence, verified=verified, status=status,  # type: ignore[arg-type]
-                       verification_method=method, verification=verification, attempts=attempts)  # type: ignore[arg-type]
+    return ProvedLemma(
+        id=lemma_id,
+        statement=f"Statement of {lemma_id}.",
+        proof_text="" if status == "failed" else "p",
+        confidence=confidence,
+        verified=verified,
+        status=status,  # type: ignore[arg-type]
+        verification_method=method,
+        verification=verification,
+        attempts=attempts,
+    )  # type: ignore[arg-type]
 
 
 THEORY = Theory(
-    goal="g", theorem_statement="t", assembled_proof="By [parity] and [sum].", proof_status="partial",
+    goal="g",
+    theorem_statement="t",
+    assembled_proof="By [parity] and [sum].",
+    proof_status="partial",
     consistency=ConsistencyCheck(passed=True),
     lemmas=[
         lemma("parity", "auto_accepted", "proved", 0.98),
@@ -62,16 +74,25 @@ def test_the_chain_is_numbered_in_plan_order_and_tagged_from_the_artifact() -> N
 
 def test_every_unverified_lemma_says_why() -> None:
     whys = [line.strip() for line in lemma_chain(THEORY) if line.startswith("    why: ")]
-    assert whys == ["why: verifier: uncertain (gap)", "why: not checked: the verifier could not run",
-                    "why: no usable proof"]
+    assert whys == [
+        "why: verifier: uncertain (gap)",
+        "why: not checked: the verifier could not run",
+        "why: no usable proof",
+    ]
 
 
 def test_the_theory_card_counts_verified_lemmas_from_the_artifact() -> None:
     assert "Proof status: partial (4/5 lemmas with a proof, 2 verified)" in theory_card(THEORY)
 
 
-CALIBRATED = Checker(backend="vendora", model="claude-checker", trust="calibrated", false_accept_rate=0.05,
-                     correct_accept_rate=0.9, measured_on="Open Proof Corpus, 120 proofs, 2025-06-01")
+CALIBRATED = Checker(
+    backend="vendora",
+    model="claude-checker",
+    trust="calibrated",
+    false_accept_rate=0.05,
+    correct_accept_rate=0.9,
+    measured_on="Open Proof Corpus, 120 proofs, 2025-06-01",
+)
 UNCALIBRATED = Checker(backend="embedded", model="qwen-small", trust="uncalibrated")
 
 
@@ -84,23 +105,39 @@ def checked(lemma_id: str, checker: Checker, method: str) -> ProvedLemma:
     if accepted and not verified:
         verification += "; accepted by the checks, but not verified: " + trust_in_words(checker)
     verifier = CheckStep(check="verifier", outcome="passed" if accepted else "objected", detail=verification)
-    return ProvedLemma(id=lemma_id, statement=f"Statement of {lemma_id}.", proof_text="p", confidence=0.8,
-                       verified=verified, status="proved" if verified else "low_confidence",
-                       verification_method=method, verification=verification,  # type: ignore[arg-type]
-                       checks=[CheckStep(check="structure", outcome="passed"), verifier,
-                               *([CheckStep(check="refuter", outcome="passed")] if verified else [])],
-                       checked_by=checker)
+    return ProvedLemma(
+        id=lemma_id,
+        statement=f"Statement of {lemma_id}.",
+        proof_text="p",
+        confidence=0.8,
+        verified=verified,
+        status="proved" if verified else "low_confidence",
+        verification_method=method,
+        verification=verification,  # type: ignore[arg-type]
+        checks=[
+            CheckStep(check="structure", outcome="passed"),
+            verifier,
+            *([CheckStep(check="refuter", outcome="passed")] if verified else []),
+        ],
+        checked_by=checker,
+    )
 
 
 def checked_theory(*lemmas: ProvedLemma) -> Theory:
-    return Theory(goal="g", theorem_statement="t", lemmas=list(lemmas), assembled_proof="By [L1] and [L2].",
-                  consistency=ConsistencyCheck(passed=True),
-                  proof_status="proved" if all(lemma.verified for lemma in lemmas) else "partial")
+    return Theory(
+        goal="g",
+        theorem_statement="t",
+        lemmas=list(lemmas),
+        assembled_proof="By [L1] and [L2].",
+        consistency=ConsistencyCheck(passed=True),
+        proof_status="proved" if all(lemma.verified for lemma in lemmas) else "partial",
+    )
 
 
 VERIFIED_THEORY = checked_theory(checked("L1", CALIBRATED, "verifier_pass"), checked("L2", CALIBRATED, "verifier_pass"))
-PARTLY_VERIFIED_THEORY = checked_theory(checked("L1", CALIBRATED, "verifier_pass"),
-                                        checked("L2", CALIBRATED, "flagged"))
+PARTLY_VERIFIED_THEORY = checked_theory(
+    checked("L1", CALIBRATED, "verifier_pass"), checked("L2", CALIBRATED, "flagged")
+)
 UNTRUSTED_THEORY = checked_theory(checked("L1", UNCALIBRATED, "verifier_pass"), checked("L2", UNCALIBRATED, "flagged"))
 
 
@@ -134,8 +171,9 @@ def test_an_untrusted_checker_is_named_once_with_what_its_verdicts_are_worth() -
 
 def test_lemmas_recorded_before_checkers_still_render_and_say_no_checker_was_recorded() -> None:
     review = theory_review(THEORY)
-    assert review[0] == ("Main result: NOT established: the proof of lemma extra failed; "
-                         "lemmas closure, bound are not verified")
+    assert review[0] == (
+        "Main result: NOT established: the proof of lemma extra failed; lemmas closure, bound are not verified"
+    )
     assert review[1].startswith("Checked by: not recorded")
     assert review[2:] == lemma_chain(THEORY)
 
@@ -144,20 +182,31 @@ def written_run(run_dir: Path, theory: Theory) -> Path:
     """The artifacts the writer card reads, for a run whose theory is `theory`."""
     write_artifact(run_dir / "directions.json", Directions(candidates=[Direction(title="d")], chosen=0, goal="g"))
     write_artifact(run_dir / "theory.json", theory)
-    write_artifact(run_dir / "paper_v1.json",
-                   PaperMeta(version=1, title="Parity", tex_file="paper_v1.tex", bib_entries=0))
-    write_artifact(run_dir / "paper_v1.compile.json",
-                   CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf", passes=["pdflatex"]))
+    write_artifact(
+        run_dir / "paper_v1.json", PaperMeta(version=1, title="Parity", tex_file="paper_v1.tex", bib_entries=0)
+    )
+    write_artifact(
+        run_dir / "paper_v1.compile.json",
+        CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf", passes=["pdflatex"]),
+    )
     return run_dir
 
 
-@pytest.mark.parametrize("theory, main_result, verified", [
-    pytest.param(PARTLY_VERIFIED_THEORY, "Main result: NOT established: lemma L2 is not verified", "1 of 2",
-                 id="not-established"),
-    pytest.param(VERIFIED_THEORY, "Main result: established", "2 of 2", id="established"),
-])
-def test_the_writer_card_says_whether_the_main_result_is_established(tmp_path: Path, theory: Theory,
-                                                                      main_result: str, verified: str) -> None:
+@pytest.mark.parametrize(
+    "theory, main_result, verified",
+    [
+        pytest.param(
+            PARTLY_VERIFIED_THEORY,
+            "Main result: NOT established: lemma L2 is not verified",
+            "1 of 2",
+            id="not-established",
+        ),
+        pytest.param(VERIFIED_THEORY, "Main result: established", "2 of 2", id="established"),
+    ],
+)
+def test_the_writer_card_says_whether_the_main_result_is_established(
+    tmp_path: Path, theory: Theory, main_result: str, verified: str
+) -> None:
     card = flat(writer_card(written_run(tmp_path, theory), TokenTally(), 1.0, tmp_path / "out"))
     assert main_result in card and f"verified lemmas: {verified}" in card
 
@@ -165,37 +214,98 @@ def test_the_writer_card_says_whether_the_main_result_is_established(tmp_path: P
 @pytest.mark.parametrize(
     "report, line",
     [
-        pytest.param(CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf",
-                                   passes=["pdflatex", "bibtex", "pdflatex", "pdflatex"], seconds=1.234),
-                     "Compile: 4 passes in 1.2 s, 0 warnings", id="clean"),
-        pytest.param(CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf", passes=["pdflatex"] * 3,
-                                   seconds=2.0, warnings=["w1", "w2"], undefined_citations=["lee2019"]),
-                     "Compile: 3 passes in 2.0 s, 2 warnings; undefined citations: lee2019, undefined references: none",
-                     id="undefined-citation"),
-        pytest.param(CompileReport(tex_file="paper_v1.tex", ok=False, passes=["pdflatex"],
-                                   errors=["paper_v1.tex:41: Undefined control sequence \\Tr"]),
-                     "Compile FAILED after pdflatex: paper_v1.tex:41: Undefined control sequence \\Tr", id="failed"),
+        pytest.param(
+            CompileReport(
+                tex_file="paper_v1.tex",
+                ok=True,
+                pdf_file="paper_v1.pdf",
+                passes=["pdflatex", "bibtex", "pdflatex", "pdflatex"],
+                seconds=1.234,
+            ),
+            "Compile: 4 passes in 1.2 s, 0 warnings",
+            id="clean",
+        ),
+        pytest.param(
+            CompileReport(
+                tex_file="paper_v1.tex",
+                ok=True,
+                pdf_file="paper_v1.pdf",
+                passes=["pdflatex"] * 3,
+                seconds=2.0,
+                warnings=["w1", "w2"],
+                undefined_citations=["lee2019"],
+            ),
+            "Compile: 3 passes in 2.0 s, 2 warnings; undefined citations: lee2019, undefined references: none",
+            id="undefined-citation",
+        ),
+        pytest.param(
+            CompileReport(
+                tex_file="paper_v1.tex",
+                ok=False,
+                passes=["pdflatex"],
+                errors=["paper_v1.tex:41: Undefined control sequence \\Tr"],
+            ),
+            "Compile FAILED after pdflatex: paper_v1.tex:41: Undefined control sequence \\Tr",
+            id="failed",
+        ),
     ],
 )
 def test_the_writer_card_shows_the_compile_report(report: CompileReport, line: str) -> None:
     assert compile_line(report) == line
 
 
-SANDBOX = ["bubblewrap box", "read-only system", "scratch tmpfs", "no network", "pid namespace", "environment from nothing",
-           "unprivileged uid", "no capabilities", "wall-clock timeout", "whole-test limits (cgroup v1)",
-           "audit hook (telemetry)"]
+SANDBOX = [
+    "bubblewrap box",
+    "read-only system",
+    "scratch tmpfs",
+    "no network",
+    "pid namespace",
+    "environment from nothing",
+    "unprivileged uid",
+    "no capabilities",
+    "wall-clock timeout",
+    "whole-test limits (cgroup v1)",
+    "audit hook (telemetry)",
+]
 EXPERIMENT = Experiment(
-    skipped=False, verified_lemmas=["parity"], low_confidence_lemmas=["closure", "bound", "extra"], alignment_score=0.5,
+    skipped=False,
+    verified_lemmas=["parity"],
+    low_confidence_lemmas=["closure", "bound", "extra"],
+    alignment_score=0.5,
     checks=[
-        LemmaCheck(lemma_id="closure", group="low_confidence", outcome="ran", trials=2000, violations=0,
-                   violation_rate=0.0, attempts=1, plot="figures/closure.pdf", sandbox=SANDBOX),
-        LemmaCheck(lemma_id="bound", group="low_confidence", outcome="ran", trials=1000, violations=40,
-                   violation_rate=0.04, numerically_suspect=True, attempts=2, sandbox=SANDBOX,
-                   failures=["crashed (exit status 1): ZeroDivisionError: division by zero"],
-                   notes=["series ignored: two points have the same x"]),
-        LemmaCheck(lemma_id="extra", group="low_confidence", outcome="error", attempts=5, sandbox=SANDBOX,
-                   detail="denied: network access (socket.connect)",
-                   failures=["stopped: exceeded the 20 s CPU-time limit"] * 4 + ["denied: network access (socket.connect)"]),
+        LemmaCheck(
+            lemma_id="closure",
+            group="low_confidence",
+            outcome="ran",
+            trials=2000,
+            violations=0,
+            violation_rate=0.0,
+            attempts=1,
+            plot="figures/closure.pdf",
+            sandbox=SANDBOX,
+        ),
+        LemmaCheck(
+            lemma_id="bound",
+            group="low_confidence",
+            outcome="ran",
+            trials=1000,
+            violations=40,
+            violation_rate=0.04,
+            numerically_suspect=True,
+            attempts=2,
+            sandbox=SANDBOX,
+            failures=["crashed (exit status 1): ZeroDivisionError: division by zero"],
+            notes=["series ignored: two points have the same x"],
+        ),
+        LemmaCheck(
+            lemma_id="extra",
+            group="low_confidence",
+            outcome="error",
+            attempts=5,
+            sandbox=SANDBOX,
+            detail="denied: network access (socket.connect)",
+            failures=["stopped: exceeded the 20 s CPU-time limit"] * 4 + ["denied: network access (socket.connect)"],
+        ),
     ],
 )
 
@@ -217,13 +327,23 @@ def test_the_experiment_card_shows_alignment_and_each_lemmas_check() -> None:
     assert "CPU-time" not in text  # the earlier failures of a lemma that never ran are not repeated
 
 
-@pytest.mark.parametrize("experiment, line", [
-    pytest.param(Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=auto and the formal statement has no quantitative "
-                            "signals"), "Skipped: EXPERIMENT_MODE=auto and the formal statement has no quantitative signals",
-                 id="skipped"),
-    pytest.param(Experiment(skipped=False, skip_reason="no low-confidence lemma to test"),
-                 "no low-confidence lemma to test", id="nothing-to-test"),
-])
+@pytest.mark.parametrize(
+    "experiment, line",
+    [
+        pytest.param(
+            Experiment(
+                skipped=True, skip_reason="EXPERIMENT_MODE=auto and the formal statement has no quantitative signals"
+            ),
+            "Skipped: EXPERIMENT_MODE=auto and the formal statement has no quantitative signals",
+            id="skipped",
+        ),
+        pytest.param(
+            Experiment(skipped=False, skip_reason="no low-confidence lemma to test"),
+            "no low-confidence lemma to test",
+            id="nothing-to-test",
+        ),
+    ],
+)
 def test_the_experiment_card_says_why_nothing_was_tested(experiment: Experiment, line: str) -> None:
     assert line in " ".join(experiment_card(experiment).split())
 
@@ -232,11 +352,15 @@ def test_a_rewrites_writer_card_reads_its_versions_theory_and_a_failed_compile_f
     """Issue 23: a writer card for every version, and when its compile failed (its report then in logs/)."""
     run_dir = written_run(tmp_path, PARTLY_VERIFIED_THEORY)
     write_artifact(run_dir / "versions/v2/theory.json", VERIFIED_THEORY)
-    write_artifact(run_dir / "paper_v2.json", PaperMeta(version=2, title="Parity, again", tex_file="paper_v2.tex",
-                                                       bib_entries=0))
-    write_artifact(run_dir / "logs/paper_v2.compile.json",
-                   CompileReport(tex_file="paper_v2.tex", ok=False, passes=["pdflatex"],
-                                 errors=["paper_v2.tex:7: Double superscript"]))
+    write_artifact(
+        run_dir / "paper_v2.json", PaperMeta(version=2, title="Parity, again", tex_file="paper_v2.tex", bib_entries=0)
+    )
+    write_artifact(
+        run_dir / "logs/paper_v2.compile.json",
+        CompileReport(
+            tex_file="paper_v2.tex", ok=False, passes=["pdflatex"], errors=["paper_v2.tex:7: Double superscript"]
+        ),
+    )
     card = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out", version=2))
     assert card.startswith("┌ writer: version 2") and "Paper: Parity, again" in card
     assert "Main result: established" in card  # version 2's theory, not the first run's

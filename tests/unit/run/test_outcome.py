@@ -69,8 +69,12 @@ def test_a_missing_or_corrupt_theory_does_not_break_status(layout, theory_text):
 
 
 def test_after_a_rewrite_the_outcome_is_that_of_the_latest_version(layout):
-    run_dir = completed_run(layout, "run-r", PARTLY_VERIFIED_THEORY,
-                            **{"paper_v2.tex": "%", "versions__v2__theory.json": VERIFIED_THEORY.model_dump_json()})
+    run_dir = completed_run(
+        layout,
+        "run-r",
+        PARTLY_VERIFIED_THEORY,
+        **{"paper_v2.tex": "%", "versions__v2__theory.json": VERIFIED_THEORY.model_dump_json()},
+    )
     assert run_outcome(run_dir, "completed").text == "completed"
     (run_dir / "versions" / "v2" / "theory.json").write_text(PARTLY_VERIFIED_THEORY.model_dump_json())
     assert run_outcome(run_dir, "completed").text == NOT_ESTABLISHED
@@ -93,7 +97,10 @@ def test_the_status_poll_and_the_run_list_say_whether_the_main_result_is_establi
     assert (poll["main_result_established"], poll["main_result_issues"]) == (False, ["lemma L2 is not verified"])
     assert listed["run-a"]["outcome"] == NOT_ESTABLISHED and listed["run-b"]["outcome"] == "completed"
     assert (verified["outcome"], verified["main_result_established"], verified["main_result_issues"]) == (
-        "completed", True, [])
+        "completed",
+        True,
+        [],
+    )
 
 
 class SilentConsole:
@@ -104,9 +111,14 @@ class SilentConsole:
 
 
 def test_the_runners_completion_message_keeps_the_status_and_says_why_the_main_result_is_not_established(
-        layout, tmp_path):
-    run_dir = completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY, **{"paper_v2.tex": "%",
-                            "versions__v2__theory.json": PARTLY_VERIFIED_THEORY.model_dump_json()})
+    layout, tmp_path
+):
+    run_dir = completed_run(
+        layout,
+        "run-a",
+        PARTLY_VERIFIED_THEORY,
+        **{"paper_v2.tex": "%", "versions__v2__theory.json": PARTLY_VERIFIED_THEORY.model_dump_json()},
+    )
     output = tmp_path / "out"
     running = save_record(run_dir, load_record(run_dir), status="running", output_dir=str(output))
     record = Driver(run_dir, SilentConsole(), version=2)._complete(running)  # noqa: SLF001
@@ -137,10 +149,10 @@ def test_the_line_a_run_ends_with_says_its_main_result_is_not_established(layout
     assert outcome_of(run_dir, load_record(run_dir)).established is False
 
 
-def test_the_theory_review_shows_the_same_main_result_checker_and_tags_in_the_terminal_and_the_browser(
-        layout, capsys):
-    run_dir = make_run(layout, "run-g", status="waiting", **{**AT_THEORY_REVIEW,
-                                                             "theory.json": UNTRUSTED_THEORY.model_dump_json()})
+def test_the_theory_review_shows_the_same_main_result_checker_and_tags_in_the_terminal_and_the_browser(layout, capsys):
+    run_dir = make_run(
+        layout, "run-g", status="waiting", **{**AT_THEORY_REVIEW, "theory.json": UNTRUSTED_THEORY.model_dump_json()}
+    )
     TerminalConsole(interactive=False).review_theory(UNTRUSTED_THEORY)
     terminal = " ".join(capsys.readouterr().out.split())
     browser = " ".join(waiting_question(run_dir)["card"].split())

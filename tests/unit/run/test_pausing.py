@@ -59,8 +59,15 @@ def test_a_stage_whose_review_waits_for_an_answer_is_where_the_run_continues(run
 
 def test_the_brief_is_the_chosen_direction_as_a_json_string(run_dir: Path) -> None:
     finished_survey(run_dir)
-    write_artifact(run_dir / "directions.json", Directions(
-        candidates=[Direction(title="A"), Direction(title="Modulo 4")], chosen=1, goal="G.", research_brief="Use Z/4Z."))
+    write_artifact(
+        run_dir / "directions.json",
+        Directions(
+            candidates=[Direction(title="A"), Direction(title="Modulo 4")],
+            chosen=1,
+            goal="G.",
+            research_brief="Use Z/4Z.",
+        ),
+    )
     brief = json.loads(save_checkpoint(run_dir, "s1").research_brief_json)
     assert brief == {"direction": "Modulo 4", "goal": "G.", "research_brief": "Use Z/4Z."}
 
@@ -117,14 +124,20 @@ def test_a_stage_whose_artifact_was_being_written_is_not_done(tmp_path: Path) ->
     assert dict((stage.name, state) for stage, state in stage_states(tmp_path, set(), None))["survey"] == "pending"
 
 
-@pytest.mark.parametrize("stored, brief", [
-    pytest.param('{"direction": "Parity by ideals", "goal": "g"}', {"direction": "Parity by ideals", "goal": "g"},
-                 id="a-chosen-direction"),
-    pytest.param("{}", {}, id="before-a-direction"),
-    pytest.param("", {}, id="empty-string"),
-    pytest.param("not json at all", {}, id="not-json"),
-    pytest.param('["a", "list"]', {}, id="not-an-object"),
-])
+@pytest.mark.parametrize(
+    "stored, brief",
+    [
+        pytest.param(
+            '{"direction": "Parity by ideals", "goal": "g"}',
+            {"direction": "Parity by ideals", "goal": "g"},
+            id="a-chosen-direction",
+        ),
+        pytest.param("{}", {}, id="before-a-direction"),
+        pytest.param("", {}, id="empty-string"),
+        pytest.param("not json at all", {}, id="not-json"),
+        pytest.param('["a", "list"]', {}, id="not-an-object"),
+    ],
+)
 def test_the_research_brief_is_read_back_from_the_checkpoint(stored: str, brief: dict) -> None:
     """The spec's resume rule: the brief is read from research_brief_json, a JSON string whose
     default is the empty object (issue 23: it was written and never read)."""

@@ -17,27 +17,39 @@ from lemmata.stages.rewrite import SUMMARY_CHARS_PER_TEXT, qa_summary, revision_
 
 
 def request(version: int = 2, summary: str = "") -> RevisionRequest:
-    return RevisionRequest(version=version, base_version=version - 1, instructions="Name the ideal 2Z.",
-                           qa_summary=summary, requested_at=time.time())
+    return RevisionRequest(
+        version=version,
+        base_version=version - 1,
+        instructions="Name the ideal 2Z.",
+        qa_summary=summary,
+        requested_at=time.time(),
+    )
 
 
 def test_every_agent_is_told_the_instructions_and_the_conversation():
-    assert revision_feedback(request()) == ("Revision instructions from the researcher for version 2 of the paper: "
-                                            "Name the ideal 2Z.")
+    assert revision_feedback(request()) == (
+        "Revision instructions from the researcher for version 2 of the paper: Name the ideal 2Z."
+    )
     assert revision_feedback(request(summary="Q: why? | A: because")).endswith(
-        "The conversation about version 1: Q: why? | A: because")
+        "The conversation about version 1: Q: why? | A: because"
+    )
 
 
 def test_a_version_starts_from_the_theory_of_the_version_before():
     assert [previous_theory_file(n) for n in (2, 3, 10)] == [
-        "theory.json", "versions/v2/theory.json", "versions/v9/theory.json"]
+        "theory.json",
+        "versions/v2/theory.json",
+        "versions/v9/theory.json",
+    ]
 
 
 def test_the_summary_is_the_latest_exchanges_about_the_base_version_shortened():
-    history = [ChatRecord(role="user", content="About v1?", paper_version=1),
-               ChatRecord(role="user", content="Why   is\nL4 weak?", paper_version=2),
-               ChatRecord(role="assistant", content="x" * 1000, paper_version=2),
-               ChatRecord(role="event", marker="error", content="no answer", paper_version=2)]
+    history = [
+        ChatRecord(role="user", content="About v1?", paper_version=1),
+        ChatRecord(role="user", content="Why   is\nL4 weak?", paper_version=2),
+        ChatRecord(role="assistant", content="x" * 1000, paper_version=2),
+        ChatRecord(role="event", marker="error", content="no answer", paper_version=2),
+    ]
     summary = qa_summary(history, 2)
     assert summary.startswith("Q: Why is L4 weak? | A: xxx") and summary.endswith("...")
     assert len(summary) == len("Q: Why is L4 weak? | A: ") + SUMMARY_CHARS_PER_TEXT

@@ -41,12 +41,14 @@ def board(*failed_rules: str) -> JobBoard:
 @pytest.mark.parametrize(
     "invocation, stopped",
     [
-        pytest.param(Invocation(1, board(), log_text=f"...\n{STOP_NOTICE} (scheduler).\n"), True,
-                     id="signalled-from-outside"),
+        pytest.param(
+            Invocation(1, board(), log_text=f"...\n{STOP_NOTICE} (scheduler).\n"), True, id="signalled-from-outside"
+        ),
         pytest.param(Invocation(1, board(), paused=True, log_text=STOP_NOTICE), False, id="our-own-pause"),
         pytest.param(Invocation(1, board("prove_lemma"), log_text=STOP_NOTICE), False, id="a-job-failed-too"),
-        pytest.param(Invocation(1, board(), log_text="WorkflowError: MissingInputException"), False,
-                     id="an-ordinary-failure"),
+        pytest.param(
+            Invocation(1, board(), log_text="WorkflowError: MissingInputException"), False, id="an-ordinary-failure"
+        ),
     ],
 )
 def test_a_workflow_stopped_by_a_signal_is_told_from_a_failure(invocation: Invocation, stopped: bool) -> None:
@@ -99,8 +101,16 @@ def test_status_probes_never_make_a_driver_fail_to_take_the_runs_lock(tmp_path: 
 
 def test_a_run_held_by_a_driver_is_still_refused(tmp_path: Path) -> None:
     with RunLock(tmp_path):
-        holder = subprocess.run([sys.executable, "-c", "import sys; from lemmata.run.record import RunLock; "
-                                 "RunLock(sys.argv[1]).__enter__()", str(tmp_path)], capture_output=True, text=True)
+        holder = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from lemmata.run.record import RunLock; RunLock(sys.argv[1]).__enter__()",
+                str(tmp_path),
+            ],
+            capture_output=True,
+            text=True,
+        )
     assert holder.returncode != 0 and f"in progress (pid {os.getpid()})" in holder.stderr
 
 

@@ -28,8 +28,12 @@ from lemmata.settings import Settings
 from unit.run.test_cards import THEORY
 
 #: A run waiting at the theory review: everything before it decided, theory.json written.
-AT_THEORY_REVIEW = {**SURVEY_DONE, "directions.json": "{}", "gates/direction_review.json": DECIDED,
-                    "theory.json": THEORY.model_dump_json()}
+AT_THEORY_REVIEW = {
+    **SURVEY_DONE,
+    "directions.json": "{}",
+    "gates/direction_review.json": DECIDED,
+    "theory.json": THEORY.model_dump_json(),
+}
 
 
 @pytest.fixture
@@ -52,7 +56,10 @@ def test_status_api_lists_and_polls_runs_logging_polls_at_debug(layout, client, 
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "completed" and body["stages"][0] == {
-        "stage": "survey", "state": "done", "artifact": "survey.json"}
+        "stage": "survey",
+        "state": "done",
+        "artifact": "survey.json",
+    }
     assert [r.levelno for r in caplog.records if "status poll" in r.getMessage()] == [logging.DEBUG]
 
 
@@ -74,30 +81,43 @@ def test_a_rewrite_of_a_run_with_missing_artifacts_is_400_with_a_marker_in_the_c
     assert [(r["role"], r["marker"]) for r in history] == [("event", "error")]
 
 
-@pytest.mark.parametrize("body, status, message", [
-    pytest.param(b"{not json", 400, "not JSON", id="not-json"),
-    pytest.param(b'["Shorter."]', 400, "JSON object", id="not-an-object"),
-    pytest.param(b'{"text": "Shorter."}', 400, '"instructions"', id="no-instructions"),
-    pytest.param(b'{"instructions": "   "}', 400, "instructions are empty", id="empty-instructions"),
-    pytest.param(b'{"instructions": "' + b"x" * 70_000 + b'"}', 413, "larger than", id="too-large"),
-])
+@pytest.mark.parametrize(
+    "body, status, message",
+    [
+        pytest.param(b"{not json", 400, "not JSON", id="not-json"),
+        pytest.param(b'["Shorter."]', 400, "JSON object", id="not-an-object"),
+        pytest.param(b'{"text": "Shorter."}', 400, '"instructions"', id="no-instructions"),
+        pytest.param(b'{"instructions": "   "}', 400, "instructions are empty", id="empty-instructions"),
+        pytest.param(b'{"instructions": "' + b"x" * 70_000 + b'"}', 413, "larger than", id="too-large"),
+    ],
+)
 def test_a_bad_rewrite_request_is_refused_before_anything_is_written(layout, client, body, status, message):
     run_dir = make_run(layout, "run-r", **{"paper_v1.tex": "x"})
-    response = client.post("/api/runs/run-r/rewrite", content=body,
-                                                   headers={"content-type": "application/json"})
+    response = client.post("/api/runs/run-r/rewrite", content=body, headers={"content-type": "application/json"})
     assert response.status_code == status and message in response.json()["error"]
     assert not (run_dir / "revisions").exists()
 
 
-RUN_PATHS = [("GET", ""), ("GET", "/events"), ("GET", "/history"), ("GET", "/versions"),
-             ("GET", "/versions/1/paper.tex"), ("GET", "/versions/1/paper.pdf"), ("POST", "/gates/theory_review"),
-             ("POST", "/pause"), ("POST", "/resume"), ("POST", "/ask"), ("POST", "/rewrite")]
+RUN_PATHS = [
+    ("GET", ""),
+    ("GET", "/events"),
+    ("GET", "/history"),
+    ("GET", "/versions"),
+    ("GET", "/versions/1/paper.tex"),
+    ("GET", "/versions/1/paper.pdf"),
+    ("POST", "/gates/theory_review"),
+    ("POST", "/pause"),
+    ("POST", "/resume"),
+    ("POST", "/ask"),
+    ("POST", "/rewrite"),
+]
 
 
 @pytest.mark.parametrize("run_id", ["..%2F..%2Fetc", "%2Fetc%2Fpasswd", "..", "nope", "a%20b", "%2E%2E"])
 @pytest.mark.parametrize("method, path", RUN_PATHS)
-def test_ids_that_are_not_runs_are_404_and_nothing_outside_the_data_directory_is_read(layout, client, run_id,
-                                                                                       method, path):
+def test_ids_that_are_not_runs_are_404_and_nothing_outside_the_data_directory_is_read(
+    layout, client, run_id, method, path
+):
     (layout.home.parent / "secret.txt").write_text("root:x:0:0")  # beside the data directory
     response = client.request(method, f"/api/runs/{run_id}{path}", json={"instructions": "x", "question": "x"})
     assert response.status_code == 404 and "root:" not in response.text
@@ -106,14 +126,30 @@ def test_ids_that_are_not_runs_are_404_and_nothing_outside_the_data_directory_is
 
 
 def test_versions_and_history_of_a_run(layout, client):
-    make_run(layout, "run-v", **{"paper_v1.tex": "a", "paper_v1.pdf": "%PDF", "paper_v2.tex": "b",
-                                 "rewrite_context_v2.json": "{}"})
+    make_run(
+        layout,
+        "run-v",
+        **{"paper_v1.tex": "a", "paper_v1.pdf": "%PDF", "paper_v2.tex": "b", "rewrite_context_v2.json": "{}"},
+    )
     base = "/api/runs/run-v/versions"
     assert client.get(base).json()["versions"] == [
-        {"version": 1, "tex": "paper_v1.tex", "pdf": True, "rewrite_context": None,
-         "tex_url": f"{base}/1/paper.tex", "pdf_url": f"{base}/1/paper.pdf"},
-        {"version": 2, "tex": "paper_v2.tex", "pdf": False, "rewrite_context": True,
-         "tex_url": f"{base}/2/paper.tex", "pdf_url": f"{base}/2/paper.pdf"}]
+        {
+            "version": 1,
+            "tex": "paper_v1.tex",
+            "pdf": True,
+            "rewrite_context": None,
+            "tex_url": f"{base}/1/paper.tex",
+            "pdf_url": f"{base}/1/paper.pdf",
+        },
+        {
+            "version": 2,
+            "tex": "paper_v2.tex",
+            "pdf": False,
+            "rewrite_context": True,
+            "tex_url": f"{base}/2/paper.tex",
+            "pdf_url": f"{base}/2/paper.pdf",
+        },
+    ]
     status = client.get("/api/runs/run-v").json()
     assert status["versions"] == [1, 2] and status["rewrite_in_progress"] is False
     assert client.get("/api/runs/run-v/history").json() == {"records": []}
@@ -139,19 +175,24 @@ def test_unknown_endpoints_and_methods_answer_json(client):
     assert response.status_code == 405 and "DELETE /api/runs" in response.json()["error"]
 
 
-@pytest.mark.parametrize("body, message", [
-    pytest.param({"mode": "prove"}, '"task"', id="no-task"),
-    pytest.param({"mode": "prove", "task": "  "}, '"task" is empty', id="empty-task"),
-    pytest.param({"mode": "conjecture", "task": "x"}, '"mode" must be one of', id="bad-mode"),
-    pytest.param({"mode": "prove", "task": "x", "gate": "sometimes"}, '"gate" must be one of', id="bad-gate"),
-    pytest.param({"mode": "from-papers"}, '"papers" must list', id="no-papers"),
-    pytest.param({"mode": "from-papers", "papers": ["2101.00001", 7]}, '"papers" must list', id="bad-paper"),
-    pytest.param({"mode": "from-papers", "papers": ["p"] * 21}, '"papers" must list', id="too-many-papers"),
-    pytest.param({"task": "x"}, "LLM_RETRY_WAIT_MIN", id="bad-setting"),
-    pytest.param({"task": "x", "domain": ["bandits"]}, '"domain"', id="domain-not-text"),
-    pytest.param({"task": "x", "domain": "b" * 101}, "the domain must be one line", id="domain-too-long"),
-    pytest.param({"task": "x", "domain": "bandits\nand more"}, "the domain must be one line", id="domain-two-lines"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        pytest.param({"mode": "prove"}, '"task"', id="no-task"),
+        pytest.param({"mode": "prove", "task": "  "}, '"task" is empty', id="empty-task"),
+        pytest.param({"mode": "conjecture", "task": "x"}, '"mode" must be one of', id="bad-mode"),
+        pytest.param({"mode": "prove", "task": "x", "gate": "sometimes"}, '"gate" must be one of', id="bad-gate"),
+        pytest.param({"mode": "from-papers"}, '"papers" must list', id="no-papers"),
+        pytest.param({"mode": "from-papers", "papers": ["2101.00001", 7]}, '"papers" must list', id="bad-paper"),
+        pytest.param({"mode": "from-papers", "papers": ["p"] * 21}, '"papers" must list', id="too-many-papers"),
+        pytest.param({"task": "x"}, "LLM_RETRY_WAIT_MIN", id="bad-setting"),
+        pytest.param({"task": "x", "domain": ["bandits"]}, '"domain"', id="domain-not-text"),
+        pytest.param({"task": "x", "domain": "b" * 101}, "the domain must be one line", id="domain-too-long"),
+        pytest.param(
+            {"task": "x", "domain": "bandits\nand more"}, "the domain must be one line", id="domain-two-lines"
+        ),
+    ],
+)
 def test_a_bad_start_request_is_400_and_creates_no_run(layout, client, monkeypatch, body, message):
     if "bad-setting" in message or message == "LLM_RETRY_WAIT_MIN":
         monkeypatch.setenv("LLM_RETRY_WAIT_MIN", "-1")
@@ -172,23 +213,36 @@ def test_a_started_run_is_written_and_handed_to_a_supervised_process(layout, cli
     response = client.post("/api/runs", json={"mode": "explore", "task": "parity of sums", "gate": "auto"})
     assert response.status_code == 202
     session_id = response.json()["id"]
-    assert response.json() == {"id": session_id, "status": "running", "poll": f"/api/runs/{session_id}",
-                               "events": f"/api/runs/{session_id}/events"}
+    assert response.json() == {
+        "id": session_id,
+        "status": "running",
+        "poll": f"/api/runs/{session_id}",
+        "events": f"/api/runs/{session_id}/events",
+    }
     record = load_record(layout.run_dir(session_id))
-    assert (record.mode, record.task, record.gate_mode, record.backend) == ("explore", "parity of sums", "auto", "local")
+    assert (record.mode, record.task, record.gate_mode, record.backend) == (
+        "explore",
+        "parity of sums",
+        "auto",
+        "local",
+    )
     assert record.output_dir == str(layout.home / "results" / session_id)
     process = client.app.state.supervisor.processes[session_id]
     assert process.args[-3:] == ["resume", session_id, "--wait-at-gates"]
     assert client.get(f"/api/runs/{session_id}").json()["working"] is True
 
 
-@pytest.mark.parametrize("environment, body, gate_mode", [
-    pytest.param({}, {"task": "x"}, "auto", id="the-settings-default"),
-    pytest.param({"GATE_MODE": "none"}, {"task": "x"}, "none", id="the-setting"),
-    pytest.param({"GATE_MODE": "none"}, {"task": "x", "gate": "human"}, "human", id="chosen-for-the-run"),
-])
-def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(layout, client, monkeypatch, environment, body,
-                                                                       gate_mode):
+@pytest.mark.parametrize(
+    "environment, body, gate_mode",
+    [
+        pytest.param({}, {"task": "x"}, "auto", id="the-settings-default"),
+        pytest.param({"GATE_MODE": "none"}, {"task": "x"}, "none", id="the-setting"),
+        pytest.param({"GATE_MODE": "none"}, {"task": "x", "gate": "human"}, "human", id="chosen-for-the-run"),
+    ],
+)
+def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(
+    layout, client, monkeypatch, environment, body, gate_mode
+):
     """Issue 23: `human` was forced by the API's default (and the form's); GATE_MODE now decides
     unless the request names a gate mode, as in a terminal."""
     monkeypatch.setenv("LLM_BACKEND", "local")
@@ -200,13 +254,23 @@ def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(layout, c
     assert load_record(layout.run_dir(response.json()["id"])).gate_mode == gate_mode
 
 
-@pytest.mark.parametrize("body, domain", [
-    pytest.param({"mode": "prove", "task": "UCB1's regret is logarithmic", "domain": " multi-armed bandits "},
-                 "multi-armed bandits", id="prove"),
-    pytest.param({"mode": "from-papers", "papers": ["2101.00001"], "domain": "bandits"}, "bandits", id="from-papers"),
-    pytest.param({"mode": "explore", "task": "bandits", "domain": "ignored"}, "bandits", id="explore-uses-its-task"),
-    pytest.param({"mode": "prove", "task": "x"}, "", id="none"),
-])
+@pytest.mark.parametrize(
+    "body, domain",
+    [
+        pytest.param(
+            {"mode": "prove", "task": "UCB1's regret is logarithmic", "domain": " multi-armed bandits "},
+            "multi-armed bandits",
+            id="prove",
+        ),
+        pytest.param(
+            {"mode": "from-papers", "papers": ["2101.00001"], "domain": "bandits"}, "bandits", id="from-papers"
+        ),
+        pytest.param(
+            {"mode": "explore", "task": "bandits", "domain": "ignored"}, "bandits", id="explore-uses-its-task"
+        ),
+        pytest.param({"mode": "prove", "task": "x"}, "", id="none"),
+    ],
+)
 def test_a_started_run_keeps_the_research_domain_it_was_given(layout, client, monkeypatch, body, domain):
     monkeypatch.setenv("LLM_BACKEND", "local")
     monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
@@ -240,15 +304,20 @@ def test_a_gate_decision_is_saved_for_the_next_drive_and_the_run_goes_on(layout,
     assert client.app.state.supervisor.processes["run-g"].args[-3:] == ["resume", "run-g", "--wait-at-gates"]
 
 
-@pytest.mark.parametrize("gate, body, status, message", [
-    pytest.param("theory_review", {"feedback": "x"}, 400, '"approved" must be', id="no-approval"),
-    pytest.param("theory_review", {"approved": "yes"}, 400, '"approved" must be', id="approval-not-bool"),
-    pytest.param("theory_review", {"approved": False}, 400, 'needs "step"', id="first-rejection-without-step"),
-    pytest.param("theory_review", {"approved": True, "feedback": 3}, 400, '"feedback"', id="feedback-not-text"),
-    pytest.param("direction", {"direction": " "}, 400, '"direction" is empty', id="empty-direction"),
-    pytest.param("experiment_review", {"approved": True}, 409, "waits at the theory_review gate", id="another-gate"),
-    pytest.param("final_review", {"approved": True}, 404, "no gate 'final_review'", id="unknown-gate"),
-])
+@pytest.mark.parametrize(
+    "gate, body, status, message",
+    [
+        pytest.param("theory_review", {"feedback": "x"}, 400, '"approved" must be', id="no-approval"),
+        pytest.param("theory_review", {"approved": "yes"}, 400, '"approved" must be', id="approval-not-bool"),
+        pytest.param("theory_review", {"approved": False}, 400, 'needs "step"', id="first-rejection-without-step"),
+        pytest.param("theory_review", {"approved": True, "feedback": 3}, 400, '"feedback"', id="feedback-not-text"),
+        pytest.param("direction", {"direction": " "}, 400, '"direction" is empty', id="empty-direction"),
+        pytest.param(
+            "experiment_review", {"approved": True}, 409, "waits at the theory_review gate", id="another-gate"
+        ),
+        pytest.param("final_review", {"approved": True}, 404, "no gate 'final_review'", id="unknown-gate"),
+    ],
+)
 def test_a_bad_gate_decision_is_refused_and_nothing_is_saved(layout, client, gate, body, status, message):
     run_dir = make_run(layout, "run-g", status="waiting", **AT_THEORY_REVIEW)
     response = client.post(f"/api/runs/run-g/gates/{gate}", json=body)
@@ -293,9 +362,15 @@ def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout,
         {"t": 2.0, "event": "progress", "done": 1, "total": 9},
         {"t": 2.1, "event": "job_info", "jobid": 2, "rule_name": "theory_review_gate"},
         {"t": 2.5, "event": "error", "msg": "RuleException:\nCalledProcessError in file /x/gates.smk"},
-        {"t": 2.5, "event": "job_error", "jobid": 2, "rule_name": "theory_review_gate"}]
-    make_run(layout, "run-e", status="waiting", **AT_THEORY_REVIEW,
-             **{"logs/events.jsonl": "".join(json.dumps(line) + "\n" for line in log_lines) + '{"cut'})
+        {"t": 2.5, "event": "job_error", "jobid": 2, "rule_name": "theory_review_gate"},
+    ]
+    make_run(
+        layout,
+        "run-e",
+        status="waiting",
+        **AT_THEORY_REVIEW,
+        **{"logs/events.jsonl": "".join(json.dumps(line) + "\n" for line in log_lines) + '{"cut'},
+    )
     response = client.get("/api/runs/run-e/events")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
     events = events_of(response.text)
@@ -305,7 +380,8 @@ def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout,
         {"event": "job_finished", "t": 2.0, "job": 1, "rule": "prove_lemma"},
         {"event": "progress", "t": 2.0, "done": 1, "total": 9},
         {"event": "job_started", "t": 2.1, "job": 2, "rule": "theory_review_gate", "wildcards": {}},
-        {"event": "job_failed", "t": 2.5, "job": 2, "rule": "theory_review_gate", "gate": True}]
+        {"event": "job_failed", "t": 2.5, "job": 2, "rule": "theory_review_gate", "gate": True},
+    ]
     (status,) = [data for name, data in events if name == "status"]
     assert status["status"] == "waiting" and status["gate"]["gate"] == "theory_review"
     assert events[-1] == ("end", {"status": "waiting"})
@@ -314,8 +390,14 @@ def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout,
 def test_the_settings_tab_maps_the_twelve_token_limits_and_saves_them_for_the_next_run(layout, client, monkeypatch):
     settings = client.get("/api/settings").json()["settings"]
     assert len(settings) == 12 and {s["source"] for s in settings} == {"default"}
-    assert settings[1] == {"field": "prover", "name": "MAX_TOKENS_PROVER", "value": 4096, "default": 4096,
-                           "used_for": "proof generation", "source": "default"}
+    assert settings[1] == {
+        "field": "prover",
+        "name": "MAX_TOKENS_PROVER",
+        "value": 4096,
+        "default": 4096,
+        "used_for": "proof generation",
+        "source": "default",
+    }
     saved = client.put("/api/settings", json={"prover": 5000, "sketch": 700}).json()["settings"]
     by_field = {s["field"]: s for s in saved}
     assert (by_field["prover"]["value"], by_field["prover"]["source"]) == (5000, "saved")
@@ -325,15 +407,18 @@ def test_the_settings_tab_maps_the_twelve_token_limits_and_saves_them_for_the_ne
     assert (sketch["value"], sketch["source"]) == (800, "environment")
 
 
-@pytest.mark.parametrize("body, message", [
-    pytest.param({"prover": 0}, "prover=0 is not valid", id="zero"),
-    pytest.param({"prover": -5}, "prover=-5 is not valid", id="negative"),
-    pytest.param({"prover": "5000"}, "prover='5000' is not valid", id="text"),
-    pytest.param({"prover": True}, "prover=True is not valid", id="boolean"),
-    pytest.param({"prover": 2.5}, "prover=2.5 is not valid", id="fraction"),
-    pytest.param({"sketch": 700, "turns": 3}, "'turns' is not a token-limit field", id="unknown-field"),
-    pytest.param({"MAX_TOKENS_PROVER": 3}, "is not a token-limit field", id="setting-name-not-field"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        pytest.param({"prover": 0}, "prover=0 is not valid", id="zero"),
+        pytest.param({"prover": -5}, "prover=-5 is not valid", id="negative"),
+        pytest.param({"prover": "5000"}, "prover='5000' is not valid", id="text"),
+        pytest.param({"prover": True}, "prover=True is not valid", id="boolean"),
+        pytest.param({"prover": 2.5}, "prover=2.5 is not valid", id="fraction"),
+        pytest.param({"sketch": 700, "turns": 3}, "'turns' is not a token-limit field", id="unknown-field"),
+        pytest.param({"MAX_TOKENS_PROVER": 3}, "is not a token-limit field", id="setting-name-not-field"),
+    ],
+)
 def test_a_bad_setting_is_400_and_nothing_is_saved(layout, client, body, message):
     response = client.put("/api/settings", json=body)
     assert response.status_code == 400 and message in response.json()["error"]
@@ -362,8 +447,17 @@ def test_no_answer_carries_a_credential(layout, monkeypatch):
         started = client.post("/api/runs", json={"task": "the sum of two even integers is even"})
         assert started.status_code == 202
         session_id = started.json()["id"]
-        texts = [client.get(path).text for path in ("/api/runs", f"/api/runs/{session_id}", "/api/settings",
-                                                    f"/api/runs/{session_id}/history", "/api/openapi.json", "/")]
+        texts = [
+            client.get(path).text
+            for path in (
+                "/api/runs",
+                f"/api/runs/{session_id}",
+                "/api/settings",
+                f"/api/runs/{session_id}/history",
+                "/api/openapi.json",
+                "/",
+            )
+        ]
     assert all("sk-vendora-do-not-leak" not in text for text in texts)
     run_dir = layout.run_dir(session_id)
     assert all("sk-vendora-do-not-leak" not in p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file())
@@ -372,8 +466,12 @@ def test_no_answer_carries_a_credential(layout, monkeypatch):
 def test_the_openapi_description_names_exactly_the_apps_endpoints(client):
     document = client.get("/api/openapi.json").json()
     described = {(path, method.upper()) for path, operations in document["paths"].items() for method in operations}
-    routed = {(re.sub(r":\w+}", "}", route.path), method) for route in ROUTES if not isinstance(route, Mount)
-              and route.path.startswith("/api/") for method in route.methods - {"HEAD"}}
+    routed = {
+        (re.sub(r":\w+}", "}", route.path), method)
+        for route in ROUTES
+        if not isinstance(route, Mount) and route.path.startswith("/api/")
+        for method in route.methods - {"HEAD"}
+    }
     assert described == routed
     assert document["openapi"].startswith("3.1")
 
@@ -389,12 +487,23 @@ def test_the_page_and_its_assets_are_served_and_nothing_beside_them(client):
 
 def test_the_status_poll_shows_an_unfinished_rewrites_steps(layout, client):
     request = RevisionRequest(version=2, base_version=1, instructions="Shorter proofs.", requested_at=1.0)
-    run_dir = make_run(layout, "run-w", status="paused", **{
-        "paper_v1.tex": "x", "revisions__v2.json": request.model_dump_json(), "versions__v2__theory.json": "{}"})
+    run_dir = make_run(
+        layout,
+        "run-w",
+        status="paused",
+        **{"paper_v1.tex": "x", "revisions__v2.json": request.model_dump_json(), "versions__v2__theory.json": "{}"},
+    )
     body = client.get("/api/runs/run-w").json()
-    assert body["rewrite"] == {"version": 2, "instructions": "Shorter proofs.", "steps": [
-        {"step": "theory", "state": "done"}, {"step": "experiment", "state": "pending"},
-        {"step": "writer", "state": "pending"}, {"step": "compile", "state": "pending"}]}
+    assert body["rewrite"] == {
+        "version": 2,
+        "instructions": "Shorter proofs.",
+        "steps": [
+            {"step": "theory", "state": "done"},
+            {"step": "experiment", "state": "pending"},
+            {"step": "writer", "state": "pending"},
+            {"step": "compile", "state": "pending"},
+        ],
+    }
     with RunLock(run_dir):  # a process works on it: the first step not done is the running one
         steps = client.get("/api/runs/run-w").json()["rewrite"]["steps"]
     assert [s["state"] for s in steps] == ["done", "running", "pending", "pending"]
@@ -403,12 +512,23 @@ def test_the_status_poll_shows_an_unfinished_rewrites_steps(layout, client):
 
 
 def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(layout, client):
-    log_lines = [{"event": "workflow_started"}, {"event": "job_info", "jobid": 1, "rule_name": "survey"},
-                 {"event": "workflow_started"},  # a later invocation: the earlier one's jobs are over
-                 {"event": "job_info", "jobid": 4, "rule_name": "prove_lemma", "wildcards": {"lemma": "L1"}}]
-    run_dir = make_run(layout, "run-s", status="running", **SURVEY_DONE, **{
-        "directions.json": "{}", "gates/direction_review.json": DECIDED,
-        "logs/events.jsonl": "".join(json.dumps(line) + "\n" for line in log_lines)})
+    log_lines = [
+        {"event": "workflow_started"},
+        {"event": "job_info", "jobid": 1, "rule_name": "survey"},
+        {"event": "workflow_started"},  # a later invocation: the earlier one's jobs are over
+        {"event": "job_info", "jobid": 4, "rule_name": "prove_lemma", "wildcards": {"lemma": "L1"}},
+    ]
+    run_dir = make_run(
+        layout,
+        "run-s",
+        status="running",
+        **SURVEY_DONE,
+        **{
+            "directions.json": "{}",
+            "gates/direction_review.json": DECIDED,
+            "logs/events.jsonl": "".join(json.dumps(line) + "\n" for line in log_lines),
+        },
+    )
     with RunLock(run_dir):
         states = {s["stage"]: s["state"] for s in client.get("/api/runs/run-s").json()["stages"]}
     assert (states["survey"], states["theory"], states["experiment"]) == ("done", "running", "pending")

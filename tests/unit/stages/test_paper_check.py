@@ -13,9 +13,14 @@ from lemmata.stages.paper_fragments import Fragment, fragment_at, render
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 
-ITEMS = ["\\section{Introduction}", Fragment("part:introduction", "Intro \\oops.", "Intro oops.", by_writer=True),
-         "\\begin{proof}", Fragment("proof:L1", "Proof \\bad.", "Proof bad."), "\\end{proof}",
-         Fragment("part:conclusion", "\\def\\loop{\\loop}Done.", "Done.", by_writer=True)]
+ITEMS = [
+    "\\section{Introduction}",
+    Fragment("part:introduction", "Intro \\oops.", "Intro oops.", by_writer=True),
+    "\\begin{proof}",
+    Fragment("proof:L1", "Proof \\bad.", "Proof bad."),
+    "\\end{proof}",
+    Fragment("part:conclusion", "\\def\\loop{\\loop}Done.", "Done.", by_writer=True),
+]
 
 
 def line_of(tex: str, text: str) -> int:
@@ -38,7 +43,9 @@ class ScriptedTrials:
     def __call__(self, tex: str) -> list[TrialError]:
         self.documents.append(tex)
         if self.timeout and "\\loop" in tex:
-            return [TrialError("pdflatex timed out after 3 s on paper.tex (an endless macro loop?)", None, timed_out=True)]
+            return [
+                TrialError("pdflatex timed out after 3 s on paper.tex (an endless macro loop?)", None, timed_out=True)
+            ]
         for text in self.failing:
             if text in tex:
                 return [TrialError(f"paper.tex:{line_of(tex, text)}: Missing $ inserted.", line_of(tex, text))]
@@ -57,7 +64,10 @@ def test_a_broken_proof_is_printed_as_plain_text_and_a_broken_part_is_left_to_th
 
 def test_an_endless_loop_is_blamed_on_the_fragment_that_defines_macros() -> None:
     result = check_document(ITEMS, lambda body: body, ScriptedTrials(timeout=True))
-    assert list(result.writer_errors) == ["part:conclusion"] and "endless macro loop" in result.writer_errors["part:conclusion"]
+    assert (
+        list(result.writer_errors) == ["part:conclusion"]
+        and "endless macro loop" in result.writer_errors["part:conclusion"]
+    )
 
 
 def test_an_error_outside_every_fragment_is_reported_as_it_is() -> None:
@@ -77,5 +87,7 @@ def test_a_real_trial_pass_names_the_line_and_leaves_nothing_behind(tmp_path, mo
     tex = render_document(title="T", abstract="", body=body, bibliography_stem=None)
     [error] = trial_compile(tex, timeout=30)
     assert error.line == line_of(tex, "x^{1}^{2}") and error.detail == "Double superscript."
-    assert trial_compile(render_document(title="T", abstract="", body="Fine.", bibliography_stem=None), timeout=30) == []
+    assert (
+        trial_compile(render_document(title="T", abstract="", body="Fine.", bibliography_stem=None), timeout=30) == []
+    )
     assert list(tmp_path.iterdir()) == []  # the scratch directory is gone

@@ -13,15 +13,19 @@ from lemmata.stages.prompt_echo import PromptEcho
 from support import DATA
 
 STATEMENT = "The sum of two integers is even if each integer is even."
-PROMPT = (render_prompt("writer_followup", problem="x", parts="y").user + "\n" + MACRO_SUMMARY
-          + "\nCitation keys (key: authors (year), title; cite with exactly these keys, or none):\n"
-          "diaz2021: José Díaz, Ann Lee (2021), Parity in rings\n"
-          "- Cite only with \\cite{key} and only the keys listed under \"Citation keys\"; if none are listed, cite nothing.\n"
-          f"[L2] NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: {STATEMENT}\n"
-          "The prover's proof begins: **Proof:** By [L1], write $a = 2m$. Then the claim follows. QED\n"
-          "- CONCLUSION: one short paragraph.\n"
-          # The writer's style skill, as the briefing appends it: its sentences wrap over lines.
-          + (DATA.parent.parent / "lemmata" / "skills" / "latex-theorem-proof.md").read_text().split("---\n")[-1])
+PROMPT = (
+    render_prompt("writer_followup", problem="x", parts="y").user
+    + "\n"
+    + MACRO_SUMMARY
+    + "\nCitation keys (key: authors (year), title; cite with exactly these keys, or none):\n"
+    "diaz2021: José Díaz, Ann Lee (2021), Parity in rings\n"
+    '- Cite only with \\cite{key} and only the keys listed under "Citation keys"; if none are listed, cite nothing.\n'
+    f"[L2] NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: {STATEMENT}\n"
+    "The prover's proof begins: **Proof:** By [L1], write $a = 2m$. Then the claim follows. QED\n"
+    "- CONCLUSION: one short paragraph.\n"
+    # The writer's style skill, as the briefing appends it: its sentences wrap over lines.
+     + (DATA.parent.parent / "lemmata" / "skills" / "latex-theorem-proof.md").read_text().split("---\n")[-1]
+)
 GOAL = "The sum of two even integers is even."
 ECHO = PromptEcho(PROMPT + f"Goal: {GOAL}\n", allowed=[GOAL], statements=[STATEMENT, "Zero is even."])
 
@@ -58,33 +62,54 @@ ECHOES = [
     pytest.param("Write only these parts, each after its marker line, then the line %%% END:", id="the-request"),
     # The embedded 1.5B model, asked for the parts (2026-11-25): each lemma's entry under its marker,
     # the format's description of a part as the part, the lemma statements as its preliminaries.
-    pytest.param("NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: The sum of two integers "
-                 "is even if each integer is even.", id="a-lemma-entry-copied"),
-    pytest.param("The prover's proof begins: **Proof:** By [L1], write \\(a = 2m\\). Then the claim follows.",
-                 id="the-shortened-proof-copied"),
-    pytest.param("The prover's proof begins: \\#\\#\\# Proof of Lemma~\\ref{lem:L3}: If a is even then -a is even. By "
-                 "[L2], write a = 2m, then go on far beyond what the request showed.", id="a-copied-line-continued"),
+    pytest.param(
+        "NOT VERIFIED (verifier: invalid (step 2 assumes the claim)). Statement: The sum of two integers "
+        "is even if each integer is even.",
+        id="a-lemma-entry-copied",
+    ),
+    pytest.param(
+        "The prover's proof begins: **Proof:** By [L1], write \\(a = 2m\\). Then the claim follows.",
+        id="the-shortened-proof-copied",
+    ),
+    pytest.param(
+        "The prover's proof begins: \\#\\#\\# Proof of Lemma~\\ref{lem:L3}: If a is even then -a is even. By "
+        "[L2], write a = 2m, then go on far beyond what the request showed.",
+        id="a-copied-line-continued",
+    ),
     pytest.param("One short paragraph.", id="a-part-s-description-as-the-part"),
     pytest.param("- The sum of two integers is even if each integer is even.", id="a-lemma-statement-listed"),
     pytest.param("Zero is even.", id="a-short-lemma-statement-restated"),
     pytest.param(f"Goal: {GOAL}", id="a-labelled-line-of-the-request"),
     # The README's main command on the embedded model (2026-11-25): the macro list retold as prose in
     # the Preliminaries, and the request's own material talked about in the Introduction.
-    pytest.param("The definitions and notation used in the proof are listed in the Preliminaries section. The symbols "
-                 "\\RR, \\NN, \\ZZ, \\QQ, \\CC, \\FF, \\EE, \\PP, and \\cA \\cB \\cC are used to denote sets and "
-                 "vectors.", id="the-macro-list-retold-as-prose"),
-    pytest.param("The operators \\argmin \\argmax \\Var \\Cov \\tr \\rank \\diag \\supp \\sign \\dist are used "
-                 "to denote arguments, maximums, variances, covariances, traces.", id="the-operators-retold"),
-    pytest.param("Citation keys are provided to cite the theorem and its proof. The main result is stated as \"The sum "
-                 "of two even integers is even\", and it is not verified yet.", id="talks-about-the-citation-keys"),
-    pytest.param("The survey summary provides additional context about the proof and its significance in number "
-                 "theory.", id="talks-about-the-survey-summary"),
+    pytest.param(
+        "The definitions and notation used in the proof are listed in the Preliminaries section. The symbols "
+        "\\RR, \\NN, \\ZZ, \\QQ, \\CC, \\FF, \\EE, \\PP, and \\cA \\cB \\cC are used to denote sets and "
+        "vectors.",
+        id="the-macro-list-retold-as-prose",
+    ),
+    pytest.param(
+        "The operators \\argmin \\argmax \\Var \\Cov \\tr \\rank \\diag \\supp \\sign \\dist are used "
+        "to denote arguments, maximums, variances, covariances, traces.",
+        id="the-operators-retold",
+    ),
+    pytest.param(
+        'Citation keys are provided to cite the theorem and its proof. The main result is stated as "The sum '
+        'of two even integers is even", and it is not verified yet.',
+        id="talks-about-the-citation-keys",
+    ),
+    pytest.param(
+        "The survey summary provides additional context about the proof and its significance in number theory.",
+        id="talks-about-the-survey-summary",
+    ),
     # The README's main command on the embedded model (2026-11-25, this run's Introduction): the
     # writer's style rules, wrapped over lines in the prompt, retold as the paper's outline.
-    pytest.param("• Lemmas: The main result is stated in its environment before it is used, and followed at once by "
-                 "its proof environment. Each lemma is stated in words and symbols together, with the quantifiers "
-                 "of the statement explicit; never leave constants unnamed when they are known.",
-                 id="the-style-rules-retold-as-the-outline"),
+    pytest.param(
+        "• Lemmas: The main result is stated in its environment before it is used, and followed at once by "
+        "its proof environment. Each lemma is stated in words and symbols together, with the quantifiers "
+        "of the statement explicit; never leave constants unnamed when they are known.",
+        id="the-style-rules-retold-as-the-outline",
+    ),
 ]
 
 
@@ -99,14 +124,21 @@ KEPT = [
     pytest.param("Thus zero is even.", id="a-sentence-around-a-short-statement"),
     pytest.param("Note: the idea is to add the witnesses.", id="a-short-label-of-its-own"),
     pytest.param("The idea is simple: add the two witnesses of evenness.", id="a-sentence-with-a-colon"),
-    pytest.param("Let $\\bx, \\by \\in \\RR^n$ and $\\abs{x} \\leq \\norm{\\bx}$ for all vectors.", id="macros-in-a-formula"),
+    pytest.param(
+        "Let $\\bx, \\by \\in \\RR^n$ and $\\abs{x} \\leq \\norm{\\bx}$ for all vectors.", id="macros-in-a-formula"
+    ),
     pytest.param("Proof.", id="short-line"),
-    pytest.param("Let $x \\in \\RR$, $n \\in \\NN$, $k \\in \\ZZ$, $q \\in \\QQ$, $z \\in \\CC$ and $p \\in \\PP$.",
-                 id="many-macros-each-in-its-formula"),
+    pytest.param(
+        "Let $x \\in \\RR$, $n \\in \\NN$, $k \\in \\ZZ$, $q \\in \\QQ$, $z \\in \\CC$ and $p \\in \\PP$.",
+        id="many-macros-each-in-its-formula",
+    ),
     pytest.param("Over \\RR and \\CC the claim fails.", id="two-macros-in-prose"),
     pytest.param("Parity is the first invariant of integer arithmetic.", id="ordinary-prose"),
-    pytest.param("Each lemma is stated before it is used; the proofs then follow the order of the plan, and the "
-                 "last section assembles them into the main result.", id="the-paper-s-own-outline"),
+    pytest.param(
+        "Each lemma is stated before it is used; the proofs then follow the order of the plan, and the "
+        "last section assembles them into the main result.",
+        id="the-paper-s-own-outline",
+    ),
 ]
 
 
@@ -116,20 +148,42 @@ def test_a_line_of_the_paper_s_own_is_kept(line: str) -> None:
 
 
 PARTS = [
-    pytest.param("introduction", "# Introduction\n**Parity** matters, see [L2].\n## Background\nOld.",
-                 "\\textbf{Parity} matters, see Lemma~\\ref{lem:L2}.\n\\subsection{Background}\nOld.",
-                 id="markdown-heading-repeated-and-a-subheading"),
-    pytest.param("introduction", "Text.\n\\section{Background}\nOld.", "Text.\n\\subsection{Background}\nOld.",
-                 id="a-section-inside-a-part-becomes-a-subsection"),
-    pytest.param("discussion", "\\unverified As shown [Unverified step] in \\cite{diaz2021, knuth1997}.",
-                 "As shown in \\cite{diaz2021}.", id="own-markers-and-an-unknown-citation"),
-    pytest.param("preliminaries", "\\begin{Lem}[L1] Restated.\\end{Lem}\\begin{proof}Again.\\end{proof}\n"
-                 "\\begin{defin}Even.\\end{defin}", "\\begin{definition}Even.\\end{definition}",
-                 id="a-restated-lemma-with-its-proof-goes"),
-    pytest.param("abstract", "\\begin{abstract}\n\\section{Abstract}\nWe prove it.\n\\end{abstract}", "We prove it.",
-                 id="abstract-in-its-own-environment"),
-    pytest.param("lemma:L1", "We unfold the definition.\n\n\\begin{proof}A whole proof.\\end{proof}\nMore.",
-                 "We unfold the definition.", id="explanation-keeps-its-first-paragraph"),
+    pytest.param(
+        "introduction",
+        "# Introduction\n**Parity** matters, see [L2].\n## Background\nOld.",
+        "\\textbf{Parity} matters, see Lemma~\\ref{lem:L2}.\n\\subsection{Background}\nOld.",
+        id="markdown-heading-repeated-and-a-subheading",
+    ),
+    pytest.param(
+        "introduction",
+        "Text.\n\\section{Background}\nOld.",
+        "Text.\n\\subsection{Background}\nOld.",
+        id="a-section-inside-a-part-becomes-a-subsection",
+    ),
+    pytest.param(
+        "discussion",
+        "\\unverified As shown [Unverified step] in \\cite{diaz2021, knuth1997}.",
+        "As shown in \\cite{diaz2021}.",
+        id="own-markers-and-an-unknown-citation",
+    ),
+    pytest.param(
+        "preliminaries",
+        "\\begin{Lem}[L1] Restated.\\end{Lem}\\begin{proof}Again.\\end{proof}\n\\begin{defin}Even.\\end{defin}",
+        "\\begin{definition}Even.\\end{definition}",
+        id="a-restated-lemma-with-its-proof-goes",
+    ),
+    pytest.param(
+        "abstract",
+        "\\begin{abstract}\n\\section{Abstract}\nWe prove it.\n\\end{abstract}",
+        "We prove it.",
+        id="abstract-in-its-own-environment",
+    ),
+    pytest.param(
+        "lemma:L1",
+        "We unfold the definition.\n\n\\begin{proof}A whole proof.\\end{proof}\nMore.",
+        "We unfold the definition.",
+        id="explanation-keeps-its-first-paragraph",
+    ),
 ]
 
 
@@ -156,20 +210,24 @@ def test_the_macro_list_retold_as_definitions_is_removed_with_its_introduction()
 
 def test_the_macro_list_retold_in_three_lines_is_removed() -> None:
     """Malformed model output, the README's main command re-run after the first fixes (2026-11-25)."""
-    text = ("The definitions and notation used in this proof are as follows:\n"
-            "- \\(\\RR\\), \\(\\NN\\), \\(\\ZZ\\), \\(\\QQ\\), \\(\\CC\\) are the sets of real, natural, integer, "
-            "rational and complex numbers, respectively.\n"
-            "- \\(\\cA\\), \\(\\cB\\), \\(\\cC\\) are the calligraphic letters used in this proof.\n"
-            "- \\(\\bm{x}\\) is a bold symbol used in this proof.")
+    text = (
+        "The definitions and notation used in this proof are as follows:\n"
+        "- \\(\\RR\\), \\(\\NN\\), \\(\\ZZ\\), \\(\\QQ\\), \\(\\CC\\) are the sets of real, natural, integer, "
+        "rational and complex numbers, respectively.\n"
+        "- \\(\\cA\\), \\(\\cB\\), \\(\\cC\\) are the calligraphic letters used in this proof.\n"
+        "- \\(\\bm{x}\\) is a bold symbol used in this proof."
+    )
     assert cleaned("preliminaries", text) == ""
 
 
 def test_the_line_introducing_an_echoed_macro_list_goes_with_it() -> None:
     """The README's main command on the embedded model (2026-11-25, run again): its Preliminaries
     were an introduction and the macro list; the list went, the introduction stood alone."""
-    text = ("The definitions and notation used in the proof are as follows:\n"
-            "- Number sets: \\(\\RR\\), \\(\\NN\\), \\(\\ZZ\\), \\(\\QQ\\), \\(\\CC\\), \\(\\FF\\)\n"
-            "- Bold vectors: \\(\\ba\\), \\(\\bb\\), \\(\\bc\\), \\(\\bd\\), \\(\\be\\)\n")
+    text = (
+        "The definitions and notation used in the proof are as follows:\n"
+        "- Number sets: \\(\\RR\\), \\(\\NN\\), \\(\\ZZ\\), \\(\\QQ\\), \\(\\CC\\), \\(\\FF\\)\n"
+        "- Bold vectors: \\(\\ba\\), \\(\\bb\\), \\(\\bc\\), \\(\\bd\\), \\(\\be\\)\n"
+    )
     assert cleaned("preliminaries", text) == ""
     kept = "The notation is as follows:\n\n$n$ is an integer and $k = n/2$."
     assert cleaned("preliminaries", kept) == kept  # an introduction to the paper's own notation stays
@@ -183,10 +241,20 @@ def test_a_few_notation_lines_of_the_paper_s_own_are_kept() -> None:
 def test_paragraphs_repeating_an_earlier_part_are_dropped() -> None:
     """Malformed model output, the README's main command on the embedded model (2026-11-25): the
     introduction's paragraphs given again as the discussion and as the conclusion."""
-    intro = ("The problem at hand is to prove that the sum of two even integers is indeed even.\n\n"
-             "Adding the two witnesses gives $2k + 2m = 2(k + m)$, an even number.")
-    parts = clean_parts({"conclusion": intro, "discussion": intro + "\n\nA new remark on odd sums and their parity.",
-                         "introduction": intro}, ECHO, ["L1", "L2"], set())
+    intro = (
+        "The problem at hand is to prove that the sum of two even integers is indeed even.\n\n"
+        "Adding the two witnesses gives $2k + 2m = 2(k + m)$, an even number."
+    )
+    parts = clean_parts(
+        {
+            "conclusion": intro,
+            "discussion": intro + "\n\nA new remark on odd sums and their parity.",
+            "introduction": intro,
+        },
+        ECHO,
+        ["L1", "L2"],
+        set(),
+    )
     assert "The problem at hand" in parts.fragments["introduction"].latex
     assert parts.fragments["discussion"].latex == "A new remark on odd sums and their parity."
     assert "conclusion" not in parts.fragments  # missing: asked for again, or lemmata writes it
@@ -195,10 +263,16 @@ def test_paragraphs_repeating_an_earlier_part_are_dropped() -> None:
 
 def test_a_lemma_idea_that_is_the_introduction_again_is_dropped_but_the_abstract_may_be_repeated() -> None:
     """Malformed model output, an embedded run of "a^2 + b^2 >= 2ab" (2026-11-25)."""
-    said = (" is to prove the inequality $a^2 + b^2 \\geq 2ab$ for all real numbers $a$ and $b$. It is a well-known "
-            "consequence of the inequality of arithmetic and geometric means.")
-    parts = clean_parts({"abstract": "The aim" + said, "introduction": "The problem" + said, "lemma:L1": "The idea" + said},
-                        ECHO, ["L1"], set())
+    said = (
+        " is to prove the inequality $a^2 + b^2 \\geq 2ab$ for all real numbers $a$ and $b$. It is a well-known "
+        "consequence of the inequality of arithmetic and geometric means."
+    )
+    parts = clean_parts(
+        {"abstract": "The aim" + said, "introduction": "The problem" + said, "lemma:L1": "The idea" + said},
+        ECHO,
+        ["L1"],
+        set(),
+    )
     assert "introduction" in parts.fragments and "lemma:L1" not in parts.fragments
     assert parts.repeated_paragraphs == 1
 
@@ -206,11 +280,14 @@ def test_a_lemma_idea_that_is_the_introduction_again_is_dropped_but_the_abstract
 def test_a_lemma_explanation_stops_where_the_copied_proof_begins() -> None:
     """Malformed model output, the README's main command re-run after the first fixes (2026-11-25):
     after its idea, the request's shortened proof, its markdown headings flattened into the line."""
-    text = ("The idea is that for all integers \\( c \\), if \\( c \\) is even, then \\( c + 2 \\) is also even.\n"
-            "#### Step 1: Restate the Lemma The statement we need to prove is:\n"
-            "\\[ \\text{For all integers } c \\] #### Step 2: Introduce Objects and Existence We need to show it.")
-    assert cleaned("lemma:L1", text) == ("The idea is that for all integers \\( c \\), if \\( c \\) is even, then "
-                                         "\\( c + 2 \\) is also even.")
+    text = (
+        "The idea is that for all integers \\( c \\), if \\( c \\) is even, then \\( c + 2 \\) is also even.\n"
+        "#### Step 1: Restate the Lemma The statement we need to prove is:\n"
+        "\\[ \\text{For all integers } c \\] #### Step 2: Introduce Objects and Existence We need to show it."
+    )
+    assert cleaned("lemma:L1", text) == (
+        "The idea is that for all integers \\( c \\), if \\( c \\) is even, then \\( c + 2 \\) is also even."
+    )
 
 
 def test_short_paragraphs_may_repeat() -> None:
@@ -219,13 +296,36 @@ def test_short_paragraphs_may_repeat() -> None:
 
 
 def theory(established: bool) -> Theory:
-    lemmas = [ProvedLemma(id="L1", statement="S1.", proof_text="P.", confidence=0.9, verified=True, status="proved",
-                          verification_method="auto_accepted"),
-              ProvedLemma(id="L2", statement="S2.", depends_on=["L1"], proof_text="P.", confidence=0.9,
-                          verified=established, status="proved" if established else "low_confidence",
-                          verification_method="auto_accepted" if established else "failed")]
-    return Theory(goal="g", theorem_statement="T.", lemmas=lemmas, assembled_proof="By [L1].",
-                  consistency=ConsistencyCheck(passed=True), proof_status="proved", formal_statement="$\\forall n$")
+    lemmas = [
+        ProvedLemma(
+            id="L1",
+            statement="S1.",
+            proof_text="P.",
+            confidence=0.9,
+            verified=True,
+            status="proved",
+            verification_method="auto_accepted",
+        ),
+        ProvedLemma(
+            id="L2",
+            statement="S2.",
+            depends_on=["L1"],
+            proof_text="P.",
+            confidence=0.9,
+            verified=established,
+            status="proved" if established else "low_confidence",
+            verification_method="auto_accepted" if established else "failed",
+        ),
+    ]
+    return Theory(
+        goal="g",
+        theorem_statement="T.",
+        lemmas=lemmas,
+        assembled_proof="By [L1].",
+        consistency=ConsistencyCheck(passed=True),
+        proof_status="proved",
+        formal_statement="$\\forall n$",
+    )
 
 
 def test_lemmata_writes_what_the_model_never_did() -> None:
@@ -234,23 +334,36 @@ def test_lemmata_writes_what_the_model_never_did() -> None:
     assert set(filled) == set(keys) - {"discussion"}
     assert filled["lemma:L1"].latex == "This lemma does not rely on an earlier lemma of the chain."
     assert filled["lemma:L2"].latex == "This lemma builds on Lemma~\\ref{lem:L1}."
-    assert "not established" in filled["conclusion"].latex and "2 lemmas, 1 of them verified" in filled["abstract"].latex
+    assert (
+        "not established" in filled["conclusion"].latex and "2 lemmas, 1 of them verified" in filled["abstract"].latex
+    )
     assert not any(fragment.by_writer for fragment in filled.values())
     assert "verified lemmas" in fallback_parts(["conclusion"], theory(True), "g", "")["conclusion"].latex
 
 
-CLAIMING = ("The sum of two even integers is even. This result is established by showing that if two numbers are both "
-            "divisible by 2, their sum is also divisible by 2. The proof is based on the definition of even numbers.")
+CLAIMING = (
+    "The sum of two even integers is even. This result is established by showing that if two numbers are both "
+    "divisible by 2, their sum is also divisible by 2. The proof is based on the definition of even numbers."
+)
 
 
 def test_a_claim_of_proof_goes_when_the_main_result_is_not_established() -> None:
     """Malformed model output, the README's main command re-run after the first fixes (2026-11-25): an
     abstract and a conclusion saying "This result is established" of a paper with every lemma unverified."""
-    parts = clean_parts({"abstract": CLAIMING, "conclusion": "We have proved the claim.\nIt rests on parity.",
-                         "lemma:L1": "The idea is proved by unfolding the definition."}, ECHO, ["L1"], set(),
-                        established=False)
-    assert parts.fragments["abstract"].latex == ("The sum of two even integers is even. The proof is based on the "
-                                                 "definition of even numbers.")
+    parts = clean_parts(
+        {
+            "abstract": CLAIMING,
+            "conclusion": "We have proved the claim.\nIt rests on parity.",
+            "lemma:L1": "The idea is proved by unfolding the definition.",
+        },
+        ECHO,
+        ["L1"],
+        set(),
+        established=False,
+    )
+    assert parts.fragments["abstract"].latex == (
+        "The sum of two even integers is even. The proof is based on the definition of even numbers."
+    )
     assert parts.fragments["conclusion"].latex == "It rests on parity."
     assert "is proved" in parts.fragments["lemma:L1"].latex  # an explanation may say how a lemma is proved
     assert parts.unfounded_claims == 2

@@ -26,8 +26,9 @@ FORMAL = "$\\forall a, b \\in \\mathbb{Z}: 2 \\mid a \\wedge 2 \\mid b \\Rightar
 # The embedded model's plan: L3, L5, L7, L8, L9 are one statement, L4 and L10 are the goal.
 EMBEDDED_PLAN = [
     Lemma(id="L1", statement="An integer $n$ is even if and only if $n = 2k$ for some integer $k$."),
-    Lemma(id="L2", statement="If $a = 2k$ and $b = 2l$ for integers $k, l$, then $a + b = 2(k + l)$.",
-          depends_on=["L1"]),
+    Lemma(
+        id="L2", statement="If $a = 2k$ and $b = 2l$ for integers $k, l$, then $a + b = 2(k + l)$.", depends_on=["L1"]
+    ),
     Lemma(id="L3", statement="If $a$ and $b$ are even integers then $a+b$ is even.", depends_on=["L1", "L2"]),
     Lemma(id="L4", statement="The sum of two even integers is even.", depends_on=["L3"]),
     Lemma(id="L5", statement="For even integers $x, y$, the sum $x + y$ is even.", depends_on=["L3"]),
@@ -37,8 +38,9 @@ EMBEDDED_PLAN = [
     Lemma(id="L9", statement="If $p$ and $q$ are even integers, then $p + q$ is even.", depends_on=["L8", "L2"]),
     Lemma(id="L10", statement="Prove that the sum of two even integers is even.", depends_on=["L9", "L6", "L4"]),
 ]
-EMBEDDED_NOTE = ("merged L5, L7, L8, L9 into L3 (same statement up to renamed variables); "
-                 "dropped L4, L10 (restate the goal)")
+EMBEDDED_NOTE = (
+    "merged L5, L7, L8, L9 into L3 (same statement up to renamed variables); dropped L4, L10 (restate the goal)"
+)
 DEDUPLICATED_PLAN = [
     EMBEDDED_PLAN[0],
     EMBEDDED_PLAN[1],
@@ -66,19 +68,29 @@ def lemmas_of(*statements: str) -> list[Lemma]:
 @pytest.mark.parametrize(
     "statement, canonical",
     [
-        pytest.param("If $a$ and $b$ are even integers then $a+b$ is even.", "#1 #2 even #1 + #2 even",
-                     id="hypothesis-then-conclusion"),
-        pytest.param("For even integers $x, y$, the sum $x + y$ is even.", "#1 #2 even #1 + #2 even",
-                     id="for-declaration-put-variables-first"),
-        pytest.param("Prove that the sum of two even integers is even.", "sum of two even even",
-                     id="prove-that-article-plural-dropped"),
+        pytest.param(
+            "If $a$ and $b$ are even integers then $a+b$ is even.",
+            "#1 #2 even #1 + #2 even",
+            id="hypothesis-then-conclusion",
+        ),
+        pytest.param(
+            "For even integers $x, y$, the sum $x + y$ is even.",
+            "#1 #2 even #1 + #2 even",
+            id="for-declaration-put-variables-first",
+        ),
+        pytest.param(
+            "Prove that the sum of two even integers is even.",
+            "sum of two even even",
+            id="prove-that-article-plural-dropped",
+        ),
         pytest.param("$x^{2} \\geq 0$", "#1 ^ 2 \\ge 0", id="single-token-braces-and-leq-synonym"),
         pytest.param("$\\left(x\\right)^2\\,\\ge\\ 0$", "( #1 ) ^ 2 \\ge 0", id="sizing-and-spacing-commands"),
         pytest.param("$f(x) \\ge \\sin x$", "f ( #1 ) \\ge \\sin #1", id="function-names-kept"),
         pytest.param("$n(n+1)$ is even", "#1 ( #1 + 1 ) even", id="letter-also-used-alone-is-a-variable"),
         pytest.param("$\\operatorname{gcd}(a, b) = 1$", "\\gcd ( #1 #2 ) = 1", id="operatorname-as-command"),
-        pytest.param("$a_{1} + a_2' \\in \\mathbb Z$", "#1 _ 1 + #1 _ 2 ' \\in \\mathbb{Z}",
-                     id="subscripts-primes-named-sets"),
+        pytest.param(
+            "$a_{1} + a_2' \\in \\mathbb Z$", "#1 _ 1 + #1 _ 2 ' \\in \\mathbb{Z}", id="subscripts-primes-named-sets"
+        ),
         pytest.param("For a prime $p$, $p \\mid ab$.", "#1 prime #1 \\mid ab", id="article-dropped-words-kept"),
         pytest.param("If $a$ divides $b$, then $a \\le b$.", "#1 divide #2 #1 \\le #2", id="variable-a-kept"),
         pytest.param("∀ ε > 0 ∃ δ > 0", "#1 > 0 exists #2 > 0", id="unicode-quantifiers-and-greek"),
@@ -96,20 +108,33 @@ def test_variables_can_be_left_unrenamed() -> None:
 @pytest.mark.parametrize(
     "first, second",
     [
-        pytest.param("If $a$ and $b$ are even then $a+b$ is even.", "If $x$ and $y$ are even then $x+y$ is even.",
-                     id="renamed-variables"),
-        pytest.param("If $a$ and $b$ are even integers then $a+b$ is even.", "Let m and n be even. Then m+n is even.",
-                     id="let-then-and-even-integers"),
-        pytest.param("For all even integers $a$ and $b$, $a + b$ is even.",
-                     "If $p$ and $q$ are even integers, then $p + q$ is even.", id="for-all-declaration"),
+        pytest.param(
+            "If $a$ and $b$ are even then $a+b$ is even.",
+            "If $x$ and $y$ are even then $x+y$ is even.",
+            id="renamed-variables",
+        ),
+        pytest.param(
+            "If $a$ and $b$ are even integers then $a+b$ is even.",
+            "Let m and n be even. Then m+n is even.",
+            id="let-then-and-even-integers",
+        ),
+        pytest.param(
+            "For all even integers $a$ and $b$, $a + b$ is even.",
+            "If $p$ and $q$ are even integers, then $p + q$ is even.",
+            id="for-all-declaration",
+        ),
         pytest.param("$x^{2} \\geq 0$.", "\\(y^2\\,\\ge\\ 0\\)", id="latex-delimiters-and-spacing"),
         pytest.param("$n \\leq m$ for $n, m \\in \\mathbb{N}$", "n ≤ m for n, m ∈ ℕ", id="unicode-symbols"),
-        pytest.param("THE SUM OF TWO EVEN INTEGERS IS EVEN!", "the sum of two even integers is even",
-                     id="case-and-punctuation"),
+        pytest.param(
+            "THE SUM OF TWO EVEN INTEGERS IS EVEN!", "the sum of two even integers is even", id="case-and-punctuation"
+        ),
         pytest.param("Show that $3 \\mid n^3 - n$.", "We have $3 \\mid k^3 - k$.", id="show-that-we-have"),
         pytest.param("$a_1 + a_2 = a_2 + a_1$", "$b_{1}+b_{2}=b_{2}+b_{1}$", id="subscripted-variables"),
-        pytest.param("For every $\\varepsilon > 0$ there is $N$ with $1/N < \\varepsilon$.",
-                     "For all $\\delta > 0$ there exists $M$ with $1/M < \\delta$.", id="greek-variables"),
+        pytest.param(
+            "For every $\\varepsilon > 0$ there is $N$ with $1/N < \\varepsilon$.",
+            "For all $\\delta > 0$ there exists $M$ with $1/M < \\delta$.",
+            id="greek-variables",
+        ),
         pytest.param("$f(x) \\ge 0$", "$f(t) \\geq 0$", id="function-argument-renamed"),
         pytest.param("$n(n+1)$ is even.", "The product $m(m+1)$ is even.", id="apposition-noun"),
         pytest.param("$\\gcd(a, b) = 1$", "$\\operatorname{gcd}(x,y)=1$", id="operatorname"),
@@ -123,15 +148,27 @@ def test_same_statement_same_form(first: str, second: str) -> None:
 @pytest.mark.parametrize(
     "first, second",
     [
-        pytest.param("If $a$ and $b$ are even then $a+b$ is even.",
-                     "If $a$ and $b$ are even then $a \\cdot b$ is even.", id="sum-vs-product"),
+        pytest.param(
+            "If $a$ and $b$ are even then $a+b$ is even.",
+            "If $a$ and $b$ are even then $a \\cdot b$ is even.",
+            id="sum-vs-product",
+        ),
         pytest.param("$a \\le b$", "$a < b$", id="le-vs-lt"),
-        pytest.param("If $a$ and $b$ are even then $a+b$ is even.", "If $a$ and $b$ are odd then $a+b$ is even.",
-                     id="even-vs-odd"),
-        pytest.param("If $a$ and $b$ are even integers then $a+b$ is even.",
-                     "If $a$ and $b$ are even and positive integers then $a+b$ is even.", id="added-hypothesis"),
-        pytest.param("If $a$ and $b$ are even then $a+b$ is even.",
-                     "If $a$ and $b$ are even and $a > b$ then $a+b$ is even.", id="added-inequality-hypothesis"),
+        pytest.param(
+            "If $a$ and $b$ are even then $a+b$ is even.",
+            "If $a$ and $b$ are odd then $a+b$ is even.",
+            id="even-vs-odd",
+        ),
+        pytest.param(
+            "If $a$ and $b$ are even integers then $a+b$ is even.",
+            "If $a$ and $b$ are even and positive integers then $a+b$ is even.",
+            id="added-hypothesis",
+        ),
+        pytest.param(
+            "If $a$ and $b$ are even then $a+b$ is even.",
+            "If $a$ and $b$ are even and $a > b$ then $a+b$ is even.",
+            id="added-inequality-hypothesis",
+        ),
         pytest.param("Statement 1.", "Statement 2.", id="different-numbers"),
         pytest.param("$n^2 \\ge n$", "$n^3 \\ge n$", id="different-exponent"),
         pytest.param("$a + b$ is even", "$a + a$ is even", id="two-variables-vs-one"),
@@ -145,8 +182,11 @@ def test_same_statement_same_form(first: str, second: str) -> None:
         pytest.param("$n$ is even", "$n$ is not even", id="negation"),
         pytest.param("${a+b}^2 \\ge 0$", "$a+b^2 \\ge 0$", id="braces-around-more-than-one-token"),
         pytest.param("$n = 2k$ for some integer $k$", "$n = 2k$ for every integer $k$", id="some-vs-every"),
-        pytest.param("For every integer $n \\ge 1$, $n^2 \\ge n$.", "For every $n \\ge 1$, $n^2 \\ge n$.",
-                     id="type-of-a-variable-is-not-an-apposition"),
+        pytest.param(
+            "For every integer $n \\ge 1$, $n^2 \\ge n$.",
+            "For every $n \\ge 1$, $n^2 \\ge n$.",
+            id="type-of-a-variable-is-not-an-apposition",
+        ),
     ],
 )
 def test_different_statements_different_forms(first: str, second: str) -> None:
@@ -184,23 +224,48 @@ def test_the_embedded_plan_loses_its_copies_and_goal_restatements() -> None:
 @pytest.mark.parametrize(
     "lemmas, expected",
     [
-        pytest.param([Lemma(id="L1", statement="$a \\mid a$"), Lemma(id="L2", statement="$x \\mid x$"),
-                      Lemma(id="L3", statement="$a \\mid 0$", depends_on=["L2"])],
-                     {"L1": [], "L3": ["L1"]}, id="dependency-on-a-copy-rewired-to-the-kept"),
-        pytest.param([Lemma(id="L1", statement="$a \\mid a$"), Lemma(id="L2", statement="$a \\mid 0$"),
-                      Lemma(id="L3", statement="$y \\mid y$"), Lemma(id="L4", statement="$a \\mid a^2$",
-                                                                    depends_on=["L3", "L2", "L1"])],
-                     {"L1": [], "L2": [], "L4": ["L1", "L2"]}, id="duplicate-dependencies-collapsed-order-kept"),
-        pytest.param([Lemma(id="L1", statement="$a \\mid a$", depends_on=["L2"]),
-                      Lemma(id="L2", statement="$b \\mid b$")],
-                     {"L1": []}, id="dependency-on-own-copy-removed"),
-        pytest.param([Lemma(id="L1", statement="The sum of two even integers is even."),
-                      Lemma(id="L2", statement="$a \\mid 0$", depends_on=["L1"])],
-                     {"L2": []}, id="dependency-on-the-goal-removed"),
-        pytest.param([Lemma(id="L1", statement="$a \\mid a$"), Lemma(id="L2", statement="$a \\mid 0$"),
-                      Lemma(id="L3", statement="$b \\mid b$"),
-                      Lemma(id="L4", statement="$a \\mid 0$ and $a \\mid a$", depends_on=["L2", "L3"])],
-                     {"L1": [], "L2": [], "L4": ["L2", "L1"]}, id="only-the-dependency-on-a-copy-rewired"),
+        pytest.param(
+            [
+                Lemma(id="L1", statement="$a \\mid a$"),
+                Lemma(id="L2", statement="$x \\mid x$"),
+                Lemma(id="L3", statement="$a \\mid 0$", depends_on=["L2"]),
+            ],
+            {"L1": [], "L3": ["L1"]},
+            id="dependency-on-a-copy-rewired-to-the-kept",
+        ),
+        pytest.param(
+            [
+                Lemma(id="L1", statement="$a \\mid a$"),
+                Lemma(id="L2", statement="$a \\mid 0$"),
+                Lemma(id="L3", statement="$y \\mid y$"),
+                Lemma(id="L4", statement="$a \\mid a^2$", depends_on=["L3", "L2", "L1"]),
+            ],
+            {"L1": [], "L2": [], "L4": ["L1", "L2"]},
+            id="duplicate-dependencies-collapsed-order-kept",
+        ),
+        pytest.param(
+            [Lemma(id="L1", statement="$a \\mid a$", depends_on=["L2"]), Lemma(id="L2", statement="$b \\mid b$")],
+            {"L1": []},
+            id="dependency-on-own-copy-removed",
+        ),
+        pytest.param(
+            [
+                Lemma(id="L1", statement="The sum of two even integers is even."),
+                Lemma(id="L2", statement="$a \\mid 0$", depends_on=["L1"]),
+            ],
+            {"L2": []},
+            id="dependency-on-the-goal-removed",
+        ),
+        pytest.param(
+            [
+                Lemma(id="L1", statement="$a \\mid a$"),
+                Lemma(id="L2", statement="$a \\mid 0$"),
+                Lemma(id="L3", statement="$b \\mid b$"),
+                Lemma(id="L4", statement="$a \\mid 0$ and $a \\mid a$", depends_on=["L2", "L3"]),
+            ],
+            {"L1": [], "L2": [], "L4": ["L2", "L1"]},
+            id="only-the-dependency-on-a-copy-rewired",
+        ),
     ],
 )
 def test_dependencies_follow_the_kept_lemma(lemmas: list[Lemma], expected: dict[str, list[str]]) -> None:
@@ -211,14 +276,22 @@ def test_dependencies_follow_the_kept_lemma(lemmas: list[Lemma], expected: dict[
 @pytest.mark.parametrize(
     "statements, note",
     [
-        pytest.param(["$a \\mid a$", "$b \\mid b$"], "merged L2 into L1 (same statement up to renamed variables)",
-                     id="renamed"),
-        pytest.param(["Let $a$ be even.", "$a$ is even"], "merged L2 into L1 (same statement up to wording)",
-                     id="reworded"),
-        pytest.param(["The sum of two even integers is even.", "$a \\mid a$"], "dropped L1 (restates the goal)",
-                     id="one-restatement"),
-        pytest.param(["$x, y \\in \\mathbb{Z}$: $2 \\mid x \\wedge 2 \\mid y \\Rightarrow 2 \\mid x + y$",
-                      "$a \\mid a$"], "dropped L1 (restates the goal)", id="restates-the-formal-statement"),
+        pytest.param(
+            ["$a \\mid a$", "$b \\mid b$"], "merged L2 into L1 (same statement up to renamed variables)", id="renamed"
+        ),
+        pytest.param(
+            ["Let $a$ be even.", "$a$ is even"], "merged L2 into L1 (same statement up to wording)", id="reworded"
+        ),
+        pytest.param(
+            ["The sum of two even integers is even.", "$a \\mid a$"],
+            "dropped L1 (restates the goal)",
+            id="one-restatement",
+        ),
+        pytest.param(
+            ["$x, y \\in \\mathbb{Z}$: $2 \\mid x \\wedge 2 \\mid y \\Rightarrow 2 \\mid x + y$", "$a \\mid a$"],
+            "dropped L1 (restates the goal)",
+            id="restates-the-formal-statement",
+        ),
     ],
 )
 def test_the_note_says_what_was_merged_and_dropped(statements: list[str], note: str) -> None:
@@ -237,8 +310,7 @@ def test_a_statement_of_filler_words_only_is_not_a_copy_of_another() -> None:
 
 
 def test_the_embedded_plan_through_plan_theory() -> None:
-    client, backend = scripted_client({"decomposer": [plan_answer(EMBEDDED_PLAN)],
-                                       "architect": ["The plan is sound."]})
+    client, backend = scripted_client({"decomposer": [plan_answer(EMBEDDED_PLAN)], "architect": ["The plan is sound."]})
     plan = plan_theory(client, GOAL, formal_statement=FORMAL)
     assert plan.level == "full"  # four distinct lemmas are still a full plan
     assert plan.lemmas == DEDUPLICATED_PLAN
@@ -253,49 +325,66 @@ def test_copies_the_architect_reintroduces_are_merged_again() -> None:
     reintroduced = Lemma(id="L7", statement="Suppose $u$ and $v$ are even. Then $u + v$ is even.", depends_on=["L3"])
     assert normalise_statement(reintroduced.statement) == normalise_statement(EMBEDDED_PLAN[2].statement)
     dependent = Lemma(id="L8", statement="$2 \\mid a + b$ for even $a$ and $b$.", depends_on=["L7", "L6"])
-    client, _ = scripted_client({"decomposer": [plan_answer(EMBEDDED_PLAN)],
-                                 "architect": [plan_answer([*DEDUPLICATED_PLAN, reintroduced, dependent])]})
+    client, _ = scripted_client(
+        {
+            "decomposer": [plan_answer(EMBEDDED_PLAN)],
+            "architect": [plan_answer([*DEDUPLICATED_PLAN, reintroduced, dependent])],
+        }
+    )
     plan = plan_theory(client, GOAL, formal_statement=FORMAL)
     assert [lemma.id for lemma in plan.lemmas] == ["L1", "L2", "L3", "L6", "L8"]
     assert plan.lemma("L8").depends_on == ["L3", "L6"]
-    assert plan.dedup_note == (f"decomposer's plan: {EMBEDDED_NOTE}. "
-                               "architect's plan: merged L7 into L3 (same statement up to renamed variables)")
+    assert plan.dedup_note == (
+        f"decomposer's plan: {EMBEDDED_NOTE}. "
+        "architect's plan: merged L7 into L3 (same statement up to renamed variables)"
+    )
     assert plan.architect_note.startswith("applied:")
 
 
 def test_a_full_plan_left_with_three_lemmas_is_simplified() -> None:
     statements = ["$a \\mid a$", "$b \\mid b$", "$a \\mid 0$", "$1 \\mid a$", "$x \\mid 0$"]
-    client, backend = scripted_client({"decomposer": [plan_answer(lemmas_of(*statements))],
-                                       "architect": [plan_answer(lemmas_of(*statements[:4]))]})
+    client, backend = scripted_client(
+        {"decomposer": [plan_answer(lemmas_of(*statements))], "architect": [plan_answer(lemmas_of(*statements[:4]))]}
+    )
     plan = plan_theory(client, GOAL)
     assert plan.level == "simplified"
     assert [lemma.statement for lemma in plan.lemmas] == ["$a \\mid a$", "$a \\mid 0$", "$1 \\mid a$"]
-    assert plan.dedup_note == ("decomposer's plan: merged L2 into L1 (same statement up to renamed variables); "
-                               "merged L5 into L3 (same statement up to renamed variables); "
-                               "3 distinct lemmas are a simplified plan, not a full one (4 to 10)")
+    assert plan.dedup_note == (
+        "decomposer's plan: merged L2 into L1 (same statement up to renamed variables); "
+        "merged L5 into L3 (same statement up to renamed variables); "
+        "3 distinct lemmas are a simplified plan, not a full one (4 to 10)"
+    )
     # The architect is held to the simplified plan's size: its four lemmas are refused.
     assert plan.architect_note == "proposed 4 lemmas, outside 1-3: the decomposer's plan is kept"
     assert len(backend.calls("decomposer")) == 1
 
 
 def test_a_plan_of_goal_restatements_is_the_single_goal() -> None:
-    statements = ["The sum of two even integers is even.", "Show that the sum of two even integers is even.",
-                  "A sum of two even integers is even.",
-                  "For all $x, y \\in \\mathbb{Z}$: $2 \\mid x \\wedge 2 \\mid y \\Rightarrow 2 \\mid x + y$."]
+    statements = [
+        "The sum of two even integers is even.",
+        "Show that the sum of two even integers is even.",
+        "A sum of two even integers is even.",
+        "For all $x, y \\in \\mathbb{Z}$: $2 \\mid x \\wedge 2 \\mid y \\Rightarrow 2 \\mid x + y$.",
+    ]
     client, backend = scripted_client({"decomposer": [plan_answer(lemmas_of(*statements))]})
     plan = plan_theory(client, GOAL, formal_statement=FORMAL)
     assert plan.level == "single_goal"
     assert plan.lemmas == [Lemma(id=MAIN_RESULT, statement=FORMAL)]
-    assert plan.dedup_note == ("decomposer's plan: dropped L1, L2, L3, L4 (restate the goal); "
-                               "no lemma left: the plan is the single goal main_result")
+    assert plan.dedup_note == (
+        "decomposer's plan: dropped L1, L2, L3, L4 (restate the goal); "
+        "no lemma left: the plan is the single goal main_result"
+    )
     assert plan.architect_note == "not consulted: the plan is the single goal"
     assert backend.calls("architect") == []
 
 
 def test_a_simplified_plan_keeps_its_level_with_fewer_lemmas() -> None:
-    client, _ = scripted_client({"decomposer": ["no plan", plan_answer(lemmas_of("$a \\mid a$", "$c \\mid c$",
-                                                                                  "$a \\mid 0$"))],
-                                 "architect": ["Looks right."]})
+    client, _ = scripted_client(
+        {
+            "decomposer": ["no plan", plan_answer(lemmas_of("$a \\mid a$", "$c \\mid c$", "$a \\mid 0$"))],
+            "architect": ["Looks right."],
+        }
+    )
     plan = plan_theory(client, GOAL)
     assert plan.level == "simplified"
     assert [lemma.id for lemma in plan.lemmas] == ["L1", "L3"]

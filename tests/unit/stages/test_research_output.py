@@ -21,13 +21,34 @@ from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
 from lemmata.stages.research_output import research_output
 from unit.run.test_cards import CALIBRATED, PARTLY_VERIFIED_THEORY, VERIFIED_THEORY
 
-PAPERS = [PaperRecord(id="arXiv:2101.00001", title="Parity in rings", authors=["José Díaz"], year=2021,
-                      url="https://arxiv.org/abs/2101.00001", source="preprint_search"),
-          PaperRecord(id="s2:77", title="More parity", authors=["Díaz, Ana"], year=2021, source="scholar_search")]
-LEMMA = ProvedLemma(id="L1", statement="s", proof_text="p", confidence=0.6, verified=False, status="low_confidence",
-                    verification_method="not_checked")
-THEORY = Theory(goal="g", theorem_statement="t", lemmas=[LEMMA], assembled_proof="By [L1].",
-                consistency=ConsistencyCheck(passed=True), proof_status="partial")
+PAPERS = [
+    PaperRecord(
+        id="arXiv:2101.00001",
+        title="Parity in rings",
+        authors=["José Díaz"],
+        year=2021,
+        url="https://arxiv.org/abs/2101.00001",
+        source="preprint_search",
+    ),
+    PaperRecord(id="s2:77", title="More parity", authors=["Díaz, Ana"], year=2021, source="scholar_search"),
+]
+LEMMA = ProvedLemma(
+    id="L1",
+    statement="s",
+    proof_text="p",
+    confidence=0.6,
+    verified=False,
+    status="low_confidence",
+    verification_method="not_checked",
+)
+THEORY = Theory(
+    goal="g",
+    theorem_statement="t",
+    lemmas=[LEMMA],
+    assembled_proof="By [L1].",
+    consistency=ConsistencyCheck(passed=True),
+    proof_status="partial",
+)
 META = PaperMeta(version=1, title="Parity", tex_file="paper_v1.tex", bib_entries=2)
 REPORT = CompileReport(tex_file="paper_v1.tex", ok=True, pdf_file="paper_v1.pdf")
 
@@ -39,9 +60,15 @@ def test_the_record_holds_the_chain_the_papers_and_the_bibliography_under_the_bi
     assert [entry["key"] for entry in entries] == ["diaz2021", "diaz2021a"]
     bib = render_bibtex(assign_citation_keys(PAPERS))
     assert all(f"{{{entry['key']}," in bib for entry in entries)  # the same keys as references.bib
-    assert entries[0] == {"key": "diaz2021", "id": "arXiv:2101.00001", "title": "Parity in rings",
-                          "authors": ["José Díaz"], "year": 2021, "url": "https://arxiv.org/abs/2101.00001",
-                          "source": "preprint_search"}
+    assert entries[0] == {
+        "key": "diaz2021",
+        "id": "arXiv:2101.00001",
+        "title": "Parity in rings",
+        "authors": ["José Díaz"],
+        "year": 2021,
+        "url": "https://arxiv.org/abs/2101.00001",
+        "source": "preprint_search",
+    }
     assert [(c.id, c.verified, c.verification_method) for c in record.lemma_chain] == [("L1", False, "not_checked")]
     assert [(p.version, p.tex_file, p.pdf_file) for p in record.papers] == [(1, "paper_v1.tex", "paper_v1.pdf")]
 

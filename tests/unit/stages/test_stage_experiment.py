@@ -85,8 +85,11 @@ def counts_line(trials: int, violations: int) -> str:
     return json.dumps({"trials": trials, "violations": violations}) + "\n"
 
 
-def failed(stderr: str = "Traceback (most recent call last):\nZeroDivisionError: division by zero\n",
-           returncode: int = 1, stopped: str = "") -> SandboxResult:
+def failed(
+    stderr: str = "Traceback (most recent call last):\nZeroDivisionError: division by zero\n",
+    returncode: int = 1,
+    stopped: str = "",
+) -> SandboxResult:
     return SandboxResult(returncode, "", stderr, False, True, stopped=stopped)
 
 
@@ -122,38 +125,61 @@ def test_experiment_decision(mode: str, statement: str, run: bool) -> None:
     assert reason
 
 
-@pytest.mark.parametrize("statement, signals", [
-    pytest.param(QUANTITATIVE, ["an inequality", "a sum, product, integral or limit", "arithmetic on whole numbers"],
-                 id="latex-inequality-and-odd-numbers"),
-    pytest.param("The sum of two even integers is even.", ["a sum, product, integral or limit",
-                                                           "arithmetic on whole numbers"], id="parity-of-a-sum"),
-    pytest.param("For all real a and b, a^2 + b^2 >= 2ab.", ["an inequality"], id="ascii-inequality"),
-    pytest.param("Every prime above two is odd.", ["arithmetic on whole numbers"], id="primes-and-parity"),
-    pytest.param("The series $\\sum_n a_n$ converges.", ["a sum, product, integral or limit",
-                                                        "a growth rate or convergence"], id="latex-sum"),
-    pytest.param("The error is at most the step size.", ["an inequality"], id="at-most-a-quantity"),
-    pytest.param("The expected regret of UCB is $O(\\sqrt{T \\log T})$.",
-                 ["a growth rate or convergence", "a probability or expectation", "a numerical function"],
-                 id="regret-bound"),
-    pytest.param("For every prime p and integer a, $a^p \\equiv a \\pmod p$.",
-                 ["a congruence", "arithmetic on whole numbers"], id="fermat"),
-    pytest.param("A random graph on n vertices is connected with probability tending to one.",
-                 ["a probability or expectation"], id="random-graph"),
-])
+@pytest.mark.parametrize(
+    "statement, signals",
+    [
+        pytest.param(
+            QUANTITATIVE,
+            ["an inequality", "a sum, product, integral or limit", "arithmetic on whole numbers"],
+            id="latex-inequality-and-odd-numbers",
+        ),
+        pytest.param(
+            "The sum of two even integers is even.",
+            ["a sum, product, integral or limit", "arithmetic on whole numbers"],
+            id="parity-of-a-sum",
+        ),
+        pytest.param("For all real a and b, a^2 + b^2 >= 2ab.", ["an inequality"], id="ascii-inequality"),
+        pytest.param("Every prime above two is odd.", ["arithmetic on whole numbers"], id="primes-and-parity"),
+        pytest.param(
+            "The series $\\sum_n a_n$ converges.",
+            ["a sum, product, integral or limit", "a growth rate or convergence"],
+            id="latex-sum",
+        ),
+        pytest.param("The error is at most the step size.", ["an inequality"], id="at-most-a-quantity"),
+        pytest.param(
+            "The expected regret of UCB is $O(\\sqrt{T \\log T})$.",
+            ["a growth rate or convergence", "a probability or expectation", "a numerical function"],
+            id="regret-bound",
+        ),
+        pytest.param(
+            "For every prime p and integer a, $a^p \\equiv a \\pmod p$.",
+            ["a congruence", "arithmetic on whole numbers"],
+            id="fermat",
+        ),
+        pytest.param(
+            "A random graph on n vertices is connected with probability tending to one.",
+            ["a probability or expectation"],
+            id="random-graph",
+        ),
+    ],
+)
 def test_quantitative_statements_name_their_signals(statement: str, signals: list[str]) -> None:
     assert quantitative_signals(statement) == signals
 
 
-@pytest.mark.parametrize("statement", [
-    pytest.param(QUALITATIVE, id="topology"),
-    pytest.param("A group of prime order is cyclic.", id="prime-order-is-no-arithmetic"),
-    pytest.param("Every finite integral domain is a field.", id="integral-domain-is-no-integral"),
-    pytest.param("Every group action on a tree has a fixed point or an invariant end.", id="group-action"),
-    pytest.param("The composition of two injective functions is injective.", id="a-number-word-alone"),
-    pytest.param("Every nonempty set has at least one element.", id="at-least-one-is-existence"),
-    pytest.param("If $x = 2k$ for some $k$, then $x \\in 2K$.", id="a-digit-and-an-equals-sign-alone"),
-    pytest.param("Every real vector space has a basis.", id="real-alone"),
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        pytest.param(QUALITATIVE, id="topology"),
+        pytest.param("A group of prime order is cyclic.", id="prime-order-is-no-arithmetic"),
+        pytest.param("Every finite integral domain is a field.", id="integral-domain-is-no-integral"),
+        pytest.param("Every group action on a tree has a fixed point or an invariant end.", id="group-action"),
+        pytest.param("The composition of two injective functions is injective.", id="a-number-word-alone"),
+        pytest.param("Every nonempty set has at least one element.", id="at-least-one-is-existence"),
+        pytest.param("If $x = 2k$ for some $k$, then $x \\in 2K$.", id="a-digit-and-an-equals-sign-alone"),
+        pytest.param("Every real vector space has a basis.", id="real-alone"),
+    ],
+)
 def test_qualitative_statements_have_no_signal(statement: str) -> None:
     """Each of these made the old rule (any digit, `=`, "real", "integral", "prime") run a test."""
     assert quantitative_signals(statement) == []
@@ -164,7 +190,9 @@ def test_auto_reads_the_formal_statement_not_the_lemmas() -> None:
     "bounded by 10" made every run test before (issue 23)."""
     qualitative_goal = theory(lemma("L1", "low_confidence", "The sum is bounded by 10."), statement=QUALITATIVE)
     assert experiment_decision("auto", qualitative_goal) == (
-        False, "EXPERIMENT_MODE=auto and the formal statement has no quantitative signals")
+        False,
+        "EXPERIMENT_MODE=auto and the formal statement has no quantitative signals",
+    )
     formal = qualitative_goal.model_copy(update={"formal_statement": "For all x in [0, 1], f(x) \\le 1."})
     assert experiment_decision("auto", formal) == (True, "the formal statement has quantitative signals: an inequality")
 
@@ -185,10 +213,13 @@ def test_without_a_sandbox_no_test_is_written_and_the_reason_is_recorded() -> No
     client, backend = scripted_client()
     runner = FakeRunner(ok(counts_line(10, 0)))
     refusal = "the sandbox needs bubblewrap (bwrap), which is not installed: install bubblewrap 0.8 or newer"
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=runner,
-                                preflight=lambda: refusal)
+    experiment = run_experiment(
+        client, theory(lemma("L1", "low_confidence")), "true", runner=runner, preflight=lambda: refusal
+    )
     assert experiment.skipped is True and experiment.checks == []
-    assert experiment.skip_reason == f"no numerical test was run, since the sandbox cannot run on this machine: {refusal}"
+    assert (
+        experiment.skip_reason == f"no numerical test was run, since the sandbox cannot run on this machine: {refusal}"
+    )
     assert experiment.low_confidence_lemmas == ["L1"]
     assert backend.requests == [] and runner.codes == []
 
@@ -200,15 +231,27 @@ def run_one(*results: SandboxResult, answers: list[str] | None = None, max_turns
     """One low-confidence lemma through the stage; its check and the experiment calls."""
     answers = answers or [experiment_answer(f"code {turn}") for turn in range(1, max_turns + 1)]
     client, backend = scripted_client({"experiment": answers})
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=FakeRunner(*results),
-                                limits=AgentLimits(max_turns=max_turns))
+    experiment = run_experiment(
+        client,
+        theory(lemma("L1", "low_confidence")),
+        "true",
+        runner=FakeRunner(*results),
+        limits=AgentLimits(max_turns=max_turns),
+    )
     [check] = experiment.checks
     return check, backend.calls("experiment")
 
 
 def test_clean_pass() -> None:
-    result = SandboxResult(0, "sampling...\n" + counts_line(1000, 0), "", False, True, cpu_seconds=0.2,
-                           protections=("resource limits", "audit hook"))
+    result = SandboxResult(
+        0,
+        "sampling...\n" + counts_line(1000, 0),
+        "",
+        False,
+        True,
+        cpu_seconds=0.2,
+        protections=("resource limits", "audit hook"),
+    )
     check, calls = run_one(result)
     assert len(calls) == 1 and "(none: this is the first attempt)" in user_text(calls[0])
     assert (check.lemma_id, check.group, check.outcome) == ("L1", "low_confidence", "ran")
@@ -229,8 +272,9 @@ def test_clean_pass() -> None:
 def test_violation_rate_threshold(trials: int, violations: int, rate: float, suspect: bool) -> None:
     assert SUSPECT_RATE == 0.01
     client, _ = scripted_client({"experiment": [experiment_answer()]})
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true",
-                                runner=FakeRunner(ok(counts_line(trials, violations))))
+    experiment = run_experiment(
+        client, theory(lemma("L1", "low_confidence")), "true", runner=FakeRunner(ok(counts_line(trials, violations)))
+    )
     [check] = experiment.checks
     assert check.outcome == "ran"
     assert check.violation_rate == pytest.approx(rate)
@@ -252,11 +296,18 @@ def test_a_failed_test_goes_back_to_the_agent_with_its_reason_and_output() -> No
 
 
 def test_five_failed_turns_make_an_error_with_every_reason_and_the_stage_goes_on() -> None:
-    client, backend = scripted_client({"experiment": [experiment_answer(f"bad {n}") for n in range(1, 6)]
-                                       + [experiment_answer("good")]})
-    results = [failed(stopped="stopped: exceeded the 20 s CPU-time limit", returncode=-24)] * 5 + [ok(counts_line(9, 0))]
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence")), "true",
-                                runner=FakeRunner(*results))
+    client, backend = scripted_client(
+        {"experiment": [experiment_answer(f"bad {n}") for n in range(1, 6)] + [experiment_answer("good")]}
+    )
+    results = [failed(stopped="stopped: exceeded the 20 s CPU-time limit", returncode=-24)] * 5 + [
+        ok(counts_line(9, 0))
+    ]
+    experiment = run_experiment(
+        client,
+        theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence")),
+        "true",
+        runner=FakeRunner(*results),
+    )
     first, second = experiment.checks
     assert (first.outcome, first.attempts, first.code) == ("error", 5, "bad 5")
     assert first.failures == ["stopped: exceeded the 20 s CPU-time limit"] * 5
@@ -275,25 +326,35 @@ def test_the_turn_limit_is_a_setting() -> None:
 
 #: A real answer of the embedded model (the README's main command, 2026-11-25): the script with
 #: raw line breaks inside the JSON string, between a "```python" first line and a "```python" last one.
-FENCED_RAW_ANSWER = (DATA / "embedded_outputs"
-                     / "experiment-fenced-code-raw-newlines.txt").read_text(encoding="utf-8")
+FENCED_RAW_ANSWER = (DATA / "embedded_outputs" / "experiment-fenced-code-raw-newlines.txt").read_text(encoding="utf-8")
 #: Another of that model's answers (the same command, run again): the script escaped twice, one line
 #: of literal backslash-n.
-ESCAPED_TWICE_ANSWER = (DATA / "embedded_outputs"
-                        / "experiment-code-escaped-twice.txt").read_text(encoding="utf-8")
+ESCAPED_TWICE_ANSWER = (DATA / "embedded_outputs" / "experiment-code-escaped-twice.txt").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("answer, first_line, last_line", [
-    pytest.param(FENCED_RAW_ANSWER, "import numpy as np", "print(counts)", id="embedded-fenced-code-raw-newlines"),
-    pytest.param(ESCAPED_TWICE_ANSWER, "import numpy as np", "    return trials, violations",
-                 id="embedded-code-escaped-twice"),
-    pytest.param(r'{"code": "print(\"a\\nb\")"}', r'print("a\nb")', r'print("a\nb")',
-                 id="one-line-with-one-newline-escape-stays"),
-    pytest.param('{"code": "```\nprint(1)\n```"}', "print(1)", "print(1)", id="bare-fence-escaped-newlines"),
-    pytest.param('{"code": "import json\nprint(json.dumps({}))"}', "import json", "print(json.dumps({}))",
-                 id="no-fence"),
-    pytest.param(r'{"code": "x = \"```\"\nprint(x)"}', 'x = "```"', "print(x)", id="a-fence-inside-the-code-stays"),
-])
+@pytest.mark.parametrize(
+    "answer, first_line, last_line",
+    [
+        pytest.param(FENCED_RAW_ANSWER, "import numpy as np", "print(counts)", id="embedded-fenced-code-raw-newlines"),
+        pytest.param(
+            ESCAPED_TWICE_ANSWER,
+            "import numpy as np",
+            "    return trials, violations",
+            id="embedded-code-escaped-twice",
+        ),
+        pytest.param(
+            r'{"code": "print(\"a\\nb\")"}',
+            r'print("a\nb")',
+            r'print("a\nb")',
+            id="one-line-with-one-newline-escape-stays",
+        ),
+        pytest.param('{"code": "```\nprint(1)\n```"}', "print(1)", "print(1)", id="bare-fence-escaped-newlines"),
+        pytest.param(
+            '{"code": "import json\nprint(json.dumps({}))"}', "import json", "print(json.dumps({}))", id="no-fence"
+        ),
+        pytest.param(r'{"code": "x = \"```\"\nprint(x)"}', 'x = "```"', "print(x)", id="a-fence-inside-the-code-stays"),
+    ],
+)
 def test_an_experiment_answer_is_read_as_the_script_it_carries(answer: str, first_line: str, last_line: str) -> None:
     """Each run of the embedded model lost most of its 20 experiment calls to these: JSON the
     strict parser refused (line breaks written raw) and scripts starting with a fence line
@@ -304,10 +365,13 @@ def test_an_experiment_answer_is_read_as_the_script_it_carries(answer: str, firs
     compile(code, "check.py", "exec")
 
 
-@pytest.mark.parametrize("answer", [
-    pytest.param("Sure! Here is a test: print(1)", id="prose-not-json"),
-    pytest.param('{"rationale": "forgot the code"}', id="json-without-code"),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("Sure! Here is a test: print(1)", id="prose-not-json"),
+        pytest.param('{"rationale": "forgot the code"}', id="json-without-code"),
+    ],
+)
 def test_an_unusable_answer_is_a_failed_turn(answer: str) -> None:
     runner = FakeRunner(ok(counts_line(10, 0)))
     client, _ = scripted_client({"experiment": [answer, experiment_answer("fixed")]})
@@ -323,38 +387,54 @@ def test_an_answer_that_is_never_usable_is_an_error_without_code() -> None:
 
 
 def test_a_denied_test_is_fed_back_as_denied() -> None:
-    denied = failed(stderr="SandboxDenied: lemmata sandbox: network access (socket.connect)\n", returncode=112,
-                    stopped="denied: network access (socket.connect)")
+    denied = failed(
+        stderr="SandboxDenied: lemmata sandbox: network access (socket.connect)\n",
+        returncode=112,
+        stopped="denied: network access (socket.connect)",
+    )
     check, calls = run_one(denied, ok(counts_line(10, 0)))
     assert "Attempt 1 failed: denied: network access (socket.connect)" in user_text(calls[1])
     assert check.failures == ["denied: network access (socket.connect)"]
 
 
 def test_a_long_history_is_compressed() -> None:
-    client, backend = scripted_client({"experiment": [experiment_answer(f"c{n}") for n in range(1, 4)],
-                                       "compress": ["summary: two crashes by division by zero"]})
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true",
-                                runner=FakeRunner(failed(), failed(), ok(counts_line(5, 0))),
-                                limits=AgentLimits(max_turns=3, compress_every=2))
+    client, backend = scripted_client(
+        {
+            "experiment": [experiment_answer(f"c{n}") for n in range(1, 4)],
+            "compress": ["summary: two crashes by division by zero"],
+        }
+    )
+    experiment = run_experiment(
+        client,
+        theory(lemma("L1", "low_confidence")),
+        "true",
+        runner=FakeRunner(failed(), failed(), ok(counts_line(5, 0))),
+        limits=AgentLimits(max_turns=3, compress_every=2),
+    )
     assert experiment.checks[0].attempts == 3
     assert "Summary of earlier turns: summary: two crashes" in user_text(backend.calls("experiment")[2])
     assert backend.pending() == 0
 
 
 def test_attempt_feedback_cuts_long_code_and_output() -> None:
-    result = SandboxResult(1, "\n".join(f"out {n}" for n in range(50)), "\n".join(f"err {n}" for n in range(50)),
-                           False, True)
+    result = SandboxResult(
+        1, "\n".join(f"out {n}" for n in range(50)), "\n".join(f"err {n}" for n in range(50)), False, True
+    )
     text = attempt_feedback(3, "x = 1\n" * 2000, "crashed", result)
     assert text.startswith("Attempt 3 failed: crashed") and "# ... (cut)" in text
     assert "err 49" in text and "err 37" not in text and "out 49" in text and "out 46" not in text
 
 
 def test_only_low_confidence_lemmas_are_tested() -> None:
-    client, backend = scripted_client({
-        "experiment": [experiment_answer("code for L2"), experiment_answer("code for L4")],
-    })
+    client, backend = scripted_client(
+        {
+            "experiment": [experiment_answer("code for L2"), experiment_answer("code for L4")],
+        }
+    )
     runner = FakeRunner(ok(counts_line(100, 0)))
-    t = theory(lemma("L1", "proved"), lemma("L2", "low_confidence"), lemma("L3", "failed"), lemma("L4", "low_confidence"))
+    t = theory(
+        lemma("L1", "proved"), lemma("L2", "low_confidence"), lemma("L3", "failed"), lemma("L4", "low_confidence")
+    )
     experiment = run_experiment(client, t, "true", runner=runner)
     calls = backend.calls("experiment")
     assert len(calls) == 2
@@ -389,41 +469,48 @@ def test_no_low_confidence_lemma_means_no_test() -> None:
 # =========================================================================== the counts line
 
 
-@pytest.mark.parametrize("stdout, trials, violations", [
-    pytest.param(counts_line(1000, 3), 1000, 3, id="plain"),
-    pytest.param("progress 50%\n" + counts_line(200, 0) + "\n\n", 200, 0, id="progress-then-counts-then-blank"),
-    pytest.param(counts_line(10, 10) + counts_line(200, 1), 200, 1, id="the-last-of-two"),
-    pytest.param('{"trials": 5, "violations": 0, "rate": 0.0, "note": "extra keys are ignored"}', 5, 0,
-                 id="extra-keys"),
-    pytest.param('  {"violations": 2, "trials": 7}  ', 7, 2, id="whitespace-and-key-order"),
-])
+@pytest.mark.parametrize(
+    "stdout, trials, violations",
+    [
+        pytest.param(counts_line(1000, 3), 1000, 3, id="plain"),
+        pytest.param("progress 50%\n" + counts_line(200, 0) + "\n\n", 200, 0, id="progress-then-counts-then-blank"),
+        pytest.param(counts_line(10, 10) + counts_line(200, 1), 200, 1, id="the-last-of-two"),
+        pytest.param(
+            '{"trials": 5, "violations": 0, "rate": 0.0, "note": "extra keys are ignored"}', 5, 0, id="extra-keys"
+        ),
+        pytest.param('  {"violations": 2, "trials": 7}  ', 7, 2, id="whitespace-and-key-order"),
+    ],
+)
 def test_valid_counts(stdout: str, trials: int, violations: int) -> None:
     counts = parse_counts(stdout)
     assert (counts.trials, counts.violations, counts.series, counts.notes) == (trials, violations, [], [])
 
 
-@pytest.mark.parametrize("stdout, reason", [
-    pytest.param("", "printed nothing", id="no-output"),
-    pytest.param("\n  \n", "printed nothing", id="blank-lines-only"),
-    pytest.param("hello world\n42\n", "not the JSON counts object", id="no-counts-line"),
-    pytest.param(counts_line(10, 0) + "done\n", "not the JSON counts object", id="counts-followed-by-junk"),
-    pytest.param('{"trials": 10, "violations": 0} extra', "not the JSON counts object", id="junk-on-the-same-line"),
-    pytest.param("[10, 0]", "not the JSON counts object: [10, 0]", id="json-array"),
-    pytest.param('{"n": 10, "bad": 0}', "has no 'trials'", id="wrong-keys"),
-    pytest.param('{"trials": 10}', "has no 'violations'", id="violations-missing"),
-    pytest.param(counts_line(0, 0), "'trials' must be at least 1, got 0", id="trials-zero"),
-    pytest.param(counts_line(10, -1), "'violations' must be at least 0, got -1", id="negative-violations"),
-    pytest.param(counts_line(-5, 0), "'trials' must be at least 1", id="negative-trials"),
-    pytest.param(counts_line(10, 11), "more violations (11) than trials (10)", id="more-violations-than-trials"),
-    pytest.param('{"trials": 10.5, "violations": 0}', "'trials' must be an integer, got 10.5", id="float-trials"),
-    pytest.param('{"trials": 10.0, "violations": 0}', "'trials' must be an integer, got 10.0", id="integral-float"),
-    pytest.param('{"trials": "10", "violations": "0"}', "'trials' must be an integer", id="string-counts"),
-    pytest.param('{"trials": true, "violations": false}', "'trials' must be an integer, got true", id="booleans"),
-    pytest.param('{"trials": NaN, "violations": 0}', "'trials' must be an integer, got NaN", id="nan"),
-    pytest.param('{"trials": null, "violations": 0}', "got null", id="null"),
-    pytest.param('{"trials": 10, "violations": 0, "trials": 20}', "duplicate keys ['trials']", id="duplicate-key"),
-    pytest.param("{'trials': 10, 'violations': 0}", "not the JSON counts object", id="python-dict-repr"),
-])
+@pytest.mark.parametrize(
+    "stdout, reason",
+    [
+        pytest.param("", "printed nothing", id="no-output"),
+        pytest.param("\n  \n", "printed nothing", id="blank-lines-only"),
+        pytest.param("hello world\n42\n", "not the JSON counts object", id="no-counts-line"),
+        pytest.param(counts_line(10, 0) + "done\n", "not the JSON counts object", id="counts-followed-by-junk"),
+        pytest.param('{"trials": 10, "violations": 0} extra', "not the JSON counts object", id="junk-on-the-same-line"),
+        pytest.param("[10, 0]", "not the JSON counts object: [10, 0]", id="json-array"),
+        pytest.param('{"n": 10, "bad": 0}', "has no 'trials'", id="wrong-keys"),
+        pytest.param('{"trials": 10}', "has no 'violations'", id="violations-missing"),
+        pytest.param(counts_line(0, 0), "'trials' must be at least 1, got 0", id="trials-zero"),
+        pytest.param(counts_line(10, -1), "'violations' must be at least 0, got -1", id="negative-violations"),
+        pytest.param(counts_line(-5, 0), "'trials' must be at least 1", id="negative-trials"),
+        pytest.param(counts_line(10, 11), "more violations (11) than trials (10)", id="more-violations-than-trials"),
+        pytest.param('{"trials": 10.5, "violations": 0}', "'trials' must be an integer, got 10.5", id="float-trials"),
+        pytest.param('{"trials": 10.0, "violations": 0}', "'trials' must be an integer, got 10.0", id="integral-float"),
+        pytest.param('{"trials": "10", "violations": "0"}', "'trials' must be an integer", id="string-counts"),
+        pytest.param('{"trials": true, "violations": false}', "'trials' must be an integer, got true", id="booleans"),
+        pytest.param('{"trials": NaN, "violations": 0}', "'trials' must be an integer, got NaN", id="nan"),
+        pytest.param('{"trials": null, "violations": 0}', "got null", id="null"),
+        pytest.param('{"trials": 10, "violations": 0, "trials": 20}', "duplicate keys ['trials']", id="duplicate-key"),
+        pytest.param("{'trials': 10, 'violations': 0}", "not the JSON counts object", id="python-dict-repr"),
+    ],
+)
 def test_malformed_counts_fail_the_attempt(stdout: str, reason: str) -> None:
     with pytest.raises(TestFailure) as failure:
         parse_counts(stdout)
@@ -443,26 +530,44 @@ def test_a_valid_series_is_kept_sorted_by_x_with_its_label() -> None:
     assert (counts.x_label, counts.notes) == ("n", [])
 
 
-@pytest.mark.parametrize("line, note", [
-    pytest.param(with_series("10,100"), "it must be a list", id="not-a-list"),
-    pytest.param(with_series([]), "it must be a list of 1 to 200 points", id="empty"),
-    pytest.param(with_series([{"x": n, "trials": 1, "violations": 0} for n in range(201)], trials=201, violations=0),
-                 "1 to 200 points", id="too-many-points"),
-    pytest.param(with_series([{"x": 1, "trials": 100}]), "exactly x, trials and violations", id="missing-key"),
-    pytest.param(with_series([{"x": 1, "trials": 100, "violations": 1, "rate": 0.01}]),
-                 "exactly x, trials and violations", id="extra-key"),
-    pytest.param(with_series([[1, 100, 1]]), "exactly x, trials and violations", id="point-not-an-object"),
-    pytest.param(with_series([{"x": "n=1", "trials": 100, "violations": 1}]), "x must be a finite number",
-                 id="string-x"),
-    pytest.param(with_series([{"x": True, "trials": 100, "violations": 1}]), "x must be a finite number", id="bool-x"),
-    pytest.param(with_series([{"x": float("inf"), "trials": 100, "violations": 1}]), "finite", id="infinite-x"),
-    pytest.param(with_series([{"x": 1, "trials": 100.0, "violations": 1}]), "must be integers", id="float-trials"),
-    pytest.param(with_series([{"x": 1, "trials": 50, "violations": 51}, {"x": 2, "trials": 50, "violations": -50}]),
-                 "0 <= violations <= trials", id="point-violations-out-of-range"),
-    pytest.param(with_series([{"x": 1, "trials": 50, "violations": 0}, {"x": 1, "trials": 50, "violations": 1}]),
-                 "same x", id="duplicate-x"),
-    pytest.param(with_series([{"x": 1, "trials": 50, "violations": 1}]), "do not add up", id="sums-differ"),
-])
+@pytest.mark.parametrize(
+    "line, note",
+    [
+        pytest.param(with_series("10,100"), "it must be a list", id="not-a-list"),
+        pytest.param(with_series([]), "it must be a list of 1 to 200 points", id="empty"),
+        pytest.param(
+            with_series([{"x": n, "trials": 1, "violations": 0} for n in range(201)], trials=201, violations=0),
+            "1 to 200 points",
+            id="too-many-points",
+        ),
+        pytest.param(with_series([{"x": 1, "trials": 100}]), "exactly x, trials and violations", id="missing-key"),
+        pytest.param(
+            with_series([{"x": 1, "trials": 100, "violations": 1, "rate": 0.01}]),
+            "exactly x, trials and violations",
+            id="extra-key",
+        ),
+        pytest.param(with_series([[1, 100, 1]]), "exactly x, trials and violations", id="point-not-an-object"),
+        pytest.param(
+            with_series([{"x": "n=1", "trials": 100, "violations": 1}]), "x must be a finite number", id="string-x"
+        ),
+        pytest.param(
+            with_series([{"x": True, "trials": 100, "violations": 1}]), "x must be a finite number", id="bool-x"
+        ),
+        pytest.param(with_series([{"x": float("inf"), "trials": 100, "violations": 1}]), "finite", id="infinite-x"),
+        pytest.param(with_series([{"x": 1, "trials": 100.0, "violations": 1}]), "must be integers", id="float-trials"),
+        pytest.param(
+            with_series([{"x": 1, "trials": 50, "violations": 51}, {"x": 2, "trials": 50, "violations": -50}]),
+            "0 <= violations <= trials",
+            id="point-violations-out-of-range",
+        ),
+        pytest.param(
+            with_series([{"x": 1, "trials": 50, "violations": 0}, {"x": 1, "trials": 50, "violations": 1}]),
+            "same x",
+            id="duplicate-x",
+        ),
+        pytest.param(with_series([{"x": 1, "trials": 50, "violations": 1}]), "do not add up", id="sums-differ"),
+    ],
+)
 def test_a_malformed_series_is_dropped_and_the_counts_stand(line: str, note: str) -> None:
     counts = parse_counts(line)
     assert counts.trials >= 1 and counts.series == [] and counts.x_label == ""
@@ -475,17 +580,34 @@ def test_an_unusable_x_label_is_dropped(label: object) -> None:
     assert counts.series and counts.x_label == "" and counts.notes[0].startswith("x_label ignored")
 
 
-@pytest.mark.parametrize("result, reason", [
-    pytest.param(SandboxResult(1, "", "Traceback (most recent call last):\nZeroDivisionError: division by zero\n",
-                               False, True), "crashed (exit status 1): ZeroDivisionError: division by zero", id="crash"),
-    pytest.param(SandboxResult(-11, "", "", False, True), "crashed (killed by SIGSEGV): no output", id="segfault"),
-    pytest.param(SandboxResult(-9, counts_line(5, 0), "", True, True), "stopped: ran out of time",
-                 id="timed-out-counts-do-not-count"),
-    pytest.param(SandboxResult(-24, "", "", False, True, stopped="stopped: exceeded the 20 s CPU-time limit"),
-                 "stopped: exceeded the 20 s CPU-time limit", id="cpu-limit"),
-    pytest.param(SandboxResult(112, counts_line(5, 0), "", False, True, stopped="denied: network access (socket.connect)"),
-                 "denied: network access (socket.connect)", id="denied-counts-do-not-count"),
-])
+@pytest.mark.parametrize(
+    "result, reason",
+    [
+        pytest.param(
+            SandboxResult(
+                1, "", "Traceback (most recent call last):\nZeroDivisionError: division by zero\n", False, True
+            ),
+            "crashed (exit status 1): ZeroDivisionError: division by zero",
+            id="crash",
+        ),
+        pytest.param(SandboxResult(-11, "", "", False, True), "crashed (killed by SIGSEGV): no output", id="segfault"),
+        pytest.param(
+            SandboxResult(-9, counts_line(5, 0), "", True, True),
+            "stopped: ran out of time",
+            id="timed-out-counts-do-not-count",
+        ),
+        pytest.param(
+            SandboxResult(-24, "", "", False, True, stopped="stopped: exceeded the 20 s CPU-time limit"),
+            "stopped: exceeded the 20 s CPU-time limit",
+            id="cpu-limit",
+        ),
+        pytest.param(
+            SandboxResult(112, counts_line(5, 0), "", False, True, stopped="denied: network access (socket.connect)"),
+            "denied: network access (socket.connect)",
+            id="denied-counts-do-not-count",
+        ),
+    ],
+)
 def test_a_stopped_or_crashed_test_has_no_counts(result: SandboxResult, reason: str) -> None:
     with pytest.raises(TestFailure) as failure:
         read_counts(result)
@@ -497,12 +619,27 @@ def test_a_stopped_or_crashed_test_has_no_counts(result: SandboxResult, reason: 
 
 def ran_check(lemma_id: str = "L4", trials: int = 3000, violations: int = 45, **fields: object) -> LemmaCheck:
     rate = violations / trials
-    return LemmaCheck(lemma_id=lemma_id, group="low_confidence", outcome="ran", trials=trials, violations=violations,
-                      violation_rate=rate, numerically_suspect=rate > SUSPECT_RATE, attempts=1, **fields)
+    return LemmaCheck(
+        lemma_id=lemma_id,
+        group="low_confidence",
+        outcome="ran",
+        trials=trials,
+        violations=violations,
+        violation_rate=rate,
+        numerically_suspect=rate > SUSPECT_RATE,
+        attempts=1,
+        **fields,
+    )
 
 
-SERIES_CHECK = ran_check(series=[CheckPoint(x=10, trials=1000, violations=0), CheckPoint(x=100, trials=1000, violations=5),
-                                 CheckPoint(x=100000, trials=1000, violations=40)], x_label="n & 50%_x")
+SERIES_CHECK = ran_check(
+    series=[
+        CheckPoint(x=10, trials=1000, violations=0),
+        CheckPoint(x=100, trials=1000, violations=5),
+        CheckPoint(x=100000, trials=1000, violations=40),
+    ],
+    x_label="n & 50%_x",
+)
 
 
 def test_the_plot_shows_the_rate_by_x_the_threshold_and_the_lemma() -> None:
@@ -542,7 +679,9 @@ def test_a_plot_that_cannot_be_drawn_is_a_note(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(experiment_plot, "plot_document", lambda check: "\\documentclass{article}\\broken")
     plotted = add_plots(Experiment(skipped=False, checks=[ran_check()]), tmp_path / "run")
     [check] = plotted.checks
-    assert check.plot == "" and check.notes[0].startswith("no plot: ") and "Undefined control sequence" in check.notes[0]
+    assert (
+        check.plot == "" and check.notes[0].startswith("no plot: ") and "Undefined control sequence" in check.notes[0]
+    )
     assert (tmp_path / "run" / "figures").is_dir()  # the rule's directory output exists anyway
 
 
@@ -558,8 +697,10 @@ def plotted(check: LemmaCheck) -> LemmaCheck:
 def test_the_figure_caption_gives_the_numbers_and_the_verdict() -> None:
     figure = experiment_figure(plotted(SERIES_CHECK))
     assert "\\includegraphics[width=0.8\\linewidth]{figures/L4.pdf}" in figure
-    assert ("Numerical check of Lemma L4: violation rate over 3000 random trials, by n \\& 50\\%\\_x. "
-            "45 violations, rate 1.50\\%, above the 1\\% threshold (dashed): the lemma is numerically suspect.") in figure
+    assert (
+        "Numerical check of Lemma L4: violation rate over 3000 random trials, by n \\& 50\\%\\_x. "
+        "45 violations, rate 1.50\\%, above the 1\\% threshold (dashed): the lemma is numerically suspect."
+    ) in figure
     assert "\\label{fig:check-L4}" in figure
     assert "within the 1\\% threshold" in experiment_figure(plotted(ran_check("L2", 100, 0)))
 
@@ -567,14 +708,27 @@ def test_the_figure_caption_gives_the_numbers_and_the_verdict() -> None:
 BODY = "\\section{Introduction}\nWe prove it.\n\n\\section{Limitations}\nL4 is unverified.\n"
 
 
-@pytest.mark.parametrize("body, before, after, ours", [
-    pytest.param("\\section{Intro}\nx\n\\section{Numerical experiments}\nWe sampled.\n\\section{Conclusion}\ny\n",
-                 "We sampled.", "\\section{Conclusion}", False, id="into-the-models-experiments-section"),
-    pytest.param("\\section{Intro}\nx\n\\section*{Experimental evidence}\nWe sampled.\n",
-                 "We sampled.", None, False, id="its-section-is-the-last"),
-    pytest.param(BODY, "We prove it.", "\\section{Limitations}", True, id="ours-before-limitations"),
-    pytest.param("\\section{Introduction}\nWe prove it.\n", "We prove it.", None, True, id="ours-at-the-end"),
-])
+@pytest.mark.parametrize(
+    "body, before, after, ours",
+    [
+        pytest.param(
+            "\\section{Intro}\nx\n\\section{Numerical experiments}\nWe sampled.\n\\section{Conclusion}\ny\n",
+            "We sampled.",
+            "\\section{Conclusion}",
+            False,
+            id="into-the-models-experiments-section",
+        ),
+        pytest.param(
+            "\\section{Intro}\nx\n\\section*{Experimental evidence}\nWe sampled.\n",
+            "We sampled.",
+            None,
+            False,
+            id="its-section-is-the-last",
+        ),
+        pytest.param(BODY, "We prove it.", "\\section{Limitations}", True, id="ours-before-limitations"),
+        pytest.param("\\section{Introduction}\nWe prove it.\n", "We prove it.", None, True, id="ours-at-the-end"),
+    ],
+)
 def test_figures_go_into_the_experiments_section(body: str, before: str, after: str | None, ours: bool) -> None:
     experiment = Experiment(skipped=False, checks=[plotted(SERIES_CHECK)])
     result = add_experiment_figures(body, experiment)
@@ -622,8 +776,9 @@ def test_a_real_test_runs_in_the_sandbox_after_a_denied_one(monkeypatch: pytest.
     snooping = "import os, json\nprint(json.dumps({'trials': 1, 'violations': 0, 'k': os.environ['VENDORA_API_KEY']}))"
     client, backend = scripted_client({"experiment": [experiment_answer(snooping), experiment_answer(REAL_TEST)]})
     quick = Limits(wall_seconds=20, cpu_seconds=10)
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true",
-                                runner=lambda code: run_python(code, quick))
+    experiment = run_experiment(
+        client, theory(lemma("L1", "low_confidence")), "true", runner=lambda code: run_python(code, quick)
+    )
     [check] = experiment.checks
     assert check.failures[0].startswith("crashed (exit status 1): KeyError: 'VENDORA_API_KEY'")
     assert (check.outcome, check.attempts, check.trials, check.violations) == ("ran", 2, 900, 0)
@@ -638,12 +793,13 @@ def test_a_domain_plugins_tool_is_offered_in_the_prompt_and_importable_by_the_co
     from lemmata.plugins.bandits import plugin
 
     runner, guide = domain_tools(plugin)
-    code = ("import json\nfrom bandit_regret import simulate, ucb1_bound\n"
-            "curve = simulate('ucb1', [0.7, 0.5], horizon=400, runs=20, seed=3)\n"
-            "print(json.dumps({'trials': 1, 'violations': int(curve.at(400) > ucb1_bound([0.7, 0.5], 400))}))\n")
+    code = (
+        "import json\nfrom bandit_regret import simulate, ucb1_bound\n"
+        "curve = simulate('ucb1', [0.7, 0.5], horizon=400, runs=20, seed=3)\n"
+        "print(json.dumps({'trials': 1, 'violations': int(curve.at(400) > ucb1_bound([0.7, 0.5], 400))}))\n"
+    )
     client, backend = scripted_client({"experiment": [experiment_answer(code)]})
-    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=runner,
-                                tools_guide=guide)
+    experiment = run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=runner, tools_guide=guide)
     [call] = backend.calls("experiment")
     assert "Domain tools in the sandbox: The module `bandit_regret` is importable" in user_text(call)
     [check] = experiment.checks

@@ -22,8 +22,10 @@ FORMAL = "$\\forall a, b \\in \\mathbb{Z}: 2 \\mid a \\wedge 2 \\mid b \\Rightar
 
 
 def decomposer_plan(count: int = 4) -> str:
-    lemmas = [{"id": f"L{i}", "statement": f"Statement {i}.", "depends_on": [f"L{i - 1}"] if i > 1 else [],
-               "source": ""} for i in range(1, count + 1)]
+    lemmas = [
+        {"id": f"L{i}", "statement": f"Statement {i}.", "depends_on": [f"L{i - 1}"] if i > 1 else [], "source": ""}
+        for i in range(1, count + 1)
+    ]
     return "```json\n" + json.dumps({"lemmas": lemmas}) + "\n```"
 
 
@@ -85,7 +87,7 @@ def test_an_unusable_formalizer_answer_keeps_the_goal_and_says_so(tmp_path: Path
     client, _ = scripted_client({"formalizer": [answer]})
     formal = formalize(client, GOAL, tmp_path)
     assert formal.formal_statement == GOAL
-    if answer.strip().startswith("{\"formal_statement\""):
+    if answer.strip().startswith('{"formal_statement"'):
         assert formal.note == ""
     else:
         assert formal.note.startswith("formalizer answer unusable")
@@ -102,10 +104,20 @@ def test_the_formal_statement_reaches_the_decomposer_and_the_architect() -> None
 # =========================================================================== proof architect
 
 ARCHITECT_LEMMAS = [
-    {"id": "L1", "statement": "Statement 1, with $n \\in \\mathbb{Z}$.", "depends_on": [], "source": None,
-     "approach": "Unfold the definition."},
-    {"id": "L2", "statement": "Statement 2.", "depends_on": ["L1"], "source": "Euclid, Elements VII",
-     "approach": "Cite [L1]."},
+    {
+        "id": "L1",
+        "statement": "Statement 1, with $n \\in \\mathbb{Z}$.",
+        "depends_on": [],
+        "source": None,
+        "approach": "Unfold the definition.",
+    },
+    {
+        "id": "L2",
+        "statement": "Statement 2.",
+        "depends_on": ["L1"],
+        "source": "Euclid, Elements VII",
+        "approach": "Cite [L1].",
+    },
     {"id": "L3", "statement": "Statement 3.", "depends_on": [], "source": None, "approach": ""},
     {"id": "L4", "statement": "Statement 4.", "depends_on": ["L2", "L3"], "source": "", "approach": "Combine."},
 ]
@@ -121,7 +133,9 @@ def _numbered_prose() -> str:
     [
         pytest.param("Reviewed.\n```json\n" + json.dumps({"lemmas": ARCHITECT_LEMMAS}) + "\n```", id="json-fence"),
         pytest.param("```\n" + json.dumps({"proof_steps": ARCHITECT_LEMMAS}) + "\n```", id="plain-fence-proof_steps"),
-        pytest.param("My review: " + json.dumps({"components": ARCHITECT_LEMMAS}) + " Done.", id="bare-object-components"),
+        pytest.param(
+            "My review: " + json.dumps({"components": ARCHITECT_LEMMAS}) + " Done.", id="bare-object-components"
+        ),
         pytest.param("The lemmas:\n" + json.dumps(ARCHITECT_LEMMAS, indent=2), id="bare-array"),
     ],
 )
@@ -146,7 +160,10 @@ def test_architect_text_list_is_read_by_the_fourth_pass() -> None:
 @pytest.mark.parametrize(
     "alternative",
     [
-        pytest.param({"lemma_id": "L1", "formal_statement": "S1.", "strategy": "Direct."}, id="lemma_id-formal_statement-strategy"),
+        pytest.param(
+            {"lemma_id": "L1", "formal_statement": "S1.", "strategy": "Direct."},
+            id="lemma_id-formal_statement-strategy",
+        ),
         pytest.param({"name": "L1", "hypothesis": "S1.", "proof_idea": "Direct."}, id="name-hypothesis-proof_idea"),
         pytest.param({"title": "L1", "content": "S1.", "method": "Direct."}, id="title-content-method"),
     ],
@@ -174,8 +191,9 @@ def test_an_unusable_architect_answer_keeps_the_decomposer_plan(answer: str, rea
 
 
 def test_the_simplified_plan_is_architected_within_three_lemmas() -> None:
-    client, _ = scripted_client({"decomposer": ["no plan", decomposer_plan(3)],
-                                 "architect": [json.dumps({"lemmas": ARCHITECT_LEMMAS})]})
+    client, _ = scripted_client(
+        {"decomposer": ["no plan", decomposer_plan(3)], "architect": [json.dumps({"lemmas": ARCHITECT_LEMMAS})]}
+    )
     plan = plan_theory(client, GOAL)
     assert plan.level == "simplified"
     assert plan.architect_note == "proposed 4 lemmas, outside 1-3: the decomposer's plan is kept"

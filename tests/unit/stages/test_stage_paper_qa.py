@@ -31,8 +31,10 @@ def tools():
 
 
 def exchange(question: str, answer: str, version: int = 1) -> list[ChatRecord]:
-    return [ChatRecord(role="user", content=question, paper_version=version),
-            ChatRecord(role="assistant", content=answer, paper_version=version)]
+    return [
+        ChatRecord(role="user", content=question, paper_version=version),
+        ChatRecord(role="assistant", content=answer, paper_version=version),
+    ]
 
 
 def test_the_paper_is_in_the_system_prompt_and_the_conversation_follows():
@@ -44,7 +46,10 @@ def test_the_paper_is_in_the_system_prompt_and_the_conversation_follows():
     assert one.system == two.system and LATEX in one.system  # one cacheable prefix for every question
     assert "latex_section_read(section)" in one.system and "The paper (version 1)" in one.system
     assert [m.content for m in two.messages] == [
-        "What does the proof rest on?", "It rests on closure of Z under addition.", "Is m + n an integer?"]
+        "What does the proof rest on?",
+        "It rests on closure of Z under addition.",
+        "Is m + n an integer?",
+    ]
 
 
 def test_a_tool_round_reads_a_section_and_its_result_reaches_the_next_call():
@@ -73,15 +78,21 @@ def test_asking_for_a_tool_when_there_is_none_is_an_error_not_an_answer():
         answer_question(client, LATEX, 1, "Related work?", [], {})
 
 
-@pytest.mark.parametrize("text, expected", [
-    pytest.param("The proof is two lines.", None, id="prose"),
-    pytest.param("TOOL latex_section_read: Main result\nTOOL preprint_search: even integers",
-                 [("latex_section_read", "Main result"), ("preprint_search", "even integers")], id="two-calls"),
-    pytest.param("\n\n  TOOL scholar_search:  parity  \n", [("scholar_search", "parity")], id="surrounding-blanks"),
-    pytest.param("TOOLS are not needed: the proof is short.", None, id="answer-starting-with-TOOLS"),
-    pytest.param("tool latex_section_read: Main result", None, id="lowercase-is-prose"),
-    pytest.param("See Section 2.\nTOOL latex_section_read: Main result", None, id="tool-line-after-prose"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        pytest.param("The proof is two lines.", None, id="prose"),
+        pytest.param(
+            "TOOL latex_section_read: Main result\nTOOL preprint_search: even integers",
+            [("latex_section_read", "Main result"), ("preprint_search", "even integers")],
+            id="two-calls",
+        ),
+        pytest.param("\n\n  TOOL scholar_search:  parity  \n", [("scholar_search", "parity")], id="surrounding-blanks"),
+        pytest.param("TOOLS are not needed: the proof is short.", None, id="answer-starting-with-TOOLS"),
+        pytest.param("tool latex_section_read: Main result", None, id="lowercase-is-prose"),
+        pytest.param("See Section 2.\nTOOL latex_section_read: Main result", None, id="tool-line-after-prose"),
+    ],
+)
 def test_tool_requests_are_lines_that_begin_the_answer(text, expected):
     assert tool_requests(text) == expected
 
@@ -120,11 +131,18 @@ def test_a_restart_discards_what_was_held_and_reports_what_was_shown():
 
 
 def test_the_conversation_leaves_out_markers_and_unanswered_questions():
-    history = [*exchange("Q1", "A1"), ChatRecord(role="user", content="Q2", paper_version=1),
-               ChatRecord(role="event", marker="error", content="no answer: provider down", paper_version=1),
-               *exchange("Q3", "A3", version=2)]
+    history = [
+        *exchange("Q1", "A1"),
+        ChatRecord(role="user", content="Q2", paper_version=1),
+        ChatRecord(role="event", marker="error", content="no answer: provider down", paper_version=1),
+        *exchange("Q3", "A3", version=2),
+    ]
     assert [(m.role, m.content) for m in conversation(history)] == [
-        ("user", "Q1"), ("assistant", "A1"), ("user", "Q3"), ("assistant", "A3")]
+        ("user", "Q1"),
+        ("assistant", "A1"),
+        ("user", "Q3"),
+        ("assistant", "A3"),
+    ]
 
 
 def test_the_history_file_appends_and_skips_an_unreadable_line(tmp_path: Path):

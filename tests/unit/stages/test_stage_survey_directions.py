@@ -39,8 +39,13 @@ def task(mode: str = "prove", paper_ids: list[str] | None = None) -> TaskInput:
 
 
 def record(number: int, title: str = "") -> PaperRecord:
-    return PaperRecord(id=f"arXiv:2101.0000{number}", title=title or f"Parity paper {number}",
-                       authors=[f"Author {number}"], year=2020 + number, source="preprint_search")
+    return PaperRecord(
+        id=f"arXiv:2101.0000{number}",
+        title=title or f"Parity paper {number}",
+        authors=[f"Author {number}"],
+        year=2020 + number,
+        source="preprint_search",
+    )
 
 
 class ShelfTool:
@@ -75,9 +80,16 @@ def tools(*extra: object) -> dict:
 
 
 def turn(calls: list[tuple[str, str]] = (), papers: list[str] = (), **fields: object) -> str:
-    return json.dumps({"tool_calls": [{"tool": t, "argument": a} for t, a in calls], "papers": list(papers),
-                       "summary": "Parity is preserved.", "open_problems": ["Goldbach"], "key_objects": ["Z/2Z"],
-                       **fields})
+    return json.dumps(
+        {
+            "tool_calls": [{"tool": t, "argument": a} for t, a in calls],
+            "papers": list(papers),
+            "summary": "Parity is preserved.",
+            "open_problems": ["Goldbach"],
+            "key_objects": ["Z/2Z"],
+            **fields,
+        }
+    )
 
 
 SURVEY_JSON = {
@@ -111,10 +123,16 @@ def test_a_final_answer_in_the_first_turn_is_parsed_and_cleaned(answer: str) -> 
 
 def test_papers_are_only_records_a_tool_returned() -> None:
     invented = {"id": "arXiv:1234.5678", "title": "An Invented Paper", "authors": ["A. Hallucination"]}
-    client, backend = scripted_client({"survey": [
-        turn([("preprint_search", "parity")]),
-        turn(papers=["arXiv:2101.00001", "arXiv:1234.5678", "An Invented Paper", invented], tools_available=["x"]),
-    ]})
+    client, backend = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity")]),
+                turn(
+                    papers=["arXiv:2101.00001", "arXiv:1234.5678", "An Invented Paper", invented], tools_available=["x"]
+                ),
+            ]
+        }
+    )
     survey = run_survey(client, task(), tools(), LIMITS)
     assert [p.id for p in survey.papers] == ["arXiv:2101.00001"]
     assert survey.papers[0] == SHELF[0]  # exactly as the tool returned it
@@ -125,19 +143,29 @@ def test_papers_are_only_records_a_tool_returned() -> None:
 
 def test_papers_given_as_records_are_read_by_their_identifier() -> None:
     """Malformed model output: papers written as records (dicts) instead of identifiers."""
-    client, _ = scripted_client({"survey": [
-        turn([("preprint_search", "parity")]),
-        json.dumps({"tool_calls": [], "papers": [{"id": "arXiv:2101.00001", "title": "x"}, {"title": "Invented"}, 7]}),
-    ]})
+    client, _ = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity")]),
+                json.dumps(
+                    {"tool_calls": [], "papers": [{"id": "arXiv:2101.00001", "title": "x"}, {"title": "Invented"}, 7]}
+                ),
+            ]
+        }
+    )
     survey = run_survey(client, task(), tools(), LIMITS)
     assert survey.papers == [SHELF[0]] and survey.note == ""
 
 
 def test_papers_are_chosen_by_bare_identifier_or_title() -> None:
-    client, _ = scripted_client({"survey": [
-        turn([("preprint_search", "parity"), ("preprint_search", "even")]),
-        turn(papers=["2101.00002", "parity OF SUMS"]),
-    ]})
+    client, _ = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity"), ("preprint_search", "even")]),
+                turn(papers=["2101.00002", "parity OF SUMS"]),
+            ]
+        }
+    )
     survey = run_survey(client, task(), tools(), LIMITS)
     assert [p.id for p in survey.papers] == ["arXiv:2101.00002", "arXiv:2101.00001"]
 
@@ -151,9 +179,14 @@ def test_retrieved_records_are_kept_when_the_agent_names_none() -> None:
 def test_the_calls_of_one_turn_run_concurrently() -> None:
     barrier = threading.Barrier(2)
     shelf_a, shelf_b = ShelfTool("preprint_search", SHELF, barrier), ShelfTool("scholar_search", SHELF, barrier)
-    client, _ = scripted_client({"survey": [
-        turn([("preprint_search", "parity"), ("scholar_search", "goldbach")]), turn(papers=["arXiv:2101.00003"]),
-    ]})
+    client, _ = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity"), ("scholar_search", "goldbach")]),
+                turn(papers=["arXiv:2101.00003"]),
+            ]
+        }
+    )
     survey = run_survey(client, task(), {"preprint_search": shelf_a, "scholar_search": shelf_b}, LIMITS)
     assert shelf_a.queries == ["parity"] and shelf_b.queries == ["goldbach"]  # the barrier did not time out
     assert [c.tool for c in survey.tool_calls] == ["preprint_search", "scholar_search"]
@@ -162,9 +195,15 @@ def test_the_calls_of_one_turn_run_concurrently() -> None:
 
 def test_a_repeated_call_is_answered_from_the_cache() -> None:
     shelf = ShelfTool("preprint_search", SHELF)
-    client, _ = scripted_client({"survey": [
-        turn([("preprint_search", "parity")]), turn([("preprint_search", "parity")]), turn(papers=["arXiv:2101.00001"]),
-    ]})
+    client, _ = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity")]),
+                turn([("preprint_search", "parity")]),
+                turn(papers=["arXiv:2101.00001"]),
+            ]
+        }
+    )
     survey = run_survey(client, task(), {"preprint_search": shelf}, LIMITS)
     assert shelf.queries == ["parity"] and len(survey.tool_calls) == 2
 
@@ -178,9 +217,14 @@ def test_at_most_a_few_calls_per_turn() -> None:
 
 
 def test_tool_errors_and_unknown_tools_reach_the_agent_not_the_run() -> None:
-    client, backend = scripted_client({"survey": [
-        turn([("scholar_search", "parity"), ("google", "parity"), ("preprint_search", "")]), turn(),
-    ]})
+    client, backend = scripted_client(
+        {
+            "survey": [
+                turn([("scholar_search", "parity"), ("google", "parity"), ("preprint_search", "")]),
+                turn(),
+            ]
+        }
+    )
     survey = run_survey(client, task(), tools(DownTool()), LIMITS)
     second = user_text(backend.calls("survey")[1])
     assert "scholar_search failed: the service did not answer (connection refused)" in second
@@ -191,9 +235,14 @@ def test_tool_errors_and_unknown_tools_reach_the_agent_not_the_run() -> None:
 
 def test_the_last_turn_offers_no_tools_and_its_calls_are_ignored() -> None:
     shelf = ShelfTool("preprint_search", SHELF)
-    client, backend = scripted_client({"survey": [
-        turn([("preprint_search", "parity")]), turn([("preprint_search", "even")], papers=["arXiv:2101.00001"]),
-    ]})
+    client, backend = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity")]),
+                turn([("preprint_search", "even")], papers=["arXiv:2101.00001"]),
+            ]
+        }
+    )
     survey = run_survey(client, task(), {"preprint_search": shelf}, SurveyLimits(max_turns=2, compress_every=6))
     assert shelf.queries == ["parity"] and survey.turns == 2 and survey.papers == [SHELF[0]]
     last = user_text(backend.calls("survey")[1])
@@ -221,10 +270,12 @@ def test_no_readable_answer_at_all_gives_an_empty_survey_with_a_note() -> None:
 
 
 def test_the_history_is_compressed_every_few_turns() -> None:
-    client, backend = scripted_client({
-        "survey": [turn([("preprint_search", "parity")]), turn([("preprint_search", "even")]), turn()],
-        "compress": ["Searched parity and even; found two papers."],
-    })
+    client, backend = scripted_client(
+        {
+            "survey": [turn([("preprint_search", "parity")]), turn([("preprint_search", "even")]), turn()],
+            "compress": ["Searched parity and even; found two papers."],
+        }
+    )
     run_survey(client, task(), tools(), SurveyLimits(max_turns=3, compress_every=2))
     assert len(backend.calls("compress")) == 1
     assert "Summary of earlier turns: Searched parity and even" in user_text(backend.calls("survey")[2])
@@ -233,8 +284,12 @@ def test_the_history_is_compressed_every_few_turns() -> None:
 def test_from_papers_looks_up_the_named_papers_and_keeps_them() -> None:
     shelf = ShelfTool("preprint_search", SHELF)
     client, backend = scripted_client({"survey": [turn(papers=[])]})
-    survey = run_survey(client, task(mode="from-papers", paper_ids=["arXiv:2101.00002", "2101.00003"]),
-                        {"preprint_search": shelf}, LIMITS)
+    survey = run_survey(
+        client,
+        task(mode="from-papers", paper_ids=["arXiv:2101.00002", "2101.00003"]),
+        {"preprint_search": shelf},
+        LIMITS,
+    )
     assert shelf.queries == ["arXiv:2101.00002", "2101.00003"]
     assert [p.id for p in survey.papers] == ["arXiv:2101.00002", "arXiv:2101.00003"]
     prompt = user_text(backend.calls("survey")[0])
@@ -250,12 +305,19 @@ def test_titles_are_looked_up_by_scholar_search_and_a_title_match_wins() -> None
     assert survey.papers == [SHELF[2]] and survey.user_papers == ["goldbach notes", "no such"]
 
 
-@pytest.mark.parametrize("item, expected", [
-    pytest.param({"tool": "preprint_search", "argument": "x"}, ("preprint_search", "x"), id="ours"),
-    pytest.param({"name": "preprint_search", "arguments": {"query": "x"}}, ("preprint_search", "x"), id="native-api-shape"),
-    pytest.param({"tool": "latex_section_read", "section": "Intro"}, ("latex_section_read", "Intro"), id="named-parameter"),
-    pytest.param({"tool": "scholar_search", "q": "x"}, ("scholar_search", "x"), id="short-q"),
-])
+@pytest.mark.parametrize(
+    "item, expected",
+    [
+        pytest.param({"tool": "preprint_search", "argument": "x"}, ("preprint_search", "x"), id="ours"),
+        pytest.param(
+            {"name": "preprint_search", "arguments": {"query": "x"}}, ("preprint_search", "x"), id="native-api-shape"
+        ),
+        pytest.param(
+            {"tool": "latex_section_read", "section": "Intro"}, ("latex_section_read", "Intro"), id="named-parameter"
+        ),
+        pytest.param({"tool": "scholar_search", "q": "x"}, ("scholar_search", "x"), id="short-q"),
+    ],
+)
 def test_tool_calls_in_other_shapes_are_read(item: dict, expected: tuple[str, str]) -> None:
     call = ToolCallItem.model_validate(item)
     assert (call.tool, call.argument) == expected
@@ -272,15 +334,18 @@ def decision(feedback: str, decided_by: str = "user") -> GateDecision:
 
 
 def test_a_survey_with_papers_stands() -> None:
-    assert final_survey(FIRST_WITH_PAPERS, decision("", "automatic"), lambda names: pytest.fail("re-ran")) \
+    assert (
+        final_survey(FIRST_WITH_PAPERS, decision("", "automatic"), lambda names: pytest.fail("re-ran"))
         == FIRST_WITH_PAPERS
+    )
 
 
 def test_the_researchers_list_is_injected_and_the_survey_runs_once_more() -> None:
     reruns: list[list[str]] = []
     again = Survey(papers=[record(2)], user_papers=["2101.00002", "Goldbach notes"])
-    result = final_survey(FIRST_EMPTY, decision(" 2101.00002, Goldbach notes ,"),
-                          lambda names: reruns.append(names) or again)
+    result = final_survey(
+        FIRST_EMPTY, decision(" 2101.00002, Goldbach notes ,"), lambda names: reruns.append(names) or again
+    )
     assert reruns == [["2101.00002", "Goldbach notes"]] and result == again
 
 
@@ -290,10 +355,14 @@ def test_enter_proceeds_without_papers(feedback: str, decided_by: str) -> None:
     assert result.papers == [] and result.note == "no papers: the run proceeds without them"
 
 
-@pytest.mark.parametrize("text, names", [
-    ("a, b", ["a", "b"]), ("arXiv:2101.00001;Title two\nthree", ["arXiv:2101.00001", "Title two", "three"]),
-    (" , ,", []),
-])
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("a, b", ["a", "b"]),
+        ("arXiv:2101.00001;Title two\nthree", ["arXiv:2101.00001", "Title two", "three"]),
+        (" , ,", []),
+    ],
+)
 def test_split_paper_list(text: str, names: list[str]) -> None:
     assert split_paper_list(text) == names
 
@@ -307,11 +376,14 @@ IDEATION = {
         {"title": "Modular arithmetic", "summary": "work in Z/2Z", "rationale": "clean"},
     ]
 }
-CANDIDATES = [Direction(title="Direct parity", summary="write n=2k", rationale="elementary"),
-              Direction(title="Modular arithmetic", summary="work in Z/2Z", rationale="clean")]
+CANDIDATES = [
+    Direction(title="Direct parity", summary="write n=2k", rationale="elementary"),
+    Direction(title="Modular arithmetic", summary="work in Z/2Z", rationale="clean"),
+]
 IDEAS = DirectionIdeas(candidates=CANDIDATES, turns=1)
-AUTOMATIC = GateDecision(gate="direction", approved=True, feedback="ideation proposed 2 directions",
-                         decided_by="automatic")
+AUTOMATIC = GateDecision(
+    gate="direction", approved=True, feedback="ideation proposed 2 directions", decided_by="automatic"
+)
 
 
 def planner(chosen: int = 1, goal: str = "For all even n, m: n + m is even.", brief: str = "Use Z/2Z.") -> str:
@@ -330,8 +402,17 @@ def test_ideation_may_search_for_at_most_three_turns() -> None:
     shelf = ShelfTool("preprint_search", SHELF)
     search = json.dumps({"tool_calls": [{"tool": "preprint_search", "argument": "parity"}]})
     search_more = json.dumps({"tool_calls": [{"tool": "preprint_search", "argument": "even"}]})
-    client, backend = scripted_client({"ideation": [search, search_more, json.dumps({**IDEATION, "tool_calls": [
-        {"tool": "preprint_search", "argument": "ignored on the last turn"}]})]})
+    client, backend = scripted_client(
+        {
+            "ideation": [
+                search,
+                search_more,
+                json.dumps(
+                    {**IDEATION, "tool_calls": [{"tool": "preprint_search", "argument": "ignored on the last turn"}]}
+                ),
+            ]
+        }
+    )
     ideas = run_ideation(client, task(), SURVEY, {"preprint_search": shelf}, compress_every=6)
     assert ideas.candidates == CANDIDATES and ideas.turns == 3 and shelf.queries == ["parity", "even"]
     assert "[arXiv:2101.00001] Parity of sums" in user_text(backend.calls("ideation")[1])
@@ -341,12 +422,18 @@ def test_ideation_may_search_for_at_most_three_turns() -> None:
     "answers, error",
     [
         pytest.param(['{"directions": []}'], "the ideation agent proposed no research direction", id="empty-list"),
-        pytest.param(['{"directions": [{"title": "   ", "summary": "x"}]}'], "proposed no research direction",
-                     id="only-blank-titles"),
+        pytest.param(
+            ['{"directions": [{"title": "   ", "summary": "x"}]}'],
+            "proposed no research direction",
+            id="only-blank-titles",
+        ),
         pytest.param(["{}"], "proposed no research direction", id="no-directions-key"),
         pytest.param(["Let me think about this..."] * 3, "gave no readable answer in 3 turns", id="prose-three-times"),
-        pytest.param([ProviderError("the provider is down (HTTP 503 after 5 attempts)")],
-                     "the ideation agent failed: model call for role 'ideation'", id="provider-error"),
+        pytest.param(
+            [ProviderError("the provider is down (HTTP 503 after 5 attempts)")],
+            "the ideation agent failed: model call for role 'ideation'",
+            id="provider-error",
+        ),
     ],
 )
 def test_no_direction_or_an_error_is_recorded_for_the_direction_gate(answers: list, error: str) -> None:
@@ -368,8 +455,9 @@ def test_the_researchers_direction_replaces_an_empty_ideation() -> None:
     typed = GateDecision(gate="direction", approved=True, feedback="Work modulo 4 instead.", decided_by="user")
     client, backend = scripted_client({"planner": [planner(chosen=3, goal="Sums modulo 4.")]})
     directions = run_directions(client, task(mode="explore"), DirectionIdeas(error="none"), typed)
-    assert directions.candidates == [Direction(title="Work modulo 4 instead.", summary="Work modulo 4 instead.",
-                                               rationale="given by the researcher")]
+    assert directions.candidates == [
+        Direction(title="Work modulo 4 instead.", summary="Work modulo 4 instead.", rationale="given by the researcher")
+    ]
     assert directions.chosen == 0 and directions.goal == "Sums modulo 4."
     assert "0. Work modulo 4 instead." in user_text(backend.calls("planner")[0])
 
@@ -419,20 +507,28 @@ def test_prove_mode_keeps_the_researchers_statement_as_the_goal(planner_goal: st
     assert directions.research_brief == "Use Z/2Z."
 
 
-@pytest.mark.parametrize(("task_text", "statement"), [
-    ("Prove that the sum of two even integers is even.", "The sum of two even integers is even."),
-    ("show: every prime p > 2 is odd", "Every prime p > 2 is odd"),
-    ("the sum of two even integers is even", "The sum of two even integers is even"),
-    ("Prove", "Prove"),
-])
+@pytest.mark.parametrize(
+    ("task_text", "statement"),
+    [
+        ("Prove that the sum of two even integers is even.", "The sum of two even integers is even."),
+        ("show: every prime p > 2 is odd", "Every prime p > 2 is odd"),
+        ("the sum of two even integers is even", "The sum of two even integers is even"),
+        ("Prove", "Prove"),
+    ],
+)
 def test_statement_of_a_prove_task(task_text: str, statement: str) -> None:
     assert statement_of(task_text) == statement
 
 
 def test_the_survey_card_shows_searches_failures_and_the_papers_kept() -> None:
-    client, _ = scripted_client({"survey": [
-        turn([("preprint_search", "parity"), ("scholar_search", "parity")]), turn(papers=["arXiv:2101.00001"]),
-    ]})
+    client, _ = scripted_client(
+        {
+            "survey": [
+                turn([("preprint_search", "parity"), ("scholar_search", "parity")]),
+                turn(papers=["arXiv:2101.00001"]),
+            ]
+        }
+    )
     card = " ".join(survey_card(run_survey(client, task(), tools(DownTool()), LIMITS)).split())  # unwrapped
     assert "Searches: 2 tool calls in 2 turns, 1 failed; 1 records retrieved" in card
     assert "! scholar_search('parity'): the service did not answer (connection refused)" in card
@@ -451,7 +547,8 @@ def test_papers_are_read_from_their_pdf_excerpt_when_there_is_one() -> None:
     excerpts = {"arXiv:2101.00001": "Theorem 1. The sum of two even integers is even."}
     notes = read_papers(client, papers, lambda paper: excerpts.get(paper.id))
     assert [(n.paper_id, n.source, n.results) for n in notes] == [
-        ("arXiv:2101.00001", "pdf", ["If a, b are even then a + b is even."])]  # record 2 has no abstract
+        ("arXiv:2101.00001", "pdf", ["If a, b are even then a + b is even."])
+    ]  # record 2 has no abstract
     prompt = user_text(backend.calls("extractor")[0])
     assert "Theorem 1. The sum" in prompt and "theorem and lemma statements from its PDF" in prompt
     assert backend.calls("extractor")[0].scope.endswith(":arXiv:2101.00001")  # concurrent reads replay apart
@@ -459,7 +556,9 @@ def test_papers_are_read_from_their_pdf_excerpt_when_there_is_one() -> None:
 
 def test_an_abstract_is_read_without_the_pdf_extra_and_a_failed_read_is_left_out() -> None:
     papers = [record(n).model_copy(update={"abstract": f"Abstract {n}."}) for n in (1, 2, 3)]
-    client, _ = scripted_client({"extractor": [lambda r: EXTRACTED if "Abstract 1." in user_text(r) else "no JSON"] * 3})
+    client, _ = scripted_client(
+        {"extractor": [lambda r: EXTRACTED if "Abstract 1." in user_text(r) else "no JSON"] * 3}
+    )
     survey = with_paper_notes(Survey(papers=papers, note="kept"), client, None)
     assert [(n.paper_id, n.source) for n in survey.paper_notes] == [("arXiv:2101.00001", "abstract")]
     assert survey.note == "kept; paper reader: 1 of 3 papers read"
@@ -467,6 +566,8 @@ def test_an_abstract_is_read_without_the_pdf_extra_and_a_failed_read_is_left_out
 
 def test_the_literature_digest_names_each_paper_and_its_results() -> None:
     papers = [record(1), record(2)]
-    notes = [PaperNote(paper_id="arXiv:2101.00001", source="pdf", results=["R1", "R2"]),
-             PaperNote(paper_id="arXiv:2101.00002", source="abstract", techniques=["only a technique"])]
+    notes = [
+        PaperNote(paper_id="arXiv:2101.00001", source="pdf", results=["R1", "R2"]),
+        PaperNote(paper_id="arXiv:2101.00002", source="abstract", techniques=["only a technique"]),
+    ]
     assert literature_digest(papers, notes) == "[arXiv:2101.00001] Parity paper 1: R1; R2"

@@ -41,8 +41,12 @@ def lemma_plan(count: int, prefix: str = "Statement") -> str:
 
 
 def raw(id_: str, statement: str = "", depends_on: list[str] | None = None, source: str = "") -> dict[str, Any]:
-    return {"id": id_, "statement": statement or f"statement of {id_ or 'anonymous'}", "depends_on": depends_on or [],
-            "source": source}
+    return {
+        "id": id_,
+        "statement": statement or f"statement of {id_ or 'anonymous'}",
+        "depends_on": depends_on or [],
+        "source": source,
+    }
 
 
 # =========================================================================== plan_theory
@@ -74,14 +78,16 @@ def test_full_plan_in_one_call(count: int) -> None:
     ],
 )
 def test_full_plan_out_of_range_asks_for_a_simplified_plan(first: str) -> None:
-    client, backend = scripted_client({"decomposer": [first, lemma_plan(5, prefix="Simple")],
-                                       "architect": ["No changes."]})
+    client, backend = scripted_client(
+        {"decomposer": [first, lemma_plan(5, prefix="Simple")], "architect": ["No changes."]}
+    )
     plan = plan_theory(client, GOAL)
     assert plan.level == "simplified"
     # a simplified plan has 3 lemmas: the first three of the second answer, and the plan says so
     assert [lemma.statement for lemma in plan.lemmas] == ["Simple 1.", "Simple 2.", "Simple 3."]
-    assert plan.size_note == ("the decomposer gave 5 lemmas for the simplified plan of 3: the first 3 are kept, "
-                              "L4, L5 dropped")
+    assert plan.size_note == (
+        "the decomposer gave 5 lemmas for the simplified plan of 3: the first 3 are kept, L4, L5 dropped"
+    )
     calls = backend.calls("decomposer")
     assert len(calls) == 2
     assert "4 to 10 lemmas" in user_text(calls[0])
@@ -89,15 +95,19 @@ def test_full_plan_out_of_range_asks_for_a_simplified_plan(first: str) -> None:
     assert backend.pending() == 0
 
 
-@pytest.mark.parametrize("count, note", [
-    pytest.param(3, "", id="three-as-asked"),
-    pytest.param(2, "the decomposer gave 2 lemmas for the simplified plan of 3: the plan has 2", id="two"),
-    pytest.param(1, "the decomposer gave 1 lemma for the simplified plan of 3: the plan has 1", id="one"),
-])
+@pytest.mark.parametrize(
+    "count, note",
+    [
+        pytest.param(3, "", id="three-as-asked"),
+        pytest.param(2, "the decomposer gave 2 lemmas for the simplified plan of 3: the plan has 2", id="two"),
+        pytest.param(1, "the decomposer gave 1 lemma for the simplified plan of 3: the plan has 1", id="one"),
+    ],
+)
 def test_a_simplified_plan_that_is_not_three_lemmas_says_so(count: int, note: str) -> None:
     """Issue 23: the spec's simplified plan is 3 lemmas; fewer were taken, more cut, in silence."""
-    client, _ = scripted_client({"decomposer": [lemma_plan(12), lemma_plan(count, prefix="Simple")],
-                                 "architect": ["No changes."]})
+    client, _ = scripted_client(
+        {"decomposer": [lemma_plan(12), lemma_plan(count, prefix="Simple")], "architect": ["No changes."]}
+    )
     plan = plan_theory(client, GOAL)
     assert (plan.level, len(plan.lemmas), plan.size_note) == ("simplified", count, note)
 
@@ -183,9 +193,7 @@ def test_empty_id_then_the_same_generated_id_stays_unique() -> None:
 @pytest.mark.parametrize(
     "items, expected",
     [
-        pytest.param(
-            [raw("L1", depends_on=["L2"]), raw("L2")], [[], []], id="forward-dependency-dropped"
-        ),
+        pytest.param([raw("L1", depends_on=["L2"]), raw("L2")], [[], []], id="forward-dependency-dropped"),
         pytest.param([raw("L1", depends_on=["L1"])], [[]], id="self-dependency-dropped"),
         pytest.param([raw("L1"), raw("L2", depends_on=["L9", "Zorn"])], [[], []], id="unknown-dependency-dropped"),
         pytest.param(
@@ -275,8 +283,9 @@ NO_ERROR = json.dumps({"error_found": False, "first_error": ""})
         pytest.param("uncertain", ["step 2 unclear"], "low_confidence", "flagged", id="uncertain"),
     ],
 )
-def test_below_threshold_the_verifier_and_the_refuter_decide(verdict: str, issues: list[str], status: str,
-                                                             method: str) -> None:
+def test_below_threshold_the_verifier_and_the_refuter_decide(
+    verdict: str, issues: list[str], status: str, method: str
+) -> None:
     client, backend = scripted_client(
         {"prover": [prover_answer(0.84)], "verifier": [verifier_answer(verdict, issues)], "refuter": [NO_ERROR]},
         THEORY_STAGE_MAX_TURNS=1,
@@ -304,8 +313,9 @@ def test_threshold_comes_from_settings() -> None:
 def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier() -> None:
     # 0.95 - 0.15 (L1 not cited as [L1]) = 0.80 < 0.85
     answer = prover_answer(0.95, body="Write $n = 2k$ and $m = 2j$; then $n + m = 2(k + j)$ is even.")
-    client, backend = scripted_client({"prover": [answer], "verifier": [verifier_answer("uncertain")]},
-                                      THEORY_STAGE_MAX_TURNS=1)
+    client, backend = scripted_client(
+        {"prover": [answer], "verifier": [verifier_answer("uncertain")]}, THEORY_STAGE_MAX_TURNS=1
+    )
     proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert proved.confidence == pytest.approx(0.80)
     assert len(backend.calls("verifier")) == 1
@@ -342,7 +352,7 @@ def test_prover_context_is_dependency_statements_truncated_to_120_chars() -> Non
     assert len(lines) == 2
     assert lines[0].startswith("[L1] ")
     assert lines[1] == "[L2] Short statement two."
-    l1_context = lines[0][len("[L1] "):]
+    l1_context = lines[0][len("[L1] ") :]
     assert len(l1_context) <= CONTEXT_STATEMENT_CHARS == 120
     assert LONG_STATEMENT.startswith(l1_context.rstrip("…"))
     assert "END_OF_STATEMENT" not in prompt  # the tail of L1's statement is cut
@@ -368,12 +378,27 @@ def test_prover_context_for_a_lemma_without_dependencies() -> None:
 
 def test_prover_is_told_not_to_rely_on_a_dependency_whose_proof_failed() -> None:
     client, backend = scripted_client({"prover": [prover_answer(0.9, "By [L1] and [L2] the claim follows at once.")]})
-    failed_l2 = ProvedLemma(id="L2", statement="Short statement two.", depends_on=["L1"], proof_text="",
-                            confidence=0.0, verified=False, status="failed", verification_method="failed",
-                            verification="no usable proof")
-    proved_l1 = ProvedLemma(id="L1", statement=LONG_STATEMENT, proof_text="Direct.", confidence=0.95,
-                            verified=True, status="proved", verification_method="auto_accepted",
-                            verification="auto-accepted")
+    failed_l2 = ProvedLemma(
+        id="L2",
+        statement="Short statement two.",
+        depends_on=["L1"],
+        proof_text="",
+        confidence=0.0,
+        verified=False,
+        status="failed",
+        verification_method="failed",
+        verification="no usable proof",
+    )
+    proved_l1 = ProvedLemma(
+        id="L1",
+        statement=LONG_STATEMENT,
+        proof_text="Direct.",
+        confidence=0.95,
+        verified=True,
+        status="proved",
+        verification_method="auto_accepted",
+        verification="auto-accepted",
+    )
     prove_lemma(client, the_plan(), "L3", client.settings, [proved_l1, failed_l2], checker=TRUSTED)
     lines = prover_context(user_text(backend.calls("prover")[0])).splitlines()
     assert lines[1] == "[L2] Short statement two. (its proof failed: do not rely on it)"
@@ -393,8 +418,13 @@ def _verifier_excerpt(request: ChatRequest) -> str:
 def test_verifier_sees_head_and_tail_of_a_long_proof_within_1000_chars() -> None:
     head = "HEAD_OF_PROOF by [L1]. "
     tail = " TAIL_OF_PROOF."
-    body = head + "".join(f"step {i} follows from step {i - 1}. " for i in range(300)) + "MIDDLE_MARKER " + \
-        "".join(f"more {i}. " for i in range(300)) + tail
+    body = (
+        head
+        + "".join(f"step {i} follows from step {i - 1}. " for i in range(300))
+        + "MIDDLE_MARKER "
+        + "".join(f"more {i}. " for i in range(300))
+        + tail
+    )
     assert len(body) > 5000
     client, backend = scripted_client({"prover": [prover_answer(0.7, body)], "verifier": [verifier_answer("valid")]})
     prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
@@ -408,8 +438,9 @@ def test_verifier_sees_head_and_tail_of_a_long_proof_within_1000_chars() -> None
 
 def test_verifier_sees_a_short_proof_whole() -> None:
     body = "By [L1], $n + m = 2(k + j)$, which is even. This completes the proof."
-    client, backend = scripted_client({"prover": [prover_answer(0.5, body)], "verifier": [verifier_answer("valid")],
-                                       "refuter": [NO_ERROR]})
+    client, backend = scripted_client(
+        {"prover": [prover_answer(0.5, body)], "verifier": [verifier_answer("valid")], "refuter": [NO_ERROR]}
+    )
     prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert _verifier_excerpt(backend.calls("verifier")[0]) == body
 
@@ -417,7 +448,9 @@ def test_verifier_sees_a_short_proof_whole() -> None:
 def test_proved_lemma_carries_the_cleaned_proof_and_lean_sketch() -> None:
     answer = (
         "By [L1], $n+m$ is even. [GAP: negative integers]\n```lean\nexample : True := trivial\n```\n"
-        + "```json\n" + json.dumps({"confidence": 0.9, "completeness": "partial", "gaps": ["signs"]}) + "\n```"
+        + "```json\n"
+        + json.dumps({"confidence": 0.9, "completeness": "partial", "gaps": ["signs"]})
+        + "\n```"
     )
     client, backend = scripted_client({"prover": [answer]}, THEORY_STAGE_MAX_TURNS=1)
     proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
@@ -458,11 +491,13 @@ def counts(backend: Any) -> tuple[int, int, int]:
 
 
 def test_all_cited_one_call_each() -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] and [L2] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+        }
+    )
     lemmas = [proved_lemma("L1"), proved_lemma("L2")]
     theory = assemble_theory(client, plan_for("L1", "L2"), lemmas)
     assert counts(backend) == (1, 1, 1)
@@ -476,11 +511,13 @@ def test_all_cited_one_call_each() -> None:
 
 
 def test_uncited_lemma_reruns_assembler_and_crystallizer() -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] the goal follows.", "By [L1] and [L2] the goal follows."],
-        "consistency": [CONSISTENT, CONSISTENT],  # the model misses it: the code still finds L2 uncited
-        "crystallizer": ["first statement", STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows.", "By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT, CONSISTENT],  # the model misses it: the code still finds L2 uncited
+            "crystallizer": ["first statement", STATEMENT],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert counts(backend) == (2, 2, 2)
     retry = user_text(backend.calls("assembler")[1])
@@ -500,11 +537,13 @@ def test_a_lemma_cited_only_in_the_assemblers_self_assessment_is_uncited() -> No
     """Malformed model output, the README's main command on the embedded model (2026-11-25): the
     assembler copied the provers' "### Self-Assessment" list, citing a lemma only there."""
     copied = "By [L1] the goal follows.\n\n### Self-Assessment\n- **Confidence**: 0.95\n- **Techniques Used**: [L2]\n"
-    client, backend = scripted_client({
-        "assembler": [copied, copied],
-        "consistency": [CONSISTENT, CONSISTENT],
-        "crystallizer": [STATEMENT, STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": [copied, copied],
+            "consistency": [CONSISTENT, CONSISTENT],
+            "crystallizer": [STATEMENT, STATEMENT],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert theory.assembled_proof == "By [L1] the goal follows."
     assert theory.consistency.uncited_lemmas == ["L2"] and not theory.main_result_established
@@ -512,11 +551,13 @@ def test_a_lemma_cited_only_in_the_assemblers_self_assessment_is_uncited() -> No
 
 
 def test_consistency_check_returns_uncited_lemmas() -> None:
-    client, backend = scripted_client({
-        "assembler": ["Nothing cited.", "Still nothing cited."],
-        "consistency": [CONSISTENT, CONSISTENT],
-        "crystallizer": ["s1", "s2"],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["Nothing cited.", "Still nothing cited."],
+            "consistency": [CONSISTENT, CONSISTENT],
+            "crystallizer": ["s1", "s2"],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert theory.consistency.passed is False
     assert theory.consistency.uncited_lemmas == ["L1", "L2"]
@@ -534,11 +575,13 @@ def test_consistency_check_returns_uncited_lemmas() -> None:
     ],
 )
 def test_citation_reason_from_the_checker_reruns_the_assembler(issue: str) -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] and [L2] the goal follows.", "By [L1], then [L2], the goal follows."],
-        "consistency": [json.dumps({"consistent": False, "issues": [issue]}), CONSISTENT],
-        "crystallizer": ["s1", STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows.", "By [L1], then [L2], the goal follows."],
+            "consistency": [json.dumps({"consistent": False, "issues": [issue]}), CONSISTENT],
+            "crystallizer": ["s1", STATEMENT],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert counts(backend) == (2, 2, 2)
     assert issue in user_text(backend.calls("assembler")[1])
@@ -547,11 +590,13 @@ def test_citation_reason_from_the_checker_reruns_the_assembler(issue: str) -> No
 
 
 def test_non_citation_inconsistency_reruns_only_the_crystallizer() -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] and [L2] the goal follows."],
-        "consistency": [json.dumps({"consistent": False, "issues": ["circular reasoning between steps 2 and 3"]})],
-        "crystallizer": ["too strong statement", STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [json.dumps({"consistent": False, "issues": ["circular reasoning between steps 2 and 3"]})],
+            "crystallizer": ["too strong statement", STATEMENT],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert counts(backend) == (1, 1, 2)
     assert theory.theorem_statement == STATEMENT
@@ -564,10 +609,13 @@ def test_non_citation_inconsistency_reruns_only_the_crystallizer() -> None:
     assert backend.pending() == 0
 
 
-@pytest.mark.parametrize("lemmas", [
-    pytest.param([proved_lemma("L1", "failed"), proved_lemma("L2", "failed")], id="all-failed"),
-    pytest.param([], id="no-lemmas"),
-])
+@pytest.mark.parametrize(
+    "lemmas",
+    [
+        pytest.param([proved_lemma("L1", "failed"), proved_lemma("L2", "failed")], id="all-failed"),
+        pytest.param([], id="no-lemmas"),
+    ],
+)
 def test_no_lemma_proved_means_no_model_call(lemmas: list[ProvedLemma]) -> None:
     client, backend = scripted_client()
     theory = assemble_theory(client, plan_for("L1", "L2"), lemmas)
@@ -590,22 +638,26 @@ def test_no_lemma_proved_means_no_model_call(lemmas: list[ProvedLemma]) -> None:
 def test_proof_status(statuses: list[str], expected: str) -> None:
     lemmas = [proved_lemma(f"L{i}", s) for i, s in enumerate(statuses, start=1)]
     usable = " and ".join(f"[{lemma.id}]" for lemma in lemmas if lemma.status != "failed")
-    client, backend = scripted_client({
-        "assembler": [f"By {usable} the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": [f"By {usable} the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+        }
+    )
     theory = assemble_theory(client, plan_for(*(lemma.id for lemma in lemmas)), lemmas)
     assert theory.proof_status == expected
     assert counts(backend) == (1, 1, 1)
 
 
 def test_failed_lemmas_are_not_given_to_the_assembler_nor_required_citations() -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+        }
+    )
     lemmas = [proved_lemma("L1"), proved_lemma("L2", "failed")]
     theory = assemble_theory(client, plan_for("L1", "L2"), lemmas)
     assert "[L2]" not in user_text(backend.calls("assembler")[0])
@@ -616,11 +668,13 @@ def test_failed_lemmas_are_not_given_to_the_assembler_nor_required_citations() -
 
 
 def test_low_confidence_lemmas_are_labelled_for_the_assembler() -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] and [L2] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [STATEMENT],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+        }
+    )
     assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2", "low_confidence", 0.55)])
     listing = user_text(backend.calls("assembler")[0])
     assert "[L2] (low_confidence, confidence 0.55) statement L2" in listing
@@ -652,11 +706,13 @@ NESTED_MATH = (
 )
 def test_crystallizer_output_is_kept_whole(answer: str) -> None:
     assert len(NESTED_MATH) > 5000
-    client, _ = scripted_client({
-        "assembler": ["By [L1] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [answer],
-    })
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [answer],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
     assert theory.theorem_statement == NESTED_MATH
     assert theory.theorem_statement.count("\\begin{") == theory.theorem_statement.count("\\end{") == 4
@@ -664,23 +720,29 @@ def test_crystallizer_output_is_kept_whole(answer: str) -> None:
 
 
 def test_crystallizer_text_outside_a_fence_is_not_dropped() -> None:
-    answer = "Let $n, m$ be even integers. Then\n```latex\n\\begin{equation} n + m \\equiv 0 \\pmod 2 \\end{equation}\n```"
-    client, _ = scripted_client({
-        "assembler": ["By [L1] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [answer],
-    })
+    answer = (
+        "Let $n, m$ be even integers. Then\n```latex\n\\begin{equation} n + m \\equiv 0 \\pmod 2 \\end{equation}\n```"
+    )
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [answer],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
     assert "Let $n, m$ be even integers. Then" in theory.theorem_statement
     assert "\\begin{equation} n + m \\equiv 0 \\pmod 2 \\end{equation}" in theory.theorem_statement
 
 
 def test_empty_crystallizer_answer_falls_back_to_the_goal() -> None:
-    client, _ = scripted_client({
-        "assembler": ["By [L1] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": ["   \n"],
-    })
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": ["   \n"],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
     assert theory.theorem_statement == GOAL
 
@@ -691,14 +753,26 @@ def test_empty_crystallizer_answer_falls_back_to_the_goal() -> None:
 @pytest.mark.parametrize(
     "answer, statement",
     [
-        pytest.param("Sure! Here is the theorem statement:\n\nFor all even $a, b$, $a + b$ is even.",
-                     "For all even $a, b$, $a + b$ is even.", id="introduced-by-chatter"),
-        pytest.param("**Theorem.** For all even $a, b$, $a + b$ is even.", "For all even $a, b$, $a + b$ is even.",
-                     id="markdown-theorem-label"),
-        pytest.param("\\begin{theorem}[Main]\nFor all even $a, b$, $a + b$ is even.\n\\end{theorem}",
-                     "For all even $a, b$, $a + b$ is even.", id="theorem-environment"),
-        pytest.param("```latex\nTheorem: For all even $a, b$, $a + b$ is even.\n```",
-                     "For all even $a, b$, $a + b$ is even.", id="fenced-and-labelled"),
+        pytest.param(
+            "Sure! Here is the theorem statement:\n\nFor all even $a, b$, $a + b$ is even.",
+            "For all even $a, b$, $a + b$ is even.",
+            id="introduced-by-chatter",
+        ),
+        pytest.param(
+            "**Theorem.** For all even $a, b$, $a + b$ is even.",
+            "For all even $a, b$, $a + b$ is even.",
+            id="markdown-theorem-label",
+        ),
+        pytest.param(
+            "\\begin{theorem}[Main]\nFor all even $a, b$, $a + b$ is even.\n\\end{theorem}",
+            "For all even $a, b$, $a + b$ is even.",
+            id="theorem-environment",
+        ),
+        pytest.param(
+            "```latex\nTheorem: For all even $a, b$, $a + b$ is even.\n```",
+            "For all even $a, b$, $a + b$ is even.",
+            id="fenced-and-labelled",
+        ),
     ],
 )
 def test_a_crystallizer_answer_keeps_only_the_statement(answer: str, statement: str) -> None:
@@ -718,11 +792,13 @@ def test_a_crystallizer_answer_keeps_only_the_statement(answer: str, statement: 
     ],
 )
 def test_crystallizer_chatter_is_never_a_theorem(answer: str) -> None:
-    client, backend = scripted_client({
-        "assembler": ["By [L1] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": [answer, answer],
-    })
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [answer, answer],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
     assert theory.theorem_statement == GOAL
     assert theory.crystallization_error.startswith("the crystallizer failed, the goal is stated instead")
@@ -734,11 +810,13 @@ def test_crystallizer_chatter_is_never_a_theorem(answer: str) -> None:
 
 
 def test_a_second_crystallizer_answer_can_state_the_theorem() -> None:
-    client, _ = scripted_client({
-        "assembler": ["By [L1] the goal follows."],
-        "consistency": [CONSISTENT],
-        "crystallizer": ["I cannot do that.", STATEMENT],
-    })
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": ["I cannot do that.", STATEMENT],
+        }
+    )
     theory = assemble_theory(client, plan_for("L1"), [proved_lemma("L1")])
     assert (theory.theorem_statement, theory.crystallization_error, theory.proof_status) == (STATEMENT, "", "proved")
     assert theory.main_result_established
@@ -749,40 +827,68 @@ def test_a_second_crystallizer_answer_can_state_the_theorem() -> None:
     [
         pytest.param(["proved", "proved"], True, [], id="established"),
         pytest.param(["proved", "low_confidence"], True, ["lemma L2 is not verified"], id="one-unverified"),
-        pytest.param(["failed", "low_confidence", "low_confidence"], True,
-                     ["the proof of lemma L1 failed", "lemmas L2, L3 are not verified"], id="failed-and-unverified"),
-        pytest.param(["proved"], False, ["the assembled proof failed its consistency check (uncited lemma L1)"],
-                     id="inconsistent"),
+        pytest.param(
+            ["failed", "low_confidence", "low_confidence"],
+            True,
+            ["the proof of lemma L1 failed", "lemmas L2, L3 are not verified"],
+            id="failed-and-unverified",
+        ),
+        pytest.param(
+            ["proved"],
+            False,
+            ["the assembled proof failed its consistency check (uncited lemma L1)"],
+            id="inconsistent",
+        ),
     ],
 )
-def test_main_result_issues_say_why_it_is_not_established(statuses: list[str], consistent: bool,
-                                                          issues: list[str]) -> None:
+def test_main_result_issues_say_why_it_is_not_established(
+    statuses: list[str], consistent: bool, issues: list[str]
+) -> None:
     from lemmata.artifacts import ConsistencyCheck, Theory
 
     lemmas = [proved_lemma(f"L{i}", status) for i, status in enumerate(statuses, start=1)]
     check = ConsistencyCheck(passed=consistent, issues=[] if consistent else ["uncited lemma L1"])
-    theory = Theory(goal=GOAL, theorem_statement=STATEMENT, lemmas=lemmas, assembled_proof="By [L1].",
-                    consistency=check, proof_status="partial")
+    theory = Theory(
+        goal=GOAL,
+        theorem_statement=STATEMENT,
+        lemmas=lemmas,
+        assembled_proof="By [L1].",
+        consistency=check,
+        proof_status="partial",
+    )
     assert theory.main_result_issues() == issues
     assert theory.main_result_established is (issues == [])
 
 
 #: A real answer of the embedded model (the README's main command, 2026-11-25): the statement, then
 #: "**Proof:**", the proof, and markdown sections of commentary, which became sections of the paper.
-STATEMENT_THEN_PROOF = (DATA / "embedded_outputs"
-                        / "crystallizer-statement-then-proof.txt").read_text(encoding="utf-8")
+STATEMENT_THEN_PROOF = (DATA / "embedded_outputs" / "crystallizer-statement-then-proof.txt").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("answer, statement", [
-    pytest.param(STATEMENT_THEN_PROOF, "The sum of two even integers is even.", id="embedded-statement-then-proof"),
-    pytest.param("Every even $n$ is $2k$. **Proof.** Take $k = n/2$.", "Every even $n$ is $2k$.", id="inline-bold-proof"),
-    pytest.param("For all $n$,\n\\[ n^2 \\ge 0. \\]\n\\begin{proof} Squares. \\end{proof}",
-                 "For all $n$,\n\\[ n^2 \\ge 0. \\]", id="a-proof-environment"),
-    pytest.param("Let $x$ be real.\n## Remarks\nObvious.", "Let $x$ be real.", id="a-markdown-heading"),
-    pytest.param("\\begin{equation}\n# not a heading inside math\n\\end{equation} holds.",
-                 "\\begin{equation}\n# not a heading inside math\n\\end{equation} holds.", id="inside-math-nothing-is-cut"),
-    pytest.param("Proof: by induction. The statement $P(n)$ holds for all $n$.",
-                 "Proof: by induction. The statement $P(n)$ holds for all $n$.", id="starting-with-proof-is-kept"),
-])
+@pytest.mark.parametrize(
+    "answer, statement",
+    [
+        pytest.param(STATEMENT_THEN_PROOF, "The sum of two even integers is even.", id="embedded-statement-then-proof"),
+        pytest.param(
+            "Every even $n$ is $2k$. **Proof.** Take $k = n/2$.", "Every even $n$ is $2k$.", id="inline-bold-proof"
+        ),
+        pytest.param(
+            "For all $n$,\n\\[ n^2 \\ge 0. \\]\n\\begin{proof} Squares. \\end{proof}",
+            "For all $n$,\n\\[ n^2 \\ge 0. \\]",
+            id="a-proof-environment",
+        ),
+        pytest.param("Let $x$ be real.\n## Remarks\nObvious.", "Let $x$ be real.", id="a-markdown-heading"),
+        pytest.param(
+            "\\begin{equation}\n# not a heading inside math\n\\end{equation} holds.",
+            "\\begin{equation}\n# not a heading inside math\n\\end{equation} holds.",
+            id="inside-math-nothing-is-cut",
+        ),
+        pytest.param(
+            "Proof: by induction. The statement $P(n)$ holds for all $n$.",
+            "Proof: by induction. The statement $P(n)$ holds for all $n$.",
+            id="starting-with-proof-is-kept",
+        ),
+    ],
+)
 def test_the_theorem_is_the_statement_without_the_proof_written_after_it(answer: str, statement: str) -> None:
     assert statement_from(answer) == statement

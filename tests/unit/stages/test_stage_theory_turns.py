@@ -22,18 +22,30 @@ from support.checkers import TRUSTED
 from support.scripted_backend import scripted_client
 
 GOAL = "The sum of two even integers is even."
-PLAN = TheoryPlan(goal=GOAL, level="full", lemmas=[
-    Lemma(id="L1", statement="An integer $n$ is even iff $n = 2k$ for some integer $k$."),
-    Lemma(id="L2", statement="$2m + 2n = 2(m + n)$ for all integers $m, n$.", depends_on=["L1"],
-          approach="Distributivity, then [L1]."),
-])
+PLAN = TheoryPlan(
+    goal=GOAL,
+    level="full",
+    lemmas=[
+        Lemma(id="L1", statement="An integer $n$ is even iff $n = 2k$ for some integer $k$."),
+        Lemma(
+            id="L2",
+            statement="$2m + 2n = 2(m + n)$ for all integers $m, n$.",
+            depends_on=["L1"],
+            approach="Distributivity, then [L1].",
+        ),
+    ],
+)
 
 
 def attempt(confidence: float, weakest: str = "the last step", body: str = "") -> str:
     body = body or f"By [L1], $2m + 2n = 2(m+n)$ by distributivity (attempt at {confidence})."
-    block = {"confidence": confidence, "completeness": "complete" if confidence >= 0.85 else "partial", "gaps": [],
-             "weakest_step": weakest,
-             "techniques_used": ["algebra"]}
+    block = {
+        "confidence": confidence,
+        "completeness": "complete" if confidence >= 0.85 else "partial",
+        "gaps": [],
+        "weakest_step": weakest,
+        "techniques_used": ["algebra"],
+    }
     return f"{body}\n\n```json\n{json.dumps(block)}\n```"
 
 
@@ -64,10 +76,12 @@ def test_first_turn_is_told_it_is_the_first_and_gets_the_architects_route() -> N
 
 
 def test_an_unverified_attempt_is_retried_with_what_the_check_found() -> None:
-    client, backend = scripted_client({
-        "prover": [attempt(0.6, weakest="distributivity not justified"), attempt(0.95)],
-        "verifier": [verdict("invalid", "step 2 divides by zero")],
-    })
+    client, backend = scripted_client(
+        {
+            "prover": [attempt(0.6, weakest="distributivity not justified"), attempt(0.95)],
+            "verifier": [verdict("invalid", "step 2 divides by zero")],
+        }
+    )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.accepted is True and proved.verification_method == "auto_accepted"
     assert proved.attempts == 2
@@ -80,11 +94,13 @@ def test_an_unverified_attempt_is_retried_with_what_the_check_found() -> None:
 
 
 def test_the_verifier_can_pass_a_later_turn() -> None:
-    client, backend = scripted_client({
-        "prover": [attempt(0.5), attempt(0.7)],
-        "verifier": [verdict("uncertain", "gap"), verdict("valid")],
-        "refuter": [NO_ERROR],
-    })
+    client, backend = scripted_client(
+        {
+            "prover": [attempt(0.5), attempt(0.7)],
+            "verifier": [verdict("uncertain", "gap"), verdict("valid")],
+            "refuter": [NO_ERROR],
+        }
+    )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert (proved.verified, proved.verification_method, proved.attempts) == (True, "verifier_pass", 2)
     assert proved.proof_text.endswith("(attempt at 0.7).")
@@ -94,7 +110,8 @@ def test_after_every_turn_fails_the_best_attempt_is_kept_and_not_verified() -> N
     confidences = [0.5, 0.7, 0.6]
     client, backend = scripted_client(
         {"prover": [attempt(c) for c in confidences], "verifier": [verdict("uncertain", f"gap {i}") for i in range(3)]},
-        THEORY_STAGE_MAX_TURNS=3, STAGNATION_WINDOW=5,
+        THEORY_STAGE_MAX_TURNS=3,
+        STAGNATION_WINDOW=5,
     )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.verified is False
@@ -132,9 +149,13 @@ def test_turns_are_capped_by_theory_stage_max_turns() -> None:
 def test_stagnation_forces_a_refinement(confidences: list[float], window: int, refiner_calls: int) -> None:
     turns = len(confidences)
     client, backend = scripted_client(
-        {"prover": [attempt(c) for c in confidences], "verifier": [verdict("uncertain")] * turns,
-         "refiner": [f"Route {i}: use induction on $m$." for i in range(turns)]},
-        THEORY_STAGE_MAX_TURNS=turns, STAGNATION_WINDOW=window,
+        {
+            "prover": [attempt(c) for c in confidences],
+            "verifier": [verdict("uncertain")] * turns,
+            "refiner": [f"Route {i}: use induction on $m$." for i in range(turns)],
+        },
+        THEORY_STAGE_MAX_TURNS=turns,
+        STAGNATION_WINDOW=window,
     )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert len(backend.calls("refiner")) == refiner_calls
@@ -143,8 +164,11 @@ def test_stagnation_forces_a_refinement(confidences: list[float], window: int, r
 
 def test_the_refined_strategy_reaches_the_next_turn() -> None:
     client, backend = scripted_client(
-        {"prover": [attempt(0.5), attempt(0.5), attempt(0.95)], "verifier": [verdict("uncertain")] * 2,
-         "refiner": ["```\nUse induction on $m$ instead of distributivity.\n```"]},
+        {
+            "prover": [attempt(0.5), attempt(0.5), attempt(0.95)],
+            "verifier": [verdict("uncertain")] * 2,
+            "refiner": ["```\nUse induction on $m$ instead of distributivity.\n```"],
+        },
         STAGNATION_WINDOW=1,
     )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
@@ -157,8 +181,11 @@ def test_the_refined_strategy_reaches_the_next_turn() -> None:
 
 def test_a_refiner_that_cannot_run_does_not_lose_the_attempts() -> None:
     client, backend = scripted_client(
-        {"prover": [attempt(0.5), attempt(0.5), attempt(0.95)], "verifier": [verdict("uncertain")] * 2,
-         "refiner": [ProviderError("HTTP 400: bad request")]},
+        {
+            "prover": [attempt(0.5), attempt(0.5), attempt(0.95)],
+            "verifier": [verdict("uncertain")] * 2,
+            "refiner": [ProviderError("HTTP 400: bad request")],
+        },
         STAGNATION_WINDOW=1,
     )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
@@ -172,9 +199,13 @@ def test_a_refiner_that_cannot_run_does_not_lose_the_attempts() -> None:
 def test_history_is_compressed_every_context_compress_after_turns() -> None:
     turns = 5
     client, backend = scripted_client(
-        {"prover": [attempt(0.3 + 0.1 * i) for i in range(turns)], "verifier": [verdict("uncertain")] * turns,
-         "compress": ["SUMMARY-A: attempts 1-2 reached 0.40.", "SUMMARY-B: attempts 1-4 reached 0.60."]},
-        THEORY_STAGE_MAX_TURNS=turns, CONTEXT_COMPRESS_AFTER_TURNS=2,
+        {
+            "prover": [attempt(0.3 + 0.1 * i) for i in range(turns)],
+            "verifier": [verdict("uncertain")] * turns,
+            "compress": ["SUMMARY-A: attempts 1-2 reached 0.40.", "SUMMARY-B: attempts 1-4 reached 0.60."],
+        },
+        THEORY_STAGE_MAX_TURNS=turns,
+        CONTEXT_COMPRESS_AFTER_TURNS=2,
     )
     prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     histories = [history_of(call) for call in backend.calls("prover")]
@@ -191,9 +222,14 @@ def test_history_is_compressed_every_context_compress_after_turns() -> None:
 
 def test_a_failed_compression_keeps_a_digest_of_the_turns() -> None:
     client, backend = scripted_client(
-        {"prover": [attempt(0.4), attempt(0.5), attempt(0.6)], "verifier": [verdict("uncertain", "gap-x")] * 3,
-         "compress": [TransientProviderError("HTTP 503")] * 5},
-        THEORY_STAGE_MAX_TURNS=3, CONTEXT_COMPRESS_AFTER_TURNS=2, STAGNATION_WINDOW=5,
+        {
+            "prover": [attempt(0.4), attempt(0.5), attempt(0.6)],
+            "verifier": [verdict("uncertain", "gap-x")] * 3,
+            "compress": [TransientProviderError("HTTP 503")] * 5,
+        },
+        THEORY_STAGE_MAX_TURNS=3,
+        CONTEXT_COMPRESS_AFTER_TURNS=2,
+        STAGNATION_WINDOW=5,
     )
     prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     third = history_of(backend.calls("prover")[2])
@@ -231,8 +267,9 @@ def test_a_failed_prover_call_never_becomes_proof_text() -> None:
 
 
 def test_an_invalid_verdict_marks_the_lemma_failed() -> None:
-    client, _ = scripted_client({"prover": [attempt(0.7)], "verifier": [verdict("Invalid.", "wrong sign")]},
-                                THEORY_STAGE_MAX_TURNS=1)
+    client, _ = scripted_client(
+        {"prover": [attempt(0.7)], "verifier": [verdict("Invalid.", "wrong sign")]}, THEORY_STAGE_MAX_TURNS=1
+    )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert (proved.status, proved.verification_method, proved.verified) == ("failed", "failed", False)
 
@@ -241,11 +278,16 @@ def test_an_invalid_verdict_marks_the_lemma_failed() -> None:
     "fields",
     [
         pytest.param({"verified": True, "status": "proved", "verification_method": "failed"}, id="verified-but-failed"),
-        pytest.param({"verified": True, "status": "proved", "verification_method": "not_checked"},
-                     id="verified-but-not-checked"),
-        pytest.param({"verified": False, "status": "proved", "verification_method": "failed"}, id="proved-not-verified"),
-        pytest.param({"verified": False, "status": "low_confidence", "verification_method": "verifier_pass"},
-                     id="passed-but-not-verified"),
+        pytest.param(
+            {"verified": True, "status": "proved", "verification_method": "not_checked"}, id="verified-but-not-checked"
+        ),
+        pytest.param(
+            {"verified": False, "status": "proved", "verification_method": "failed"}, id="proved-not-verified"
+        ),
+        pytest.param(
+            {"verified": False, "status": "low_confidence", "verification_method": "verifier_pass"},
+            id="passed-but-not-verified",
+        ),
     ],
 )
 def test_no_artifact_can_call_an_unchecked_proof_verified(fields: dict[str, object]) -> None:

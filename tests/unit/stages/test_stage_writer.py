@@ -40,22 +40,42 @@ from support.scripted_backend import scripted_client
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 
 
-def lemma(lemma_id: str, status: str = "proved", proof: str | None = None, statement: str | None = None,
-          depends_on: tuple[str, ...] = ()) -> ProvedLemma:
+def lemma(
+    lemma_id: str,
+    status: str = "proved",
+    proof: str | None = None,
+    statement: str | None = None,
+    depends_on: tuple[str, ...] = (),
+) -> ProvedLemma:
     verified = status == "proved"
     method = "auto_accepted" if verified else "failed" if status == "failed" else "flagged"
-    reason = {"proved": "auto-accepted at confidence 0.95", "low_confidence": "verifier: uncertain (a gap in step 2)",
-              "failed": "verifier: invalid, the bound in step 3 is wrong"}[status]
-    return ProvedLemma(id=lemma_id, statement=statement or f"Claim {lemma_id[1:]} holds: $n + {lemma_id[1:]} > n$.",
-                       depends_on=list(depends_on), proof_text="By the order of the integers. QED" if proof is None else proof,
-                       confidence=0.95 if verified else 0.5, verified=verified, status=status,  # type: ignore[arg-type]
-                       verification_method=method, verification=reason)  # type: ignore[arg-type]
+    reason = {
+        "proved": "auto-accepted at confidence 0.95",
+        "low_confidence": "verifier: uncertain (a gap in step 2)",
+        "failed": "verifier: invalid, the bound in step 3 is wrong",
+    }[status]
+    return ProvedLemma(
+        id=lemma_id,
+        statement=statement or f"Claim {lemma_id[1:]} holds: $n + {lemma_id[1:]} > n$.",
+        depends_on=list(depends_on),
+        proof_text="By the order of the integers. QED" if proof is None else proof,
+        confidence=0.95 if verified else 0.5,
+        verified=verified,
+        status=status,  # type: ignore[arg-type]
+        verification_method=method,
+        verification=reason,
+    )  # type: ignore[arg-type]
 
 
 def theory(*lemmas: ProvedLemma, assembled: str = "By [L1] and [L2].") -> Theory:
-    return Theory(goal="The sum of two even integers is even.", theorem_statement="For even $a, b$, $a + b$ is even.",
-                  lemmas=list(lemmas), assembled_proof=assembled, consistency=ConsistencyCheck(passed=True),
-                  proof_status="partial")
+    return Theory(
+        goal="The sum of two even integers is even.",
+        theorem_statement="For even $a, b$, $a + b$ is even.",
+        lemmas=list(lemmas),
+        assembled_proof=assembled,
+        consistency=ConsistencyCheck(passed=True),
+        proof_status="partial",
+    )
 
 
 ALL_VERIFIED = theory(lemma("L1"), lemma("L2"))
@@ -67,27 +87,46 @@ def task(mode: str) -> TaskInput:
 
 
 def directions(goal: str) -> Directions:
-    return Directions(candidates=[Direction(title="Prove the sum of two odd integers is even", summary="s")],
-                      chosen=0, goal=goal, research_brief="")
+    return Directions(
+        candidates=[Direction(title="Prove the sum of two odd integers is even", summary="s")],
+        chosen=0,
+        goal=goal,
+        research_brief="",
+    )
 
 
-def writer_inputs(proved: Theory = SOME_UNVERIFIED, papers: list[PaperRecord] | None = None, feedback: str = "",
-                  experiment: Experiment | None = None) -> WriterInputs:
-    return WriterInputs(task=task("prove"), survey=Survey(papers=papers or []),
-                        directions=directions("The sum of two even integers is even."), theory=proved,
-                        experiment=experiment or Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false"),
-                        feedback=feedback)
+def writer_inputs(
+    proved: Theory = SOME_UNVERIFIED,
+    papers: list[PaperRecord] | None = None,
+    feedback: str = "",
+    experiment: Experiment | None = None,
+) -> WriterInputs:
+    return WriterInputs(
+        task=task("prove"),
+        survey=Survey(papers=papers or []),
+        directions=directions("The sum of two even integers is even."),
+        theory=proved,
+        experiment=experiment or Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false"),
+        feedback=feedback,
+    )
 
 
 def answer(proved: Theory = SOME_UNVERIFIED, **parts: str) -> str:
     """A well-formed answer for `proved`; keyword arguments replace parts (key with `_` for `:`)."""
-    texts = {"abstract": "We prove that sums of even integers are even.", "introduction": "Parity matters.",
-             "preliminaries": "An integer $n$ is even if $n = 2k$.", "discussion": "The chain is short.",
-             "conclusion": "Sums of evens are even.",
-             **{f"lemma:{lemma.id}": f"Idea of {lemma.id}: compare with $n$." for lemma in proved.lemmas}}
+    texts = {
+        "abstract": "We prove that sums of even integers are even.",
+        "introduction": "Parity matters.",
+        "preliminaries": "An integer $n$ is even if $n = 2k$.",
+        "discussion": "The chain is short.",
+        "conclusion": "Sums of evens are even.",
+        **{f"lemma:{lemma.id}": f"Idea of {lemma.id}: compare with $n$." for lemma in proved.lemmas},
+    }
     texts.update({key.replace("_", ":"): text for key, text in parts.items()})
-    body = "\n".join(f"%%% {k.split(':')[0].upper()}{' ' + k.split(':')[1] if ':' in k else ''}\n{texts[k]}"
-                     for k in part_keys([lemma.id for lemma in proved.lemmas]) if texts.get(k) is not None)
+    body = "\n".join(
+        f"%%% {k.split(':')[0].upper()}{' ' + k.split(':')[1] if ':' in k else ''}\n{texts[k]}"
+        for k in part_keys([lemma.id for lemma in proved.lemmas])
+        if texts.get(k) is not None
+    )
     return body + "\n%%% END\n"
 
 
@@ -120,7 +159,7 @@ def lemma_sections(text: str) -> dict[str, str]:
     """PDF text of each lemma, from its heading `Lemma k (L3).` to the next lemma's heading."""
     headings = list(re.finditer(r"Lemma \d+ \((L\d+)\)\.", text))
     ends = [h.start() for h in headings[1:]] + [text.find("Main result", headings[-1].end())]
-    return {h.group(1): text[h.end():end] for h, end in zip(headings, ends)}
+    return {h.group(1): text[h.end() : end] for h, end in zip(headings, ends)}
 
 
 def assert_whole(text: str, proved: Theory) -> None:
@@ -141,8 +180,10 @@ def assert_whole(text: str, proved: Theory) -> None:
 
 
 def test_a_fully_verified_theory_has_no_marker_and_no_limitations() -> None:
-    paper, _ = write(answer(ALL_VERIFIED, discussion="Text \\unverified{} and [Unverified step] typed by the model."),
-                     inputs=writer_inputs(ALL_VERIFIED))
+    paper, _ = write(
+        answer(ALL_VERIFIED, discussion="Text \\unverified{} and [Unverified step] typed by the model."),
+        inputs=writer_inputs(ALL_VERIFIED),
+    )
     body = paper.tex.split("\\begin{document}")[1]
     assert "\\unverified" not in body and "[Unverified step]" not in body
     assert "\\section{Limitations}" not in paper.tex and "\\begin{theorem}\\label{thm:main}" in paper.tex
@@ -151,8 +192,13 @@ def test_a_fully_verified_theory_has_no_marker_and_no_limitations() -> None:
 
 def test_each_unverified_lemma_is_marked_once_right_after_its_statement() -> None:
     """Malformed model output: its own markers in an explanation, the discussion and the conclusion."""
-    paper, _ = write(answer(lemma_L2="\\unverified We bound it.", discussion="[Unverified step] L3 fails.",
-                            conclusion="See \\unverified."))
+    paper, _ = write(
+        answer(
+            lemma_L2="\\unverified We bound it.",
+            discussion="[Unverified step] L3 fails.",
+            conclusion="See \\unverified.",
+        )
+    )
     body = paper.tex.split("\\begin{document}")[1]
     assert body.count("\\unverified{}") == 2
     for lemma_id in ("L2", "L3"):
@@ -163,8 +209,9 @@ def test_each_unverified_lemma_is_marked_once_right_after_its_statement() -> Non
 @needs_tex
 def test_a_writer_answer_cut_off_before_any_lemma_is_continued_in_a_second_turn(tmp_path: Path) -> None:
     """Malformed model output, as the embedded model wrote it: stopped at its token cap mid-sentence."""
-    cut = ChatResponse("%%% ABSTRACT\nWe prove it.\n%%% INTRODUCTION\nParity is the first invariant of intege",
-                       finish_reason="length")
+    cut = ChatResponse(
+        "%%% ABSTRACT\nWe prove it.\n%%% INTRODUCTION\nParity is the first invariant of intege", finish_reason="length"
+    )
     rest = answer(abstract="A second abstract, not asked for.")
     paper, calls = written_with_trials(cut, rest)
     assert len(calls) == 2 and paper.meta.writer_turns == 2
@@ -183,10 +230,17 @@ MISSING = [
     pytest.param([answer(**{f"lemma_L{i}": None for i in (1, 2, 3)})], id="no-explanations"),
     pytest.param([""], id="empty-answer"),
     pytest.param(["Sure! I will write the paper now."], id="chat-only"),
-    pytest.param([(DATA / "embedded-run-1.writer-answer.txt").read_text(encoding="utf-8")],
-                 id="a-whole-paper-in-the-old-format"),
-    pytest.param([ChatResponse("%%% ABSTRACT\nOnly this.\n%%% INTRODUCTION\nThen the cap hit mid-w",
-                               finish_reason="repetition")], id="only-an-abstract-then-a-loop-ended"),
+    pytest.param(
+        [(DATA / "embedded-run-1.writer-answer.txt").read_text(encoding="utf-8")], id="a-whole-paper-in-the-old-format"
+    ),
+    pytest.param(
+        [
+            ChatResponse(
+                "%%% ABSTRACT\nOnly this.\n%%% INTRODUCTION\nThen the cap hit mid-w", finish_reason="repetition"
+            )
+        ],
+        id="only-an-abstract-then-a-loop-ended",
+    ),
 ]
 
 
@@ -204,8 +258,12 @@ def test_a_model_that_leaves_out_parts_still_yields_a_whole_paper(answers: list,
 @needs_tex
 def test_ten_lemmas_some_failed_some_unverified_all_in_the_pdf_with_markers_on_the_unverified(tmp_path: Path) -> None:
     statuses = {3: "failed", 5: "failed", 2: "low_confidence", 7: "low_confidence", 9: "low_confidence"}
-    lemmas = [lemma(f"L{i}", statuses.get(i, "proved"), proof="" if i == 3 else None,
-                    depends_on=(f"L{i - 1}",) if i > 1 else ()) for i in range(1, 11)]
+    lemmas = [
+        lemma(
+            f"L{i}", statuses.get(i, "proved"), proof="" if i == 3 else None, depends_on=(f"L{i - 1}",) if i > 1 else ()
+        )
+        for i in range(1, 11)
+    ]
     proved = theory(*lemmas, assembled="By [L1] through [L10].")
     paper, _ = written_with_trials(answer(proved), inputs=writer_inputs(proved))
     assert paper.meta.lemmas_stated == 10
@@ -222,14 +280,21 @@ def test_ten_lemmas_some_failed_some_unverified_all_in_the_pdf_with_markers_on_t
 def test_parts_that_only_copy_the_request_are_asked_for_again_in_the_model_s_own_words() -> None:
     """Malformed model output, the embedded 1.5B model (2026-11-25): under each lemma marker, that
     lemma's entry of the request, and the format's description of a part as the conclusion."""
-    copied = answer(lemma_L1="verified. Statement: Claim 1 holds: $n + 1 > n$.\nThe prover's proof begins: By the order "
-                             "of the integers, and then the model goes on in words of its own.", conclusion="One short paragraph.")
+    copied = answer(
+        lemma_L1="verified. Statement: Claim 1 holds: $n + 1 > n$.\nThe prover's proof begins: By the order "
+        "of the integers, and then the model goes on in words of its own.",
+        conclusion="One short paragraph.",
+    )
     paper, calls = write(copied, answer())
     followup = calls[1].messages[-1].content
-    assert "These parts only repeated lines of the request, which are dropped: %%% CONCLUSION, %%% LEMMA L1." in followup
+    assert (
+        "These parts only repeated lines of the request, which are dropped: %%% CONCLUSION, %%% LEMMA L1." in followup
+    )
     assert "verified. Statement" not in calls[1].messages[1].content  # the copied lines are not shown again
-    assert paper.meta.turn_reasons == ["parts missing; only lines of the request in %%% CONCLUSION, %%% LEMMA L1; "
-                                       "asked for %%% CONCLUSION, %%% LEMMA L1"]
+    assert paper.meta.turn_reasons == [
+        "parts missing; only lines of the request in %%% CONCLUSION, %%% LEMMA L1; "
+        "asked for %%% CONCLUSION, %%% LEMMA L1"
+    ]
     assert paper.meta.missing_parts == [] and "Idea of L1" in paper.tex and "One short paragraph" not in paper.tex
 
 
@@ -246,7 +311,10 @@ def test_a_compile_error_goes_back_as_a_turn_and_the_fixed_paper_compiles(tmp_pa
     followup = calls[1].messages[-1].content
     assert "pdflatex cannot compile your part %%% DISCUSSION: Double superscript." in followup
     assert "The power $x^{1}^{2}$ is ambiguous." in followup and [m.role for m in calls[1].messages] == [
-        "user", "assistant", "user"]
+        "user",
+        "assistant",
+        "user",
+    ]
     text = pdf_text(paper, tmp_path)
     assert "The power x12 is clear." in text and paper.meta.compile_errors == []
 
@@ -274,8 +342,10 @@ def test_a_broken_prover_proof_is_printed_as_plain_text_without_a_turn(tmp_path:
 @needs_tex
 def test_a_markdown_proof_heading_becomes_clean_latex(tmp_path: Path) -> None:
     """Malformed model output, the real case: `### Proof of Lemma [L2]: <statement>` opening a proof."""
-    proof = ("### Proof of Lemma [L2]: The sum of two integers is even if each integer is even.\n\n"
-             "**Step 1: Assume both integers are even.**\nBy the earlier lemma [L1], $a = 2k_1$ and $b = 2k_2$.")
+    proof = (
+        "### Proof of Lemma [L2]: The sum of two integers is even if each integer is even.\n\n"
+        "**Step 1: Assume both integers are even.**\nBy the earlier lemma [L1], $a = 2k_1$ and $b = 2k_2$."
+    )
     proved = theory(lemma("L1"), lemma("L2", proof=proof, statement="The sum of two integers is even if each is."))
     paper, _ = written_with_trials(answer(proved), inputs=writer_inputs(proved))
     assert "###" not in paper.tex and "Proof of Lemma" not in paper.tex
@@ -304,7 +374,10 @@ def test_without_the_style_rules_missing_explanations_cost_no_turn() -> None:
     client, backend = scripted_client({"writer": [answer(**{f"lemma_L{i}": None for i in (1, 2, 3)})]})
     paper = write_paper(client, writer_inputs(), version=1, enforce_style=False, check=compiles)
     assert len(backend.calls("writer")) == 1 and paper.meta.missing_parts == [
-        "%%% LEMMA L1", "%%% LEMMA L2", "%%% LEMMA L3"]
+        "%%% LEMMA L1",
+        "%%% LEMMA L2",
+        "%%% LEMMA L3",
+    ]
 
 
 # --- the prompt -------------------------------------------------------------------------------
@@ -318,8 +391,9 @@ PAPERS = [
 
 def prompt_of(enforce_style: bool = True, papers: list[PaperRecord] | None = None, feedback: str = "") -> str:
     client, backend = scripted_client({"writer": [answer()]})
-    write_paper(client, writer_inputs(papers=papers, feedback=feedback), version=1, enforce_style=enforce_style,
-                check=compiles)
+    write_paper(
+        client, writer_inputs(papers=papers, feedback=feedback), version=1, enforce_style=enforce_style, check=compiles
+    )
     return backend.calls("writer")[0].messages[-1].content
 
 
@@ -349,8 +423,10 @@ def test_the_system_prompt_is_fixed_text_that_explains_the_format() -> None:
 
 
 def test_unknown_citations_leave_the_text_and_known_ones_stay() -> None:
-    paper, _ = write(answer(introduction="As in \\cite{diaz2021a, knuth1997} and \\citep{made2020up}."),
-                     inputs=writer_inputs(papers=PAPERS))
+    paper, _ = write(
+        answer(introduction="As in \\cite{diaz2021a, knuth1997} and \\citep{made2020up}."),
+        inputs=writer_inputs(papers=PAPERS),
+    )
     assert paper.meta.removed_citations == ["knuth1997", "made2020up"]
     assert paper.meta.cited_keys == ["diaz2021a"] and "\\cite{diaz2021a}" in paper.tex
     assert "\\bibliography{references}" in paper.tex and paper.meta.bib_entries == 3
@@ -372,8 +448,10 @@ def test_reviewer_feedback_reaches_the_prompt() -> None:
 
 def test_a_prove_paper_is_titled_by_its_theorem() -> None:
     """Malformed model output met on the embedded model: a direction titled with the wrong theorem."""
-    assert paper_title(task("prove"), directions("The sum of two even integers is even.")) == \
-        "The sum of two even integers is even"
+    assert (
+        paper_title(task("prove"), directions("The sum of two even integers is even."))
+        == "The sum of two even integers is even"
+    )
 
 
 def test_other_papers_and_long_theorems_take_the_direction_title() -> None:
@@ -382,8 +460,15 @@ def test_other_papers_and_long_theorems_take_the_direction_title() -> None:
 
 
 def check(lemma_id: str, violations: int, suspect: bool) -> LemmaCheck:
-    return LemmaCheck(lemma_id=lemma_id, group="low_confidence", outcome="ran", trials=2000, violations=violations,
-                      violation_rate=violations / 2000, numerically_suspect=suspect)
+    return LemmaCheck(
+        lemma_id=lemma_id,
+        group="low_confidence",
+        outcome="ran",
+        trials=2000,
+        violations=violations,
+        violation_rate=violations / 2000,
+        numerically_suspect=suspect,
+    )
 
 
 def test_numerically_suspect_lemmas_get_a_bold_warning_with_their_figures() -> None:

@@ -45,8 +45,9 @@ def http(server: FakeLLMServer) -> Iterator[httpx.Client]:
 @pytest.fixture
 def openai_prover(server: FakeLLMServer) -> Iterator[openai.OpenAI]:
     """The real OpenAI SDK, speaking as the prover role."""
-    with openai.OpenAI(api_key="test", base_url=server.openai_base_url, max_retries=0,
-                       default_headers={"X-Lemmata-Role": "prover"}) as client:
+    with openai.OpenAI(
+        api_key="test", base_url=server.openai_base_url, max_retries=0, default_headers={"X-Lemmata-Role": "prover"}
+    ) as client:
         yield client
 
 
@@ -92,28 +93,39 @@ def test_estimate_tokens_is_quarter_characters_rounded_up_at_least_one() -> None
 
 def test_openai_chat_answers_scripted_text_with_usage(server: FakeLLMServer, http: httpx.Client) -> None:
     server.enqueue("prover", "abcdefgh")
-    body = {"model": "gpt-fake", "messages": [{"role": "system", "content": "You are"},
-                                              {"role": "user", "content": "hello world!"}]}
+    body = {
+        "model": "gpt-fake",
+        "messages": [{"role": "system", "content": "You are"}, {"role": "user", "content": "hello world!"}],
+    }
     response = http.post(CHAT, json=body, headers={"X-Lemmata-Role": "prover"})
     assert response.status_code == 200
     data = response.json()
     assert data["object"] == "chat.completion" and data["model"] == "gpt-fake" and data["id"]
     assert isinstance(data["created"], int)
-    assert data["choices"] == [{"index": 0, "message": {"role": "assistant", "content": "abcdefgh"},
-                                "finish_reason": "stop"}]
+    assert data["choices"] == [
+        {"index": 0, "message": {"role": "assistant", "content": "abcdefgh"}, "finish_reason": "stop"}
+    ]
     # 7 + 12 prompt characters -> 5 tokens; 8 answer characters -> 2 tokens.
     assert data["usage"] == {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
     [recorded] = server.requests
     assert (recorded.role, recorded.path, recorded.answered_status, recorded.answer_text) == (
-        "prover", CHAT, 200, "abcdefgh")
+        "prover",
+        CHAT,
+        200,
+        "abcdefgh",
+    )
     assert recorded.headers["x-lemmata-role"] == "prover" and recorded.body == body
     assert recorded.finished_at is not None and recorded.finished_at >= recorded.started_at
 
 
 def test_anthropic_messages_answer_scripted_text_with_usage(server: FakeLLMServer, http: httpx.Client) -> None:
     server.enqueue("writer", "x" * 9)
-    body = {"model": "claude-fake", "max_tokens": 10, "system": "sys!",
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "abcde"}]}]}
+    body = {
+        "model": "claude-fake",
+        "max_tokens": 10,
+        "system": "sys!",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "abcde"}]}],
+    }
     response = http.post(MESSAGES, json=body, headers={"X-Lemmata-Role": "writer"})
     assert response.status_code == 200
     data = response.json()
@@ -121,8 +133,12 @@ def test_anthropic_messages_answer_scripted_text_with_usage(server: FakeLLMServe
     assert data["content"] == [{"type": "text", "text": "x" * 9}]
     assert data["stop_reason"] == "end_turn" and data["stop_sequence"] is None
     # 4 + 5 prompt characters -> 3 tokens; 9 answer characters -> 3 tokens.
-    assert data["usage"] == {"input_tokens": 3, "output_tokens": 3,
-                             "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+    assert data["usage"] == {
+        "input_tokens": 3,
+        "output_tokens": 3,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
     assert server.calls("writer")[0].answer_text == "x" * 9
 
 
@@ -164,8 +180,9 @@ def test_callable_answers_are_computed_per_request(server: FakeLLMServer, http: 
     assert openai_text(chat(http, "prover")) == "plain"
 
 
-def test_before_answer_sees_each_request_while_its_caller_still_waits(server: FakeLLMServer,
-                                                                     http: httpx.Client) -> None:
+def test_before_answer_sees_each_request_while_its_caller_still_waits(
+    server: FakeLLMServer, http: httpx.Client
+) -> None:
     seen: list[tuple[str, int]] = []
     server.before_answer = lambda request: seen.append((request.role, request.answered_status))
     server.enqueue("writer", "paper")
@@ -225,7 +242,8 @@ def test_malformed_fault_is_200_with_invalid_json(server: FakeLLMServer, http: h
 
 
 def test_role_fault_hits_only_that_role_and_any_role_fault_hits_the_next_request(
-        server: FakeLLMServer, http: httpx.Client) -> None:
+    server: FakeLLMServer, http: httpx.Client
+) -> None:
     server.enqueue("prover", "proof")
     server.enqueue("writer", "paper", "more paper")
     server.inject_fault("prover", Fault(status=500))
@@ -289,8 +307,7 @@ def test_hang_does_not_block_other_requests(server: FakeLLMServer) -> None:
 
 
 def test_latency_from_constructor_attribute_and_answer() -> None:
-    with FakeLLMServer(latency=0.15) as fake, httpx.Client(base_url=fake.anthropic_base_url,
-                                                          trust_env=False) as client:
+    with FakeLLMServer(latency=0.15) as fake, httpx.Client(base_url=fake.anthropic_base_url, trust_env=False) as client:
         fake.enqueue("prover", "a", Answer("b", latency=0.2), "c")
         durations = []
         for _ in range(2):
@@ -385,9 +402,11 @@ def test_fault_requires_exactly_one_kind() -> None:
 
 
 def test_load_script_sets_latency_answers_and_faults(tmp_path: Path) -> None:
-    script = {"latency": 0.01,
-              "answers": {"prover": ["first", {"text": "second", "latency": 0.1}], "writer": ["w"]},
-              "faults": {"*": [{"status": 503, "message": "busy"}], "writer": [{"malformed": True}]}}
+    script = {
+        "latency": 0.01,
+        "answers": {"prover": ["first", {"text": "second", "latency": 0.1}], "writer": ["w"]},
+        "faults": {"*": [{"status": 503, "message": "busy"}], "writer": [{"malformed": True}]},
+    }
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     fake = FakeLLMServer.load_script(path)
@@ -431,20 +450,23 @@ def test_openai_sdk_round_trip_and_rate_limit(server: FakeLLMServer, openai_prov
 def test_openai_sdk_streaming(server: FakeLLMServer, openai_prover: openai.OpenAI) -> None:
     client = openai_prover
     server.enqueue("prover", "streamed through the SDK")
-    stream = client.chat.completions.create(model="gpt-fake", messages=[{"role": "user", "content": "go"}],
-                                            stream=True)
+    stream = client.chat.completions.create(model="gpt-fake", messages=[{"role": "user", "content": "go"}], stream=True)
     chunks = list(stream)
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "streamed through the SDK"
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 6
 
 
-def test_anthropic_sdk_round_trip_streaming_and_rate_limit(server: FakeLLMServer,
-                                                           anthropic_client: anthropic.Anthropic) -> None:
+def test_anthropic_sdk_round_trip_streaming_and_rate_limit(
+    server: FakeLLMServer, anthropic_client: anthropic.Anthropic
+) -> None:
     client = anthropic_client
     server.enqueue("writer", "Section 1.", "Streamed section.")
-    request: dict[str, Any] = {"model": "claude-fake", "max_tokens": 100,
-                               "messages": [{"role": "user", "content": "write"}],
-                               "extra_headers": {"X-Lemmata-Role": "writer"}}
+    request: dict[str, Any] = {
+        "model": "claude-fake",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "write"}],
+        "extra_headers": {"X-Lemmata-Role": "writer"},
+    }
     reply = client.messages.create(**request)
     assert [block.text for block in reply.content if block.type == "text"] == ["Section 1."]
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (2, 3)
@@ -462,8 +484,13 @@ def test_command_line_serves_until_sigterm(tmp_path: Path) -> None:
     script.write_text(json.dumps({"answers": {"prover": ["from the command line"]}}))
     python_path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": python_path}
-    process = subprocess.Popen([sys.executable, "-m", "support.fake_llm_server", "--script", str(script)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "support.fake_llm_server", "--script", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         lines: queue.Queue[str] = queue.Queue()
         assert process.stdout is not None
@@ -471,9 +498,13 @@ def test_command_line_serves_until_sigterm(tmp_path: Path) -> None:
         line = lines.get(timeout=5)
         match = re.fullmatch(r"fake LLM server listening on (http://127\.0\.0\.1:(\d+)/v1)\n", line)
         assert match, line
-        response = httpx.post(f"{match.group(1)}/chat/completions", trust_env=False, timeout=5.0,
-                              json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
-                              headers={"X-Lemmata-Role": "prover"})
+        response = httpx.post(
+            f"{match.group(1)}/chat/completions",
+            trust_env=False,
+            timeout=5.0,
+            json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            headers={"X-Lemmata-Role": "prover"},
+        )
         assert openai_text(response) == "from the command line"
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=5) == 0

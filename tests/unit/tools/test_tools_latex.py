@@ -47,8 +47,17 @@ def read(name: str, source: str = PAPER) -> str:
 def test_section_names_and_numbers_follow_latex() -> None:
     labels = [section.label for section in parse_sections(PAPER)]
     assert labels == [
-        "1 Introduction", "2 Preliminaries", "2.1 Notation", "2.1.1 Parity", "A remark.", "2.2 Known results",
-        "3 The main theorem", "Acknowledgements", "4 L^2 bounds", "A Proofs of the lemmas", "A.1 Proof of Lemma 1",
+        "1 Introduction",
+        "2 Preliminaries",
+        "2.1 Notation",
+        "2.1.1 Parity",
+        "A remark.",
+        "2.2 Known results",
+        "3 The main theorem",
+        "Acknowledgements",
+        "4 L^2 bounds",
+        "A Proofs of the lemmas",
+        "A.1 Proof of Lemma 1",
     ]
 
 
@@ -73,10 +82,14 @@ def test_a_section_is_found_by_title_or_number(name: str) -> None:
 def test_a_section_runs_up_to_the_next_heading_and_names_its_subsections() -> None:
     """The spec: "from its section heading up to the next heading" (issue 23: subsections were
     included); the answer names them so that the agent can read each."""
-    assert read("Preliminaries") == ("\\section{Preliminaries}\nNotation first.\n[Its subsections, each read by its "
-                                     "name or number: 2.1 Notation; 2.1.1 Parity; A remark.; 2.2 Known results]")
-    assert read("2.1 Notation") == ("\\subsection{Notation}\nLet $n$ be an integer.\n[Its subsections, each read by "
-                                    "its name or number: 2.1.1 Parity; A remark.]")
+    assert read("Preliminaries") == (
+        "\\section{Preliminaries}\nNotation first.\n[Its subsections, each read by its "
+        "name or number: 2.1 Notation; 2.1.1 Parity; A remark.; 2.2 Known results]"
+    )
+    assert read("2.1 Notation") == (
+        "\\subsection{Notation}\nLet $n$ be an integer.\n[Its subsections, each read by "
+        "its name or number: 2.1.1 Parity; A remark.]"
+    )
     assert read("2.2") == "\\subsection{Known results}\nSums of evens are even."
 
 
@@ -151,8 +164,9 @@ def test_optional_short_titles_and_chapters() -> None:
     source = "\\chapter{Basics}\nIntro.\n\\section[Short]{A long title}\nText.\n\\chapter{More}\nLater."
     labels = [section.label for section in parse_sections(source)]
     assert labels == ["1 Basics", "1.1 A long title", "2 More"]
-    assert read("Basics", source) == ("\\chapter{Basics}\nIntro.\n[Its subsections, each read by its name or number: "
-                                      "1.1 A long title]")
+    assert read("Basics", source) == (
+        "\\chapter{Basics}\nIntro.\n[Its subsections, each read by its name or number: 1.1 A long title]"
+    )
     assert read("A long title", source) == "\\section[Short]{A long title}\nText."
 
 

@@ -66,7 +66,9 @@ def test_a_transient_failure_is_retried(fake: FakeSearchServers) -> None:
         pytest.param(PaperRecord(id="S2:abc", title="Somewhere"), id="semantic-scholar-only"),
     ],
 )
-def test_a_record_without_an_arxiv_id_has_no_excerpt_and_asks_nothing(fake: FakeSearchServers, record: PaperRecord) -> None:
+def test_a_record_without_an_arxiv_id_has_no_excerpt_and_asks_nothing(
+    fake: FakeSearchServers, record: PaperRecord
+) -> None:
     assert excerpt(record, settings_for(fake)) is None
     assert fake.requests() == []
 
@@ -143,13 +145,15 @@ Example 3.1. A path.
 
 
 def test_blocks_are_cut_at_proofs_remarks_examples_and_section_titles() -> None:
-    assert extract_theorem_blocks(ARTICLE_TEXT) == "\n\n".join([
-        "Definition 2.1. A graph is even if every vertex has even degree.",
-        "Theorem 2.2 (Euler). A connected graph has an Euler circuit if and only if it is even.",
-        "Proposition 2.3. Every even graph is a union of cycles.",
-        "Corollary 2.5: An even graph has no bridge.",
-        "Lemma A.1. Trees with at least two vertices have a leaf.",
-    ])
+    assert extract_theorem_blocks(ARTICLE_TEXT) == "\n\n".join(
+        [
+            "Definition 2.1. A graph is even if every vertex has even degree.",
+            "Theorem 2.2 (Euler). A connected graph has an Euler circuit if and only if it is even.",
+            "Proposition 2.3. Every even graph is a union of cycles.",
+            "Corollary 2.5: An even graph has no bridge.",
+            "Lemma A.1. Trees with at least two vertices have a leaf.",
+        ]
+    )
 
 
 @pytest.mark.parametrize(

@@ -45,8 +45,14 @@ def tools_for(fake: FakeSearchServers, environ: Mapping[str, str] | None = None,
 
 def many_papers(count: int) -> tuple[FakePaper, ...]:
     return tuple(
-        FakePaper(title=f"Random graphs, part {n}", abstract="Thresholds in random graphs.", authors=("R. Graph",),
-                  year=2020, arxiv_id=f"2001.{n:05d}", doi=f"10.1/rg.{n}")
+        FakePaper(
+            title=f"Random graphs, part {n}",
+            abstract="Thresholds in random graphs.",
+            authors=("R. Graph",),
+            year=2020,
+            arxiv_id=f"2001.{n:05d}",
+            doi=f"10.1/rg.{n}",
+        )
         for n in range(1, count + 1)
     )
 
@@ -133,7 +139,7 @@ def test_preprint_search_looks_up_identifiers_with_id_list(
 
 
 def test_arxiv_error_feed_is_an_error_result() -> None:
-    feed = ('<feed xmlns="http://www.w3.org/2005/Atom">' + atom_error_entry("incorrect id format for 1234.1") + "</feed>")
+    feed = '<feed xmlns="http://www.w3.org/2005/Atom">' + atom_error_entry("incorrect id format for 1234.1") + "</feed>"
     with pytest.raises(ServiceError, match="arXiv rejected the query: incorrect id format for 1234.1"):
         parse_feed(feed.encode())
 
@@ -166,7 +172,9 @@ def test_cap_is_asked_for_and_enforced_even_when_the_service_sends_more(tool: st
 
 
 def test_web_search_count_is_capped_too() -> None:
-    pages = tuple(FakeWebPage(f"Random graphs {n}", f"https://example.org/{n}", "random graphs notes") for n in range(30))
+    pages = tuple(
+        FakeWebPage(f"Random graphs {n}", f"https://example.org/{n}", "random graphs notes") for n in range(30)
+    )
     with FakeSearchServers(web_pages=pages) as fake:
         fake.honour_limits = False
         result = tools_for(fake, PREPRINT_MAX_RESULTS=4)["web_search"].run("random graphs")
@@ -190,18 +198,30 @@ def test_scholar_search_maps_the_json_to_paper_records(fake: FakeSearchServers) 
     assert set(by_id) == {"arXiv:2101.00001", "arXiv:math/0501001", "DOI:10.5555/graphs.2015.42"}
     graphs = by_id["DOI:10.5555/graphs.2015.42"]
     assert (graphs.title, graphs.authors, graphs.year, graphs.venue, graphs.source) == (
-        "Parity Arguments in Graph Theory", ["Eve Journal"], 2015, "Graphs and Combinatorics", "scholar_search")
+        "Parity Arguments in Graph Theory",
+        ["Eve Journal"],
+        2015,
+        "Graphs and Combinatorics",
+        "scholar_search",
+    )
     assert graphs.url.startswith("https://www.semanticscholar.org/paper/")
     (request,) = fake.requests("scholar")
     assert request.path == "/s2/graph/v1/paper/search"
-    assert request.query == {"query": "parity", "limit": "10", "fields": "title,authors,year,externalIds,url,abstract,venue"}
+    assert request.query == {
+        "query": "parity",
+        "limit": "10",
+        "fields": "title,authors,year,externalIds,url,abstract,venue",
+    }
 
 
 @pytest.mark.parametrize(
     ("item", "expected"),
     [
-        pytest.param({"paperId": "abc", "externalIds": {"ArXiv": "2101.00001", "DOI": "10.1/x"}}, "arXiv:2101.00001",
-                     id="arxiv-first"),
+        pytest.param(
+            {"paperId": "abc", "externalIds": {"ArXiv": "2101.00001", "DOI": "10.1/x"}},
+            "arXiv:2101.00001",
+            id="arxiv-first",
+        ),
         pytest.param({"paperId": "abc", "externalIds": {"DOI": "10.1/x", "MAG": "1"}}, "DOI:10.1/x", id="doi"),
         pytest.param({"paperId": "abc", "externalIds": {"CorpusId": 5}}, "S2:abc", id="s2-id"),
         pytest.param({"paperId": "abc", "externalIds": None}, "S2:abc", id="external-ids-null"),
@@ -262,8 +282,10 @@ def test_keys_go_in_headers_and_never_in_the_results(fake: FakeSearchServers) ->
 def test_keys_never_reach_error_texts(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("INFO")
     port = unused_port()
-    settings = {"WEB_SEARCH_BASE_URL": f"http://127.0.0.1:{port}/{BRAVE_KEY}",  # even a key pasted into a URL
-                "SCHOLAR_BASE_URL": f"http://127.0.0.1:{port}/s2"}
+    settings = {
+        "WEB_SEARCH_BASE_URL": f"http://127.0.0.1:{port}/{BRAVE_KEY}",  # even a key pasted into a URL
+        "SCHOLAR_BASE_URL": f"http://127.0.0.1:{port}/s2",
+    }
     with FakeSearchServers() as fake:
         tools = tools_for(fake, **settings)
         for name in ("web_search", "scholar_search"):
@@ -297,8 +319,9 @@ def test_every_request_names_lemmata_as_user_agent(fake: FakeSearchServers) -> N
 # --- retries, outages, timeouts ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("tool", "endpoint"), [("preprint_search", "arxiv"), ("scholar_search", "scholar"),
-                                                ("web_search", "web")])
+@pytest.mark.parametrize(
+    ("tool", "endpoint"), [("preprint_search", "arxiv"), ("scholar_search", "scholar"), ("web_search", "web")]
+)
 def test_429_twice_then_200_is_survived(fake: FakeSearchServers, tool: str, endpoint: str) -> None:
     fake.inject_fault(endpoint, Fault(status=429), Fault(status=429))
     result = tools_for(fake)[tool].run("even")
@@ -332,8 +355,12 @@ def test_retry_after_is_capped_by_the_backoff_maximum(fake: FakeSearchServers) -
 
 
 def test_a_client_error_is_not_retried(fake: FakeSearchServers) -> None:
-    fake.inject_fault("scholar", Fault(status=400, body=b'{"error": "Unrecognized or unsupported fields: [foo]"}',
-                                       content_type="application/json"))
+    fake.inject_fault(
+        "scholar",
+        Fault(
+            status=400, body=b'{"error": "Unrecognized or unsupported fields: [foo]"}', content_type="application/json"
+        ),
+    )
     result = tools_for(fake)["scholar_search"].run("parity")
     assert not result.ok
     assert result.error == ("Semantic Scholar refused the request: HTTP 400: Unrecognized or unsupported fields: [foo]")
@@ -343,8 +370,11 @@ def test_a_client_error_is_not_retried(fake: FakeSearchServers) -> None:
 @pytest.mark.parametrize("tool", ["preprint_search", "scholar_search", "web_search"])
 def test_a_down_service_is_an_error_result_in_bounded_time(tool: str) -> None:
     port = unused_port()
-    down = {"PREPRINT_BASE_URL": f"http://127.0.0.1:{port}/api/query", "SCHOLAR_BASE_URL": f"http://127.0.0.1:{port}",
-            "WEB_SEARCH_BASE_URL": f"http://127.0.0.1:{port}/search"}
+    down = {
+        "PREPRINT_BASE_URL": f"http://127.0.0.1:{port}/api/query",
+        "SCHOLAR_BASE_URL": f"http://127.0.0.1:{port}",
+        "WEB_SEARCH_BASE_URL": f"http://127.0.0.1:{port}/search",
+    }
     with FakeSearchServers() as fake:
         started = time.monotonic()
         result = tools_for(fake, **down)[tool].run("parity")
@@ -383,24 +413,57 @@ HTML_ERROR_PAGE = b"<!DOCTYPE html><html><head><title>Error</title></head><body>
 @pytest.mark.parametrize(
     ("tool", "endpoint", "body", "content_type", "message"),
     [
-        pytest.param("preprint_search", "arxiv", b"<feed><entry>", "application/atom+xml", "not XML",
-                     id="arxiv-truncated-xml"),
-        pytest.param("preprint_search", "arxiv", b"<html><body>Oops</body></html>", "text/html", "not an Atom feed",
-                     id="arxiv-html-page-with-200"),
-        pytest.param("preprint_search", "arxiv", b'{"entries": []}', "application/json", "not XML",
-                     id="arxiv-json-instead-of-xml"),
+        pytest.param(
+            "preprint_search", "arxiv", b"<feed><entry>", "application/atom+xml", "not XML", id="arxiv-truncated-xml"
+        ),
+        pytest.param(
+            "preprint_search",
+            "arxiv",
+            b"<html><body>Oops</body></html>",
+            "text/html",
+            "not an Atom feed",
+            id="arxiv-html-page-with-200",
+        ),
+        pytest.param(
+            "preprint_search",
+            "arxiv",
+            b'{"entries": []}',
+            "application/json",
+            "not XML",
+            id="arxiv-json-instead-of-xml",
+        ),
         pytest.param("preprint_search", "arxiv", b"", "application/atom+xml", "not XML", id="arxiv-empty-body"),
-        pytest.param("scholar_search", "scholar", b'{"total": 3, "offset": 0}', "application/json",
-                     "without a `data` list", id="scholar-json-without-data"),
-        pytest.param("scholar_search", "scholar", HTML_ERROR_PAGE, "text/html", "not JSON",
-                     id="scholar-html-page-with-200"),
-        pytest.param("scholar_search", "scholar", b"[1, 2]", "application/json", "not an object",
-                     id="scholar-json-array"),
-        pytest.param("scholar_search", "scholar", b'{"data": [{"title": "x", "authors": "nobody"}]}',
-                     "application/json", "unexpected shape", id="scholar-paper-of-wrong-shape"),
+        pytest.param(
+            "scholar_search",
+            "scholar",
+            b'{"total": 3, "offset": 0}',
+            "application/json",
+            "without a `data` list",
+            id="scholar-json-without-data",
+        ),
+        pytest.param(
+            "scholar_search", "scholar", HTML_ERROR_PAGE, "text/html", "not JSON", id="scholar-html-page-with-200"
+        ),
+        pytest.param(
+            "scholar_search", "scholar", b"[1, 2]", "application/json", "not an object", id="scholar-json-array"
+        ),
+        pytest.param(
+            "scholar_search",
+            "scholar",
+            b'{"data": [{"title": "x", "authors": "nobody"}]}',
+            "application/json",
+            "unexpected shape",
+            id="scholar-paper-of-wrong-shape",
+        ),
         pytest.param("web_search", "web", HTML_ERROR_PAGE, "text/html", "not JSON", id="web-html-page-with-200"),
-        pytest.param("web_search", "web", b'{"web": {"items": []}}', "application/json", "without a `web.results`",
-                     id="web-json-without-results"),
+        pytest.param(
+            "web_search",
+            "web",
+            b'{"web": {"items": []}}',
+            "application/json",
+            "without a `web.results`",
+            id="web-json-without-results",
+        ),
     ],
 )
 def test_malformed_answers_are_error_results(

@@ -37,16 +37,25 @@ from lemmata.verification.user_proof import check_scope
 from support.checkers import NOT_DISCRIMINATING, TRUSTED, UNCALIBRATED
 from support.scripted_backend import scripted_client
 
-PLAN = TheoryPlan(goal="The sum of two even integers is even.", level="full", lemmas=[
-    Lemma(id="L1", statement="For all even integers $a, b$, the sum $a + b$ is even."),
-])
+PLAN = TheoryPlan(
+    goal="The sum of two even integers is even.",
+    level="full",
+    lemmas=[
+        Lemma(id="L1", statement="For all even integers $a, b$, the sum $a + b$ is even."),
+    ],
+)
 PROOF = "Write $a = 2m$ and $b = 2n$. Then $a + b = 2(m + n)$, which is even. QED"
 NO_ERROR = json.dumps({"error_found": False, "first_error": ""})
 
 
 def prover(confidence: float, body: str = PROOF, completeness: str = "complete") -> str:
-    block = {"confidence": confidence, "completeness": completeness, "gaps": [], "weakest_step": "",
-             "techniques_used": []}
+    block = {
+        "confidence": confidence,
+        "completeness": completeness,
+        "gaps": [],
+        "weakest_step": "",
+        "techniques_used": [],
+    }
     return f"{body}\n\n```json\n{json.dumps(block)}\n```"
 
 
@@ -69,28 +78,60 @@ def prove(script: dict, checker: Checker = TRUSTED, **settings: object) -> tuple
 @pytest.mark.parametrize(
     "script, method",
     [
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("valid", "the case of negative integers is not treated")]},
-                     "flagged", id="valid-while-naming-a-flaw"),
-        pytest.param({"prover": [prover(0.05, "Let $a, b$ be real numbers. Then $a + b$ is a real number.")],
-                      "verifier": [verifier("valid", "the proof does not address the statement")]},
-                     "flagged", id="embedded-real-valid-for-an-unrelated-proof-at-0.05"),
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("VALID.", "  ", "Step 3 assumes what it proves")]},
-                     "flagged", id="valid-with-a-blank-and-a-flaw"),
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("mostly valid")]}, "flagged",
-                     id="hedged-verdict"),
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("valid")],
-                      "refuter": [refuter(True, "Step 2 divides by $m - n$, which may be zero.")]},
-                     "flagged", id="refuter-finds-the-first-error"),
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("valid")],
-                      "refuter": [refuter(False, "the case $a = 0$ is not treated")]},
-                     "flagged", id="refuter-says-no-error-while-describing-one"),
-        pytest.param({"prover": [prover(0.6)], "verifier": ['{"verdict": "valid", "issues": ["the case n = 0 is']},
-                     "not_checked", id="verifier-answer-cut-off-is-not-repaired"),
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("valid")],
-                      "refuter": ['{"error_found": false, "first_error": "Step 4 uses']},
-                     "not_checked", id="refuter-answer-cut-off-is-not-repaired"),
-        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("invalid", "wrong sign")]}, "failed",
-                     id="invalid"),
+        pytest.param(
+            {"prover": [prover(0.6)], "verifier": [verifier("valid", "the case of negative integers is not treated")]},
+            "flagged",
+            id="valid-while-naming-a-flaw",
+        ),
+        pytest.param(
+            {
+                "prover": [prover(0.05, "Let $a, b$ be real numbers. Then $a + b$ is a real number.")],
+                "verifier": [verifier("valid", "the proof does not address the statement")],
+            },
+            "flagged",
+            id="embedded-real-valid-for-an-unrelated-proof-at-0.05",
+        ),
+        pytest.param(
+            {"prover": [prover(0.6)], "verifier": [verifier("VALID.", "  ", "Step 3 assumes what it proves")]},
+            "flagged",
+            id="valid-with-a-blank-and-a-flaw",
+        ),
+        pytest.param({"prover": [prover(0.6)], "verifier": [verifier("mostly valid")]}, "flagged", id="hedged-verdict"),
+        pytest.param(
+            {
+                "prover": [prover(0.6)],
+                "verifier": [verifier("valid")],
+                "refuter": [refuter(True, "Step 2 divides by $m - n$, which may be zero.")],
+            },
+            "flagged",
+            id="refuter-finds-the-first-error",
+        ),
+        pytest.param(
+            {
+                "prover": [prover(0.6)],
+                "verifier": [verifier("valid")],
+                "refuter": [refuter(False, "the case $a = 0$ is not treated")],
+            },
+            "flagged",
+            id="refuter-says-no-error-while-describing-one",
+        ),
+        pytest.param(
+            {"prover": [prover(0.6)], "verifier": ['{"verdict": "valid", "issues": ["the case n = 0 is']},
+            "not_checked",
+            id="verifier-answer-cut-off-is-not-repaired",
+        ),
+        pytest.param(
+            {
+                "prover": [prover(0.6)],
+                "verifier": [verifier("valid")],
+                "refuter": ['{"error_found": false, "first_error": "Step 4 uses'],
+            },
+            "not_checked",
+            id="refuter-answer-cut-off-is-not-repaired",
+        ),
+        pytest.param(
+            {"prover": [prover(0.6)], "verifier": [verifier("invalid", "wrong sign")]}, "failed", id="invalid"
+        ),
     ],
 )
 def test_a_careless_verifier_cannot_make_a_proof_verified(script: dict, method: str) -> None:
@@ -102,16 +143,23 @@ def test_a_careless_verifier_cannot_make_a_proof_verified(script: dict, method: 
 def test_a_gap_proof_is_never_verified_even_when_the_verifier_says_valid() -> None:
     """The issue's scripted case: [GAP] at confidence 0.45 and a verifier answering valid with an issue."""
     body = "Write $a = 2m$, $b = 2n$; then $a + b = 2(m + n)$. [GAP: negative integers are not treated]"
-    proved, backend = prove({"prover": [prover(0.45, body, "partial")],
-                             "verifier": [verifier("valid", "the case of negative integers is not treated")]})
+    proved, backend = prove(
+        {
+            "prover": [prover(0.45, body, "partial")],
+            "verifier": [verifier("valid", "the case of negative integers is not treated")],
+        }
+    )
     assert (proved.verified, proved.status, proved.verification_method) == (False, "low_confidence", "flagged")
     assert proved.gaps == ["negative integers are not treated"]
     assert "open gaps: negative integers are not treated" in proved.verification
     assert backend.calls("verifier") == []  # the prover said it is incomplete: no check can make it whole
 
 
-@pytest.mark.parametrize("issues", [[], [""], ["None"], ["none."], ["No issues found"], ["N/A"], ["The proof is correct."]],
-                         ids=["empty", "blank", "None", "none-dot", "no-issues-found", "n-a", "proof-is-correct"])
+@pytest.mark.parametrize(
+    "issues",
+    [[], [""], ["None"], ["none."], ["No issues found"], ["N/A"], ["The proof is correct."]],
+    ids=["empty", "blank", "None", "none-dot", "no-issues-found", "n-a", "proof-is-correct"],
+)
 def test_issues_that_name_nothing_do_not_count_as_flaws(issues: list[str]) -> None:
     assert named_flaws(issues) == []
     proved, backend = prove({"prover": [prover(0.6)], "verifier": [verifier("valid", *issues)], "refuter": [NO_ERROR]})
@@ -141,8 +189,9 @@ def test_a_self_declared_sketch_is_flagged_without_a_call() -> None:
 
 
 def test_a_partial_proof_is_not_auto_accepted_the_checks_decide() -> None:
-    proved, backend = prove({"prover": [prover(0.95, completeness="partial")], "verifier": [verifier("valid")],
-                             "refuter": [NO_ERROR]})
+    proved, backend = prove(
+        {"prover": [prover(0.95, completeness="partial")], "verifier": [verifier("valid")], "refuter": [NO_ERROR]}
+    )
     assert proved.verification_method == "verifier_pass" and len(backend.calls("verifier")) == 1
 
 
@@ -167,8 +216,9 @@ def test_an_auto_accepted_proof_is_accepted_not_verified(checker: Checker) -> No
 
 
 def test_confident_proofs_are_checked_when_asked_and_can_then_be_verified() -> None:
-    proved, backend = prove({"prover": [prover(0.95)], "verifier": [verifier("valid")], "refuter": [NO_ERROR]},
-                            CHECK_CONFIDENT_PROOFS=True)
+    proved, backend = prove(
+        {"prover": [prover(0.95)], "verifier": [verifier("valid")], "refuter": [NO_ERROR]}, CHECK_CONFIDENT_PROOFS=True
+    )
     assert (proved.verified, proved.verification_method) == (True, "verifier_pass")
     assert len(backend.calls("verifier")) == len(backend.calls("refuter")) == 1
 
@@ -202,8 +252,17 @@ PASSED_CHECKS = [CheckStep(check=check, outcome="passed") for check in ("structu
 
 
 def checked(**fields: object) -> dict:
-    base = {"id": "L1", "statement": "s", "proof_text": "p", "confidence": 0.9, "verified": True, "status": "proved",
-            "verification_method": "verifier_pass", "checked_by": TRUSTED, "checks": PASSED_CHECKS}
+    base = {
+        "id": "L1",
+        "statement": "s",
+        "proof_text": "p",
+        "confidence": 0.9,
+        "verified": True,
+        "status": "proved",
+        "verification_method": "verifier_pass",
+        "checked_by": TRUSTED,
+        "checks": PASSED_CHECKS,
+    }
     return {**base, **fields}
 
 
@@ -234,9 +293,17 @@ def test_a_lemma_of_a_run_recorded_before_checkers_still_reads() -> None:
 
 
 def calibration(false_accepts: int, incorrect: int = 60, **fields: object) -> Calibration:
-    values = {"backend": "embedded", "model": "Tiny-Model 1.5B", "stack_version": STACK_VERSION,
-              "dataset": "labelled proofs", "measured_at": "2026-11-25", "incorrect": incorrect, "correct": 40,
-              "false_accepts": false_accepts, "correct_accepted": 20}
+    values = {
+        "backend": "embedded",
+        "model": "Tiny-Model 1.5B",
+        "stack_version": STACK_VERSION,
+        "dataset": "labelled proofs",
+        "measured_at": "2026-11-25",
+        "incorrect": incorrect,
+        "correct": 40,
+        "false_accepts": false_accepts,
+        "correct_accepted": 20,
+    }
     return Calibration(**{**values, **fields})
 
 
@@ -279,9 +346,14 @@ def test_the_embedded_models_bundled_calibration_is_found(tmp_path: Path) -> Non
     assert record is not None and record.incorrect + record.correct == 120 and record.stack_version == STACK_VERSION
 
 
-@pytest.mark.parametrize("model, slug", [("anthropic/claude-sonnet-4.5", "anthropic-claude-sonnet-4.5"),
-                                         ("qwen2.5-coder-1.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"),
-                                         ("../../etc/passwd", "etc-passwd")])
+@pytest.mark.parametrize(
+    "model, slug",
+    [
+        ("anthropic/claude-sonnet-4.5", "anthropic-claude-sonnet-4.5"),
+        ("qwen2.5-coder-1.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"),
+        ("../../etc/passwd", "etc-passwd"),
+    ],
+)
 def test_model_slugs_are_file_names(model: str, slug: str) -> None:
     assert model_slug(model) == slug
 
@@ -301,8 +373,9 @@ STATEMENT_TEXT = "For all even integers $a, b$, the sum $a + b$ is even.\n"
 
 def replay_script(path: Path, proof: str, *answers: tuple[str, str], model: str = "model-x") -> Path:
     scope = check_scope(STATEMENT_TEXT, proof)
-    lines = [json.dumps({"role": role, "scope": scope, "model": model, "response": response})
-             for role, response in answers]
+    lines = [
+        json.dumps({"role": role, "scope": scope, "model": model, "response": response}) for role, response in answers
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -321,22 +394,32 @@ def run_check(monkeypatch: pytest.MonkeyPatch, script: Path, *args: str) -> obje
 
 
 def test_check_prints_one_json_object_and_exits_1_when_not_verified(
-        tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = replay_script(tmp_path / "r.jsonl", PROOF + "\n", ("verifier", verifier("valid")), ("refuter", NO_ERROR))
     result = run_check(monkeypatch, script, "--json", "--log-dir", str(tmp_path / "log"), *map(str, proof_files))
     assert result.exit_code == 1, result.output
     answer = json.loads(result.stdout)
     assert (answer["verified"], answer["accepted"], answer["method"]) == (False, True, "verifier_pass")
-    assert answer["checker"] == {"backend": "replay", "model": "model-x", "trust": "uncalibrated",
-                                 "false_accept_rate": None, "correct_accept_rate": None, "measured_on": ""}
+    assert answer["checker"] == {
+        "backend": "replay",
+        "model": "model-x",
+        "trust": "uncalibrated",
+        "false_accept_rate": None,
+        "correct_accept_rate": None,
+        "measured_on": "",
+    }
     assert answer["confidence"] == 0.5 and answer["issues"] == [] and answer["calls"] == 2
     assert "have not been measured" in answer["trust"]
-    assert [json.loads(line)["role"] for line in (tmp_path / "log" / "llm_calls.jsonl").read_text().splitlines()] == \
-        ["verifier", "refuter"]
+    assert [json.loads(line)["role"] for line in (tmp_path / "log" / "llm_calls.jsonl").read_text().splitlines()] == [
+        "verifier",
+        "refuter",
+    ]
 
 
 def test_check_verifies_with_a_calibrated_model_and_exits_0(
-        tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, lemmata_home: Path) -> None:
+    tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, lemmata_home: Path
+) -> None:
     save_calibration(lemmata_home, calibration(2, model="model-x"))
     script = replay_script(tmp_path / "r.jsonl", PROOF + "\n", ("verifier", verifier("valid")), ("refuter", NO_ERROR))
     result = run_check(monkeypatch, script, "--log-dir", str(tmp_path / "log"), *map(str, proof_files))
@@ -346,19 +429,25 @@ def test_check_verifies_with_a_calibrated_model_and_exits_0(
 
 
 def test_check_names_the_flaw(tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    script = replay_script(tmp_path / "r.jsonl", PROOF + "\n",
-                           ("verifier", verifier("valid", "the case of negative integers is not treated")))
+    script = replay_script(
+        tmp_path / "r.jsonl",
+        PROOF + "\n",
+        ("verifier", verifier("valid", "the case of negative integers is not treated")),
+    )
     result = run_check(monkeypatch, script, "--json", "--log-dir", str(tmp_path / "log"), *map(str, proof_files))
     answer = json.loads(result.stdout)
     assert answer["method"] == "flagged"
     assert answer["issues"] == ["valid, yet it names a flaw (the case of negative integers is not treated)"]
 
 
-@pytest.mark.parametrize("content, message", [(b"", "is empty"), (b"  \n", "is empty"),
-                                              (b"\xff\xfe proof", "is not UTF-8 text")], ids=["empty", "blank", "binary"])
-def test_check_refuses_unusable_files_with_a_clear_error(tmp_path: Path, proof_files: tuple[Path, Path],
-                                                         monkeypatch: pytest.MonkeyPatch, content: bytes,
-                                                         message: str) -> None:
+@pytest.mark.parametrize(
+    "content, message",
+    [(b"", "is empty"), (b"  \n", "is empty"), (b"\xff\xfe proof", "is not UTF-8 text")],
+    ids=["empty", "blank", "binary"],
+)
+def test_check_refuses_unusable_files_with_a_clear_error(
+    tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, content: bytes, message: str
+) -> None:
     proof_files[1].write_bytes(content)
     result = run_check(monkeypatch, tmp_path / "unused.jsonl", *map(str, proof_files))
     assert result.exit_code == 2 and f"PROOF_FILE {proof_files[1]} {message}" in result.output
