@@ -23,4 +23,4 @@ rule survey_final:
     log:
         layout.rule_log("survey_final"),
     script:
-        "../scripts/survey_final.py"
+        "../scripts/survey.py"
