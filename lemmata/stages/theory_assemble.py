@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from lemmata.agents.answers import ConsistencyAnswer
 from lemmata.agents.client import LLMClient
@@ -12,6 +13,9 @@ from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessm
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
 from lemmata.errors import ModelOutputError, ProviderError
 
+#: A tail of a line this long (normalised) that is this alike the note the model was sent is a copy of it.
+MIN_ECHO_CHARS = 24
+ECHO_SIMILARITY = 0.8
 CITATION_PROBLEM = re.compile(r"uncited|missing citation|not cited", re.IGNORECASE)
 #: A first line that introduces the answer instead of stating anything ("Sure! Here is the theorem:").
 PREAMBLE_LINE = re.compile(
@@ -90,7 +94,33 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
     prompt = render_prompt("assembler", goal=goal, lemmas=listing, feedback=feedback)
     # The assembler copies the provers' format, self-assessment included: that is no proof, and
     # citations in it ("Techniques used: [L4]") must not count for the consistency check.
-    return without_self_assessment(strip_fences(client.complete("assembler", prompt.system, prompt.user))).strip()
+    answer = without_self_assessment(strip_fences(client.complete("assembler", prompt.system, prompt.user)))
+    return without_feedback_echo(answer, feedback).strip()
+
+
+def without_feedback_echo(answer: str, feedback: str) -> str:
+    """The answer without the note it was sent copied back into it: asked again with "The
+    consistency check rejected the previous version: uncited lemma L1; ... Cite every lemma as
+    [id].", the embedded model ended its proof with that very line (the README's main command,
+    2026-11-25), which the paper then printed as part of the main result's proof. From the first
+    sentence of a line on which the rest of the line reads like the note, the line goes."""
+    note = _normalised(feedback)
+    if not note:
+        return answer
+    kept = []
+    for line in answer.splitlines():
+        sentences = re.split(r"(?<=[.;:!?])\s+", line)
+        for start in range(len(sentences)):
+            rest = _normalised(" ".join(sentences[start:]))
+            if len(rest) >= MIN_ECHO_CHARS and SequenceMatcher(None, rest, note).ratio() >= ECHO_SIMILARITY:
+                line = " ".join(sentences[:start]).rstrip()
+                break
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _normalised(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.casefold()).split())
 
 
 def check_consistency(client: LLMClient, goal: str, proof: str, lemma_ids: list[str]) -> ConsistencyCheck:

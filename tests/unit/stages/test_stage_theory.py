@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from lemmata.artifacts import Lemma, ProvedLemma, TheoryPlan
+from lemmata.artifacts import ConsistencyCheck, Lemma, ProvedLemma, TheoryPlan
 from lemmata.llm.base import ChatRequest
-from lemmata.stages.theory_assemble import assemble_theory, statement_from
+from lemmata.stages.theory_assemble import assemble_theory, retry_note, statement_from, without_feedback_echo
 from lemmata.stages.theory_plan import MAIN_RESULT, normalise_plan, plan_theory
 from lemmata.stages.theory_prove import CONTEXT_STATEMENT_CHARS, prove_lemma
 from lemmata.verification.checks import VERIFIER_EXCERPT_CHARS
@@ -548,6 +548,39 @@ def test_a_lemma_cited_only_in_the_assemblers_self_assessment_is_uncited() -> No
     assert theory.assembled_proof == "By [L1] the goal follows."
     assert theory.consistency.uncited_lemmas == ["L2"] and not theory.main_result_established
     assert "Self-Assessment" not in user_text(backend.calls("consistency")[0])
+
+
+ASSEMBLY_ECHOING_THE_NOTE = (DATA / "embedded_outputs" / "assembler-echoes-the-retry-note.txt").read_text(
+    encoding="utf-8"
+)
+
+
+def test_the_assemblers_copy_of_the_retry_note_is_not_part_of_the_proof() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-25, after
+    issue 24): asked again after uncited lemmas, the assembler ended its proof with the note it was
+    sent, "The consistency check rejected the previous version: uncited lemma L1; ... Cite every
+    lemma as [id].", and the paper printed it in the main result's proof sketch."""
+    ids = ("L1", "L3", "L4", "L5", "L7")
+    client, backend = scripted_client(
+        {
+            "assembler": ["The sum of two even integers is even.", ASSEMBLY_ECHOING_THE_NOTE],
+            "consistency": [CONSISTENT, CONSISTENT],
+            "crystallizer": [STATEMENT, STATEMENT],
+        }
+    )
+    theory = assemble_theory(client, plan_for(*ids), [proved_lemma(id_) for id_ in ids])
+    assert "The consistency check rejected the previous version" in user_text(backend.calls("assembler")[1])
+    assert "consistency check" not in theory.assembled_proof and "Cite every lemma" not in theory.assembled_proof
+    # the proof around the copied line stays whole
+    assert "which are well-established in mathematics." in theory.assembled_proof
+    assert theory.assembled_proof.rstrip().endswith("\\]")
+
+
+def test_a_proof_sentence_that_only_mentions_the_check_is_kept() -> None:
+    note = retry_note(ConsistencyCheck(passed=False, issues=["uncited lemma L2"]))
+    proof = "By [L1] the sum is even. The consistency of the two bounds follows from [L2]."
+    assert without_feedback_echo(proof, note) == proof
+    assert without_feedback_echo(proof + " " + note, note) == proof
 
 
 def test_consistency_check_returns_uncited_lemmas() -> None:
