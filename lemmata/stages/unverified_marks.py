@@ -82,8 +82,12 @@ def add_numerical_warnings(body: str, experiment: Experiment) -> str:
         return body
     warnings = "\n\n".join(
         f"\\textbf{{Warning: numerical tests contradict Lemma {escape_latex_text(check.lemma_id)}.}} "
-        f"{check.violations} of {check.trials} random trials violate it (rate {100 * (check.violation_rate or 0):.1f}\\%), "
-        "so the lemma is probably false as stated, and every result that uses it is in doubt."
+        f"{check.violations} of {check.trials} random trials violate it (rate {100 * (check.violation_rate or 0):.1f}\\%); "
+        # The test is code the model wrote, itself unchecked: the embedded model's test of "a and
+        # b even => a + b even" counted the trials where the sum WAS even as violations (779 of
+        # 3000; the README's main command, 2026-11-25). The paper says which two things may be wrong.
+        "and the test itself is code the model wrote, not checked: either the lemma is false as stated, "
+        "and every result that uses it is in doubt, or the test is wrong."
         for check in suspect
     )
     return body.rstrip() + f"\n\n\\section*{{Numerical warnings}}\n{warnings}\n"

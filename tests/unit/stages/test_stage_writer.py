@@ -471,6 +471,18 @@ def check(lemma_id: str, violations: int, suspect: bool) -> LemmaCheck:
     )
 
 
+def test_a_numerical_warning_says_the_test_itself_may_be_wrong() -> None:
+    """Real output, the README's main command on the embedded model (2026-11-25, after issue 24):
+    the model's test of "if a and b are even, a + b is even" counted the trials where the sum was
+    even as violations, 779 of 3000, and the paper called the true lemma "probably false". The
+    test is code the model wrote and nothing checks it: the warning names both possibilities."""
+    experiment = Experiment(skipped=False, checks=[check("L7", 779, True)])
+    out = add_numerical_warnings("Body.", experiment)
+    assert "the test itself is code the model wrote, not checked" in out
+    assert "either the lemma is false as stated" in out and "or the test is wrong" in out
+    assert "probably false" not in out
+
+
 def test_numerically_suspect_lemmas_get_a_bold_warning_with_their_figures() -> None:
     experiment = Experiment(skipped=False, checks=[check("L2", 240, True), check("L3", 1, False)])
     out = add_numerical_warnings("Body.", experiment)
