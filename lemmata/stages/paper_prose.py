@@ -44,6 +44,7 @@ REPEAT_SIMILARITY = 0.85
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
 _FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
+_MATH_SPAN = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)|\$[^$]*\$", re.DOTALL)
 #: A sentence that calls a result proved: said of the main result, only a verified theory may say it.
 CLAIMS_PROOF = re.compile(
     r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
@@ -143,10 +144,26 @@ def _explanation(latex: str) -> str:
     latex = _ANY_HEADING.sub("\n\n", _BLOCK.sub("\n\n", latex))
     latex = _DISPLAY_START.sub("\n\n", latex)
     for paragraph in re.split(r"\n[ \t]*\n", latex):
-        prose = _FLATTENED_HEADING.split(paragraph, maxsplit=1)[0].strip()
-        if prose:
+        prose = _without_dangling_introduction(_FLATTENED_HEADING.split(paragraph, maxsplit=1)[0].strip())
+        if _has_prose(prose):
             return prose
     return ""
+
+
+def _has_prose(latex: str) -> bool:
+    """Words outside math: a display alone ("\\[ \\]", the embedded model, 2026-11-25: printed as
+    an empty Idea) is no explanation."""
+    return bool(re.search(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", " ", _MATH_SPAN.sub(" ", latex))))
+
+
+def _without_dangling_introduction(prose: str) -> str:
+    """Without its last sentence when that ends with a colon: it introduced the display the
+    explanation stops before ("... there exists an integer $k_a$ such that:", the README's main
+    command on the embedded model, 2026-11-25, after issue 24)."""
+    if not prose.endswith(":"):
+        return prose
+    sentences = _SENTENCE_END.split(prose)
+    return " ".join(sentences[:-1]).strip()
 
 
 # --- lemmata's text for a part the model never wrote ------------------------------------------

@@ -372,3 +372,26 @@ def test_a_claim_of_proof_goes_when_the_main_result_is_not_established() -> None
 def test_an_established_result_may_be_called_proved() -> None:
     parts = clean_parts({"abstract": CLAIMING}, ECHO, ["L1"], set(), established=True)
     assert "This result is established" in parts.fragments["abstract"].latex and parts.unfounded_claims == 0
+
+
+IDEA_RUNNING_INTO_DISPLAYS = (DATA / "embedded_outputs" / "writer-lemma-idea-runs-into-displays.txt").read_text(
+    encoding="utf-8"
+)
+
+
+def test_a_lemma_idea_does_not_end_on_the_colon_of_a_display_it_stops_before() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-25, after
+    issue 24): the lemma's idea went on into displays and numbered steps; cut before the first
+    display, it ended "there exists an integer \\( k_a \\) such that:", introducing nothing."""
+    idea = cleaned("lemma:L1", IDEA_RUNNING_INTO_DISPLAYS)
+    assert not idea.rstrip().endswith(":")
+    assert idea.startswith("The idea is to show that")
+    assert idea.rstrip().endswith("to \\( a \\) and \\( b \\).")
+
+
+@pytest.mark.parametrize("part", ["\\[\n   \\]\n", "   \\]\n", "\\[\na + b = 2(k + m)\n\\]\n"])
+def test_a_lemma_idea_that_is_only_a_display_is_no_idea(part: str) -> None:
+    """The same run printed "Idea." over an empty display: a part with no words outside math
+    explains nothing, so the lemma gets no Idea paragraph."""
+    fragments = clean_parts({"lemma:L1": part}, ECHO, ["L1", "L2"], {"diaz2021"}).fragments
+    assert "lemma:L1" not in fragments
