@@ -2,9 +2,10 @@
 
 import os
 
-from lemmata.artifacts import GateDecision, Survey, TaskInput, feedback_of, read_artifact, write_artifact
+from lemmata.artifacts import Survey, TaskInput, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.directions import run_ideation
+from lemmata.stages.feedback import job_feedback
 from lemmata.tools import make_tools
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
@@ -12,6 +13,6 @@ with job.reporting():
     task = read_artifact(job.input("task"), TaskInput)
     survey = read_artifact(job.input("survey"), Survey)
     tools = make_tools(job.settings, os.environ)
-    feedback = feedback_of(read_artifact(job.input("review"), GateDecision))
+    feedback = job_feedback(job.smk.input)
     ideas = run_ideation(job.client(), task, survey, tools, job.settings.CONTEXT_COMPRESS_AFTER_TURNS, feedback)
     write_artifact(job.output(), ideas)
