@@ -52,6 +52,23 @@ def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequen
     hold whatever the profile says: code and software-env changes must not rerun finished
     stages (each rerun costs model calls), and the driver reads the lemmata logger's events."""
     return [
+        *_workflow_on(run_dir, profile_arguments),
+        *(["--jobs", str(jobs)] if jobs else []),
+        "--logger",
+        "lemmata",
+        "--rerun-incomplete",
+        "--rerun-triggers",
+        "mtime",
+        "params",
+        "input",
+        "--nocolor",
+    ]
+
+
+def _workflow_on(run_dir: Path, profile_arguments: Sequence[str] = ()) -> list[str]:
+    """Snakemake on the packaged workflow, in the run directory, with its settings; a profile's
+    options come before the configfile so that the run's own settings win."""
+    return [
         sys.executable,
         "-m",
         "snakemake",
@@ -62,15 +79,6 @@ def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequen
         *profile_arguments,
         "--configfile",
         str(run_dir / layout.CONFIG),
-        *(["--jobs", str(jobs)] if jobs else []),
-        "--logger",
-        "lemmata",
-        "--rerun-incomplete",
-        "--rerun-triggers",
-        "mtime",
-        "params",
-        "input",
-        "--nocolor",
     ]
 
 
@@ -96,15 +104,7 @@ def workflow_processes(run_dir: Path) -> list[int]:
 def report_command(run_dir: Path, output: Path) -> list[str]:
     """Snakemake's HTML report of the run; --nolock, so a report of a running run does not wait."""
     return [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(snakefile()),
-        "--directory",
-        str(run_dir),
-        "--configfile",
-        str(run_dir / layout.CONFIG),
+        *_workflow_on(run_dir),
         "--report",
         str(output),
         "--nolock",
