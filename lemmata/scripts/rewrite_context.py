@@ -5,7 +5,7 @@ import time
 from lemmata import layout
 from lemmata.artifacts import RevisionRequest, RewriteContext, read_artifact, write_artifact
 from lemmata.run.job import StageJob
-from lemmata.stages.rewrite import revision_feedback
+from lemmata.stages.feedback import revision_feedback
 
 job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
 with job.reporting():

@@ -6,10 +6,20 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.artifacts import GateDecision, RevisionRequest, feedback_of, read_artifact
-from lemmata.stages.rewrite import revision_feedback
 
 #: The gate decisions a job may wait for, by the name its rule gives them.
 REVIEW_INPUTS = ("review", "experiment_review")
+
+
+def revision_feedback(request: RevisionRequest) -> str:
+    """How every agent of the rewrite receives the instructions."""
+    context = (
+        f" The conversation about version {request.base_version}: {request.qa_summary}" if request.qa_summary else ""
+    )
+    return (
+        f"Revision instructions from the researcher for version {request.version} of the paper: "
+        f"{request.instructions.strip().rstrip('.')}.{context}"
+    )
 
 
 def job_feedback(inputs: Any) -> str:

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from lemmata.agents.client import LLMClient
 from lemmata.artifacts import ChatRecord, Checker, ProvedLemma, RevisionRequest, Survey, Theory
 from lemmata.settings import Settings
+from lemmata.stages.feedback import revision_feedback
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_assemble import assemble_theory
 from lemmata.stages.theory_plan import plan_theory
@@ -24,17 +25,6 @@ SUMMARY_EXCHANGES = 6
 SUMMARY_CHARS_PER_TEXT = 400
 #: Lemma proofs of a rewrite run at once, as the lemma jobs of a first run do (they wait on the provider).
 PARALLEL_PROOFS = 4
-
-
-def revision_feedback(request: RevisionRequest) -> str:
-    """How every agent of the rewrite receives the instructions."""
-    context = (
-        f" The conversation about version {request.base_version}: {request.qa_summary}" if request.qa_summary else ""
-    )
-    return (
-        f"Revision instructions from the researcher for version {request.version} of the paper: "
-        f"{request.instructions.strip().rstrip('.')}.{context}"
-    )
 
 
 def qa_summary(history: list[ChatRecord], base_version: int) -> str:

@@ -13,7 +13,8 @@ from lemmata.errors import UserError
 from lemmata.layout import previous_theory_of as previous_theory_file
 from lemmata.run.qa_history import ChatRecord, read_history
 from lemmata.run.rewrite import check_rewritable, pending_rewrite, request_rewrite
-from lemmata.stages.rewrite import SUMMARY_CHARS_PER_TEXT, qa_summary, revision_feedback
+from lemmata.stages.feedback import revision_feedback
+from lemmata.stages.rewrite import SUMMARY_CHARS_PER_TEXT, qa_summary
 
 
 def request(version: int = 2, summary: str = "") -> RevisionRequest:
