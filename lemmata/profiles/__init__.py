@@ -19,6 +19,9 @@ import yaml
 from lemmata.errors import UserError
 
 DEFAULT_PROFILE = "local"
+#: The rules a cluster profile sends to the queue; the workflow's `localrules` are all the others.
+#: Here, not in run/pipeline.py: the Snakefile reads it at every parse and this module is light.
+CLUSTER_RULES = ("prove_lemma", "experiment", "rewrite_theory", "rewrite_experiment")
 SLURM_PLUGIN = "snakemake_executor_plugin_slurm"
 #: What SLURM says when it keeps no job accounting: sacct then never sees a job end.
 NO_ACCOUNTING = "accounting_storage/none"

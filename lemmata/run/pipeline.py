@@ -69,8 +69,6 @@ STAGES = (
         (layout.paper_pdf(1), layout.compile_report(1), layout.RESEARCH_OUTPUT),
     ),
 )
-#: The rules a cluster profile sends to the queue; the workflow's `localrules` are all the others.
-CLUSTER_RULES = ("prove_lemma", "experiment", "rewrite_theory", "rewrite_experiment")
 #: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
 USER_FIGURES = layout.FIGURES
 

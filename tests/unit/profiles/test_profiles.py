@@ -16,8 +16,7 @@ from conftest import cli_environment
 import lemmata
 from lemmata import profiles
 from lemmata.errors import UserError
-from lemmata.profiles import SLURM_PLUGIN, profile_arguments, resolve_profile, shipped_profiles
-from lemmata.run.pipeline import CLUSTER_RULES
+from lemmata.profiles import CLUSTER_RULES, SLURM_PLUGIN, profile_arguments, resolve_profile, shipped_profiles
 from lemmata.run.record import RunRecord
 from lemmata.run.workflow import snakemake_command
 
