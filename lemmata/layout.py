@@ -55,6 +55,7 @@ LOGS = "logs"
 EVENTS = f"{LOGS}/events.jsonl"
 LAST_FAILURE = f"{LOGS}/last_failure.txt"
 SNAKEMAKE_LOG = f"{LOGS}/snakemake.log"
+MODEL_SERVER_LOG = f"{LOGS}/model_server.log"  # the run's shared embedded model (run/model_service.py)
 SERVER_DRIVES_LOG = f"{LOGS}/server_drives.log"
 GATES = "gates"
 REVISIONS = "revisions"

@@ -91,6 +91,10 @@ class EmbeddedBackend:
         response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
         return pass_whole(request, response)
 
+    def load(self) -> None:
+        """Load the model now rather than at the first call (the shared model server does)."""
+        self._model()
+
     def _answer_budget(self, request: ChatRequest) -> int:
         """The role's token limit, within the backend's own cap: on 2 cores every 1,000 tokens
         cost about 40 s, and the small model's answers past its cap are loops or padding."""

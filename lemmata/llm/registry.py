@@ -177,6 +177,16 @@ def _embedded_models(settings: Settings) -> tuple[str, str]:
 
 
 def _build_embedded(settings: Settings, environ: Mapping[str, str], run_dir: Path) -> Backend:
+    """A job of a run with a model server calls the run's shared model; anyone else (the paper
+    Q&A, a test, the server itself) loads the model in its own process."""
+    from lemmata.llm.model_server import SOCKET_VARIABLE, SharedModelBackend
+
+    if environ.get(SOCKET_VARIABLE):
+        return SharedModelBackend(Path(environ[SOCKET_VARIABLE]))
+    return in_process_embedded(settings)
+
+
+def in_process_embedded(settings: Settings) -> Backend:
     from lemmata.llm.embedded_backend import EmbeddedBackend
     from lemmata.settings import lemmata_home
 

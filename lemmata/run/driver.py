@@ -27,6 +27,7 @@ from lemmata.run.gate_dialog import GateDialog
 from lemmata.run.gates import (
     GateInterrupted,
 )
+from lemmata.run.model_service import shared_model, terminate_with_parent
 from lemmata.run.outcome import run_outcome
 from lemmata.run.pausing import (
     clear_checkpoint,
@@ -46,11 +47,7 @@ from lemmata.run.record import RunLock, RunRecord, load_record, save_record
 from lemmata.run.workflow import Invocation, default_jobs, snakemake_command, workflow_environment, workflow_processes
 
 POLL_SECONDS = 0.2
-PROVIDER_JOBS = 10
-EMBEDDED_JOBS = 2
 PAUSE_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-#: What Snakemake logs when it is told to stop (SIGTERM/SIGINT) and lets running jobs finish.
-STOP_NOTICE = "Will exit after finishing currently running jobs"
 
 
 @dataclass
@@ -66,6 +63,7 @@ class Driver:
     _workflow: subprocess.Popen[bytes] | None = None  # the Snakemake process while one runs
     _asking: bool = False  # a gate question waits for the researcher's answer
     _profile_arguments: list[str] = field(default_factory=list)
+    _model_environment: dict[str, str] = field(default_factory=dict)  # how jobs reach the run's shared model
 
     def drive(self, prepare: Callable[[], None] | None = None) -> RunRecord:
         """Run until completed, paused, stopped at a gate, or failed; the record says which.
@@ -85,7 +83,8 @@ class Driver:
             )
             if not execution.remote:
                 self.jobs = self.jobs or default_jobs(record.backend)
-            return self._loop(record)
+            with shared_model(self.run_dir, record.backend, execution.remote) as self._model_environment:
+                return self._loop(record)
 
     def _repair(self) -> None:
         """What a killed driver leaves behind: Snakemake's lock on the run directory (its workflow
@@ -160,11 +159,12 @@ class Driver:
         process = subprocess.Popen(
             [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
             cwd=self.run_dir,
-            env=workflow_environment(self.run_dir),
+            env={**workflow_environment(self.run_dir), **self._model_environment},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=True,  # a Ctrl+C is ours to handle: Snakemake lets its running jobs finish
+            preexec_fn=terminate_with_parent,  # a killed driver: Snakemake finishes its running jobs, starts none
         )
         self._workflow = process
         try:

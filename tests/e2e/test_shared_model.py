@@ -1,0 +1,102 @@
+"""The run's shared embedded model on the real model: the driver's server process answers as the
+in-process model does, and ends with its driver, however the driver ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from e2e.test_embedded_smoke import installed_model
+from lemmata import layout
+from lemmata.llm.base import ChatRequest, Message
+from lemmata.llm.embedded_backend import EmbeddedBackend
+from lemmata.llm.model_server import SOCKET_VARIABLE, SharedModelBackend
+from lemmata.run.model_service import shared_model
+from support.processes import processes_of, wait_until_none_left
+from support.waiting import wait_until
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = ChatRequest(
+    role="analyst",
+    model="embedded",
+    system="You answer in one short sentence.",
+    messages=(Message("user", "What is the sum of two even integers?"),),
+    max_tokens=24,
+)
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run folder whose settings name the installed model, in a data directory of the test's own."""
+    model = installed_model()
+    home = tmp_path / "home"
+    run = home / "runs" / "r1"
+    run.mkdir(parents=True)
+    settings = {"LLM_BACKEND": "embedded", "LEMMATA_EMBEDDED_MODEL": str(model), "LEMMATA_EMBEDDED_CONTEXT": 4096}
+    (run / layout.CONFIG).write_text(yaml.safe_dump(settings))
+    monkeypatch.setenv("LEMMATA_HOME", str(home))
+    return run
+
+
+def test_the_shared_model_answers_as_the_model_in_the_job_would(run_dir: Path) -> None:
+    """Same prompt, same sampling: the same answer, whether a job loads the model or asks the server."""
+    in_process = EmbeddedBackend(installed_model(), 4096).complete(QUESTION)
+    with shared_model(run_dir, "embedded", remote=False) as environment:
+        socket_path = Path(environment[SOCKET_VARIABLE])
+        assert oct(socket_path.parent.stat().st_mode & 0o777) == "0o700"
+        first = SharedModelBackend(socket_path).complete(QUESTION)
+        again = SharedModelBackend(socket_path).complete(QUESTION)
+        server = processes_of(run_dir.parent.parent)
+        assert len(server) == 1 and "lemmata.run.model_service" in next(iter(server.values()))
+    assert first.text == again.text == in_process.text and first.text.strip()
+    assert again.cache_read_tokens == again.tokens_in - 1  # the second call re-read nothing but its last token
+    assert not socket_path.parent.exists()
+    assert not processes_of(run_dir.parent.parent)
+    log = (run_dir / layout.MODEL_SERVER_LOG).read_text()
+    assert "model loaded in" in log and "model server stopped" in log
+
+
+def test_no_shared_model_for_a_provider_or_a_cluster(run_dir: Path) -> None:
+    for backend, remote in (("local", False), ("embedded", True)):
+        with shared_model(run_dir, backend, remote) as environment:
+            assert environment == {} and not processes_of(run_dir.parent.parent)
+
+
+def test_a_killed_driver_leaves_no_model_server(run_dir: Path) -> None:
+    """SIGKILL runs no handler of the driver: the server sees its driver gone and no workflow
+    process left on the run, and ends by itself, removing its socket and folder."""
+    driver = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+                import time
+                from pathlib import Path
+                from lemmata.run.model_service import shared_model
+                with shared_model(Path({str(run_dir)!r}), "embedded", remote=False) as environment:
+                    print(environment["{SOCKET_VARIABLE}"], flush=True)
+                    time.sleep(600)
+            """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ,
+    )
+    try:
+        socket_path = Path(driver.stdout.readline().strip())
+        assert socket_path.exists() and processes_of(run_dir.parent.parent).keys() - {driver.pid}
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(10)
+    finally:
+        driver.kill()
+        driver.stdout.close()
+    wait_until_none_left(run_dir.parent.parent, 15)
+    wait_until(lambda: not socket_path.parent.exists(), 5, message="the server left its socket folder behind")
