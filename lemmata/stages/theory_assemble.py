@@ -60,14 +60,13 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
         )
     proof = assemble(client, plan.goal, usable)
     check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
-    statement, error = crystallize_or_goal(client, plan.goal, proof)
-    if not check.passed:
-        # Citation failures need a new assembly; other failures only a more careful statement.
-        if is_citation_problem(check):
-            proof = assemble(client, plan.goal, usable, retry_note(check))
-            check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
-        statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
-    elif error:  # an answer that was no statement: asked once more, saying why
+    if not check.passed and is_citation_problem(check):  # citation failures need a new assembly
+        proof = assemble(client, plan.goal, usable, retry_note(check))
+        check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
+    # The statement is asked for once the proof is final (a statement of a rejected proof would be
+    # a wasted call); after a failed check, with the check's note, for a more careful statement.
+    statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
+    if check.passed and error:  # an answer that was no statement: asked once more, saying why
         statement, error = crystallize_or_goal(
             client,
             plan.goal,

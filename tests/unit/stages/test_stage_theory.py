@@ -510,24 +510,26 @@ def test_all_cited_one_call_each() -> None:
     assert backend.pending() == 0
 
 
-def test_uncited_lemma_reruns_assembler_and_crystallizer() -> None:
+def test_uncited_lemma_reruns_the_assembler_and_the_statement_is_asked_of_the_final_proof_only() -> None:
+    """The crystallizer is asked once, after the re-assembly: a statement of the rejected first
+    proof was a wasted call (issue 25)."""
     client, backend = scripted_client(
         {
             "assembler": ["By [L1] the goal follows.", "By [L1] and [L2] the goal follows."],
             "consistency": [CONSISTENT, CONSISTENT],  # the model misses it: the code still finds L2 uncited
-            "crystallizer": ["first statement", STATEMENT],
+            "crystallizer": [STATEMENT],
         }
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
-    assert counts(backend) == (2, 2, 2)
+    assert counts(backend) == (2, 2, 1)
     retry = user_text(backend.calls("assembler")[1])
     assert "uncited lemma L2" in retry
     assert "[id]" in retry
     assert "uncited" not in user_text(backend.calls("assembler")[0])
     assert theory.assembled_proof == "By [L1] and [L2] the goal follows."
     assert theory.theorem_statement == STATEMENT
-    # the re-run crystallizer works from the new assembly
-    assert "By [L1] and [L2]" in user_text(backend.calls("crystallizer")[1])
+    # the crystallizer works from the new assembly
+    assert "By [L1] and [L2]" in user_text(backend.calls("crystallizer")[0])
     assert theory.consistency.passed is True
     assert theory.proof_status == "proved"
     assert backend.pending() == 0
@@ -541,7 +543,7 @@ def test_a_lemma_cited_only_in_the_assemblers_self_assessment_is_uncited() -> No
         {
             "assembler": [copied, copied],
             "consistency": [CONSISTENT, CONSISTENT],
-            "crystallizer": [STATEMENT, STATEMENT],
+            "crystallizer": [STATEMENT],
         }
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
@@ -588,7 +590,7 @@ def test_consistency_check_returns_uncited_lemmas() -> None:
         {
             "assembler": ["Nothing cited.", "Still nothing cited."],
             "consistency": [CONSISTENT, CONSISTENT],
-            "crystallizer": ["s1", "s2"],
+            "crystallizer": ["s2"],
         }
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
@@ -596,7 +598,7 @@ def test_consistency_check_returns_uncited_lemmas() -> None:
     assert theory.consistency.uncited_lemmas == ["L1", "L2"]
     assert "uncited lemma L1" in theory.consistency.issues
     assert theory.proof_status == "partial"
-    assert counts(backend) == (2, 2, 2)  # one retry only
+    assert counts(backend) == (2, 2, 1)  # one retry only; the statement of the final proof only
 
 
 @pytest.mark.parametrize(
@@ -612,30 +614,29 @@ def test_citation_reason_from_the_checker_reruns_the_assembler(issue: str) -> No
         {
             "assembler": ["By [L1] and [L2] the goal follows.", "By [L1], then [L2], the goal follows."],
             "consistency": [json.dumps({"consistent": False, "issues": [issue]}), CONSISTENT],
-            "crystallizer": ["s1", STATEMENT],
+            "crystallizer": [STATEMENT],
         }
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
-    assert counts(backend) == (2, 2, 2)
+    assert counts(backend) == (2, 2, 1)
     assert issue in user_text(backend.calls("assembler")[1])
     assert theory.theorem_statement == STATEMENT
     assert theory.proof_status == "proved"
 
 
-def test_non_citation_inconsistency_reruns_only_the_crystallizer() -> None:
+def test_a_non_citation_inconsistency_is_told_to_the_one_crystallizer_call() -> None:
+    """No re-assembly; the crystallizer, asked once, is told what the check found so it can state less."""
     client, backend = scripted_client(
         {
             "assembler": ["By [L1] and [L2] the goal follows."],
             "consistency": [json.dumps({"consistent": False, "issues": ["circular reasoning between steps 2 and 3"]})],
-            "crystallizer": ["too strong statement", STATEMENT],
+            "crystallizer": [STATEMENT],
         }
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
-    assert counts(backend) == (1, 1, 2)
+    assert counts(backend) == (1, 1, 1)
     assert theory.theorem_statement == STATEMENT
-    # the re-run crystallizer is told what the check found, so it can state less
-    assert "circular reasoning between steps 2 and 3" in user_text(backend.calls("crystallizer")[1])
-    assert "circular reasoning" not in user_text(backend.calls("crystallizer")[0])
+    assert "circular reasoning between steps 2 and 3" in user_text(backend.calls("crystallizer")[0])
     assert theory.consistency.passed is False
     assert theory.consistency.issues == ["circular reasoning between steps 2 and 3"]
     assert theory.proof_status == "partial"
