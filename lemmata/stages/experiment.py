@@ -2,8 +2,10 @@
 
 Each low-confidence lemma gets its own test, written by the experiment agent. A test that is
 stopped, denied, crashes or prints no valid counts line goes back to the agent with the reason
-and the end of its output, for a corrected one: up to EXPERIMENT_MAX_TURNS tests per lemma. A
-lemma whose turns all fail is recorded as an `error` with the reasons; the stage goes on.
+and the end of its output, for a corrected one: up to EXPERIMENT_MAX_TURNS tests per lemma, and
+no more once the agent writes again a test that failed (it would fail again, and a model that
+repeats itself does so to the last turn). A lemma whose turns all fail is recorded as an `error`
+with the reasons; the stage goes on.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def check_lemma(
     history = AgentHistory(client, every=limits.compress_every)
     failures: list[str] = []
     last_code, last_result = "", None  # of the last test written, for the error record
+    failed_tests: dict[str, int] = {}  # a failed test's code -> the turn that wrote it
+    turn = 0
     for turn in range(1, limits.max_turns + 1):
         prompt = render_prompt(
             "experiment",
@@ -137,12 +141,19 @@ def check_lemma(
         try:
             answer = parse_json_answer(text, ExperimentAnswer, "experiment")
             code = answer.code
+            if _same_test(code) in failed_tests:
+                # The model wrote again the test that failed, feedback notwithstanding: running it
+                # would fail the same way, and the small model, once repeating, repeats to the last turn.
+                failures.append(f"attempt {turn} repeated the failed test of attempt {failed_tests[_same_test(code)]}")
+                break
             result = without_secrets(runner(code))
             counts = read_counts(result)
         except ModelOutputError as exc:  # a bad answer or a failed test: this turn's failure
             failures.append(str(exc))
             history.add(attempt_feedback(turn, code, str(exc), result))
             last_code, last_result = (code, result) if code else (last_code, last_result)
+            if code:
+                failed_tests.setdefault(_same_test(code), turn)
             continue
         return _ran(lemma, answer, counts, result, turn, failures)
     return LemmaCheck(
@@ -151,10 +162,16 @@ def check_lemma(
         outcome="error",
         code=last_code,
         detail=failures[-1] if failures else "no turns",
-        attempts=limits.max_turns,
+        attempts=turn,
         failures=failures,
         **_sandbox_fields(last_result),
     )
+
+
+def _same_test(code: str) -> str:
+    """A test as compared with earlier ones: lines stripped, blank lines and comments dropped."""
+    lines = (line.strip() for line in code.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("#"))
 
 
 def without_secrets(result: SandboxResult) -> SandboxResult:

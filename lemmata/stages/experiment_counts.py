@@ -9,10 +9,13 @@ The last non-empty line of the test's stdout is one JSON object:
 
 Other keys are ignored. A malformed counts line fails the attempt (the model gets the reason
 and another turn); a malformed series only loses the series: the plot is drawn from the counts.
+A Python dict literal (`print(counts)` instead of `print(json.dumps(counts))`: the embedded model
+wrote it five times over, feedback notwithstanding) is the same object: it is read, with a note.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -69,24 +72,47 @@ def parse_counts(stdout: str) -> Counts:
     lines = [line.strip() for line in stdout.splitlines() if line.strip()]
     if not lines:
         raise TestFailure("printed nothing: the last line of stdout must be the counts line")
-    counts = _json_object(lines[-1])
+    counts, read_as = _counts_object(lines[-1])
     trials = _count(counts, "trials", minimum=1)
     violations = _count(counts, "violations", minimum=0)
     if violations > trials:
         raise TestFailure(f"the counts line has more violations ({violations}) than trials ({trials})")
     series, x_label, notes = _optional_series(counts, trials, violations)
-    return Counts(trials, violations, series, x_label, notes)
+    return Counts(trials, violations, series, x_label, [*read_as, *notes])
 
 
-def _json_object(line: str) -> dict:
+def _counts_object(line: str) -> tuple[dict, list[str]]:
+    """The counts line's object, and a note when it was read as a Python dict rather than JSON."""
     shown = line if len(line) <= 120 else line[:117] + "..."
     try:
         value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
-    except (json.JSONDecodeError, ValueError) as error:
+    except json.JSONDecodeError as error:
+        literal = _python_dict(line)
+        if literal is None:
+            raise TestFailure(f"the last line of stdout is not the JSON counts object ({error}): {shown}") from None
+        return literal, ["the counts line was printed as a Python dict, not JSON; read as the same object"]
+    except ValueError as error:  # duplicate keys
         raise TestFailure(f"the last line of stdout is not the JSON counts object ({error}): {shown}") from None
     if not isinstance(value, dict):
         raise TestFailure(f"the last line of stdout is not the JSON counts object: {shown}")
-    return value
+    return value, []
+
+
+def _python_dict(line: str) -> dict | None:
+    """A dict literal of distinct string keys (literal_eval: literals only, no code runs), else None."""
+    if not line.startswith("{"):
+        return None
+    try:
+        node = ast.parse(line, mode="eval").body
+        if not isinstance(node, ast.Dict):
+            return None
+        keys = [key.value if isinstance(key, ast.Constant) else None for key in node.keys]
+        if not all(isinstance(key, str) for key in keys) or len(set(keys)) != len(keys):
+            return None
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:

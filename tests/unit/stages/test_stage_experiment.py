@@ -508,7 +508,6 @@ def test_valid_counts(stdout: str, trials: int, violations: int) -> None:
         pytest.param('{"trials": NaN, "violations": 0}', "'trials' must be an integer, got NaN", id="nan"),
         pytest.param('{"trials": null, "violations": 0}', "got null", id="null"),
         pytest.param('{"trials": 10, "violations": 0, "trials": 20}', "duplicate keys ['trials']", id="duplicate-key"),
-        pytest.param("{'trials': 10, 'violations': 0}", "not the JSON counts object", id="python-dict-repr"),
     ],
 )
 def test_malformed_counts_fail_the_attempt(stdout: str, reason: str) -> None:
@@ -812,3 +811,62 @@ def test_without_a_plugin_the_plain_sandbox_runs_and_the_prompt_names_no_tools()
     client, backend = scripted_client({"experiment": [experiment_answer()]})
     run_experiment(client, theory(lemma("L1", "low_confidence")), "true", runner=FakeRunner(ok(counts_line(10, 0))))
     assert "Domain tools" not in user_text(backend.calls("experiment")[0])
+
+
+#: Real answers of the embedded model (the README's main command, 2026-11-26): a test that crashed,
+#: then, told why, the same test again (with a markdown fence around it this time).
+WRITTEN_AGAIN = [
+    (DATA / "embedded_outputs" / f"experiment-test-written-again-{n}.txt").read_text(encoding="utf-8") for n in (1, 2)
+]
+
+
+def test_a_failed_test_written_again_ends_the_lemmas_turns_without_running_it() -> None:
+    """The run above spent five turns on L2 and three on L3 on one test each (issue 25): the
+    repeat would fail the same way, so it is not run and no further turn is asked for."""
+    runner = FakeRunner(failed(stderr="SyntaxError: '{' was never closed\n"))
+    client, backend = scripted_client({"experiment": [*WRITTEN_AGAIN, experiment_answer("never asked for")]})
+    experiment = run_experiment(client, theory(lemma("L3", "low_confidence")), "true", runner=runner)
+    [check] = experiment.checks
+    assert len(backend.calls("experiment")) == 2 and len(runner.codes) == 1
+    assert (check.outcome, check.attempts) == ("error", 2)
+    assert check.failures == [
+        "crashed (exit status 1): SyntaxError: '{' was never closed",
+        "attempt 2 repeated the failed test of attempt 1",
+    ]
+    assert check.code == runner.codes[0]  # the test that ran, for the record
+
+
+def test_a_test_that_differs_only_in_comments_and_blank_lines_is_the_same_test() -> None:
+    answers = [experiment_answer("x = 1\nprint(x)"), experiment_answer("# try again\nx = 1\n\n  print(x)  ")]
+    check, calls = run_one(failed(), answers=answers + [experiment_answer("unused")])
+    assert (len(calls), check.attempts, check.failures[-1]) == (2, 2, "attempt 2 repeated the failed test of attempt 1")
+
+
+def test_a_different_test_after_a_failure_still_gets_its_turn() -> None:
+    check, calls = run_one(
+        failed(), ok(counts_line(10, 0)), answers=[experiment_answer("a = 1"), experiment_answer("a = 2")]
+    )
+    assert (len(calls), check.outcome, check.attempts) == (2, "ran", 2)
+
+
+def test_counts_printed_as_a_python_dict_are_read_with_a_note() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-26): the
+    test ended with print(counts), a dict's repr, in five turns of five; each turn failed on it."""
+    counts = parse_counts("checking...\n{'trials': 3000, 'violations': 0, 'series': []}\n")
+    assert (counts.trials, counts.violations) == (3000, 0)
+    assert counts.notes[0] == "the counts line was printed as a Python dict, not JSON; read as the same object"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("{'trials': __import__('os').getpid(), 'violations': 0}", id="code-is-not-a-literal"),
+        pytest.param("{1: 3000, 2: 0}", id="keys-not-strings"),
+        pytest.param("{'trials': 3000, 'violations': 0", id="unclosed"),
+        pytest.param("['trials', 3000]", id="not-a-dict"),
+        pytest.param("{'trials': 10, 'violations': 0, 'trials': 20}", id="duplicate-key"),
+    ],
+)
+def test_a_python_literal_that_is_not_a_counts_dict_still_fails_the_turn(line: str) -> None:
+    with pytest.raises(TestFailure, match="not the JSON counts object"):
+        parse_counts(line + "\n")
