@@ -1,10 +1,12 @@
-"""The `embedded` backend: a GGUF model run in-process by llama-cpp-python. The only llama_cpp import.
+"""The `embedded` backend: a GGUF model run in-process by llama-cpp-python (which only this module
+and role_states.py import).
 
-Each Snakemake job is its own process, so each job loads the model once (memory-mapped: 1-2 s
-after the first load) and keeps it for all its calls; consecutive calls reuse the runtime's
-prefix cache, which is why prompts put their fixed parts first. Jobs of one machine take
-turns on the model under a file lock: two jobs generating at once on the same cores would
-each run at half speed, and neither answer would arrive sooner.
+A run's jobs reach one such backend in the run's model server (model_server.py); anything else
+(the paper Q&A, a workflow run by hand) loads the model in its own process (memory-mapped: 1-2 s
+after the first load). A call re-reads only what its role's last call did not read
+(role_states.py, and the runtime's prefix reuse), which is why prompts put their fixed parts
+first. Processes of one machine take turns on the model under a file lock: two generating at
+once on the same cores would each run at half speed, and neither answer would arrive sooner.
 
 A streamed call (`request.on_text`) gets the whole answer as one piece when it is done:
 llama-cpp-python's streamed chunks carry no token usage, and the call log must not lose it.
@@ -24,6 +26,7 @@ from typing import Any
 
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, ChatResponse, finish_reason_of, pass_whole
+from lemmata.llm.role_states import RoleStates
 
 #: Low temperature: the small model follows formats better; a fixed seed makes runs repeatable.
 SAMPLING = {"temperature": 0.2, "top_p": 0.9, "repeat_penalty": 1.05, "seed": 7}
@@ -58,6 +61,7 @@ class EmbeddedBackend:
         # One llama context serves one call at a time: threads of a job (the paper reader reads
         # papers concurrently) take turns here, processes through the lock file.
         self._in_process = threading.Lock()
+        self._role_states = RoleStates()  # what each role's last call left in the context
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         llama = self._model()
@@ -75,11 +79,13 @@ class EmbeddedBackend:
         asked = time.monotonic()
         with self._turn():
             started = time.monotonic()
+            self._role_states.before_call(llama, request.role)
             try:
                 # llama-cpp shortens max_tokens itself when prompt + answer would overflow the context.
                 answer = llama.create_chat_completion(
                     messages=messages, max_tokens=self._answer_budget(request), **kwargs
                 )
+                self._role_states.after_call(llama, request.role)
             except ValueError as exc:  # a prompt longer than the context, or a schema it cannot compile
                 raise ProviderError(
                     f"embedded model, role '{request.role}': {exc}; raise LEMMATA_EMBEDDED_CONTEXT "

@@ -33,6 +33,35 @@ QUESTION = ChatRequest(
 )
 
 
+def call(role: str, system: str, user: str) -> ChatRequest:
+    return ChatRequest(role=role, model="embedded", system=system, messages=(Message("user", user),), max_tokens=16)
+
+
+PROVER = "You are a careful prover. " + " ".join(f"Rule {i}: justify every step, cite lemmas by id." for i in range(20))
+VERIFIER = "You check proofs. " + " ".join(f"Check {i}: is each step justified by what precedes it?" for i in range(20))
+
+
+def test_a_roles_next_call_rereads_only_what_is_new_and_answers_as_without_the_call_between() -> None:
+    """prover, verifier, prover: the second prover call finds the first one's system prompt in the
+    context again (role_states.py), and answers exactly as a model that read the first prover call
+    and then the second, with nothing between (the runtime's own prefix reuse): what was restored
+    is what those tokens produced. (Any prefix reuse, the runtime's too, may round differently from
+    reading the whole prompt in one batch.)"""
+    first_call = call("prover", PROVER, "Prove: the sum of two even integers is even.")
+    second_call = call("prover", PROVER, "Prove: the product of two odd integers is odd.")
+    backend = EmbeddedBackend(installed_model(), 4096)
+    first = backend.complete(first_call)
+    between = backend.complete(call("verifier", VERIFIER, "Proof: 2a + 2b = 2(a + b)."))
+    second = backend.complete(second_call)
+    without_between = EmbeddedBackend(installed_model(), 4096)
+    without_between.complete(first_call)
+    expected = without_between.complete(second_call)
+    assert between.cache_read_tokens is not None and between.cache_read_tokens < 20  # roles share little
+    assert second.cache_read_tokens is not None and second.cache_read_tokens > first.tokens_in - 20
+    assert second.cache_read_tokens == expected.cache_read_tokens
+    assert second.text == expected.text and second.tokens_out == expected.tokens_out
+
+
 @pytest.fixture
 def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A run folder whose settings name the installed model, in a data directory of the test's own."""
