@@ -12,7 +12,7 @@ import click
 from lemmata.artifacts import Survey, Theory
 from lemmata.run.cards import theory_review
 from lemmata.run.events import JobBoard, TokenTally
-from lemmata.run.gates import GateInterrupted, Review
+from lemmata.run.gates import THEORY_REVIEW_QUESTION, GateInterrupted, Review
 from lemmata.run.pipeline import stage_of_rule
 
 MAX_FAILURES_SHOWN = 5
@@ -82,7 +82,7 @@ class TerminalConsole:
             )
         for line in theory_review(theory):
             click.echo("  " + line)
-        review = self._ask_to_go_on("Approve the lemma chain and continue to the writer?")
+        review = self._ask_to_go_on(THEORY_REVIEW_QUESTION)
         if review:
             return review
         if second_look:

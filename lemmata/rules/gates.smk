@@ -11,7 +11,7 @@ rule theory_review_gate:
     log:
         layout.rule_log("theory_review_gate"),
     script:
-        "../scripts/gate_closed.py"
+        "../scripts/theory_review_gate.py"
 
 
 rule survey_papers_gate:

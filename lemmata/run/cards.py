@@ -22,6 +22,7 @@ from lemmata.artifacts import (
 )
 from lemmata.latex.document import support_files
 from lemmata.run.events import TokenTally
+from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import USER_FIGURES, USER_FILES
 from lemmata.verification.calibration import trust_in_words
@@ -76,6 +77,20 @@ METHOD_LABELS = {
     "failed": "did not pass the check",
     "not_checked": "not checked",
 }
+
+
+def default_answer_card(gate: str, theory: Theory | None, escalated: bool) -> str:
+    """What the terminal shows of a review nobody was there to answer, which the workflow answered
+    with the default itself: what the question would have shown, and the answer."""
+    if gate != THEORY_REVIEW:
+        return f"{STAGE_REVIEWS[gate]} [Y/n]: Y (no terminal: default)"
+    lines = ["Theory review: the lemma chain the paper will stand on"]
+    if escalated and theory is not None:
+        unverified = ", ".join(lemma.id for lemma in theory.lemmas if not lemma.verified)
+        lines.append(f"GATE_MODE auto -> human: {unverified} not verified; every later gate asks too.")
+    lines += ["  " + line for line in (theory_review(theory) if theory is not None else [])]
+    lines.append(f"{THEORY_REVIEW_QUESTION} [Y/n]: Y (no terminal: default)")
+    return "\n".join(lines)
 
 
 def theory_review(theory: Theory) -> list[str]:

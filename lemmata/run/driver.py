@@ -13,19 +13,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lemmata import layout
-from lemmata.artifacts import (
-    Checkpoint,
-)
+from lemmata.artifacts import Checkpoint, GateDecision, Theory, read_artifact
 from lemmata.errors import LemmataError, RunBusyError
 from lemmata.profiles import profile_arguments, resolve_profile
-from lemmata.run.cards import stage_card, writer_card
+from lemmata.run.cards import default_answer_card, stage_card, writer_card
 from lemmata.run.console import RunConsole
 from lemmata.run.delivery import deliver
 from lemmata.run.events import JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAwaited
 from lemmata.run.gate_dialog import GateDialog
 from lemmata.run.gates import (
+    DEFAULT_ANSWERS,
+    GATE_ANSWERS_VARIABLE,
+    STAGE_REVIEWS,
+    THEORY_REVIEW,
     GateInterrupted,
+    effective_gate_mode,
 )
 from lemmata.run.model_service import shared_model, terminate_with_parent
 from lemmata.run.outcome import run_outcome
@@ -47,6 +50,8 @@ from lemmata.run.record import RunLock, RunRecord, load_record, save_record
 from lemmata.run.workflow import Invocation, default_jobs, snakemake_command, workflow_environment, workflow_processes
 
 POLL_SECONDS = 0.2
+#: The reviews the workflow answers itself when nobody can (their default: approved, no feedback).
+DEFAULT_ANSWERED = (*STAGE_REVIEWS, THEORY_REVIEW)
 PAUSE_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -153,13 +158,14 @@ class Driver:
         events = TailReader(self.run_dir / layout.EVENTS, start_at_end=True)
         board = JobBoard()
         done_before = {name for name in card_artifacts(self.version) if (self.run_dir / name).exists()}
+        done_before |= {_answered(gate) for gate in DEFAULT_ANSWERED if (self.run_dir / layout.gate(gate)).exists()}
         log_path = self.run_dir / layout.SNAKEMAKE_LOG
         log_start = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")
         process = subprocess.Popen(
             [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
             cwd=self.run_dir,
-            env={**workflow_environment(self.run_dir), **self._model_environment},
+            env={**workflow_environment(self.run_dir), **self._model_environment, **self._gate_answers()},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -236,7 +242,26 @@ class Driver:
             if artifact not in done_before and (self.run_dir / artifact).exists():
                 done_before.add(artifact)
                 self._show_card(artifact)
+        for gate in DEFAULT_ANSWERED if self.version == 1 else ():
+            answered = _answered(gate)
+            if answered not in done_before and (self.run_dir / layout.gate(gate)).exists():
+                done_before.add(answered)
+                self._show_default_answer(gate)
         self.console.progress(board, self.tally, time.monotonic() - self.started)
+
+    def _gate_answers(self) -> dict[str, str]:
+        """Nobody to ask (no terminal, no browser): the workflow's review gates take their default
+        answers themselves, and the run needs no second Snakemake start for them."""
+        return {} if self.console.interactive else {GATE_ANSWERS_VARIABLE: DEFAULT_ANSWERS}
+
+    def _show_default_answer(self, gate: str) -> None:
+        decision = read_artifact(self.run_dir / layout.gate(gate), GateDecision)
+        if decision.decided_by != "default":
+            return
+        theory_file = self.run_dir / layout.THEORY
+        theory = read_artifact(theory_file, Theory) if theory_file.exists() else None
+        escalated = load_record(self.run_dir).gate_mode == "auto" and effective_gate_mode("auto", theory) == "human"
+        self.console.card(default_answer_card(gate, theory, escalated))
 
     def _show_card(self, artifact: str) -> None:
         card = stage_card(self.run_dir / artifact)
@@ -297,6 +322,11 @@ class Driver:
         return save_record(
             self.run_dir, record, status="completed", message=where + (f"; {'; '.join(issues)}" if issues else "")
         )
+
+
+def _answered(gate: str) -> str:
+    """The key under which the driver remembers that it showed a gate's default answer."""
+    return f"answered:{gate}"
 
 
 def resume_notice(checkpoint: Checkpoint) -> str:

@@ -224,6 +224,14 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
         read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by
         for gate in ("survey_review", "direction_review", "experiment_review")
     ] == ["automatic", "automatic", "default"]
+    # Nobody to ask (no terminal): the workflow took those defaults itself, so one Snakemake start
+    # made the whole run, and the terminal still shows each question with its answer.
+    events = [json.loads(line)["event"] for line in (run_dir / "logs/events.jsonl").read_text().splitlines()]
+    assert events.count("workflow_started") == 1
+    shown = " ".join(result.stdout.split())
+    assert "Approve the lemma chain and continue to the writer? [Y/n]: Y (no terminal: default)" in shown
+    assert "Continue to the writer with these numerical checks? [Y/n]: Y (no terminal: default)" in shown
+    assert "Theory review: the lemma chain the paper will stand on" in shown
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert [check.lemma_id for check in experiment.checks] == ["L1", "L4"] and experiment.checks[1].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
