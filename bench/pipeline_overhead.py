@@ -1,15 +1,18 @@
 """Pipeline overhead: wall time of a full `lemmata prove` run against the fake model server.
 
-Scenarios: zero latency (pure overhead: Snakemake, job start-up, pdflatex) and a fixed
-latency per model call, compared with the latency on the run's critical path (calls that
-must happen one after another; a lemma's proof waits for the lemmas it depends on, so the
-lemma part counts the longest dependency chain). Prints a table. Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 1]
+Scenarios: zero latency (pure overhead: Snakemake, job start-up, pdflatex) and a fixed latency
+per model call. For each it prints the wall time, the time a model call was in flight (the union
+of the calls' intervals, from the call log), the overhead (wall minus in flight), the ratio
+wall / in flight, and the latency on the run's critical path (calls that must happen one after
+another; a lemma waits only for the lemmas it depends on); then the medians of the repeats.
+Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,25 +60,58 @@ def run_once(latency: float) -> dict[str, float]:
     return {
         "wall": wall,
         "calls": len(records),
-        "sum": sum(r["latency_s"] for r in records),
+        "in flight": in_flight(records),
         "critical": critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas}),
     }
+
+
+def in_flight(records: list[dict]) -> float:
+    """Seconds during which at least one model call was in flight (a record ends at its timestamp)."""
+    spans = sorted((r["timestamp"] - r["latency_s"], r["timestamp"]) for r in records)
+    total, current_start, current_end = 0.0, None, None
+    for start, end in spans:
+        if current_end is None or start > current_end:
+            if current_end is not None:
+                total += current_end - current_start
+            current_start, current_end = start, end
+        else:
+            current_end = max(current_end, end)
+    return total + (current_end - current_start if current_end is not None else 0.0)
+
+
+COLUMNS = (
+    f"{'scenario':<26}{'wall s':>9}{'calls':>7}{'in flight s':>13}{'overhead s':>12}{'ratio':>8}{'critical s':>12}"
+)
+
+
+def row(name: str, r: dict[str, float]) -> str:
+    overhead = r["wall"] - r["in flight"]
+    ratio = f"{r['wall'] / r['in flight']:.2f}" if r["in flight"] > 0.05 else "-"
+    return (
+        f"{name:<26}{r['wall']:>9.2f}{r['calls']:>7.0f}{r['in flight']:>13.2f}{overhead:>12.2f}{ratio:>8}"
+        f"{r['critical']:>12.2f}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call in the slow scenario")
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    print(f"{'scenario':<22}{'wall s':>9}{'calls':>7}{'sum of call s':>15}{'critical path s':>17}{'overhead s':>12}")
+    print(COLUMNS)
+    medians = []
     for latency in (0.0, args.latency):
+        results = []
         for _ in range(args.repeat):
-            r = run_once(latency)
-            name = f"latency {latency:g} s/call"
-            print(
-                f"{name:<22}{r['wall']:>9.2f}{r['calls']:>7}{r['sum']:>15.2f}{r['critical']:>17.2f}"
-                f"{r['wall'] - r['critical']:>12.2f}"
-            )
+            results.append(run_once(latency))
+            print(row(f"latency {latency:g} s/call", results[-1]), flush=True)
+        median = {key: statistics.median(r[key] for r in results) for key in results[0]}
+        median["overhead"] = statistics.median(r["wall"] - r["in flight"] for r in results)
+        medians.append((f"median, {latency:g} s/call", median))
+    print()
+    print(COLUMNS)
+    for name, median in medians:
+        print(row(name, median) + f"   (median overhead of the runs: {median['overhead']:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,143 @@
+"""The README's main command on the embedded model, timed end to end, with where the time went.
+
+Runs `lemmata prove` on examples/even-sum (LLM_BACKEND=embedded, SEARCH_TOOLS=false) --runs times,
+each in a fresh data directory that uses the installed model, or reads run folders already made
+(--runs-from DIR ...). For each run it prints the wall time, the outcome, the calls, the tokens
+in and out, and how many prompt tokens the model evaluated and how many it took from its prompt
+cache; then a table per stage (seconds from its first job's start to its last job's end, calls,
+tokens, evaluated, reused), and the median of the runs.
+
+Usage: python bench/embedded_run.py [--runs 3] [--runs-from RUN_DIR ...] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+from lemmata import layout
+from lemmata.llm.calllog import read_call_records
+from lemmata.llm.embedded_model import default_model_path
+from lemmata.run.pipeline import STAGES
+from lemmata.settings import lemmata_home
+
+REPO = Path(__file__).resolve().parents[1]
+TASK = (REPO / "examples" / "even-sum" / "task.txt").read_text(encoding="utf-8")
+STARTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) .*: started$")
+ENDED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (done in|failed after|stopped after|crashed after) ")
+#: The rule of a call's scope ("prove_lemma:L2", "writer:v2"): the part before the colon.
+STAGE_OF_RULE = {rule: stage.name for stage in STAGES for rule in stage.rules}
+
+
+def run_once(keep: Path | None) -> tuple[Path, float, str]:
+    home = Path(tempfile.mkdtemp(prefix="lemmata-bench-home-", dir=keep))
+    env = {
+        **os.environ,
+        "LEMMATA_HOME": str(home),
+        "LLM_BACKEND": "embedded",
+        "SEARCH_TOOLS": "false",
+        "LEMMATA_EMBEDDED_MODEL": str(default_model_path(lemmata_home())),
+    }
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", TASK, "--output", str(home / "out")],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.monotonic() - started
+    return next((home / "runs").iterdir()), wall, result.stderr.strip().splitlines()[-1] if result.stderr else ""
+
+
+def _stamp(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").timestamp()
+
+
+def stage_spans(run_dir: Path) -> dict[str, float]:
+    """Seconds from a stage's first job start to its last job end, from the rules' logs."""
+    spans: dict[str, list[float]] = defaultdict(list)
+    for log in (run_dir / layout.LOGS).rglob("*.log"):
+        rule = log.relative_to(run_dir / layout.LOGS).parts[0].removesuffix(".log")
+        stage = STAGE_OF_RULE.get(rule)
+        if stage is None:
+            continue
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            for pattern in (STARTED, ENDED):
+                match = pattern.match(line)
+                if match:
+                    spans[stage].append(_stamp(match.group(1)))
+    return {stage: max(times) - min(times) for stage, times in spans.items()}
+
+
+def summarize(run_dir: Path) -> dict:
+    records = list(read_call_records(run_dir / layout.LLM_CALLS))
+    per_stage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for record in records:
+        stage = STAGE_OF_RULE.get(record["scope"].split(":", 1)[0], "other")
+        totals = per_stage[stage]
+        evaluated = (record.get("timings") or {}).get("prompt_tokens_evaluated")
+        totals["calls"] += 1
+        totals["in"] += record.get("tokens_in") or 0
+        totals["out"] += record.get("tokens_out") or 0
+        totals["evaluated"] += evaluated if evaluated is not None else record.get("tokens_in") or 0
+        totals["reused"] += record.get("cache_read_tokens") or 0
+        totals["model s"] += record.get("latency_s") or 0.0
+    for stage, seconds in stage_spans(run_dir).items():
+        per_stage[stage]["seconds"] = seconds
+    run = json.loads((run_dir / layout.RUN_RECORD).read_text())
+    return {"status": f"{run.get('status')} ({run.get('message') or run.get('outcome') or ''})", "stages": per_stage}
+
+
+def print_run(name: str, wall: float | None, summary: dict) -> None:
+    stages = summary["stages"]
+    total = {key: sum(s.get(key, 0) for s in stages.values()) for key in ("calls", "in", "out", "evaluated", "reused")}
+    wall_text = f"{wall:.0f} s" if wall is not None else "(not timed here)"
+    print(f"\n{name}: wall {wall_text}, {summary['status']}")
+    print(
+        f"  {total['calls']:.0f} calls, {total['in']:.0f} tokens in, {total['out']:.0f} out; "
+        f"prompt tokens evaluated {total['evaluated']:.0f}, reused from the cache {total['reused']:.0f}"
+    )
+    print(f"  {'stage':<20}{'seconds':>9}{'model s':>9}{'calls':>7}{'in':>8}{'out':>7}{'evaluated':>11}{'reused':>8}")
+    order = [stage.name for stage in STAGES] + ["other"]
+    for stage in order:
+        if stage in stages:
+            s = stages[stage]
+            print(
+                f"  {stage:<20}{s.get('seconds', 0):>9.0f}{s.get('model s', 0):>9.0f}{s.get('calls', 0):>7.0f}"
+                f"{s.get('in', 0):>8.0f}{s.get('out', 0):>7.0f}{s.get('evaluated', 0):>11.0f}{s.get('reused', 0):>8.0f}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs to make (ignored with --runs-from)")
+    parser.add_argument("--runs-from", type=Path, nargs="*", default=[], help="run folders to read instead")
+    parser.add_argument("--keep", type=Path, help="make the runs' data directories here (default: a temp dir)")
+    args = parser.parse_args()
+    walls: list[float] = []
+    if args.runs_from:
+        for run_dir in args.runs_from:
+            print_run(str(run_dir), None, summarize(run_dir))
+        return
+    for index in range(1, args.runs + 1):
+        run_dir, wall, last_line = run_once(args.keep)
+        walls.append(wall)
+        print_run(f"run {index} ({run_dir}; {last_line})", wall, summarize(run_dir))
+    print(
+        f"\nmedian wall of {len(walls)} runs: {statistics.median(walls):.0f} s ({', '.join(f'{w:.0f}' for w in walls)})"
+    )
+
+
+if __name__ == "__main__":
+    main()
