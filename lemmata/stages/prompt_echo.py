@@ -56,12 +56,24 @@ MACRO_LIST_SIMILARITY = 0.6
 #: The share of a line (by length) made of reworded prompt sentences from which it is an echo.
 MIN_COPIED_SHARE = 0.5
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+")
+#: Where a whole sentence ends (a semicolon does not end one).
+_WHOLE_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\\item|\d+[.)])\s+")
 #: What may open a line before its sentences: a list mark and a short label ("- Lemmas: ...").
 _LINE_OPENING = re.compile(r"^\s*(?:(?:[-*•]|\\item|\d+[.)])\s+)?(?:[A-Za-z][A-Za-z ]{0,30}:\s+)?")
 _MACRO_NAMES = frozenset(re.findall(r"\\[A-Za-z]+", MACRO_SUMMARY))
 _TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", re.IGNORECASE)
 _TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b", re.IGNORECASE)
+#: The macro list's group titles ("Bold vectors", "Bold matrices", ...), normalised: a line naming
+#: two of them retells the list ("The bold vectors and bold matrices are used to represent vectors
+#: and matrices, respectively.", the README's main command on the embedded model, 2026-11-26).
+_MACRO_GROUP_TITLES = tuple(
+    title
+    for line in MACRO_SUMMARY.splitlines()
+    if len((title := " ".join(re.split(r"[:(,]", line[2:])[0].casefold().split())).split()) >= 2
+)  # the titles of two words or more: "Operators" and "Other" are words of any prose
+#: Group titles a line may name before it is the macro list retold.
+MAX_GROUP_TITLES = 1
 #: Package macros a line of prose may name outside math before it is the macro list retold.
 MAX_BARE_MACROS = 4
 #: Lines of one part showing a package macro on its own, from which they are the macro list retold.
@@ -90,6 +102,7 @@ class PromptEcho:
     _labels: set[str] = field(init=False)
     _macro_lines: list[str] = field(init=False)
     _sentences: list[str] = field(init=False)
+    _whole_sentences: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self._allowed = sorted({normalised(text) for text in self.allowed if normalised(text)}, key=len, reverse=True)
@@ -106,6 +119,11 @@ class PromptEcho:
             for sentence in prompt_sentences(self.prompt)
             if len(rest := self._without_allowed(normalised(sentence))) >= MIN_ECHO_CHARS
         ]
+        self._whole_sentences = [
+            rest
+            for sentence in prompt_sentences(self.prompt, _WHOLE_SENTENCE_END)
+            if len(rest := self._without_allowed(normalised(sentence))) >= MIN_COPIED_CHARS
+        ]
 
     def is_echo(self, line: str) -> bool:
         if (
@@ -113,6 +131,7 @@ class PromptEcho:
             or _TALKS_ABOUT_REQUEST.search(line)
             or _lists_macros(line)
             or _names_macros_bare(line)
+            or _names_macro_groups(line)
         ):
             return True
         text = normalised(line)
@@ -153,6 +172,11 @@ class PromptEcho:
         ("The definitions and notation used in the proof are as follows:") goes with it."""
         lines = text.splitlines()
         echoed = [bool(line.strip()) and self.is_echo(line) for line in lines]
+        shortened = [
+            self.without_echoed_sentences(line) if not echoed[index] else line for index, line in enumerate(lines)
+        ]
+        cut = sum(before != after for before, after in zip(lines, shortened, strict=True))
+        lines = shortened
         kept = [
             line for index, line in enumerate(lines) if not echoed[index] and not _introduces_echo(index, lines, echoed)
         ]
@@ -164,7 +188,24 @@ class PromptEcho:
             if kept[before].rstrip().endswith(":"):
                 dropped.add(before)
             kept = [line for index, line in enumerate(kept) if index not in dropped]
-        return "\n".join(kept), len(text.splitlines()) - len(kept)
+        return "\n".join(kept), len(text.splitlines()) - len(kept) + cut
+
+    def without_echoed_sentences(self, line: str) -> str:
+        """The line without its sentences that are (nearly) whole sentences of the prompt: a
+        paragraph of the model's own that ends with one of the writer's rules ("The low-confidence
+        lemmas are tagged with an orange bold marker: lemmata adds it after each lemma marked NOT
+        VERIFIED; do not write it yourself.", the README's main command, 2026-11-26)."""
+        sentences = _WHOLE_SENTENCE_END.split(line)
+        if len(sentences) < 2:
+            return line  # a line of one sentence is judged whole (is_echo)
+        kept = [sentence for sentence in sentences if not self._is_prompt_sentence(sentence)]
+        return " ".join(kept) if len(kept) < len(sentences) else line
+
+    def _is_prompt_sentence(self, sentence: str) -> bool:
+        text = self._without_allowed(normalised(sentence))
+        return len(text) >= MIN_COPIED_CHARS and any(
+            alike(text, prompted, ECHO_SIMILARITY) for prompted in self._whole_sentences
+        )
 
     def _without_allowed(self, text: str) -> str:
         for allowed in self._allowed:
@@ -180,15 +221,15 @@ def _introduces_echo(index: int, lines: list[str], echoed: list[bool]) -> bool:
     return following is not None and echoed[following]
 
 
-def prompt_sentences(prompt: str) -> list[str]:
-    """The prompt's sentences: the lines of a paragraph or a list item joined again first."""
+def prompt_sentences(prompt: str, ends: re.Pattern[str] = _SENTENCE_END) -> list[str]:
+    """The prompt's sentences (split where `ends` matches): the lines of a paragraph or a list item joined again first."""
     blocks: list[list[str]] = [[]]
     for line in prompt.splitlines():
         if not line.strip() or _LIST_ITEM.match(line):
             blocks.append([])
         if line.strip():
             blocks[-1].append(_LIST_ITEM.sub("", line).strip())
-    return [sentence for block in blocks if block for sentence in _SENTENCE_END.split(" ".join(block))]
+    return [sentence for block in blocks if block for sentence in ends.split(" ".join(block))]
 
 
 def _label(line: str) -> str:
@@ -196,6 +237,12 @@ def _label(line: str) -> str:
     head, colon, _ = line.partition(":")
     words = normalised(re.sub(r"\\[A-Za-z]+", " ", head)).split()
     return " ".join(words) if colon and LABEL_WORDS[0] <= len(words) <= LABEL_WORDS[1] else ""
+
+
+def _names_macro_groups(line: str) -> bool:
+    """Whether a line names more than MAX_GROUP_TITLES of the macro list's group titles."""
+    text = f" {' '.join(re.sub(r'[^a-z]+', ' ', line.casefold()).split())} "
+    return sum(f" {title} " in text for title in _MACRO_GROUP_TITLES) > MAX_GROUP_TITLES
 
 
 def _lists_macros(line: str) -> bool:

@@ -10,6 +10,7 @@ from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.stages.paper_prose import clean_parts, fallback_parts
 from lemmata.stages.prompt_echo import PromptEcho
+from lemmata.stages.writer import PROOF_STYLE_RULES
 from support import DATA
 
 STATEMENT = "The sum of two integers is even if each integer is even."
@@ -110,6 +111,11 @@ ECHOES = [
         "of the statement explicit; never leave constants unnamed when they are known.",
         id="the-style-rules-retold-as-the-outline",
     ),
+    # The README's main command on the embedded model (2026-11-26): the whole Preliminaries.
+    pytest.param(
+        "The bold vectors and bold matrices are used to represent vectors and matrices, respectively.",
+        id="the-macro-groups-retold",
+    ),
 ]
 
 
@@ -120,6 +126,7 @@ def test_a_line_echoing_the_prompt_is_dropped(line: str) -> None:
 
 KEPT = [
     pytest.param(GOAL, id="the-goal-restated"),
+    pytest.param("Bold vectors such as $\\bx$ are columns; the other integer is odd.", id="one-macro-group-named"),
     pytest.param(f"We show that {GOAL.lower()[:-1]}, using the lemmas below in turn.", id="a-sentence-about-the-goal"),
     pytest.param("Thus zero is even.", id="a-sentence-around-a-short-statement"),
     pytest.param("Note: the idea is to add the witnesses.", id="a-short-label-of-its-own"),
@@ -395,3 +402,20 @@ def test_a_lemma_idea_that_is_only_a_display_is_no_idea(part: str) -> None:
     explains nothing, so the lemma gets no Idea paragraph."""
     fragments = clean_parts({"lemma:L1": part}, ECHO, ["L1", "L2"], {"diaz2021"}).fragments
     assert "lemma:L1" not in fragments
+
+
+def test_a_rule_of_the_prompt_at_the_end_of_a_paragraph_goes_and_the_paragraph_stays() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-26): its
+    Discussion, two sentences of its own and then the writer's marker rule, which the paper printed."""
+    echo = PromptEcho(PROOF_STYLE_RULES, allowed=[GOAL])
+    own = (
+        "The proof of the main result involves proving that if one integer is even and the other is odd, their "
+        "sum is even. This is done by using the identity for the sum of an even and an odd integer."
+    )
+    copied = (
+        "The low-confidence lemmas are tagged with an orange bold marker: lemmata adds it after each lemma "
+        "marked NOT VERIFIED; do not write it yourself."
+    )
+    assert not echo.is_echo(own + " " + copied)  # most of the paragraph is the model's own
+    kept, echoed = echo.remove(own + " " + copied + "\n\nA second paragraph.")
+    assert kept == own + "\n\nA second paragraph." and echoed == 1
