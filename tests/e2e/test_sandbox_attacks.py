@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -370,3 +371,53 @@ def alive(pids: set[int]) -> set[int]:
         if state != "Z":
             running.add(pid)
     return running
+
+
+def test_the_runs_model_server_is_out_of_reach_of_model_written_code() -> None:
+    """The run's shared embedded model (llm/model_server.py) listens on a Unix socket in a folder
+    of our user's (/tmp/lemmata-model-*, mode 0700): a test in the box cannot see it, so cannot
+    make the model write anything, nor hold it up."""
+    from unit.llm.test_llm_embedded import FakeLlama
+    from unit.llm.test_model_server import embedded, running_server
+
+    llama = FakeLlama()
+    with running_server(embedded(llama)) as socket_path:
+        report = attack(f"""
+            import json, socket
+            try:
+                with socket.socket(socket.AF_UNIX) as client:
+                    client.settimeout(2)
+                    client.connect({str(socket_path)!r})
+                outcome = "connected"
+            except OSError as error:
+                outcome = error.strerror
+            print(json.dumps({{"model": outcome}}))
+        """)
+    assert report == {"model": "No such file or directory"} and llama.calls == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another local user")
+def test_another_local_user_cannot_call_the_runs_model_server() -> None:
+    from unit.llm.test_llm_embedded import FakeLlama
+    from unit.llm.test_model_server import embedded, running_server
+
+    llama = FakeLlama()
+    code = (
+        "import socket, sys\n"
+        "try:\n"
+        "    socket.socket(socket.AF_UNIX).connect(sys.argv[1]); print('connected')\n"
+        "except OSError as error:\n"
+        "    print(error.strerror)\n"
+    )
+    with running_server(embedded(llama)) as socket_path:
+        other = subprocess.run(
+            # the system's python: this one may live under /root, which another user cannot enter
+            [shutil.which("python3", path="/usr/bin:/bin") or "python3", "-c", code, str(socket_path)],
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            capture_output=True,
+            text=True,
+            cwd="/",
+        )
+    assert other.stdout.strip() == "Permission denied" and llama.calls == []
