@@ -32,6 +32,28 @@ BARE_ASSESSMENT_HEADING = re.compile(
     r"(?:[ \t]+(?:json[ \t]+)?(?:object|block))?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$",
     re.IGNORECASE,
 )
+#: A markdown heading, or a line that is only a bold phrase: "### Gaps", "**Weakest step:**".
+SECTION_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*(?:\*\*|__)?|(?:\*\*|__))[ \t]*(?P<name>[A-Za-z][A-Za-z \t-]{0,40}?)[ \t]*:?[ \t]*"
+    r"(?:\*\*|__)?[ \t]*:?[ \t]*$",
+    re.MULTILINE,
+)
+#: The parts of the self-assessment the spec asks for, as the prover names them when it writes
+#: each under a heading of its own.
+ASSESSMENT_SECTIONS = frozenset(
+    {
+        "verification",
+        "techniques used",
+        "techniques",
+        "gaps",
+        "weakest step",
+        "confidence",
+        "confidence calibration",
+        "completeness",
+        "self-assessment",
+        "self assessment",
+    }
+)
 #: Prose after that heading up to this long is a remark on the proof, cut with it.
 MAX_REMARK_CHARS = 400
 #: What may follow that heading: blank lines, list items ("- **Confidence**: 0.95"), "Key: value" lines.
@@ -84,7 +106,9 @@ def without_self_assessment(text: str) -> str:
     """`text` without a trailing self-assessment section: its heading and the list or the empty
     space (the JSON block already cut out) that follows. Malformed model output, the embedded
     model (2026-11-25): the assessment as a markdown list under "### Self-Assessment", or the
-    heading "### Self-Assessment JSON Object" left behind its block; neither is proof."""
+    heading "### Self-Assessment JSON Object" left behind its block; neither is proof. Also the
+    assessment's parts as sections of their own (`without_assessment_sections`)."""
+    text = without_assessment_sections(text)
     headings = list(SELF_ASSESSMENT_HEADING.finditer(text))
     if not headings:
         return text
@@ -96,6 +120,23 @@ def without_self_assessment(text: str) -> str:
     ):
         return text[:start].rstrip() + "\n"
     return text  # more proof follows: the heading was the proof's own
+
+
+def without_assessment_sections(text: str) -> str:
+    """`text` without the sections at its end that are parts of a self-assessment, each under a
+    heading of its own and made of list items or "Key: value" lines: "### Verification",
+    "### Techniques Used", "### Gaps", "### Weakest Step", "### Confidence Calibration" (malformed
+    model output, the README's main command on the embedded model, 2026-11-26: the paper printed
+    them as the end of a lemma's proof)."""
+    headings = list(SECTION_HEADING.finditer(text))
+    cut = len(text)
+    for heading in reversed(headings):
+        name = " ".join(heading.group("name").casefold().split())
+        body = text[heading.end() : cut]
+        if name not in ASSESSMENT_SECTIONS or not all(ASSESSMENT_LINE.match(line) for line in body.splitlines()):
+            break
+        cut = heading.start()
+    return text if cut == len(text) else text[:cut].rstrip() + "\n"
 
 
 def _is_a_remark(text: str) -> bool:

@@ -63,7 +63,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\\item|\d+[.)])\s+")
 _LINE_OPENING = re.compile(r"^\s*(?:(?:[-*•]|\\item|\d+[.)])\s+)?(?:[A-Za-z][A-Za-z ]{0,30}:\s+)?")
 _MACRO_NAMES = frozenset(re.findall(r"\\[A-Za-z]+", MACRO_SUMMARY))
 _TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", re.IGNORECASE)
-_TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b", re.IGNORECASE)
+_TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b|\blisted keys\b", re.IGNORECASE)
 #: The macro list's group titles ("Bold vectors", "Bold matrices", ...), normalised: a line naming
 #: two of them retells the list ("The bold vectors and bold matrices are used to represent vectors
 #: and matrices, respectively.", the README's main command on the embedded model, 2026-11-26).

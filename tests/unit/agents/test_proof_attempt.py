@@ -19,8 +19,10 @@ from lemmata.agents.proof_attempt import (
     HEURISTIC_WITHOUT_END,
     find_assessment,
     parse_proof_attempt,
+    without_self_assessment,
 )
 from lemmata.artifacts import SelfAssessment
+from support import DATA
 
 PROOF = (
     "Let $n = 2k$ and $m = 2j$. Then $n + m = 2(k + j)$, which is divisible by two, "
@@ -657,3 +659,23 @@ def test_citations_in_a_self_assessment_section_do_not_count() -> None:
 def test_a_self_assessment_heading_followed_by_more_proof_is_kept() -> None:
     answer = f"{PROOF}\n\n### Self-assessment of step 2\nStep 2 holds because $2k + 2j = 2(k + j)$ by distributivity."
     assert parse_proof_attempt(answer, []).proof_text == answer
+
+
+#: A real prover answer of the embedded model (the README's main command, 2026-11-26): the proof,
+#: then its self-assessment as five sections of their own, which the paper printed as proof.
+ASSESSMENT_AS_SECTIONS = (DATA / "embedded_outputs" / "prover-assessment-as-sections.txt").read_text(encoding="utf-8")
+
+
+def test_self_assessment_parts_under_headings_of_their_own_are_not_proof() -> None:
+    attempt = parse_proof_attempt(ASSESSMENT_AS_SECTIONS, ["L1"])
+    for heading in ("Verification", "Techniques Used", "Gaps", "Weakest Step", "Confidence Calibration"):
+        assert f"### {heading}" not in attempt.proof_text
+    assert attempt.proof_text.rstrip().endswith("\\]")  # the proof's own Conclusion, with its display, stays
+    assert "### Conclusion" in attempt.proof_text and "a + b = 2(m + n + 1)" in attempt.proof_text
+    # its "Confidence: 0.95" is no assessment block: the confidence is the heuristic one
+    assert attempt.assessment is None and attempt.confidence < 0.5
+
+
+def test_a_section_named_like_an_assessment_part_but_holding_proof_stays() -> None:
+    text = "We bound the sum.\n\n### Gaps\nBetween consecutive primes the gap is\n\\[ g_n \\le n. \\]\nQED\n"
+    assert without_self_assessment(text) == text

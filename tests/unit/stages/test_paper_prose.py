@@ -419,3 +419,17 @@ def test_a_rule_of_the_prompt_at_the_end_of_a_paragraph_goes_and_the_paragraph_s
     assert not echo.is_echo(own + " " + copied)  # most of the paragraph is the model's own
     kept, echoed = echo.remove(own + " " + copied + "\n\nA second paragraph.")
     assert kept == own + "\n\nA second paragraph." and echoed == 1
+
+
+def test_a_paragraph_about_the_requests_own_material_goes() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-26): the
+    writer's description of the Introduction retold as the Introduction's second paragraph."""
+    echo = PromptEcho(PROOF_STYLE_RULES, allowed=[GOAL])
+    own = "The problem is to prove that the sum of two even integers is even."
+    retold = (
+        "The introduction provides a brief overview of the problem, why it matters, related work (citing the "
+        "listed keys), and how the paper is organised. The preliminary section defines the necessary symbols "
+        "and notation, including the definitions of even integers and the operations used in the proof."
+    )
+    kept, _ = echo.remove(own + "\n\n" + retold)
+    assert kept.strip() == own
