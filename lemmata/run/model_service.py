@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -36,13 +36,23 @@ STOP_SECONDS = 10.0
 _PR_SET_PDEATHSIG = 1
 
 
+def _find_prctl() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+#: Looked up now, not in the forked child: a child of a threaded parent (the server drives runs
+#: on threads) must not load libraries or allocate before exec.
+_PRCTL = _find_prctl()
+
+
 def terminate_with_parent() -> None:
     """For preexec_fn: the kernel sends this child SIGTERM when the process that started it dies,
     even by SIGKILL (Linux; elsewhere nothing happens)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
 @contextmanager
