@@ -11,14 +11,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lemmata import layout
-from lemmata.agents.client import LLMClient, make_client
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
 from lemmata.errors import LemmataError
 from lemmata.redaction import redact_known
 from lemmata.settings import Settings, lemmata_home
+
+if TYPE_CHECKING:
+    from lemmata.agents.client import LLMClient
 
 
 class StageJob:
@@ -51,6 +53,9 @@ class StageJob:
     def client(self, scope: str | None = None) -> LLMClient:
         """The model client; its calls are logged under `scope`, by default the rule (and the
         version, for a rewrite's)."""
+        # Imported here: the gates and the bookkeeping jobs call no model, and skip its import.
+        from lemmata.agents.client import make_client
+
         default = self.rule if self.version == 1 else f"{self.rule}:v{self.version}"
         return make_client(self.settings, os.environ, self.run_dir, scope or default)
 
