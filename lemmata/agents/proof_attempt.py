@@ -54,6 +54,12 @@ ASSESSMENT_SECTIONS = frozenset(
         "self assessment",
     }
 )
+#: A heading line naming a Lean sketch, at the end of the text before the sketch's block.
+LEAN_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*lean(?:[ \t]*4)?[ \t]+(?:sketch|proof|formali[sz]ation|code)\b"
+    r"[^\n]*\n\s*\Z",
+    re.IGNORECASE | re.MULTILINE,
+)
 #: Prose after that heading up to this long is a remark on the proof, cut with it.
 MAX_REMARK_CHARS = 400
 #: What may follow that heading: blank lines, list items ("- **Confidence**: 0.95"), "Key: value" lines.
@@ -195,7 +201,11 @@ def _assessment_from(value: object) -> SelfAssessment | None:
 
 
 def _split_lean_sketch(text: str) -> tuple[str, str]:
+    """The text without its Lean block, and the block's code. A heading naming the sketch just
+    before the block goes with it (the README's main command, 2026-11-26: "### Lean 4 Sketch:"
+    was left at the end of a proof in the paper)."""
     for match in FENCE.finditer(text):
         if match.group(1).lower() in ("lean", "lean4"):
-            return text.replace(match.group(0), ""), match.group(2).strip()
+            before = LEAN_HEADING.sub("", text[: match.start()])
+            return before + text[match.end() :], match.group(2).strip()
     return text, ""

@@ -679,3 +679,21 @@ def test_self_assessment_parts_under_headings_of_their_own_are_not_proof() -> No
 def test_a_section_named_like_an_assessment_part_but_holding_proof_stays() -> None:
     text = "We bound the sum.\n\n### Gaps\nBetween consecutive primes the gap is\n\\[ g_n \\le n. \\]\nQED\n"
     assert without_self_assessment(text) == text
+
+
+#: A real prover answer (the README's main command, 2026-11-26): "### Lean 4 Sketch:", its block,
+#: then the self-assessment; the paper printed the heading alone at the end of the proof.
+LEAN_SKETCH_HEADING = (DATA / "embedded_outputs" / "prover-lean-sketch-heading.txt").read_text(encoding="utf-8")
+
+
+def test_the_heading_of_a_lean_sketch_goes_with_the_sketch() -> None:
+    attempt = parse_proof_attempt(LEAN_SKETCH_HEADING, ["L2"])
+    assert "Lean" not in attempt.proof_text
+    assert attempt.proof_text.rstrip().endswith("This completes the proof of Lemma [L3].")
+    assert attempt.lean_sketch.startswith("import data.nat.basic")
+
+
+def test_a_sentence_about_lean_inside_the_proof_stays() -> None:
+    text = "We follow the Lean 4 sketch below in spirit.\n\nBy [L1] the sum is even. QED\n\n```lean\nexample : True := trivial\n```\n"
+    attempt = parse_proof_attempt(text, ["L1"])
+    assert "We follow the Lean 4 sketch below in spirit." in attempt.proof_text
