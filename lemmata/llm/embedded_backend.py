@@ -68,23 +68,26 @@ class EmbeddedBackend:
         messages = [{"role": "system", "content": request.system}]
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
         kwargs: dict[str, Any] = dict(SAMPLING)
-        guard = None
-        if request.json_schema is not None:
+        under_grammar = request.json_schema is not None
+        if under_grammar:
             # Grammar-constrained decoding: the answer is valid JSON of the role's schema.
             kwargs["response_format"] = {"type": "json_object", "schema": every_field_required(request.json_schema)}
-        else:
-            # (Not under a grammar: it would refuse an end of turn in the middle of the JSON.)
-            guard = RepetitionGuard(llama.token_eos())
-            kwargs["logits_processor"] = [guard]
+        # Under a grammar the guard only watches (the grammar refuses an end of turn in the middle
+        # of the JSON), and the answer is streamed so that a loop can be stopped.
+        guard = RepetitionGuard(llama.token_eos(), force_end=not under_grammar)
+        kwargs["logits_processor"] = [guard]
         asked = time.monotonic()
         with self._turn():
             started = time.monotonic()
             self._role_states.before_call(llama, request.role)
             try:
                 # llama-cpp shortens max_tokens itself when prompt + answer would overflow the context.
-                answer = llama.create_chat_completion(
-                    messages=messages, max_tokens=self._answer_budget(request), **kwargs
-                )
+                budget = self._answer_budget(request)
+                if under_grammar:
+                    stream = llama.create_chat_completion(messages=messages, max_tokens=budget, stream=True, **kwargs)
+                    answer = _read_until_looping(stream, guard)
+                else:
+                    answer = llama.create_chat_completion(messages=messages, max_tokens=budget, **kwargs)
                 self._role_states.after_call(llama, request.role)
             except ValueError as exc:  # a prompt longer than the context, or a schema it cannot compile
                 raise ProviderError(
@@ -93,7 +96,7 @@ class EmbeddedBackend:
                 ) from None
             elapsed = time.monotonic() - started
             evaluated = _prompt_tokens_evaluated(llama)
-        response = _response_from(answer, evaluated, elapsed, looped=guard is not None and guard.tripped)
+        response = _response_from(answer, evaluated, elapsed, looped=guard.tripped)
         response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
         return pass_whole(request, response)
 
@@ -135,16 +138,22 @@ class RepetitionGuard:
     spend its whole token budget on the same phrase: minutes of a laptop's time for nothing.
 
     Used as a logits processor: once the last TAIL tokens have occurred REPEATS times in the
-    answer, every token but end-of-turn is masked, so the runtime ends the answer cleanly.
+    answer, every token but end-of-turn is masked, so the runtime ends the answer cleanly. Under
+    a grammar (`force_end` False) it only marks the loop, and the caller stops reading the
+    stream: a JSON answer caught in a loop never closes, and would run to its token cap (the
+    README's main command, 2026-11-26: an experiment answer, 2,048 tokens, 116-152 s, in two
+    runs of three). It counts the tokens it sees, for the usage a stream does not report.
     """
 
     TAIL = 24
     REPEATS = 3
     CHECK_EVERY = 8
 
-    def __init__(self, end_token: int) -> None:
+    def __init__(self, end_token: int, force_end: bool = True) -> None:
         self.end_token = end_token
+        self.force_end = force_end
         self.answer_start: int | None = None
+        self.sampled = 0  # tokens sampled so far (calls, each before a token is chosen)
         self.tripped = False
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
@@ -152,14 +161,42 @@ class RepetitionGuard:
 
         if self.answer_start is None:
             self.answer_start = len(input_ids)  # first call: nothing generated yet
+        self.sampled += 1
         answer = np.asarray(input_ids[self.answer_start :])
         due = len(answer) >= self.TAIL * self.REPEATS and len(answer) % self.CHECK_EVERY == 0
         if self.tripped or (due and _tail_repeats(answer, self.TAIL) >= self.REPEATS):
             self.tripped = True
-            forced = np.full_like(scores, -np.inf)
-            forced[self.end_token] = 0.0
-            return forced
+            if self.force_end:
+                forced = np.full_like(scores, -np.inf)
+                forced[self.end_token] = 0.0
+                return forced
         return scores
+
+
+def _read_until_looping(stream: Iterator[dict[str, Any]], guard: RepetitionGuard) -> dict[str, Any]:
+    """A streamed answer as one completion, read until it ends or `guard` sees it loop (then the
+    stream is closed, which stops the generation). The usage comes from the guard's count: the
+    prompt is what the model held before the first token, the answer every token sampled (but
+    the end of turn)."""
+    pieces: list[str] = []
+    finish_reason = None
+    try:
+        for chunk in stream:
+            choice = (chunk.get("choices") or [{}])[0]
+            pieces.append((choice.get("delta") or {}).get("content") or "")
+            finish_reason = choice.get("finish_reason") or finish_reason
+            if guard.tripped:
+                finish_reason = "repetition"
+                break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    produced = guard.sampled - (1 if finish_reason == "stop" else 0)
+    return {
+        "choices": [{"message": {"role": "assistant", "content": "".join(pieces)}, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": guard.answer_start, "completion_tokens": max(produced, 0)},
+    }
 
 
 def _tail_repeats(tokens: Any, tail: int) -> int:

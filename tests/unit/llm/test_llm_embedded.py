@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,10 @@ END_OF_TURN = 99
 
 
 class FakeLlama:
-    """Answers like Llama.create_chat_completion; can run logits processors over scripted tokens."""
+    """Answers like Llama.create_chat_completion, streamed or not; runs the logits processors over
+    scripted tokens (five of its own when none are scripted), after a prompt of 40 tokens."""
+
+    PROMPT_TOKENS = 40
 
     def __init__(
         self, text: str = "answer", tokens: list[int] | None = None, delay: float = 0.0, error: Exception | None = None
@@ -29,39 +34,68 @@ class FakeLlama:
         self.calls: list[dict[str, Any]] = []
         self.active = 0
         self.max_active = 0
+        self.streams_closed_early = 0
 
     def token_eos(self) -> int:
         return END_OF_TURN
 
-    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+    def create_chat_completion(self, **kwargs: Any) -> Any:
         self.calls.append(kwargs)
+        if kwargs.get("stream"):
+            return self._stream(kwargs.get("logits_processor") or [])
+        with self._busy():
+            produced = self._run_processors(kwargs.get("logits_processor") or [])
+            return {
+                "choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": self.PROMPT_TOKENS, "completion_tokens": produced},
+            }
+
+    @contextmanager
+    def _busy(self) -> Iterator[None]:
         self.active += 1
         self.max_active = max(self.max_active, self.active)
         try:
             time.sleep(self.delay)
             if self.error:
                 raise self.error
-            finish, produced = "stop", self._run_processors(kwargs.get("logits_processor") or [])
-            return {
-                "choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": finish}],
-                "usage": {"prompt_tokens": 40, "completion_tokens": produced},
-            }
+            yield
         finally:
             self.active -= 1
 
+    def _scored(self, processors: list[Any], ids: list[int]) -> Any:
+        scores = np.zeros(128, dtype=np.float32)
+        for processor in processors:
+            scores = processor(np.array(ids, dtype=np.intc), scores)
+        return scores
+
     def _run_processors(self, processors: list[Any]) -> int:
         """Feed the scripted tokens through the processors until one forces end of turn."""
-        if not self.tokens:
-            return 5
-        ids = [1, 2, 3]  # the prompt
-        for produced, token in enumerate(self.tokens, start=1):
-            scores = np.zeros(128, dtype=np.float32)
-            for processor in processors:
-                scores = processor(np.array(ids, dtype=np.intc), scores)
+        ids = list(range(self.PROMPT_TOKENS))
+        tokens = self.tokens or [1000 + n for n in range(5)]
+        for produced, token in enumerate(tokens, start=1):
+            scores = self._scored(processors, ids)
             if int(np.argmax(scores)) == END_OF_TURN and np.isneginf(scores).sum() == len(scores) - 1:
                 return produced
             ids.append(token)
-        return len(self.tokens)
+        return len(tokens)
+
+    def _stream(self, processors: list[Any]) -> Iterator[dict[str, Any]]:
+        """Chunks as llama-cpp streams them: the text with the first token, then one per token,
+        then the end of turn (sampled too: the processors see it) and the finish reason."""
+        completed = False
+        with self._busy():
+            try:
+                ids = list(range(self.PROMPT_TOKENS))
+                yield {"choices": [{"delta": {"role": "assistant"}, "finish_reason": None}]}
+                for index, token in enumerate(self.tokens or [1000 + n for n in range(5)]):
+                    self._scored(processors, ids)
+                    ids.append(token)
+                    yield {"choices": [{"delta": {"content": self.text if index == 0 else ""}, "finish_reason": None}]}
+                self._scored(processors, ids)  # the end of turn
+                completed = True
+                yield {"choices": [{"delta": {}, "finish_reason": "stop"}]}
+            finally:
+                self.streams_closed_early += not completed
 
 
 def backend_with(llama: FakeLlama, tmp_path: Path, lock: bool = True) -> tuple[EmbeddedBackend, list[tuple]]:
@@ -101,7 +135,8 @@ def test_json_roles_decode_under_their_schema_with_every_field_required(tmp_path
     schema = sent["response_format"]["schema"]
     assert schema["required"] == ["lemmas"]
     assert set(schema["$defs"]["LemmaItem"]["required"]) == {"id", "statement", "depends_on", "source"}
-    assert "logits_processor" not in sent  # a forced end of turn would break the grammar
+    guard = sent["logits_processor"][0]  # it only watches: a forced end of turn would break the grammar
+    assert isinstance(guard, RepetitionGuard) and not guard.force_end
 
 
 def test_prose_roles_get_the_repetition_guard_and_no_grammar(tmp_path: Path) -> None:
@@ -157,6 +192,32 @@ def test_a_looping_answer_is_ended_and_marked(tmp_path: Path) -> None:
     response = backend.complete(request("prover"))
     assert response.extra["finish_reason"] == response.finish_reason == "repetition" and response.cut_off
     assert response.tokens_out < len(prefix) + 3 * RepetitionGuard.TAIL + 2 * RepetitionGuard.CHECK_EVERY
+
+
+def test_a_looping_json_answer_is_stopped_and_marked_too(tmp_path: Path) -> None:
+    """Malformed model output, the README's main command (2026-11-26): an experiment answer, under
+    its grammar, looped to the 2,048-token cap (116 s and 152 s, in two runs of three); it could
+    never have closed its JSON. The guard only watches under a grammar; the stream is left."""
+    loop = [70, 71, 72, 73, 74, 75] * 100
+    llama = FakeLlama('{"code": "x = x + 1', tokens=[10, 11, 12] + loop)
+    backend, _ = backend_with(llama, tmp_path)
+    response = backend.complete(request("experiment", schema=True))
+    assert response.finish_reason == "repetition" and response.cut_off and llama.streams_closed_early == 1
+    assert response.tokens_out < 3 + 3 * RepetitionGuard.TAIL + 2 * RepetitionGuard.CHECK_EVERY
+    assert response.tokens_in == FakeLlama.PROMPT_TOKENS and response.text == '{"code": "x = x + 1'
+
+
+def test_a_json_answer_without_loops_is_read_whole_with_its_usage(tmp_path: Path) -> None:
+    llama = FakeLlama('{"lemmas": []}', tokens=list(range(100, 160)))
+    backend, _ = backend_with(llama, tmp_path)
+    response = backend.complete(request("decomposer", schema=True))
+    assert (response.text, response.finish_reason, response.tokens_in, response.tokens_out) == (
+        '{"lemmas": []}',
+        "stop",
+        40,
+        60,
+    )
+    assert llama.calls[0]["stream"] is True and llama.streams_closed_early == 0
 
 
 def test_a_long_answer_without_loops_is_left_alone(tmp_path: Path) -> None:
