@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from difflib import SequenceMatcher
 
@@ -93,8 +94,36 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
     prompt = render_prompt("assembler", goal=goal, lemmas=listing, feedback=feedback)
     # The assembler copies the provers' format, self-assessment included: that is no proof, and
     # citations in it ("Techniques used: [L4]") must not count for the consistency check.
-    answer = without_self_assessment(strip_fences(client.complete("assembler", prompt.system, prompt.user)))
+    answer = without_self_assessment(
+        proof_of_json_answer(strip_fences(client.complete("assembler", prompt.system, prompt.user)))
+    )
     return without_feedback_echo(answer, feedback).strip()
+
+
+#: In a model's JSON string, a backslash that starts LaTeX, not a JSON escape: `\(`, `\frac`,
+#: `\theta`, `\nabla`, `\underline` written with one backslash. An escaped pair `\\` is kept;
+#: `\n` or `\t` before a capital, a space or a digit stays a newline or a tab.
+_LATEX_BACKSLASH = re.compile(r'\\\\|\\(?=[bfnrt][a-z])|\\u(?![0-9a-fA-F]{4})|\\(?!["\\/bfnrtu])')
+
+
+def _as_literal(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(0) == "\\\\" else "\\\\" + match.group(0)[1:]
+
+
+def proof_of_json_answer(answer: str) -> str:
+    """The "proof" of an answer that is a JSON object, else the answer. Malformed model output,
+    the README's main command on the embedded model (2026-11-26): the assembler answered
+    {"proof": ..., "reasoning": ..., "citations": ["[L2]", "[L3]", "[L4]"]}, and the paper printed
+    the object as the main result's proof sketch, its citation list counting as citations."""
+    text = answer.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return answer
+    try:
+        value = json.loads(_LATEX_BACKSLASH.sub(_as_literal, text), strict=False)
+    except json.JSONDecodeError:
+        return answer
+    proof = value.get("proof") if isinstance(value, dict) else None
+    return proof if isinstance(proof, str) and proof.strip() else answer
 
 
 def without_feedback_echo(answer: str, feedback: str) -> str:

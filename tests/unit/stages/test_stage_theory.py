@@ -17,7 +17,13 @@ import pytest
 
 from lemmata.artifacts import ConsistencyCheck, Lemma, ProvedLemma, TheoryPlan
 from lemmata.llm.base import ChatRequest
-from lemmata.stages.theory_assemble import assemble_theory, retry_note, statement_from, without_feedback_echo
+from lemmata.stages.theory_assemble import (
+    assemble_theory,
+    proof_of_json_answer,
+    retry_note,
+    statement_from,
+    without_feedback_echo,
+)
 from lemmata.stages.theory_plan import MAIN_RESULT, normalise_plan, plan_theory
 from lemmata.stages.theory_prove import CONTEXT_STATEMENT_CHARS, prove_lemma
 from lemmata.verification.checks import VERIFIER_EXCERPT_CHARS
@@ -926,3 +932,33 @@ STATEMENT_THEN_PROOF = (DATA / "embedded_outputs" / "crystallizer-statement-then
 )
 def test_the_theorem_is_the_statement_without_the_proof_written_after_it(answer: str, statement: str) -> None:
     assert statement_from(answer) == statement
+
+
+ASSEMBLY_AS_JSON = (DATA / "embedded_outputs" / "assembler-answers-a-json-object.txt").read_text(encoding="utf-8")
+
+
+def test_an_assembly_answered_as_a_json_object_is_its_proof_and_its_citation_list_cites_nothing() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-26): a
+    fenced JSON object with "proof", "reasoning" and "citations"; the paper printed the object."""
+    client, backend = scripted_client(
+        {
+            "assembler": [ASSEMBLY_AS_JSON, ASSEMBLY_AS_JSON],
+            "consistency": [CONSISTENT, CONSISTENT],
+            "crystallizer": [STATEMENT],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L2", "L3"), [proved_lemma("L2"), proved_lemma("L3")])
+    assert theory.assembled_proof.startswith("The sum of two integers \\(a\\) and \\(b\\) is even if both")
+    assert '"proof"' not in theory.assembled_proof and "citations" not in theory.assembled_proof
+    assert theory.consistency.uncited_lemmas == ["L2", "L3"]  # "[L2]" in a JSON list is no citation
+    assert not theory.main_result_established
+
+
+def test_latex_in_a_json_assembly_keeps_its_backslashes_and_json_escapes_still_work() -> None:
+    answer = r'{"proof": "We have \(\frac{a}{b}\) and \theta, \\nabla.\nThen \u00e9 \underline{x}."}'
+    assert proof_of_json_answer(answer) == "We have \\(\\frac{a}{b}\\) and \\theta, \\nabla.\nThen é \\underline{x}."
+
+
+def test_an_assembly_that_is_prose_with_braces_stays_as_it_is() -> None:
+    assert proof_of_json_answer("{x : x > 0} is open by [L1].") == "{x : x > 0} is open by [L1]."
+    assert proof_of_json_answer('{"reasoning": "no proof key"}') == '{"reasoning": "no proof key"}'
