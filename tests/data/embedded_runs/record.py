@@ -7,6 +7,8 @@ real answers again, so what a small model really writes is tested in every CI ru
 A run takes 15 to 40 minutes on 2 cores.
 
 Usage: python tests/data/embedded_runs/record.py NAME "TASK"
+       python tests/data/embedded_runs/record.py NAME --from-run RUN_DIR   (a run already made with
+       those settings, e.g. by bench/embedded_run.py --keep DIR: its task is read from input.json)
 """
 
 from __future__ import annotations
@@ -47,17 +49,25 @@ def main(name: str, task: str) -> None:
             check=True,
             stdin=subprocess.DEVNULL,
         )
-        run_dir = next(Path(tmp, "home", "runs").iterdir())
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy(run_dir / "llm_calls.jsonl", target / "llm_calls.jsonl")
-        theory = read_artifact(run_dir / "theory.json", Theory)
-        outcome = run_outcome(run_dir, live_status(run_dir, load_record(run_dir)))
-        (target / "task.txt").write_text(task + "\n")
-        (target / "recorded.json").write_text(
-            json.dumps({"settings": SETTINGS, "lemmas": len(theory.lemmas), "outcome": outcome.text}, indent=1) + "\n"
-        )
+        keep(next(Path(tmp, "home", "runs").iterdir()), target, task)
+
+
+def keep(run_dir: Path, target: Path, task: str) -> None:
+    """The fixture from a finished run: its call log, its task, and what it delivered."""
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(run_dir / "llm_calls.jsonl", target / "llm_calls.jsonl")
+    theory = read_artifact(run_dir / "theory.json", Theory)
+    outcome = run_outcome(run_dir, live_status(run_dir, load_record(run_dir)))
+    (target / "task.txt").write_text(task + "\n")
+    (target / "recorded.json").write_text(
+        json.dumps({"settings": SETTINGS, "lemmas": len(theory.lemmas), "outcome": outcome.text}, indent=1) + "\n"
+    )
     print(f"wrote {target}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[2] == "--from-run":
+        run = Path(sys.argv[3])
+        keep(run, HERE / sys.argv[1], json.loads((run / "input.json").read_text())["task"])
+    else:
+        main(sys.argv[1], sys.argv[2])
