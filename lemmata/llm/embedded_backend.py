@@ -69,7 +69,7 @@ class EmbeddedBackend:
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
         kwargs: dict[str, Any] = dict(SAMPLING)
         under_grammar = request.json_schema is not None
-        if under_grammar:
+        if request.json_schema is not None:
             # Grammar-constrained decoding: the answer is valid JSON of the role's schema.
             kwargs["response_format"] = {"type": "json_object", "schema": every_field_required(request.json_schema)}
         # Under a grammar the guard only watches (the grammar refuses an end of turn in the middle
