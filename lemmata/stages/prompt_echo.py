@@ -132,6 +132,7 @@ class PromptEcho:
             or _lists_macros(line)
             or _names_macros_bare(line)
             or _names_macro_groups(line)
+            or _only_macros(line)
         ):
             return True
         text = normalised(line)
@@ -237,6 +238,18 @@ def _label(line: str) -> str:
     head, colon, _ = line.partition(":")
     words = normalised(re.sub(r"\\[A-Za-z]+", " ", head)).split()
     return " ".join(words) if colon and LABEL_WORDS[0] <= len(words) <= LABEL_WORDS[1] else ""
+
+
+def _only_macros(line: str) -> bool:
+    """A line (a list item, a formula) of nothing but the package's macros: a piece of the macro
+    list. Malformed model output, the README's main command on the embedded model (2026-11-26):
+    its Preliminaries were the macro list, of which "- \\bm{x}" alone was left, the paper's whole
+    Preliminaries."""
+    macros = set(re.findall(r"\\[A-Za-z]+", line))
+    if not macros or not macros <= _MACRO_NAMES:
+        return False
+    rest = re.sub(r"\\[A-Za-z]+\*?(?:\{[^{}]*\})*", " ", _LIST_ITEM.sub("", line, count=1))
+    return not re.sub(r"[\s$()\[\]\\,.;:]", "", rest)
 
 
 def _names_macro_groups(line: str) -> bool:

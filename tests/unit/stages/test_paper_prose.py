@@ -116,6 +116,9 @@ ECHOES = [
         "The bold vectors and bold matrices are used to represent vectors and matrices, respectively.",
         id="the-macro-groups-retold",
     ),
+    # The same command, run again: what was left of the macro list, the whole Preliminaries.
+    pytest.param("- \\bm{x}", id="a-macro-alone-in-a-list-item"),
+    pytest.param("\\(\\RR\\), \\(\\NN\\)", id="macros-alone-in-formulas"),
 ]
 
 
@@ -127,6 +130,8 @@ def test_a_line_echoing_the_prompt_is_dropped(line: str) -> None:
 KEPT = [
     pytest.param(GOAL, id="the-goal-restated"),
     pytest.param("Bold vectors such as $\\bx$ are columns; the other integer is odd.", id="one-macro-group-named"),
+    pytest.param("- $\\bx \\in \\RR^n$", id="a-formula-using-macros"),
+    pytest.param("\\[ \\norm{\\bx} \\le 1 \\]", id="a-display-using-macros"),
     pytest.param(f"We show that {GOAL.lower()[:-1]}, using the lemmas below in turn.", id="a-sentence-about-the-goal"),
     pytest.param("Thus zero is even.", id="a-sentence-around-a-short-statement"),
     pytest.param("Note: the idea is to add the witnesses.", id="a-short-label-of-its-own"),
