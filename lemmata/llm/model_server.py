@@ -3,9 +3,9 @@ backend the jobs use to reach it.
 
 Without it every job is a process that loads the model again and starts with an empty prompt
 cache, so every call re-reads the system prompt its role's previous call had already read. The
-server loads the model once and keeps one context whose cache outlives the jobs (see
-`embedded_backend.prefix_cache`). It serves one call at a time: on a laptop's cores two
-generations at once would each run at half speed.
+server loads the model once and keeps one context whose cache outlives the jobs, with each
+role's last state kept beside it (role_states.py). It serves one call at a time: on a laptop's
+cores two generations at once would each run at half speed.
 
 The transport is a Unix socket in a directory only our user can enter (mode 0700): another local
 user cannot connect, a web page cannot reach a socket file, and the sandbox of model-written

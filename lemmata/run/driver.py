@@ -30,7 +30,7 @@ from lemmata.run.gates import (
     GateInterrupted,
     effective_gate_mode,
 )
-from lemmata.run.model_service import shared_model, terminate_with_parent
+from lemmata.run.model_service import ModelServerFailed, shared_model, terminate_with_parent
 from lemmata.run.outcome import run_outcome
 from lemmata.run.pausing import (
     clear_checkpoint,
@@ -88,8 +88,20 @@ class Driver:
             )
             if not execution.remote:
                 self.jobs = self.jobs or default_jobs(record.backend)
-            with shared_model(self.run_dir, record.backend, execution.remote) as self._model_environment:
+            with self._shared_model(record, execution.remote):
                 return self._loop(record)
+
+    @contextmanager
+    def _shared_model(self, record: RunRecord, remote: bool) -> Iterator[None]:
+        """The run's model server for the jobs, while the drive lasts; a server that cannot start
+        fails the run with its reason (nothing ran yet: resume starts it again)."""
+        try:
+            with shared_model(self.run_dir, record.backend, remote) as self._model_environment:
+                yield
+        except ModelServerFailed as error:
+            message = f"{error}; continue with `lemmata resume {record.session_id}`"
+            save_record(self.run_dir, record, status="failed", message=message)
+            raise LemmataError(message) from None
 
     def _repair(self) -> None:
         """What a killed driver leaves behind: Snakemake's lock on the run directory (its workflow

@@ -25,7 +25,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from lemmata import layout
-from lemmata.errors import ProviderError
+from lemmata.errors import LemmataError, ProviderError
 from lemmata.llm.model_server import SOCKET_NAME, SOCKET_VARIABLE, serve
 from lemmata.run.workflow import workflow_processes
 
@@ -34,6 +34,10 @@ READY_SECONDS = 300.0
 #: How long a stopped server may take to finish the call it is answering (none: the drive is over).
 STOP_SECONDS = 10.0
 _PR_SET_PDEATHSIG = 1
+
+
+class ModelServerFailed(ProviderError):
+    """The run's model server did not start (its log says why)."""
 
 
 def _find_prctl() -> Callable[..., int] | None:
@@ -90,13 +94,13 @@ def _wait_until_ready(process: subprocess.Popen[bytes], socket_path: Path, log_p
     while not socket_path.exists():
         if process.poll() is not None:
             tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
-            raise ProviderError(
+            raise ModelServerFailed(
                 f"the embedded model server did not start ({tail[0] if tail else f'exit {process.returncode}'}); "
                 f"see {log_path}"
             )
         if time.monotonic() > deadline:
             _stop(process)
-            raise ProviderError(f"the embedded model did not load within {READY_SECONDS:.0f} s; see {log_path}")
+            raise ModelServerFailed(f"the embedded model did not load within {READY_SECONDS:.0f} s; see {log_path}")
         time.sleep(0.05)
 
 
@@ -114,12 +118,16 @@ def _serve_run(run_dir: Path, socket_path: Path, driver_pid: int) -> None:
     from lemmata.llm.registry import in_process_embedded
     from lemmata.run.qa import run_settings
 
-    backend = in_process_embedded(run_settings(run_dir))
-    load = getattr(backend, "load", None)
-    if load is not None:
-        started = time.monotonic()
-        load()  # before the socket exists: a bound socket means a loaded model
-        print(f"model loaded in {time.monotonic() - started:.1f} s", flush=True)
+    try:
+        backend = in_process_embedded(run_settings(run_dir))
+        load = getattr(backend, "load", None)
+        if load is not None:
+            started = time.monotonic()
+            load()  # before the socket exists: a bound socket means a loaded model
+            print(f"model loaded in {time.monotonic() - started:.1f} s", flush=True)
+    except LemmataError as error:  # its last line is what the driver reports
+        print(f"cannot serve the model: {error}", flush=True)
+        raise SystemExit(1) from None
 
     def needed() -> bool:
         """The driver lives (we are still its child), or its orphaned workflow finishes its jobs."""

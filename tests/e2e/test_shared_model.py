@@ -3,6 +3,7 @@ in-process model does, and ends with its driver, however the driver ends."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import cli_environment
 
 from e2e.test_embedded_smoke import installed_model
 from lemmata import layout
@@ -129,3 +131,28 @@ def test_a_killed_driver_leaves_no_model_server(run_dir: Path) -> None:
         driver.stdout.close()
     wait_until_none_left(run_dir.parent.parent, 15)
     wait_until(lambda: not socket_path.parent.exists(), 5, message="the server left its socket folder behind")
+
+
+def test_a_model_that_cannot_load_fails_the_run_with_the_reason_and_leaves_nothing_running(tmp_path: Path) -> None:
+    installed_model()  # llama-cpp-python is there: the server gets as far as loading
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)  # passes the magic check, is no model
+    home = tmp_path / "home"
+    env = cli_environment(home, LLM_BACKEND="embedded", LEMMATA_EMBEDDED_MODEL=str(broken), SEARCH_TOOLS="false")
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata", "prove", "the sum of two even integers is even"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert "the embedded model server did not start (cannot serve the model: cannot load the embedded model" in last
+    run_dir = next((home / "runs").iterdir())
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "failed" and f"lemmata resume {run_dir.name}" in record["message"]
+    assert not list(run_dir.glob("survey*"))  # nothing ran
+    wait_until_none_left(home, 15)
