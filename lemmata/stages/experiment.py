@@ -10,6 +10,7 @@ with the reasons; the stage goes on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -161,11 +162,22 @@ def check_lemma(
         group="low_confidence",
         outcome="error",
         code=last_code,
-        detail=failures[-1] if failures else "no turns",
+        detail=_why_it_failed(failures),
         attempts=turn,
         failures=failures,
         **_sandbox_fields(last_result),
     )
+
+
+def _why_it_failed(failures: list[str]) -> str:
+    """The last failure; when the turns ended on a test written again, why that test failed."""
+    if not failures:
+        return "no turns"
+    repeated = re.match(r"attempt (\d+) repeated the failed test of attempt (\d+)$", failures[-1])
+    if repeated and int(repeated.group(2)) <= len(failures) - 1:
+        first = int(repeated.group(2))
+        return f"{failures[first - 1]} (the same test again in attempt {repeated.group(1)})"
+    return failures[-1]
 
 
 def _same_test(code: str) -> str:

@@ -834,6 +834,10 @@ def test_a_failed_test_written_again_ends_the_lemmas_turns_without_running_it() 
         "attempt 2 repeated the failed test of attempt 1",
     ]
     assert check.code == runner.codes[0]  # the test that ran, for the record
+    # what the card and the paper say: why the test failed, not only that it came again
+    assert (
+        check.detail == "crashed (exit status 1): SyntaxError: '{' was never closed (the same test again in attempt 2)"
+    )
 
 
 def test_a_test_that_differs_only_in_comments_and_blank_lines_is_the_same_test() -> None:
