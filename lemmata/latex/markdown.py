@@ -11,6 +11,7 @@ _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _HEADING_COMMANDS = {1: "section", 2: "subsection", 3: "subsubsection"}
 _HEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)[ \t]+")
 _EMPHASIS = re.compile(r"(?<![^\s(\[\"'])\*(?=[^\s*])([^\n*]*?[^\s*\\])\*(?![^\s.,;:!?)\]\"'])")
+_DANGLING_BOLD = re.compile(r"^([ \t]*)\*\*(?=[A-Za-z0-9])([^*$\\\n{}]*[^*$\\\s{}])[ \t]*$", re.MULTILINE)
 _BOLD = re.compile(r"(?<![^\s(\[\"'])\*\*(?=[^\s*])([^\n]*?[^\s*\\])\*\*(?![^\s.,;:!?)\]\"'])")
 
 # An opening line such as `**Proof.**`, `**Proof of Lemma 2:**`, `\textbf{Proof.}` or
@@ -57,8 +58,11 @@ def convert_markdown_headings(text: str) -> str:
 
 
 def convert_markdown_bold(text: str) -> str:
-    """`**words**` → \\textbf{words} and `*words*` → \\emph{words}, unless the stars could be math."""
+    """`**words**` → \\textbf{words} and `*words*` → \\emph{words}, unless the stars could be math.
+    A line that opens bold and never closes it is bold to its end: an answer cut off at its token
+    limit in the middle of "**Step 5: Conclusion**" (the embedded smoke test, 2026-11-26)."""
     text = _BOLD.sub(lambda match: _wrapped("\\textbf", match), text)
+    text = _DANGLING_BOLD.sub(lambda match: match.group(1) + "\\textbf{" + match.group(2) + "}", text)
     return _EMPHASIS.sub(lambda match: _wrapped("\\emph", match), text)
 
 

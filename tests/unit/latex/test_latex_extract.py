@@ -448,3 +448,14 @@ def test_a_numbered_list_broken_by_displays_keeps_its_numbers(tmp_path: Path, mo
     compile_paper(tex_path, bibliography=False)
     text = " ".join(PdfReader(tex_path.with_suffix(".pdf")).pages[0].extract_text().split())
     assert "1. Assume" in text and "2. Factor" in text and "3. Conclude" in text
+
+
+def test_a_bold_opener_cut_off_before_its_close_is_bold_to_the_end_of_its_line() -> None:
+    """Malformed model output, the embedded smoke test (2026-11-26): the assembler's answer, cut
+    at its token limit, ended "**Step 5: Conclusion"; the paper printed the two stars."""
+    from lemmata.latex.markdown import convert_markdown_bold
+
+    cut = "By definition, $n = 2k$.\n\n**Step 5: Conclusion"
+    assert convert_markdown_bold(cut) == "By definition, $n = 2k$.\n\n\\textbf{Step 5: Conclusion}"
+    assert convert_markdown_bold("**Step 3: Conclusion**\nSince") == "\\textbf{Step 3: Conclusion}\nSince"
+    assert convert_markdown_bold("$a ** b$ and x") == "$a ** b$ and x"
