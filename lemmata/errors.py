@@ -49,3 +49,8 @@ class RunBusyError(LemmataError):
 
 class ReplayExhaustedError(ProviderError):
     """The replay script has no answer left for a role."""
+
+
+class GateClosed(Exception):
+    """A gate's job ended on purpose: its question is the driver's to ask (not a LemmataError: the
+    run does not fail, it waits at the gate)."""

@@ -1,8 +1,20 @@
-# Input functions for the lemma fan-out: the plan is a checkpoint, one job per lemma.
 import hashlib
 import json
 from pathlib import Path
 
+
+# Every rule's job body is `run(job)` of a module in lemmata/scripts/, called from the rule's
+# `run:` block. The driver runs Snakemake with --force-use-threads, so those blocks run on
+# Snakemake's worker threads: a job costs no Python start and no imports once the first job has
+# paid them (a `script:` job cost 0.15-0.6 s before its first line). Without that option (a
+# hand-run `snakemake`), Snakemake runs each block in a Snakemake process of its own: slower, the same.
+def run_script(name, rule, input, output, params, wildcards, log):
+    from lemmata.run.job import RuleJob, run_script as run_job_script
+
+    run_job_script(name, RuleJob(rule, input, output, params, wildcards, log, config))
+
+
+# Input functions for the lemma fan-out: the plan is a checkpoint, one job per lemma.
 
 def lemma_plan():
     with open(checkpoints.theory_plan.get().output[0], encoding="utf-8") as handle:

@@ -8,8 +8,8 @@ rule compile:
         report=layout.compile_report(1),
     log:
         layout.rule_log("compile"),
-    script:
-        "../scripts/compile.py"
+    run:
+        run_script("compile", rule, input, output, params, wildcards, log)
 
 
 rule research_output:
@@ -22,5 +22,5 @@ rule research_output:
         layout.RESEARCH_OUTPUT,
     log:
         layout.rule_log("research_output"),
-    script:
-        "../scripts/research_output.py"
+    run:
+        run_script("research_output", rule, input, output, params, wildcards, log)

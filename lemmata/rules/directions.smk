@@ -9,8 +9,8 @@ rule ideation:
         layout.IDEAS,
     log:
         layout.rule_log("ideation"),
-    script:
-        "../scripts/ideation.py"
+    run:
+        run_script("ideation", rule, input, output, params, wildcards, log)
 
 
 rule directions:
@@ -23,5 +23,5 @@ rule directions:
         layout.DIRECTIONS,
     log:
         layout.rule_log("directions"),
-    script:
-        "../scripts/directions.py"
+    run:
+        run_script("directions", rule, input, output, params, wildcards, log)

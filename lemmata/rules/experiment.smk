@@ -7,5 +7,5 @@ rule experiment:
         figures=directory(layout.FIGURES),
     log:
         layout.rule_log("experiment"),
-    script:
-        "../scripts/experiment.py"
+    run:
+        run_script("experiment", rule, input, output, params, wildcards, log)

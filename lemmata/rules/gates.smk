@@ -10,8 +10,8 @@ rule theory_review_gate:
         layout.gate("theory_review"),
     log:
         layout.rule_log("theory_review_gate"),
-    script:
-        "../scripts/theory_review_gate.py"
+    run:
+        run_script("theory_review_gate", rule, input, output, params, wildcards, log)
 
 
 rule survey_papers_gate:
@@ -21,8 +21,8 @@ rule survey_papers_gate:
         layout.gate("survey_papers"),
     log:
         layout.rule_log("survey_papers_gate"),
-    script:
-        "../scripts/survey_papers_gate.py"
+    run:
+        run_script("survey_papers_gate", rule, input, output, params, wildcards, log)
 
 
 rule direction_gate:
@@ -32,8 +32,8 @@ rule direction_gate:
         layout.gate("direction"),
     log:
         layout.rule_log("direction_gate"),
-    script:
-        "../scripts/direction_gate.py"
+    run:
+        run_script("direction_gate", rule, input, output, params, wildcards, log)
 
 
 rule survey_review_gate:
@@ -43,8 +43,8 @@ rule survey_review_gate:
         layout.gate("survey_review"),
     log:
         layout.rule_log("survey_review_gate"),
-    script:
-        "../scripts/review_gate.py"
+    run:
+        run_script("review_gate", rule, input, output, params, wildcards, log)
 
 
 rule direction_review_gate:
@@ -54,8 +54,8 @@ rule direction_review_gate:
         layout.gate("direction_review"),
     log:
         layout.rule_log("direction_review_gate"),
-    script:
-        "../scripts/review_gate.py"
+    run:
+        run_script("review_gate", rule, input, output, params, wildcards, log)
 
 
 rule experiment_review_gate:
@@ -66,5 +66,5 @@ rule experiment_review_gate:
         layout.gate("experiment_review"),
     log:
         layout.rule_log("experiment_review_gate"),
-    script:
-        "../scripts/review_gate.py"
+    run:
+        run_script("review_gate", rule, input, output, params, wildcards, log)

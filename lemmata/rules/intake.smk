@@ -3,8 +3,8 @@ rule intake:
         layout.INPUT,
     log:
         layout.rule_log("intake"),
-    script:
-        "../scripts/intake.py"
+    run:
+        run_script("intake", rule, input, output, params, wildcards, log)
 
 
 # Skills, the domain plugin's guidance and memories of earlier runs in the domain, chosen once
@@ -16,5 +16,5 @@ rule briefing:
         layout.BRIEFING,
     log:
         layout.rule_log("briefing"),
-    script:
-        "../scripts/briefing.py"
+    run:
+        run_script("briefing", rule, input, output, params, wildcards, log)

@@ -11,5 +11,5 @@ rule learn:
         layout.LEARNED,
     log:
         layout.rule_log("learn"),
-    script:
-        "../scripts/learn.py"
+    run:
+        run_script("learn", rule, input, output, params, wildcards, log)

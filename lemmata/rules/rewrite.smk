@@ -16,8 +16,8 @@ rule rewrite_theory:
         layout.theory_of("{n}"),
     log:
         layout.rule_log("rewrite_theory_v{n}"),
-    script:
-        "../scripts/rewrite_theory.py"
+    run:
+        run_script("rewrite_theory", rule, input, output, params, wildcards, log)
 
 
 rule rewrite_experiment:
@@ -29,8 +29,8 @@ rule rewrite_experiment:
         figures=directory(layout.figures_of("{n}")),
     log:
         layout.rule_log("rewrite_experiment_v{n}"),
-    script:
-        "../scripts/experiment.py"
+    run:
+        run_script("experiment", rule, input, output, params, wildcards, log)
 
 
 rule rewrite_writer:
@@ -46,8 +46,8 @@ rule rewrite_writer:
         meta=layout.paper_meta("{n}"),
     log:
         layout.rule_log("rewrite_writer_v{n}"),
-    script:
-        "../scripts/writer.py"
+    run:
+        run_script("writer", rule, input, output, params, wildcards, log)
 
 
 rule rewrite_compile:
@@ -60,8 +60,8 @@ rule rewrite_compile:
         report=layout.compile_report("{n}"),
     log:
         layout.rule_log("rewrite_compile_v{n}"),
-    script:
-        "../scripts/compile.py"
+    run:
+        run_script("compile", rule, input, output, params, wildcards, log)
 
 
 rule rewrite_context:
@@ -72,5 +72,5 @@ rule rewrite_context:
         layout.rewrite_context("{n}"),
     log:
         layout.rule_log("rewrite_context_v{n}"),
-    script:
-        "../scripts/rewrite_context.py"
+    run:
+        run_script("rewrite_context", rule, input, output, params, wildcards, log)

@@ -9,8 +9,8 @@ rule survey:
         layout.SURVEY_FIRST,
     log:
         layout.rule_log("survey"),
-    script:
-        "../scripts/survey.py"
+    run:
+        run_script("survey", rule, input, output, params, wildcards, log)
 
 
 rule survey_final:
@@ -22,5 +22,5 @@ rule survey_final:
         layout.SURVEY,
     log:
         layout.rule_log("survey_final"),
-    script:
-        "../scripts/survey.py"
+    run:
+        run_script("survey", rule, input, output, params, wildcards, log)

@@ -6,8 +6,8 @@ rule formalize:
         layout.FORMAL,
     log:
         layout.rule_log("formalize"),
-    script:
-        "../scripts/formalize.py"
+    run:
+        run_script("formalize", rule, input, output, params, wildcards, log)
 
 
 checkpoint theory_plan:
@@ -21,8 +21,8 @@ checkpoint theory_plan:
         layout.PLAN,
     log:
         layout.rule_log("theory_plan"),
-    script:
-        "../scripts/theory_plan.py"
+    run:
+        run_script("theory_plan", rule, input, output, params, wildcards, log)
 
 
 rule prove_lemma:
@@ -37,8 +37,8 @@ rule prove_lemma:
         lemma="[A-Za-z][A-Za-z0-9_-]*",
     log:
         layout.rule_log("prove_lemma/{lemma}"),
-    script:
-        "../scripts/prove_lemma.py"
+    run:
+        run_script("prove_lemma", rule, input, output, params, wildcards, log)
 
 
 rule theory_assemble:
@@ -49,5 +49,5 @@ rule theory_assemble:
         layout.THEORY,
     log:
         layout.rule_log("theory_assemble"),
-    script:
-        "../scripts/theory_assemble.py"
+    run:
+        run_script("theory_assemble", rule, input, output, params, wildcards, log)

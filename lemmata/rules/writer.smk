@@ -13,5 +13,5 @@ rule writer:
         meta=layout.paper_meta(1),
     log:
         layout.rule_log("writer"),
-    script:
-        "../scripts/writer.py"
+    run:
+        run_script("writer", rule, input, output, params, wildcards, log)

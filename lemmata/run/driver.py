@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,7 +190,8 @@ class Driver:
                 if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
                     self._request_pause(process)
                 self._update(events, calls, board, done_before)
-                time.sleep(POLL_SECONDS)
+                with suppress(subprocess.TimeoutExpired):  # returns at once when Snakemake ends
+                    process.wait(timeout=POLL_SECONDS)
         finally:
             self._workflow = None
             log.close()

@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from lemmata import layout
 from lemmata.artifacts import GateDecision, Theory, write_artifact
+from lemmata.errors import GateClosed
 
 GATE_CLOSED = "GATE CLOSED"
 THEORY_REVIEW = "theory_review"
@@ -97,8 +98,9 @@ def gate_closed_message(sentinel: str) -> str:
 
 def close_gate(sentinel: Path) -> NoReturn:
     """End the gate rule's job with the recognisable GATE CLOSED failure."""
-    sys.stderr.write(gate_closed_message(str(sentinel)) + "\n")
-    raise SystemExit(1)
+    message = gate_closed_message(str(sentinel))
+    sys.stderr.write(message + "\n")
+    raise GateClosed(message)
 
 
 def ask_or_take_the_default(sentinel: Path) -> GateDecision:

@@ -1,21 +1,29 @@
 """What every workflow script shares: settings from the Snakemake config, the model client, the
 rule's log (when it started, how it ended), and turning a LemmataError into a one-line failure the
-driver can report."""
+driver can report.
+
+The scripts run inside Snakemake's own process (a `run:` block on a worker thread, see
+rules/common.smk): a job costs no Python start and no imports after the first job paid them. So a
+job ends with an exception, never with SystemExit: on a worker thread SystemExit would escape
+Snakemake's job bookkeeping and leave the job neither finished nor failed.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lemmata import layout
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
-from lemmata.errors import LemmataError
+from lemmata.errors import GateClosed, LemmataError
 from lemmata.redaction import redact_known
 from lemmata.settings import Settings, lemmata_home
 
@@ -23,8 +31,32 @@ if TYPE_CHECKING:
     from lemmata.agents.client import LLMClient
 
 
+class JobFailed(Exception):
+    """A job ended by one of our errors; its one-line message is already in logs/last_failure.txt."""
+
+
+@dataclass(frozen=True)
+class RuleJob:
+    """One job as its rule's `run:` block sees it, under the names of Snakemake's `snakemake`
+    object (what a `script:` gets): the rule's name, its files, params, wildcards and the config."""
+
+    rule: str
+    input: Any
+    output: Any
+    params: Any
+    wildcards: Any
+    log: Any
+    config: Mapping[str, Any]
+
+
+def run_script(name: str, rule_job: RuleJob) -> None:
+    """The job body `lemmata/scripts/<name>.py` defines (`run(job)`), for this job."""
+    script = importlib.import_module(f"lemmata.scripts.{name}")
+    script.run(StageJob(rule_job))
+
+
 class StageJob:
-    """A thin view of Snakemake's `snakemake` object for one script run."""
+    """A thin view of the rule's job (a RuleJob, or any object with the same names) for one script."""
 
     def __init__(self, smk: Any) -> None:
         self.smk = smk
@@ -94,10 +126,13 @@ class StageJob:
             atomic_write_text(self.run_dir / layout.LAST_FAILURE, message + "\n")
             self.log(f"failed after {time.monotonic() - started:.1f} s: {message}")
             sys.stderr.write(f"lemmata: {message}\n")
-            raise SystemExit(1) from None
-        except SystemExit as exc:  # a gate closing on purpose
-            self.log(f"stopped after {time.monotonic() - started:.1f} s (exit status {exc.code})")
+            raise JobFailed(message) from None
+        except GateClosed:  # a gate closing on purpose: the driver asks its question
+            self.log(f"stopped after {time.monotonic() - started:.1f} s: the gate waits for a decision")
             raise
+        except SystemExit as exc:  # from a library: on Snakemake's worker thread it must not escape as such
+            self.log(f"failed after {time.monotonic() - started:.1f} s: exit status {exc.code}")
+            raise JobFailed(f"{self.rule}: exited with status {exc.code}") from None
         except BaseException as exc:
             self.log(f"crashed after {time.monotonic() - started:.1f} s: {type(exc).__name__}: {exc}")
             raise

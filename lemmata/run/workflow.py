@@ -61,6 +61,12 @@ def snakemake_command(run_dir: Path, jobs: int | None, profile_arguments: Sequen
         "mtime",
         "params",
         "input",
+        # The default ILP scheduler starts a solver process before every job; our DAG is small
+        # and its jobs need no packing, so picking them greedily costs nothing.
+        "--scheduler",
+        "greedy",
+        # Jobs run in Snakemake's process, on its worker threads (rules/common.smk, run_script).
+        "--force-use-threads",
         "--nocolor",
     ]
 
@@ -71,7 +77,7 @@ def _workflow_on(run_dir: Path, profile_arguments: Sequence[str] = ()) -> list[s
     return [
         sys.executable,
         "-m",
-        "snakemake",
+        "lemmata.run.snakemake_process",  # Snakemake's CLI, without its idle second at exit
         "--snakefile",
         str(snakefile()),
         "--directory",

@@ -4,7 +4,8 @@ from lemmata.artifacts import TaskInput, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.briefing import brief_run
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    task = read_artifact(job.input("task"), TaskInput)
-    write_artifact(job.output(), brief_run(job.home, task, job.settings))
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        task = read_artifact(job.input("task"), TaskInput)
+        write_artifact(job.output(), brief_run(job.home, task, job.settings))

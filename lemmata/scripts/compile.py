@@ -10,17 +10,18 @@ from lemmata.artifacts import write_artifact
 from lemmata.latex.compile import LatexCompileError, compile_paper, failure_report, success_report
 from lemmata.run.job import StageJob
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    tex = job.input("tex")
-    try:
-        result = compile_paper(
-            tex,
-            bibliography=job.input("bib").stat().st_size > 0,
-            timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT,
-            figures=job.input("figures"),
-        )
-    except LatexCompileError as error:
-        write_artifact(job.run_dir / layout.LOGS / f"{tex.stem}.compile.json", failure_report(tex, error))
-        raise
-    write_artifact(job.output("report"), success_report(tex, result))
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        tex = job.input("tex")
+        try:
+            result = compile_paper(
+                tex,
+                bibliography=job.input("bib").stat().st_size > 0,
+                timeout_per_pass=job.settings.LATEX_PASS_TIMEOUT,
+                figures=job.input("figures"),
+            )
+        except LatexCompileError as error:
+            write_artifact(job.run_dir / layout.LOGS / f"{tex.stem}.compile.json", failure_report(tex, error))
+            raise
+        write_artifact(job.output("report"), success_report(tex, result))

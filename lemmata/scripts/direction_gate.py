@@ -4,10 +4,11 @@ from lemmata.artifacts import DirectionIdeas, read_artifact
 from lemmata.run.gates import close_gate, open_gate_automatically
 from lemmata.run.job import StageJob
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    ideas = read_artifact(job.input("ideas"), DirectionIdeas)
-    if ideas.candidates:
-        open_gate_automatically(job.output(), f"ideation proposed {len(ideas.candidates)} directions")
-    else:
-        close_gate(job.output())
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        ideas = read_artifact(job.input("ideas"), DirectionIdeas)
+        if ideas.candidates:
+            open_gate_automatically(job.output(), f"ideation proposed {len(ideas.candidates)} directions")
+        else:
+            close_gate(job.output())

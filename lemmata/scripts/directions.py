@@ -4,9 +4,10 @@ from lemmata.artifacts import DirectionIdeas, GateDecision, TaskInput, read_arti
 from lemmata.run.job import StageJob
 from lemmata.stages.directions import run_directions
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    task = read_artifact(job.input("task"), TaskInput)
-    ideas = read_artifact(job.input("ideas"), DirectionIdeas)
-    decision = read_artifact(job.input("direction"), GateDecision)
-    write_artifact(job.output(), run_directions(job.client(), task, ideas, decision))
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        task = read_artifact(job.input("task"), TaskInput)
+        ideas = read_artifact(job.input("ideas"), DirectionIdeas)
+        decision = read_artifact(job.input("direction"), GateDecision)
+        write_artifact(job.output(), run_directions(job.client(), task, ideas, decision))

@@ -8,15 +8,16 @@ from lemmata.run.job import StageJob
 from lemmata.stages.experiment_stage import experiment_stage
 from lemmata.stages.feedback import job_feedback
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    experiment = experiment_stage(
-        job.client(),
-        read_artifact(job.input("theory"), Theory),
-        job.settings,
-        plugin_for(job.task_input().domain),
-        job_feedback(job.smk.input),
-        figures_home=job.run_dir / job.output("figures").parent,
-        version=job.version,
-    )
-    write_artifact(job.output("experiment"), experiment)
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        experiment = experiment_stage(
+            job.client(),
+            read_artifact(job.input("theory"), Theory),
+            job.settings,
+            plugin_for(job.task_input().domain),
+            job_feedback(job.smk.input),
+            figures_home=job.run_dir / job.output("figures").parent,
+            version=job.version,
+        )
+        write_artifact(job.output("experiment"), experiment)

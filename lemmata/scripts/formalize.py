@@ -5,7 +5,8 @@ from lemmata.artifacts import Directions, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.formalize import formalize
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    directions = read_artifact(job.input("directions"), Directions)
-    write_artifact(job.output(), formalize(job.client(), directions.goal, job.run_dir / layout.FORMALIZER_CACHE))
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        directions = read_artifact(job.input("directions"), Directions)
+        write_artifact(job.output(), formalize(job.client(), directions.goal, job.run_dir / layout.FORMALIZER_CACHE))

@@ -8,11 +8,12 @@ from lemmata.stages.directions import run_ideation
 from lemmata.stages.feedback import job_feedback
 from lemmata.tools import make_tools
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    task = read_artifact(job.input("task"), TaskInput)
-    survey = read_artifact(job.input("survey"), Survey)
-    tools = make_tools(job.settings, os.environ)
-    feedback = job_feedback(job.smk.input)
-    ideas = run_ideation(job.client(), task, survey, tools, job.settings.CONTEXT_COMPRESS_AFTER_TURNS, feedback)
-    write_artifact(job.output(), ideas)
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        task = read_artifact(job.input("task"), TaskInput)
+        survey = read_artifact(job.input("survey"), Survey)
+        tools = make_tools(job.settings, os.environ)
+        feedback = job_feedback(job.smk.input)
+        ideas = run_ideation(job.client(), task, survey, tools, job.settings.CONTEXT_COMPRESS_AFTER_TURNS, feedback)
+        write_artifact(job.output(), ideas)

@@ -3,6 +3,7 @@
 from lemmata.artifacts import write_artifact
 from lemmata.run.job import StageJob
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    write_artifact(job.output(), job.task_from_config())
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        write_artifact(job.output(), job.task_from_config())

@@ -4,12 +4,13 @@ from lemmata.artifacts import CompileReport, PaperMeta, Survey, Theory, read_art
 from lemmata.run.job import StageJob
 from lemmata.stages.research_output import research_output
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    record = research_output(
-        job.task_input(),
-        read_artifact(job.input("survey"), Survey),
-        read_artifact(job.input("theory"), Theory),
-        [(read_artifact(job.input("meta"), PaperMeta), read_artifact(job.input("report"), CompileReport))],
-    )
-    write_artifact(job.output(), record)
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        record = research_output(
+            job.task_input(),
+            read_artifact(job.input("survey"), Survey),
+            read_artifact(job.input("theory"), Theory),
+            [(read_artifact(job.input("meta"), PaperMeta), read_artifact(job.input("report"), CompileReport))],
+        )
+        write_artifact(job.output(), record)

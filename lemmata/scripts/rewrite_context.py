@@ -7,18 +7,19 @@ from lemmata.artifacts import RevisionRequest, RewriteContext, read_artifact, wr
 from lemmata.run.job import StageJob
 from lemmata.stages.feedback import revision_feedback
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    request = read_artifact(job.input("revision"), RevisionRequest)
-    write_artifact(
-        job.output(),
-        RewriteContext(
-            version=request.version,
-            base_version=request.base_version,
-            revision_prompt=revision_feedback(request),
-            qa_summary=request.qa_summary,
-            requested_at=request.requested_at,
-            completed_at=time.time(),
-            paper=layout.paper_tex(request.version),
-        ),
-    )
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        request = read_artifact(job.input("revision"), RevisionRequest)
+        write_artifact(
+            job.output(),
+            RewriteContext(
+                version=request.version,
+                base_version=request.base_version,
+                revision_prompt=revision_feedback(request),
+                qa_summary=request.qa_summary,
+                requested_at=request.requested_at,
+                completed_at=time.time(),
+                paper=layout.paper_tex(request.version),
+            ),
+        )

@@ -8,18 +8,19 @@ from lemmata.run.job import StageJob
 from lemmata.settings import lemmata_home
 from lemmata.stages.rewrite import rewrite_theory
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-version = int(snakemake.wildcards.n)  # noqa: F821
-with job.reporting():
-    theory = rewrite_theory(
-        lambda scope: job.client(scope=f"rewrite_theory:v{version}:{scope}"),
-        job.settings,
-        read_artifact(job.input("revision"), RevisionRequest),
-        read_artifact(job.input("theory"), Theory),
-        read_artifact(job.input("survey"), Survey),
-        read_artifact(job.input("formal"), FormalStatement).formal_statement,
-        checker=job.checker(job.client()),
-    )
-    write_artifact(job.output(), theory)
-    # The session's knowledge graph follows its latest theory, as after the first run's.
-    record_graph(lemmata_home(), build_graph(job.task_input().session_id, theory.goal, theory.lemmas, theory))
+
+def run(job: StageJob) -> None:
+    version = int(job.smk.wildcards.n)
+    with job.reporting():
+        theory = rewrite_theory(
+            lambda scope: job.client(scope=f"rewrite_theory:v{version}:{scope}"),
+            job.settings,
+            read_artifact(job.input("revision"), RevisionRequest),
+            read_artifact(job.input("theory"), Theory),
+            read_artifact(job.input("survey"), Survey),
+            read_artifact(job.input("formal"), FormalStatement).formal_statement,
+            checker=job.checker(job.client()),
+        )
+        write_artifact(job.output(), theory)
+        # The session's knowledge graph follows its latest theory, as after the first run's.
+        record_graph(lemmata_home(), build_graph(job.task_input().session_id, theory.goal, theory.lemmas, theory))

@@ -11,19 +11,20 @@ from lemmata.stages.paper_reader import with_paper_notes
 from lemmata.stages.survey import final_survey, paper_excerpt, run_survey, survey_limits
 from lemmata.tools import make_tools
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    task = read_artifact(job.input("task"), TaskInput)
 
-    def survey_with(papers: list[str] | None = None) -> Survey:
-        client = job.client()
-        tools = make_tools(job.settings, os.environ)
-        survey = run_survey(client, task, tools, survey_limits(job.settings), user_papers=papers)
-        return with_paper_notes(survey, client, paper_excerpt(job.settings))
+def run(job: StageJob) -> None:
+    with job.reporting():
+        task = read_artifact(job.input("task"), TaskInput)
 
-    if hasattr(job.smk.input, "first"):  # survey_final
-        first = read_artifact(job.input("first"), Survey)
-        survey = final_survey(first, read_artifact(job.input("papers"), GateDecision), survey_with)
-    else:
-        survey = survey_with()
-    write_artifact(job.output(), survey)
+        def survey_with(papers: list[str] | None = None) -> Survey:
+            client = job.client()
+            tools = make_tools(job.settings, os.environ)
+            survey = run_survey(client, task, tools, survey_limits(job.settings), user_papers=papers)
+            return with_paper_notes(survey, client, paper_excerpt(job.settings))
+
+        if hasattr(job.smk.input, "first"):  # survey_final
+            first = read_artifact(job.input("first"), Survey)
+            survey = final_survey(first, read_artifact(job.input("papers"), GateDecision), survey_with)
+        else:
+            survey = survey_with()
+        write_artifact(job.output(), survey)

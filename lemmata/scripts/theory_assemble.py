@@ -6,13 +6,14 @@ from lemmata.run.job import StageJob
 from lemmata.settings import lemmata_home
 from lemmata.stages.theory_assemble import assemble_theory
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    plan = read_artifact(job.input("plan"), TheoryPlan)
-    lemmas = [read_artifact(path, ProvedLemma) for path in snakemake.input.lemmas]  # noqa: F821
-    session_id = job.task_input().session_id
-    # Before the assembly: the lemma nodes and edges are kept even if what follows fails.
-    record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas))
-    theory = assemble_theory(job.client(), plan, lemmas)
-    write_artifact(job.output(), theory)
-    record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas, theory))
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        plan = read_artifact(job.input("plan"), TheoryPlan)
+        lemmas = [read_artifact(path, ProvedLemma) for path in job.smk.input.lemmas]
+        session_id = job.task_input().session_id
+        # Before the assembly: the lemma nodes and edges are kept even if what follows fails.
+        record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas))
+        theory = assemble_theory(job.client(), plan, lemmas)
+        write_artifact(job.output(), theory)
+        record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas, theory))

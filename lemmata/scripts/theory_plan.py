@@ -9,18 +9,19 @@ from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_plan import plan_theory, rework_feedback
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    directions = read_artifact(job.input("directions"), Directions)
-    formal = read_artifact(job.input("formal"), FormalStatement)
-    survey = read_artifact(job.input("survey"), Survey)
-    rework = read_artifact(Path(job.smk.input.rework[0]), TheoryRework) if job.smk.input.rework else None
-    feedback = " ".join(filter(None, [job_feedback(job.smk.input), rework_feedback(rework)]))
-    plan = plan_theory(
-        job.client(),
-        directions.goal,
-        formal_statement=formal.formal_statement,
-        literature=literature_digest(survey.papers, survey.paper_notes),
-        feedback=feedback,
-    )
-    write_artifact(job.output(), plan.model_copy(update={"rework": rework}))
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        directions = read_artifact(job.input("directions"), Directions)
+        formal = read_artifact(job.input("formal"), FormalStatement)
+        survey = read_artifact(job.input("survey"), Survey)
+        rework = read_artifact(Path(job.smk.input.rework[0]), TheoryRework) if job.smk.input.rework else None
+        feedback = " ".join(filter(None, [job_feedback(job.smk.input), rework_feedback(rework)]))
+        plan = plan_theory(
+            job.client(),
+            directions.goal,
+            formal_statement=formal.formal_statement,
+            literature=literature_digest(survey.papers, survey.paper_notes),
+            feedback=feedback,
+        )
+        write_artifact(job.output(), plan.model_copy(update={"rework": rework}))

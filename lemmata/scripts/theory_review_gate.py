@@ -4,6 +4,7 @@
 from lemmata.run.gates import ask_or_take_the_default
 from lemmata.run.job import StageJob
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    ask_or_take_the_default(job.output())
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        ask_or_take_the_default(job.output())

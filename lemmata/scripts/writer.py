@@ -13,21 +13,22 @@ from lemmata.artifacts import atomic_write_text, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.writer import read_writer_inputs, write_paper
 
-job = StageJob(snakemake)  # noqa: F821 (injected by Snakemake)
-with job.reporting():
-    paper = write_paper(
-        job.client(),
-        read_writer_inputs(job.smk.input),
-        version=job.version,
-        enforce_style=job.settings.ENFORCE_PROOF_STYLE,
-        max_turns=job.settings.WRITER_MAX_TURNS,
-    )
-    if job.version == 1:
-        atomic_write_text(job.output("bib"), paper.bibtex)
-    atomic_write_text(job.output("tex"), paper.tex)
-    write_artifact(job.output("meta"), paper.meta)
-    for error in paper.meta.compile_errors:
-        print(
-            f"{job.rule}: after {paper.meta.writer_turns} turn(s) the paper still does not compile: {error}",
-            file=sys.stderr,
+
+def run(job: StageJob) -> None:
+    with job.reporting():
+        paper = write_paper(
+            job.client(),
+            read_writer_inputs(job.smk.input),
+            version=job.version,
+            enforce_style=job.settings.ENFORCE_PROOF_STYLE,
+            max_turns=job.settings.WRITER_MAX_TURNS,
         )
+        if job.version == 1:
+            atomic_write_text(job.output("bib"), paper.bibtex)
+        atomic_write_text(job.output("tex"), paper.tex)
+        write_artifact(job.output("meta"), paper.meta)
+        for error in paper.meta.compile_errors:
+            print(
+                f"{job.rule}: after {paper.meta.writer_turns} turn(s) the paper still does not compile: {error}",
+                file=sys.stderr,
+            )

@@ -1,15 +1,17 @@
 """A plot of each numerical check: its violation rate against the 1% threshold, as a PDF.
 
 Drawn with pgfplots (TeX Live, which lemmata needs anyway: no new dependency) in a standalone
-document compiled here, once per tested lemma (one pdflatex pass, about half a second). The
-paper then includes a finished PDF: its own four-pass compile stays as fast as before, and the
-delivered .tex compiles without pgfplots. The PDF is byte-for-byte reproducible: no date, no
+document compiled here, once per tested lemma (one pdflatex pass, about 0.35 s; as many at once
+as there are cores). The paper then includes a finished PDF: its own four-pass compile stays as
+fast as before, and the delivered .tex compiles without pgfplots. The PDF is byte-for-byte reproducible: no date, no
 document ID, no pdfTeX banner.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lemmata.artifacts import Experiment, LemmaCheck
@@ -135,21 +137,32 @@ def plot_file_name(lemma_id: str, taken: set[str], suffix: str = "") -> str:
 def add_plots(experiment: Experiment, run_dir: Path, version: int = 1) -> Experiment:
     """The experiment with a plot for each check that ran, drawn into `run_dir`/figures; a plot
     that cannot be drawn is noted on its check and left out. A rewritten version's plots are
-    named `<lemma>-v<n>.pdf`, so that every version's figures sit together in the output folder."""
+    named `<lemma>-v<n>.pdf`, so that every version's figures sit together in the output folder.
+    The plots are drawn at the same time, one TeX box per core: each is a pdflatex of its own."""
     figures = Path(run_dir) / FIGURES_DIRECTORY
     figures.mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
-    checks = []
-    for check in experiment.checks:
-        if check.outcome != "ran":
-            checks.append(check)
-            continue
-        name = plot_file_name(check.lemma_id, taken, f"-v{version}" if version > 1 else "")
-        taken.add(name)
+    names: dict[int, str] = {}
+    for index, check in enumerate(experiment.checks):
+        if check.outcome == "ran":
+            names[index] = plot_file_name(check.lemma_id, taken, f"-v{version}" if version > 1 else "")
+            taken.add(names[index])
+
+    def draw(index: int) -> PlotError | None:
         try:
-            draw_plot(check, figures / name)
+            draw_plot(experiment.checks[index], figures / names[index])
         except PlotError as error:
-            checks.append(check.model_copy(update={"notes": [*check.notes, f"no plot: {error}"]}))
-            continue
-        checks.append(check.model_copy(update={"plot": f"{FIGURES_DIRECTORY}/{name}"}))
+            return error
+        return None
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:
+        problems = dict(zip(names, pool.map(draw, names)))
+    checks = []
+    for index, check in enumerate(experiment.checks):
+        if index not in names:
+            checks.append(check)
+        elif problems[index] is not None:
+            checks.append(check.model_copy(update={"notes": [*check.notes, f"no plot: {problems[index]}"]}))
+        else:
+            checks.append(check.model_copy(update={"plot": f"{FIGURES_DIRECTORY}/{names[index]}"}))
     return experiment.model_copy(update={"checks": checks})

@@ -26,7 +26,7 @@ from lemmata.cli.errors import reports_errors
 from lemmata.errors import UserError
 from lemmata.isolation.sandbox import Limits, run_python
 from lemmata.redaction import REDACTED, Redactor
-from lemmata.run.job import StageJob
+from lemmata.run.job import JobFailed, StageJob
 from lemmata.run.qa_history import ChatRecord, append_record
 from lemmata.server.http import ERROR_HANDLERS
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
@@ -164,7 +164,7 @@ def test_a_secret_in_an_error_is_not_shown_by_the_cli_a_job_or_the_api(
     assert "invalid key" in cli.output and secret not in cli.output
 
     job = StageJob(SimpleNamespace(rule="experiment", config={}))  # runs in the cwd, a tmp dir
-    with pytest.raises(SystemExit), job.reporting():
+    with pytest.raises(JobFailed), job.reporting():
         raise failing
     assert secret not in capsys.readouterr().err
     assert_nowhere(secret, job.run_dir / "logs")

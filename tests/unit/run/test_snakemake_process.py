@@ -1,0 +1,73 @@
+"""Snakemake as the driver starts it: its jobs on worker threads, no solver process per job, and
+an exit that waits for nothing (issue 25: the workflow's own cost)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lemmata.run.snakemake_process import cancel_idle_timers, exit_status
+from lemmata.run.workflow import snakemake_command
+
+
+def test_the_workflow_runs_its_jobs_in_snakemakes_process_and_schedules_them_greedily(tmp_path: Path) -> None:
+    command = snakemake_command(tmp_path, jobs=2)
+    assert command[1:3] == ["-m", "lemmata.run.snakemake_process"]
+    assert "--force-use-threads" in command  # else each `run:` job starts a Snakemake process of its own
+    assert command[command.index("--scheduler") + 1] == "greedy"  # the ILP scheduler runs a solver per pass
+
+
+def test_a_waiting_timer_is_cancelled_and_ends_at_once() -> None:
+    """Snakemake's scheduler leaves one-second timers behind; Python would wait for them at exit."""
+    fired = threading.Event()
+    timer = threading.Timer(60, fired.set)
+    timer.start()
+    assert cancel_idle_timers() >= 1
+    timer.join(timeout=2)
+    assert not timer.is_alive() and not fired.is_set()
+
+
+@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (1, 1), (3, 3), ("bad config", 1)])
+def test_the_exit_status_is_the_one_sys_exit_would_give(
+    code: object, status: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_status(code) == status
+    assert capsys.readouterr().err == ("bad config\n" if isinstance(code, str) else "")
+
+
+def test_snakemakes_command_line_ends_with_its_status_and_without_waiting(tmp_path: Path) -> None:
+    """A workflow that fails to parse: Snakemake's message, its exit status, no idle second."""
+    (tmp_path / "Snakefile").write_text("rule broken:\n    output: 'x'\n    shell: 'true'\n    nonsense\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata.run.snakemake_process", "--snakefile", "Snakefile", "--cores", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "SyntaxError" in result.stderr + result.stdout
+
+
+def test_a_finished_workflow_exits_zero_with_its_log_written_out(tmp_path: Path) -> None:
+    """The process ends without tearing the interpreter down: what Snakemake logged is on disk."""
+    (tmp_path / "Snakefile").write_text(
+        "rule all:\n    output: 'done.txt'\n    run:\n        open(output[0], 'w').write('written on a thread')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "lemmata.run.snakemake_process", "--cores", "1", "--force-use-threads"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "done.txt").read_text() == "written on a thread"
+    (log,) = (tmp_path / ".snakemake" / "log").glob("*.snakemake.log")
+    assert "1 of 1 steps (100%) done" in log.read_text()
