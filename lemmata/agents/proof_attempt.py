@@ -22,13 +22,15 @@ WEASEL_PENALTY, WEASEL_CAP = 0.05, 0.15
 #: Without a self-assessment block: an explicit end of proof earns a "sketch" score at most.
 HEURISTIC_WITH_END, HEURISTIC_WITHOUT_END = 0.5, 0.2
 MIN_PROOF_CHARACTERS = 20
-#: A heading that opens the prover's self-assessment: "### Self-Assessment", "**Self-assessment JSON Object**".
+#: A heading that opens the prover's self-assessment: "### Self-Assessment", "**Self-assessment JSON Object**",
+#: "### JSON Self-Assessment".
 SELF_ASSESSMENT_HEADING = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment\b[^\n]*$", re.IGNORECASE | re.MULTILINE
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:json[ \t]+)?self[- ]assessment\b[^\n]*$",
+    re.IGNORECASE | re.MULTILINE,
 )
 #: The heading naming nothing but the assessment: "### Self-Assessment JSON Object", "**Self-assessment:**".
 BARE_ASSESSMENT_HEADING = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*self[- ]assessment"
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:json[ \t]+)?self[- ]assessment"
     r"(?:[ \t]+(?:json[ \t]+)?(?:object|block))?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$",
     re.IGNORECASE,
 )
@@ -78,9 +80,18 @@ class ProofAttempt:
     notes: list[str] = field(default_factory=list)
 
 
-def parse_proof_attempt(answer: str, cited_ids: list[str]) -> ProofAttempt:
-    """Gaps, assessment block (or heuristic), citation and weasel penalties, cleaned proof."""
-    gaps = gap_tags(answer)
+#: The open gap of an answer that stopped before the model ended it, by finish reason.
+CUT_OFF_GAPS = {
+    "length": "the answer was cut off at its token limit: the proof is not complete",
+    "repetition": "the answer was cut off where it began to repeat itself: the proof is not complete",
+}
+
+
+def parse_proof_attempt(answer: str, cited_ids: list[str], finish_reason: str | None = None) -> ProofAttempt:
+    """Gaps, assessment block (or heuristic), citation and weasel penalties, cleaned proof. An
+    answer cut off (`finish_reason` "length" or "repetition") has an open gap: a proof that ends
+    mid-sentence is not complete, whatever a checker says of the part it sees."""
+    gaps = gap_tags(answer) + ([CUT_OFF_GAPS[finish_reason]] if finish_reason in CUT_OFF_GAPS else [])
     assessment, block = find_assessment(answer)
     body = answer.replace(block, "") if block else answer
     body, lean_sketch = _split_lean_sketch(body)
@@ -113,8 +124,17 @@ def without_self_assessment(text: str) -> str:
     space (the JSON block already cut out) that follows. Malformed model output, the embedded
     model (2026-11-25): the assessment as a markdown list under "### Self-Assessment", or the
     heading "### Self-Assessment JSON Object" left behind its block; neither is proof. Also the
-    assessment's parts as sections of their own (`without_assessment_sections`)."""
-    text = without_assessment_sections(text)
+    assessment's parts as sections of their own (`without_assessment_sections`), before or after
+    that heading: on 2026-11-26 a "### Verification" list came before "### JSON Self-Assessment"
+    and its block, and both were printed as the end of the proof."""
+    while True:
+        shorter = _without_assessment_heading(without_assessment_sections(text))
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def _without_assessment_heading(text: str) -> str:
     headings = list(SELF_ASSESSMENT_HEADING.finditer(text))
     if not headings:
         return text

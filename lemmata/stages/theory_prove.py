@@ -71,7 +71,8 @@ def prove_lemma(
             approach=approach_of(plan, lemma),
             history=history.render(FIRST_TURN),
         )
-        attempt = parse_proof_attempt(client.complete("prover", prompt.system, prompt.user), lemma.depends_on)
+        reply = client.complete_reply("prover", prompt.system, prompt.user)
+        attempt = parse_proof_attempt(reply.text, lemma.depends_on, reply.finish_reason)
         verdict = check_proof(client, lemma.id, lemma.statement, attempt, settings, refute=checker.can_verify)
         turn = Turn(number, attempt, verdict)
         if best is None or turn.verdict.accepted or _better(turn, best):

@@ -15,6 +15,7 @@ import json
 import pytest
 
 from lemmata.agents.proof_attempt import (
+    CUT_OFF_GAPS,
     HEURISTIC_WITH_END,
     HEURISTIC_WITHOUT_END,
     find_assessment,
@@ -697,3 +698,34 @@ def test_a_sentence_about_lean_inside_the_proof_stays() -> None:
     text = "We follow the Lean 4 sketch below in spirit.\n\nBy [L1] the sum is even. QED\n\n```lean\nexample : True := trivial\n```\n"
     attempt = parse_proof_attempt(text, ["L1"])
     assert "We follow the Lean 4 sketch below in spirit." in attempt.proof_text
+
+
+#: A real prover answer (the README's main command, 2026-11-26): the proof, "### Proof Summary",
+#: a "### Verification" list, then "### JSON Self-Assessment", its block and a remark; the paper
+#: printed the list, the heading and the remark as the end of the proof.
+VERIFICATION_THEN_JSON_ASSESSMENT = (
+    DATA / "embedded_outputs" / "prover-verification-then-json-self-assessment.txt"
+).read_text(encoding="utf-8")
+
+
+def test_a_verification_list_before_a_json_self_assessment_heading_is_not_proof() -> None:
+    attempt = parse_proof_attempt(VERIFICATION_THEN_JSON_ASSESSMENT, ["L2"])
+    assert attempt.assessment is not None and attempt.assessment.confidence == 0.95
+    for leftover in ("### Verification", "JSON Self-Assessment", "This proof is elementary", "**Reasoning**"):
+        assert leftover not in attempt.proof_text
+    assert attempt.proof_text.rstrip().endswith("twice the sum of their integer parts plus 2.")
+    assert "a + b = 2(m + n + 1) = 2k" in attempt.proof_text
+
+
+#: A real prover answer (the README's main command, 2026-11-26) that the embedded model's loop
+#: guard ended (finish reason "repetition") in mid-sentence; the paper showed the cut proof as
+#: if whole, and the verifier had called it valid.
+CUT_WHERE_IT_REPEATS = (DATA / "embedded_outputs" / "prover-cut-where-it-repeats.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("finish_reason", ["repetition", "length"])
+def test_a_cut_off_answer_has_an_open_gap_and_so_is_never_verified(finish_reason: str) -> None:
+    attempt = parse_proof_attempt(CUT_WHERE_IT_REPEATS, [], finish_reason)
+    assert CUT_OFF_GAPS[finish_reason] in attempt.gaps
+    assert attempt.proof_text.rstrip().endswith("such that \\(n = 2k\\),")  # what was written is kept
+    assert parse_proof_attempt(CUT_WHERE_IT_REPEATS, [], "stop").gaps == []

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from lemmata.artifacts import ConsistencyCheck, Lemma, ProvedLemma, TheoryPlan
-from lemmata.llm.base import ChatRequest
+from lemmata.llm.base import ChatRequest, ChatResponse
 from lemmata.stages.theory_assemble import (
     assemble_theory,
     proof_of_json_answer,
@@ -307,6 +307,27 @@ def test_below_threshold_the_verifier_and_the_refuter_decide(
     if issues and issues != ["None"]:
         assert "step 2 unclear" in proved.verification
     assert backend.pending("prover") == backend.pending("verifier") == 0
+
+
+def test_a_cut_off_proof_is_not_verified_whatever_the_verifier_would_say() -> None:
+    """The embedded model's loop guard ended a prover answer mid-sentence (2026-11-26) and the
+    verifier called the part it saw valid. A cut-off answer has an open gap: the structure check
+    objects, no verifier is asked, and the next turn tries again."""
+    cut = ChatResponse(prover_answer(0.84).split("```")[0] + "Hence $n + m$ is", finish_reason="repetition")
+    client, backend = scripted_client(
+        {"prover": [cut, prover_answer(0.84)], "verifier": [verifier_answer("valid")], "refuter": [NO_ERROR]},
+        THEORY_STAGE_MAX_TURNS=2,
+    )
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
+    assert len(backend.calls("prover")) == 2 and len(backend.calls("verifier")) == 1  # the second, whole answer
+    assert proved.verified is True and proved.attempts == 2
+
+    client, backend = scripted_client(
+        {"prover": [cut], "verifier": [verifier_answer("valid")]}, THEORY_STAGE_MAX_TURNS=1
+    )
+    proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
+    assert proved.verified is False and backend.calls("verifier") == []
+    assert "the answer was cut off where it began to repeat itself" in proved.verification
 
 
 def test_threshold_comes_from_settings() -> None:
