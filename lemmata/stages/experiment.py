@@ -75,11 +75,13 @@ def run_experiment(
     feedback: str = "",
     tools_guide: str = "",
     preflight: Callable[[], str] = sandbox_problem,
+    on_check: Callable[[LemmaCheck], None] = lambda _check: None,
 ) -> Experiment:
     """`feedback`: the reviewer's words at the theory review, for the agent that comes next.
     `tools_guide`: how to call the domain plugin's modules, which `runner` makes importable.
     `preflight`: why the sandbox cannot run here ("" when it can): then no test is written, and
-    the experiment is skipped with that reason, never run in a weaker box."""
+    the experiment is skipped with that reason, never run in a weaker box.
+    `on_check`: told each lemma's check as soon as it is done, in order (its plot is drawn then)."""
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
@@ -94,7 +96,10 @@ def run_experiment(
             low_confidence_lemmas=[lemma.id for lemma in tested],
         )
     try:
-        checks = [check_lemma(client, lemma, runner, limits, feedback, tools_guide) for lemma in tested]
+        checks = []
+        for lemma in tested:
+            checks.append(check_lemma(client, lemma, runner, limits, feedback, tools_guide))
+            on_check(checks[-1])
     except BoxUnavailable as error:  # the box failed to start after the preflight said it could
         return Experiment(
             skipped=True,

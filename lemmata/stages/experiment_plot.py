@@ -1,8 +1,8 @@
 """A plot of each numerical check: its violation rate against the 1% threshold, as a PDF.
 
 Drawn with pgfplots (TeX Live, which lemmata needs anyway: no new dependency) in a standalone
-document compiled here, once per tested lemma (one pdflatex pass, about 0.35 s; as many at once
-as there are cores). The paper then includes a finished PDF: its own four-pass compile stays as
+document compiled here, once per tested lemma (one pdflatex pass, about 0.35 s), as soon as its
+check has run (`PlotDrawer`). The paper then includes a finished PDF: its own four-pass compile stays as
 fast as before, and the delivered .tex compiles without pgfplots. The PDF is byte-for-byte reproducible: no date, no
 document ID, no pdfTeX banner.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from lemmata.artifacts import Experiment, LemmaCheck
@@ -137,32 +137,68 @@ def plot_file_name(lemma_id: str, taken: set[str], suffix: str = "") -> str:
 def add_plots(experiment: Experiment, run_dir: Path, version: int = 1) -> Experiment:
     """The experiment with a plot for each check that ran, drawn into `run_dir`/figures; a plot
     that cannot be drawn is noted on its check and left out. A rewritten version's plots are
-    named `<lemma>-v<n>.pdf`, so that every version's figures sit together in the output folder.
-    The plots are drawn at the same time, one TeX box per core: each is a pdflatex of its own."""
-    figures = Path(run_dir) / FIGURES_DIRECTORY
-    figures.mkdir(parents=True, exist_ok=True)
-    taken: set[str] = set()
-    names: dict[int, str] = {}
-    for index, check in enumerate(experiment.checks):
-        if check.outcome == "ran":
-            names[index] = plot_file_name(check.lemma_id, taken, f"-v{version}" if version > 1 else "")
-            taken.add(names[index])
+    named `<lemma>-v<n>.pdf`, so that every version's figures sit together in the output folder."""
+    with PlotDrawer(run_dir, version) as drawer:
+        for check in experiment.checks:
+            drawer.submit(check)
+        return drawer.finish(experiment)
 
-    def draw(index: int) -> PlotError | None:
-        try:
-            draw_plot(experiment.checks[index], figures / names[index])
-        except PlotError as error:
-            return error
-        return None
 
-    with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:
-        problems = dict(zip(names, pool.map(draw, names)))
-    checks = []
-    for index, check in enumerate(experiment.checks):
-        if index not in names:
-            checks.append(check)
-        elif problems[index] is not None:
-            checks.append(check.model_copy(update={"notes": [*check.notes, f"no plot: {problems[index]}"]}))
-        else:
-            checks.append(check.model_copy(update={"plot": f"{FIGURES_DIRECTORY}/{names[index]}"}))
-    return experiment.model_copy(update={"checks": checks})
+class PlotDrawer:
+    """Draws each check's plot as soon as the check has run, one TeX box per core, while the
+    experiment agent goes on with the next lemma: a plot costs the run no time of its own but the
+    last one's (a plot is a pdflatex of about 0.35 s). `submit` every check in order, then `finish`."""
+
+    def __init__(self, run_dir: Path, version: int = 1) -> None:
+        self.figures = Path(run_dir) / FIGURES_DIRECTORY
+        self.version = version
+        self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        self._taken: set[str] = set()
+        self._drawings: list[tuple[str, Future[PlotError | None]] | None] = []
+
+    def __enter__(self) -> PlotDrawer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._pool.shutdown(wait=True)
+
+    def submit(self, check: LemmaCheck) -> None:
+        if check.outcome != "ran":
+            self._drawings.append(None)
+            return
+        self.figures.mkdir(parents=True, exist_ok=True)
+        name = plot_file_name(check.lemma_id, self._taken, f"-v{self.version}" if self.version > 1 else "")
+        self._taken.add(name)
+        self._drawings.append((name, self._pool.submit(_draw, check, self.figures / name)))
+
+    def finish(self, experiment: Experiment) -> Experiment:
+        """`experiment` with the plots of its checks (the ones submitted, in the same order)."""
+        self.figures.mkdir(parents=True, exist_ok=True)
+        if len(self._drawings) != len(experiment.checks):  # the checks are not the ones drawn: draw them now
+            for drawing in self._drawings:
+                if drawing is not None:
+                    drawing[1].result()
+                    (self.figures / drawing[0]).unlink(missing_ok=True)
+            self._taken, self._drawings = set(), []
+            for check in experiment.checks:
+                self.submit(check)
+        checks = []
+        for check, drawing in zip(experiment.checks, self._drawings):
+            if drawing is None:
+                checks.append(check)
+                continue
+            name, future = drawing
+            problem = future.result()
+            if problem is not None:
+                checks.append(check.model_copy(update={"notes": [*check.notes, f"no plot: {problem}"]}))
+            else:
+                checks.append(check.model_copy(update={"plot": f"{FIGURES_DIRECTORY}/{name}"}))
+        return experiment.model_copy(update={"checks": checks})
+
+
+def _draw(check: LemmaCheck, pdf_path: Path) -> PlotError | None:
+    try:
+        draw_plot(check, pdf_path)
+    except PlotError as error:
+        return error
+    return None

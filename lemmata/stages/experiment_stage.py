@@ -12,7 +12,7 @@ from lemmata.layout import FIGURES
 from lemmata.plugins import DomainPlugin
 from lemmata.settings import Settings
 from lemmata.stages.experiment import AgentLimits, domain_tools, run_experiment
-from lemmata.stages.experiment_plot import add_plots
+from lemmata.stages.experiment_plot import PlotDrawer
 
 
 def experiment_stage(
@@ -32,16 +32,18 @@ def experiment_stage(
     limits = AgentLimits(settings.EXPERIMENT_MAX_TURNS, settings.CONTEXT_COMPRESS_AFTER_TURNS)
     try:
         runner, tools_guide = domain_tools(plugin)
-        experiment = run_experiment(
-            client,
-            theory,
-            settings.EXPERIMENT_MODE,
-            runner=runner,
-            limits=limits,
-            feedback=feedback,
-            tools_guide=tools_guide,
-        )
-        return add_plots(experiment, figures_home, version)
+        with PlotDrawer(figures_home, version) as plots:  # each plot drawn while the agent goes on
+            experiment = run_experiment(
+                client,
+                theory,
+                settings.EXPERIMENT_MODE,
+                runner=runner,
+                limits=limits,
+                feedback=feedback,
+                tools_guide=tools_guide,
+                on_check=plots.submit,
+            )
+            return plots.finish(experiment)
     except LemmataError as error:
         if version == 1:
             raise

@@ -34,7 +34,7 @@ from lemmata.stages.experiment import (
 )
 from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_counts
 from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
-from lemmata.stages.experiment_plot import add_plots, draw_plot, plot_document, plot_file_name
+from lemmata.stages.experiment_plot import PlotDrawer, add_plots, draw_plot, plot_document, plot_file_name
 from lemmata.stages.experiment_signals import quantitative_signals
 from lemmata.stages.writer import experiment_summary
 from support import DATA
@@ -687,6 +687,42 @@ def test_a_plot_that_cannot_be_drawn_is_a_note(tmp_path: Path, monkeypatch: pyte
 def test_a_skipped_experiment_still_makes_the_figures_directory(tmp_path: Path) -> None:
     plotted = add_plots(Experiment(skipped=True, skip_reason="EXPERIMENT_MODE=false"), tmp_path)
     assert plotted.checks == [] and (tmp_path / "figures").is_dir()
+
+
+@needs_tex
+def test_a_plot_is_drawn_as_soon_as_its_check_has_run(tmp_path: Path) -> None:
+    """The drawer starts each plot on submission (the experiment agent meanwhile asks the model
+    about the next lemma), and `finish` puts each plot on its own check, in order."""
+    error = LemmaCheck(lemma_id="L5", group="low_confidence", outcome="error", detail="crashed", attempts=5)
+    with PlotDrawer(tmp_path, version=2) as drawer:
+        drawer.submit(SERIES_CHECK)
+        drawer.submit(error)
+        drawer.submit(ran_check("L4", 2000, 0))  # the same lemma again: a name of its own
+        plotted = drawer.finish(Experiment(skipped=False, checks=[SERIES_CHECK, error, ran_check("L4", 2000, 0)]))
+    assert [c.plot for c in plotted.checks] == ["figures/L4-v2.pdf", "", "figures/L4-v2-2.pdf"]
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == ["L4-v2-2.pdf", "L4-v2.pdf"]
+
+
+@needs_tex
+def test_plots_of_checks_the_experiment_did_not_keep_are_removed(tmp_path: Path) -> None:
+    """The box failed after a check had run: the experiment is skipped, no plot of it stays."""
+    with PlotDrawer(tmp_path) as drawer:
+        drawer.submit(ran_check())
+        plotted = drawer.finish(Experiment(skipped=True, skip_reason="the sandbox cannot run here"))
+    assert plotted.checks == [] and list((tmp_path / "figures").iterdir()) == []
+
+
+def test_each_check_is_told_before_the_next_lemma_is_asked() -> None:
+    told: list[tuple[str, int]] = []
+    client, backend = scripted_client({"experiment": [experiment_answer(), experiment_answer()]})
+    run_experiment(
+        client,
+        theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence")),
+        "true",
+        runner=FakeRunner(ok(counts_line(100, 0)), ok(counts_line(100, 0))),
+        on_check=lambda check: told.append((check.lemma_id, len(backend.calls("experiment")))),
+    )
+    assert told == [("L1", 1), ("L2", 2)]
 
 
 def plotted(check: LemmaCheck) -> LemmaCheck:
