@@ -78,20 +78,22 @@ class ProofAttempt:
     gaps: list[str] = field(default_factory=list)
     lean_sketch: str = ""
     notes: list[str] = field(default_factory=list)
+    cut_off: bool = False  # the answer stopped before the model ended it: never a whole proof
 
 
-#: The open gap of an answer that stopped before the model ended it, by finish reason.
-CUT_OFF_GAPS = {
-    "length": "the answer was cut off at its token limit: the proof is not complete",
-    "repetition": "the answer was cut off where it began to repeat itself: the proof is not complete",
+#: Why an answer that stopped before the model ended it is no whole proof, by finish reason.
+CUT_OFF_NOTES = {
+    "length": "the answer was cut off at its token limit, so the proof is not complete",
+    "repetition": "the answer was cut off where it began to repeat itself, so the proof is not complete",
 }
 
 
 def parse_proof_attempt(answer: str, cited_ids: list[str], finish_reason: str | None = None) -> ProofAttempt:
     """Gaps, assessment block (or heuristic), citation and weasel penalties, cleaned proof. An
-    answer cut off (`finish_reason` "length" or "repetition") has an open gap: a proof that ends
-    mid-sentence is not complete, whatever a checker says of the part it sees."""
-    gaps = gap_tags(answer) + ([CUT_OFF_GAPS[finish_reason]] if finish_reason in CUT_OFF_GAPS else [])
+    answer cut off (`finish_reason` "length" or "repetition") is marked so, with a note: a proof
+    that ends mid-sentence is not complete, whatever a checker says of the part it sees, and is
+    never verified (verification/policy.py)."""
+    gaps = gap_tags(answer)
     assessment, block = find_assessment(answer)
     body = answer.replace(block, "") if block else answer
     body, lean_sketch = _split_lean_sketch(body)
@@ -116,7 +118,12 @@ def parse_proof_attempt(answer: str, cited_ids: list[str], finish_reason: str | 
     if len(proof_text) < MIN_PROOF_CHARACTERS:
         confidence = 0.0
         gaps.append("the answer contains no proof")
-    return ProofAttempt(proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes)
+    cut_off = finish_reason in CUT_OFF_NOTES
+    if cut_off:
+        notes.append(CUT_OFF_NOTES[str(finish_reason)])
+    return ProofAttempt(
+        proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes, cut_off
+    )
 
 
 def without_self_assessment(text: str) -> str:

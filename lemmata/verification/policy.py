@@ -10,14 +10,15 @@ from lemmata.verification.checks import Verdict, refuted_in_vain
 
 def is_verified(verdict: Verdict, attempt: ProofAttempt, checker: Checker, *, confidence_floor: bool = True) -> bool:
     """Passed the checks (not merely auto-accepted on its own rating), by a checker measured to tell
-    wrong from right, with no open gap and (`confidence_floor`) a confidence the prover itself does
-    not call incomplete or possibly wrong."""
+    wrong from right, with no open gap, not cut off, and (`confidence_floor`) a confidence the
+    prover itself does not call incomplete or possibly wrong."""
     floor_met = not confidence_floor or attempt.confidence >= VERIFIED_MIN_CONFIDENCE
     return (
         verdict.method == CHECKED_METHOD
         and refuted_in_vain(verdict.steps)
         and checker.can_verify
         and not attempt.gaps
+        and not attempt.cut_off
         and floor_met
     )
 

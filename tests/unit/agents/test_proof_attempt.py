@@ -15,7 +15,7 @@ import json
 import pytest
 
 from lemmata.agents.proof_attempt import (
-    CUT_OFF_GAPS,
+    CUT_OFF_NOTES,
     HEURISTIC_WITH_END,
     HEURISTIC_WITHOUT_END,
     find_assessment,
@@ -724,8 +724,9 @@ CUT_WHERE_IT_REPEATS = (DATA / "embedded_outputs" / "prover-cut-where-it-repeats
 
 
 @pytest.mark.parametrize("finish_reason", ["repetition", "length"])
-def test_a_cut_off_answer_has_an_open_gap_and_so_is_never_verified(finish_reason: str) -> None:
+def test_a_cut_off_answer_is_marked_and_says_why_it_is_no_whole_proof(finish_reason: str) -> None:
     attempt = parse_proof_attempt(CUT_WHERE_IT_REPEATS, [], finish_reason)
-    assert CUT_OFF_GAPS[finish_reason] in attempt.gaps
+    assert attempt.cut_off and CUT_OFF_NOTES[finish_reason] in attempt.notes
     assert attempt.proof_text.rstrip().endswith("such that \\(n = 2k\\),")  # what was written is kept
-    assert parse_proof_attempt(CUT_WHERE_IT_REPEATS, [], "stop").gaps == []
+    whole = parse_proof_attempt(CUT_WHERE_IT_REPEATS, [], "stop")
+    assert not whole.cut_off and not any("cut off" in note for note in whole.notes)
