@@ -242,6 +242,12 @@ def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
     return Path(home).expanduser() if home else Path.home() / ".lemmata"
 
 
+def data_home_of(run_dir: Path) -> Path:
+    """The data directory a run belongs to (memories, installed skills, prices): the one it lives
+    in (`<home>/runs/<id>/`); for a workflow run by hand elsewhere, $LEMMATA_HOME."""
+    return run_dir.parent.parent if run_dir.parent.name == "runs" else lemmata_home()
+
+
 def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The process environment over the saved settings over `./.env` over `$LEMMATA_HOME/.env`."""
     environ = dict(os.environ if environ is None else environ)

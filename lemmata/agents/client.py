@@ -15,9 +15,10 @@ from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message, ModelChoice
 from lemmata.llm.calllog import CallLog, CallRecord
+from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import build_backend, choose_backend
 from lemmata.redaction import Redactor, known_secrets
-from lemmata.settings import Settings
+from lemmata.settings import Settings, data_home_of
 
 
 class LLMClient:
@@ -228,7 +229,7 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
     choice = choose_backend(settings, environ)
     backend = build_backend(choice.name, settings, environ, run_dir)
     redact = Redactor(lambda: known_secrets(environ))  # read at each use: a refreshed CLI login is known too
-    log = CallLog(Path(run_dir) / layout.LLM_CALLS, redact)
+    log = CallLog(Path(run_dir) / layout.LLM_CALLS, redact, load_prices(data_home_of(Path(run_dir))))
     return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
 
 

@@ -23,6 +23,7 @@ from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
 from lemmata.profiles import DEFAULT_PROFILE
+from lemmata.run.costs import run_costs, usd
 from lemmata.run.create import PAPERS_TASK, create_new_run
 from lemmata.run.gates import waiting_gate
 from lemmata.run.outcome import outcome_of
@@ -203,7 +204,7 @@ def pause(session_id: str) -> None:
 @click.argument("session_id", required=False)
 @reports_errors
 def status(session_id: str | None) -> None:
-    """List runs, or show each stage and every file of run SESSION_ID."""
+    """List runs and their cost, or show each stage, every file and the cost of run SESSION_ID."""
     data_home = DataHome.from_environment()
     if session_id is None:
         list_runs(data_home)
@@ -217,10 +218,15 @@ def list_runs(data_home: DataHome) -> None:
         click.echo(f"no runs yet in {data_home.home / 'runs'}")
         return
     states = [outcome_of(data_home.run_dir(record.session_id), record).text for record in records]
+    costs = [run_costs(data_home.run_dir(record.session_id)).text for record in records]
     width = max(10, *map(len, states))  # the outcome can be longer than a status: the columns stay aligned
-    for record, state in zip(records, states):
+    cost_width = max(map(len, costs))
+    for record, state, cost in zip(records, states, costs):
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created))
-        click.echo(f"{record.session_id:<24} {state:<{width}} {record.mode:<11} {created}  {record.task[:60]}")
+        click.echo(
+            f"{record.session_id:<24} {state:<{width}} {record.mode:<11} {created}  {cost:<{cost_width}}  "
+            f"{record.task[:60]}"
+        )
 
 
 def show_run(run_dir: Path) -> None:
@@ -241,6 +247,11 @@ def show_run(run_dir: Path) -> None:
     click.echo("files:")
     for stage_name, name, state in artifact_states(run_dir):
         click.echo(f"  {name:<34} {state:<10} ({stage_name})")
+    costs = run_costs(run_dir)
+    click.echo(f"model calls: {costs.calls}, cost {costs.text}")
+    for label, parts in (("by stage", costs.by_stage), ("by role", costs.by_role)):
+        if parts:
+            click.echo(f"  {label}: " + ", ".join(f"{name} {usd(amount)}" for name, amount in parts.items()))
 
 
 @cli.command()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.jsonl import append_line, read_json_lines
+from lemmata.llm.prices import PriceTable
 from lemmata.redaction import Redactor, known_secrets
 
 
@@ -36,14 +37,27 @@ class CallRecord:
     #: Backend-specific measurements, e.g. the embedded model's seconds and prompt tokens evaluated.
     timings: dict[str, Any] | None = None
     timestamp: float = field(default_factory=time.time)
+    #: USD: the tokens times the model's prices (llm/prices.py); None when not known (a model
+    #: without a price, a failed call), 0 on the embedded model and a replay.
+    cost_usd: float | None = None
 
 
 class CallLog:
-    def __init__(self, path: Path, redact: Redactor | None = None) -> None:
+    def __init__(self, path: Path, redact: Redactor | None = None, prices: PriceTable | None = None) -> None:
         self.path = Path(path)
         self.redact = redact or Redactor(known_secrets)  # default: every secret this process knows
+        self.prices = prices  # None: costs are not computed (left as the record has them)
 
     def append(self, record: CallRecord) -> None:
+        if self.prices is not None and record.cost_usd is None and record.error is None:
+            record.cost_usd = self.prices.cost(
+                record.backend,
+                record.model,
+                record.tokens_in,
+                record.tokens_out,
+                record.cache_read_tokens,
+                record.cache_write_tokens,
+            )
         line = self.redact(json.dumps(asdict(record), ensure_ascii=False))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_line(self.path, line)

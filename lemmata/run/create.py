@@ -14,6 +14,7 @@ import yaml
 from lemmata import layout
 from lemmata.artifacts import TaskInput, atomic_write_text
 from lemmata.errors import UserError
+from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.record import DataHome, RunRecord, new_session_id, save_record
@@ -56,6 +57,7 @@ def create_new_run(
     if backend_name(settings, environ) == "embedded":
         settings = settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(embedded_model(settings))})
     backend = choose_backend(settings, environ)  # a missing credential stops us before any work
+    load_prices(data_home.home)  # so does a broken prices.yaml, which every model job would read
     if backend.name == "replay":
         settings = checked_replay_settings(settings)
     # The run keeps the backend it started with, on resume too.

@@ -25,7 +25,7 @@ from lemmata import layout
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
 from lemmata.errors import GateClosed, LemmataError
 from lemmata.redaction import redact_known
-from lemmata.settings import Settings, lemmata_home
+from lemmata.settings import Settings, data_home_of
 
 if TYPE_CHECKING:
     from lemmata.agents.client import LLMClient
@@ -137,9 +137,3 @@ class StageJob:
             self.log(f"crashed after {time.monotonic() - started:.1f} s: {type(exc).__name__}: {exc}")
             raise
         self.log(f"done in {time.monotonic() - started:.1f} s")
-
-
-def data_home_of(run_dir: Path) -> Path:
-    """The data directory a run belongs to (memories, installed skills): the one it lives in
-    (`<home>/runs/<id>/`); for a workflow run by hand elsewhere, $LEMMATA_HOME."""
-    return run_dir.parent.parent if run_dir.parent.name == "runs" else lemmata_home()

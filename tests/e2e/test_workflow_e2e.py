@@ -157,6 +157,9 @@ def only_run_dir(home: Path) -> Path:
 
 
 def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_path):
+    # The user's price for the fake server's model (issue 26): $2 in, $8 out per million tokens.
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
     result = run_lemmata(["prove", TASK, "--output", "out"], local_env(home, fake_server), tmp_path)
     assert result.returncode == 0, result.stderr
     out = tmp_path / "out"
@@ -265,9 +268,16 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert "\\cite{knuth1997}" not in (out / "paper_v1.tex").read_text()
     assert "Parity of Sums of Even Integers" in text  # the one kept citation reaches the references
 
+    calls = list(read_call_records(run_dir / "llm_calls.jsonl"))
+    for call in calls:  # each call's cost is its tokens times the user's prices
+        assert call["cost_usd"] == pytest.approx((call["tokens_in"] * 2.0 + call["tokens_out"] * 8.0) / 1e6, abs=1e-6)
+    total = sum(call["cost_usd"] for call in calls)
     status = run_lemmata(["status"], local_env(home, fake_server), tmp_path)
     assert run_dir.name in status.stdout and "completed" in status.stdout
+    assert f"${total:.4f}" in status.stdout
     detail = run_lemmata(["status", run_dir.name], local_env(home, fake_server), tmp_path)
+    assert f"model calls: {len(calls)}, cost ${total:.4f}" in detail.stdout
+    assert re.search(r"by stage: survey \$0\.\d{4}, direction planning \$0\.\d{4}, theory", detail.stdout)
     stages, files = detail.stdout.split("\nfiles:\n")
     assert stages.count(" done ") == 7, detail.stdout
     assert re.search(r"theory/lemmas/L4\.json\s+done\s+\(theory\)", files) and "figures/L4.pdf" in files
@@ -429,6 +439,16 @@ def test_a_wrong_setting_stops_before_any_work(home, tmp_path, variable, value, 
     result = run_lemmata(["prove", TASK], lemmata_env(home, LLM_BACKEND="local", **{variable: value}), tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == f"lemmata: error: {variable}={value!r} is not valid: {allowed}"
+    assert not (home / "runs").exists()
+
+
+def test_a_broken_price_table_stops_before_any_work(home, tmp_path):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0}\n")  # no output price
+    result = run_lemmata(["prove", TASK], lemmata_env(home, LLM_BACKEND="local"), tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith(f"lemmata: error: {home / 'prices.yaml'}: models.local-model.output: ")
+    assert "fix it or remove it" in result.stderr and "Traceback" not in result.stderr
     assert not (home / "runs").exists()
 
 

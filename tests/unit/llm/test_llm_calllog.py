@@ -36,6 +36,7 @@ RECORD_FIELDS = {
     "finish_reason",
     "timings",
     "timestamp",
+    "cost_usd",
 }
 
 

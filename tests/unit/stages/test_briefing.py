@@ -480,7 +480,7 @@ def test_a_composed_briefing_reaches_the_prover_through_the_run_directory(tmp_pa
 
 
 def test_a_job_reads_and_writes_memories_in_the_data_directory_its_run_lives_in(tmp_path, monkeypatch):
-    from lemmata.run.job import data_home_of
+    from lemmata.settings import data_home_of
 
     monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "elsewhere"))
     assert data_home_of(tmp_path / "home" / "runs" / "20261121-1") == tmp_path / "home"

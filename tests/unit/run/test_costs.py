@@ -1,0 +1,59 @@
+"""A run's costs from its call log (issue 26): the total, per stage and per role, and calls of
+unknown cost counted apart, so that a total is never shown as complete when it is not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lemmata import layout
+from lemmata.run.costs import run_costs, stage_of_scope, usd
+
+
+def write_calls(run_dir: Path, *calls: tuple[str, str, float | None]) -> None:
+    lines = [json.dumps({"role": role, "scope": scope, "cost_usd": cost}) for role, scope, cost in calls]
+    (run_dir / layout.LLM_CALLS).write_text("".join(line + "\n" for line in lines))
+
+
+def test_costs_add_up_per_stage_and_per_role(tmp_path: Path) -> None:
+    write_calls(
+        tmp_path,
+        ("survey", "survey", 0.01),
+        ("prover", "prove_lemma:L1", 0.25),
+        ("verifier", "prove_lemma:L1", 0.05),
+        ("prover", "prove_lemma:L2", 0.25),
+        ("writer", "rewrite_writer:v2", 0.5),
+    )
+    costs = run_costs(tmp_path)
+    assert (costs.calls, costs.unknown_calls) == (5, 0)
+    assert costs.known_usd == pytest.approx(1.06) and costs.text == "$1.06"
+    assert costs.by_stage == pytest.approx({"survey": 0.01, "theory": 0.55, "rewrite": 0.5})
+    assert costs.by_role == pytest.approx({"survey": 0.01, "prover": 0.5, "verifier": 0.05, "writer": 0.5})
+
+
+def test_calls_of_unknown_cost_are_said_so(tmp_path: Path) -> None:
+    write_calls(tmp_path, ("survey", "survey", 0.0123), ("prover", "prove_lemma:L1", None))
+    assert run_costs(tmp_path).text == "$0.0123 + 1 call of unknown cost"
+    write_calls(tmp_path, ("prover", "prove_lemma:L1", None), ("prover", "prove_lemma:L2", None))
+    assert run_costs(tmp_path).text == "unknown (2 calls without a price)"
+
+
+def test_a_record_older_than_costs_is_of_unknown_cost(tmp_path: Path) -> None:
+    (tmp_path / layout.LLM_CALLS).write_text(json.dumps({"role": "survey", "scope": "survey"}) + "\n")
+    assert run_costs(tmp_path).unknown_calls == 1
+
+
+def test_a_run_without_calls_costs_nothing(tmp_path: Path) -> None:
+    assert run_costs(tmp_path).text == "$0 (no call)"
+
+
+def test_scopes_name_their_stage_and_amounts_read_as_money() -> None:
+    assert [stage_of_scope(s) for s in ("survey:paper-2", "theory_assemble", "compile", "nonsense")] == [
+        "survey",
+        "theory",
+        "compile",
+        "rewrite",
+    ]
+    assert (usd(0.00012), usd(0.5), usd(1234.5)) == ("$0.0001", "$0.5000", "$1,234.50")
