@@ -156,9 +156,10 @@ def status_line(board: JobBoard, tally: TokenTally, elapsed: float) -> str:
     doing = ", ".join(stages) if stages else "waiting"
     detail = f" ({', '.join(labels)})" if labels else ""
     jobs = f"{board.done}/{board.total} jobs" if board.total else "starting"
+    cost = f", {tally.cost.text}" if tally.cost.known_usd > 0 else ""  # a free model's run shows none
     return (
         f"[{_clock(elapsed)}] {doing}{detail} | {jobs} | "
-        f"{tally.calls} calls, {tally.tokens_in + tally.tokens_out} tokens"
+        f"{tally.calls} calls, {tally.tokens_in + tally.tokens_out} tokens{cost}"
     )
 
 

@@ -21,6 +21,7 @@ from lemmata.artifacts import (
     read_artifact,
 )
 from lemmata.latex.document import support_files
+from lemmata.run.costs import usd
 from lemmata.run.events import TokenTally
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
@@ -217,8 +218,14 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         f"Proof status: {theory.proof_status}; verified lemmas: {verified_count(theory)} of {len(theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
         compile_line(read_artifact(report, CompileReport)),
-        f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}; elapsed {elapsed:.1f} s",
+        f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}, cost {tally.cost.text}; "
+        f"elapsed {elapsed:.1f} s",
         "Calls by role: " + ", ".join(f"{role} {v[0]}" for role, v in sorted(tally.by_role.items())),
+        *(
+            ["Cost by stage: " + ", ".join(f"{stage} {usd(amount)}" for stage, amount in tally.cost.by_stage.items())]
+            if tally.cost.known_usd > 0
+            else []
+        ),
         f"Files in {output_dir}: " + ", ".join(delivered_files(run_dir)),
     ]
     return _box("writer: session summary" if version == 1 else f"writer: version {version}", lines)

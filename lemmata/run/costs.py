@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lemmata import layout
 from lemmata.llm.calllog import read_call_records
@@ -26,6 +27,15 @@ class CostSummary:
     unknown_calls: int = 0
     by_role: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     by_stage: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def add_record(self, record: dict[str, Any]) -> None:
+        """One call of `llm_calls.jsonl` (a record older than costs has none: unknown)."""
+        cost = record.get("cost_usd")
+        self.add(
+            str(record.get("role", "?")),
+            stage_of_scope(str(record.get("scope", ""))),
+            float(cost) if isinstance(cost, int | float) else None,
+        )
 
     def add(self, role: str, stage: str, cost: float | None) -> None:
         self.calls += 1
@@ -67,10 +77,5 @@ def run_costs(run_dir: Path) -> CostSummary:
     if not calls.is_file():
         return summary
     for record in read_call_records(calls):
-        cost = record.get("cost_usd")
-        summary.add(
-            str(record.get("role", "?")),
-            stage_of_scope(str(record.get("scope", ""))),
-            float(cost) if isinstance(cost, int | float) else None,
-        )
+        summary.add_record(record)
     return summary

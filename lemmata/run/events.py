@@ -8,6 +8,7 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.jsonl import parse_line
+from lemmata.run.costs import CostSummary
 
 EVENTS_FILE = layout.EVENTS
 
@@ -78,8 +79,10 @@ class TokenTally:
     tokens_in: int = 0
     tokens_out: int = 0
     by_role: dict[str, list[int]] = field(default_factory=dict)
+    cost: CostSummary = field(default_factory=CostSummary)
 
     def apply(self, record: dict[str, Any]) -> None:
+        self.cost.add_record(record)
         self.calls += 1
         tokens_in, tokens_out = record.get("tokens_in") or 0, record.get("tokens_out") or 0
         self.tokens_in += tokens_in

@@ -161,9 +161,18 @@ class LiveRuns:
             followed.board.apply(event)
         return followed
 
-    def tokens(self, run_dir: Path) -> dict[str, int]:
+    def tokens(self, run_dir: Path) -> dict[str, int | float | str]:
+        """Calls, tokens and what they cost (issue 26): `cost_usd` counts the calls of known cost,
+        `cost_unknown_calls` the others, `cost` says both in words."""
         tally = self._follow(run_dir).tally
-        return {"calls": tally.calls, "in": tally.tokens_in, "out": tally.tokens_out}
+        return {
+            "calls": tally.calls,
+            "in": tally.tokens_in,
+            "out": tally.tokens_out,
+            "cost_usd": round(tally.cost.known_usd, 6),
+            "cost_unknown_calls": tally.cost.unknown_calls,
+            "cost": tally.cost.text,
+        }
 
     def running_rules(self, run_dir: Path) -> set[str]:
         return self._follow(run_dir).board.running_rules()

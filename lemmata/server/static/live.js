@@ -85,7 +85,8 @@ function render(current) {
   renderRewrite(current.rewrite);
   const tokens = current.tokens || {};
   byId("tokens").textContent =
-    `${count(tokens.calls)} model calls · ${count(tokens.in)} tokens in · ${count(tokens.out)} tokens out`;
+    `${count(tokens.calls)} model calls · ${count(tokens.in)} tokens in · ${count(tokens.out)} tokens out` +
+    (tokens.cost ? ` · cost ${tokens.cost}` : "");
   fill("cards", (current.cards || []).map((card) =>
     el("section", { class: "card", "data-stage": card.stage },
       el("h3", {}, card.stage), el("pre", {}, card.text))));

@@ -57,3 +57,14 @@ def test_scopes_name_their_stage_and_amounts_read_as_money() -> None:
         "rewrite",
     ]
     assert (usd(0.00012), usd(0.5), usd(1234.5)) == ("$0.0001", "$0.5000", "$1,234.50")
+
+
+def test_the_progress_line_shows_the_cost_once_something_cost_money() -> None:
+    from lemmata.cli.console import status_line
+    from lemmata.run.events import JobBoard, TokenTally
+
+    tally = TokenTally()
+    tally.apply({"role": "survey", "scope": "survey", "tokens_in": 90, "tokens_out": 10, "cost_usd": 0.0})
+    assert status_line(JobBoard(), tally, 5.0).endswith("| 1 calls, 100 tokens")  # the embedded model: free
+    tally.apply({"role": "prover", "scope": "prove_lemma:L1", "tokens_in": 90, "tokens_out": 10, "cost_usd": 0.0421})
+    assert status_line(JobBoard(), tally, 5.0).endswith("| 2 calls, 200 tokens, $0.0421")

@@ -292,7 +292,14 @@ def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(layou
     assert "Checked by: not recorded" in gate["card"]  # a theory recorded before checkers still renders
     assert [card["stage"] for card in body["cards"]] == ["survey", "theory"]
     assert {s["stage"]: s["state"] for s in body["stages"]}["theory_review_gate"] == "waiting"
-    assert body["tokens"] == {"calls": 0, "in": 0, "out": 0}
+    assert body["tokens"] == {
+        "calls": 0,
+        "in": 0,
+        "out": 0,
+        "cost_usd": 0,
+        "cost_unknown_calls": 0,
+        "cost": "$0 (no call)",
+    }
 
 
 def test_a_gate_decision_is_saved_for_the_next_drive_and_the_run_goes_on(layout, client):
