@@ -369,7 +369,11 @@ def test_a_rewrites_writer_card_reads_its_versions_theory_and_a_failed_compile_f
 
 def test_the_writer_card_says_what_the_calls_cost(tmp_path: Path) -> None:
     tally = TokenTally()
-    for role, scope, cost in (("survey", "survey", 0.01), ("prover", "prove_lemma:L1", 0.2), ("writer", "writer", None)):
+    for role, scope, cost in (
+        ("survey", "survey", 0.01),
+        ("prover", "prove_lemma:L1", 0.2),
+        ("writer", "writer", None),
+    ):
         tally.apply({"role": role, "scope": scope, "tokens_in": 100, "tokens_out": 10, "cost_usd": cost})
     card = flat(writer_card(written_run(tmp_path, VERIFIED_THEORY), tally, 1.0, tmp_path / "out"))
     assert "Model calls: 3, tokens in/out: 300/30, cost $0.2100 + 1 call of unknown cost;" in card
