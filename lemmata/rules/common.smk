@@ -15,7 +15,6 @@ def run_script(name, rule, input, output, params, wildcards, log):
 
 
 # Input functions for the lemma fan-out: the plan is a checkpoint, one job per lemma.
-
 def lemma_plan():
     with open(checkpoints.theory_plan.get().output[0], encoding="utf-8") as handle:
         return json.load(handle)
