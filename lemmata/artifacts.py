@@ -525,6 +525,17 @@ class PaperVersion(Artifact):
     pdf_file: str
 
 
+class ModelCosts(Artifact):
+    """What a run's model calls cost (issue 26; run/costs.py): in USD, the calls of known cost
+    only; `unknown_calls` counts the others (a model without a price, a failed call)."""
+
+    calls: int
+    usd: float
+    unknown_calls: int
+    by_role: dict[str, float] = Field(default_factory=dict)
+    by_stage: dict[str, float] = Field(default_factory=dict)
+
+
 class ResearchOutput(Artifact):
     """The run's result in one record: theorem, lemma chain, paper versions, bibliography."""
 
@@ -544,6 +555,9 @@ class ResearchOutput(Artifact):
         "[]",
         description="JSON list of the bibliography's entries: key, id, title, "
         "authors, year, url, source (the tool that retrieved it)",
+    )
+    model_costs: ModelCosts | None = Field(
+        None, description="what the model calls cost when the record was written; None in older records"
     )
 
 

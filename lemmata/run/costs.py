@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata import layout
+from lemmata.artifacts import ModelCosts
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.pipeline import STAGES
 
@@ -58,6 +59,16 @@ class CostSummary:
         if self.unknown_calls:
             unknown = f" + {self.unknown_calls} call{'s' if self.unknown_calls != 1 else ''} of unknown cost"
         return usd(self.known_usd) + unknown
+
+    def record(self) -> ModelCosts:
+        """The summary as the research output keeps it (amounts to a millionth of a dollar)."""
+        return ModelCosts(
+            calls=self.calls,
+            usd=round(self.known_usd, 6),
+            unknown_calls=self.unknown_calls,
+            by_role={role: round(amount, 6) for role, amount in self.by_role.items()},
+            by_stage={stage: round(amount, 6) for stage, amount in self.by_stage.items()},
+        )
 
 
 def usd(amount: float) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from lemmata.artifacts import (
     ChainEntry,
     CompileReport,
+    ModelCosts,
     PaperMeta,
     PaperVersion,
     ResearchOutput,
@@ -20,10 +21,14 @@ from lemmata.latex.bibliography import assign_citation_keys
 
 
 def research_output(
-    task: TaskInput, survey: Survey, theory: Theory, papers: Sequence[tuple[PaperMeta, CompileReport]]
+    task: TaskInput,
+    survey: Survey,
+    theory: Theory,
+    papers: Sequence[tuple[PaperMeta, CompileReport]],
+    costs: ModelCosts | None = None,
 ) -> ResearchOutput:
     """The record; `bibliography_json` carries the entries under the keys the paper cites them by
-    (the same algorithm as references.bib)."""
+    (the same algorithm as references.bib); `costs`, what the run's model calls cost."""
     bibliography = [
         {
             "key": key,
@@ -62,4 +67,5 @@ def research_output(
             for meta, report in papers
         ],
         bibliography_json=json.dumps(bibliography, ensure_ascii=False),
+        model_costs=costs,
     )

@@ -272,6 +272,11 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     for call in calls:  # each call's cost is its tokens times the user's prices
         assert call["cost_usd"] == pytest.approx((call["tokens_in"] * 2.0 + call["tokens_out"] * 8.0) / 1e6, abs=1e-6)
     total = sum(call["cost_usd"] for call in calls)
+    costs = read_artifact(run_dir / "research_output.json", ResearchOutput).model_costs
+    assert costs is not None and (costs.calls, costs.unknown_calls) == (len(calls), 0)
+    assert costs.usd == pytest.approx(total, abs=1e-5) and sum(costs.by_stage.values()) == pytest.approx(
+        total, abs=1e-5
+    )
     status = run_lemmata(["status"], local_env(home, fake_server), tmp_path)
     assert run_dir.name in status.stdout and "completed" in status.stdout
     assert f"${total:.4f}" in status.stdout

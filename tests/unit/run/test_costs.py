@@ -68,3 +68,12 @@ def test_the_progress_line_shows_the_cost_once_something_cost_money() -> None:
     assert status_line(JobBoard(), tally, 5.0).endswith("| 1 calls, 100 tokens")  # the embedded model: free
     tally.apply({"role": "prover", "scope": "prove_lemma:L1", "tokens_in": 90, "tokens_out": 10, "cost_usd": 0.0421})
     assert status_line(JobBoard(), tally, 5.0).endswith("| 2 calls, 200 tokens, $0.0421")
+
+
+def test_the_research_outputs_record_of_the_costs(tmp_path: Path) -> None:
+    write_calls(
+        tmp_path, ("survey", "survey", 0.0100004), ("prover", "prove_lemma:L1", 0.25), ("writer", "writer", None)
+    )
+    record = run_costs(tmp_path).record()
+    assert (record.calls, record.usd, record.unknown_calls) == (3, 0.26, 1)
+    assert record.by_role == {"survey": 0.01, "prover": 0.25} and record.by_stage == {"survey": 0.01, "theory": 0.25}

@@ -9,6 +9,7 @@ import json
 from lemmata.artifacts import (
     CompileReport,
     ConsistencyCheck,
+    ModelCosts,
     PaperMeta,
     PaperRecord,
     ProvedLemma,
@@ -97,3 +98,14 @@ def test_a_record_written_before_checkers_and_main_results_were_recorded_is_stil
             del entry[name]
     record = ResearchOutput.model_validate_json(json.dumps(fields))
     assert record.main_result_established is False and record.lemma_chain[0].checked_by is None
+
+
+def test_the_record_keeps_what_the_calls_cost_and_older_records_still_read() -> None:
+    costs = ModelCosts(calls=3, usd=0.26, unknown_calls=1, by_role={"prover": 0.26}, by_stage={"theory": 0.26})
+    record = research_output(
+        TaskInput(session_id="s-5", mode="prove", task="x"), Survey(), THEORY, [(META, REPORT)], costs
+    )
+    assert ResearchOutput.model_validate_json(record.model_dump_json()).model_costs == costs
+    older = json.loads(record.model_dump_json())
+    del older["model_costs"]
+    assert ResearchOutput.model_validate(older).model_costs is None
