@@ -171,15 +171,19 @@ class PlotDrawer:
         self._taken.add(name)
         self._drawings.append((name, self._pool.submit(_draw, check, self.figures / name)))
 
+    def discard(self) -> None:
+        """Remove the plots drawn so far: the experiment that asked for them is not kept."""
+        for drawing in self._drawings:
+            if drawing is not None:
+                drawing[1].result()
+                (self.figures / drawing[0]).unlink(missing_ok=True)
+        self._taken, self._drawings = set(), []
+
     def finish(self, experiment: Experiment) -> Experiment:
         """`experiment` with the plots of its checks (the ones submitted, in the same order)."""
         self.figures.mkdir(parents=True, exist_ok=True)
         if len(self._drawings) != len(experiment.checks):  # the checks are not the ones drawn: draw them now
-            for drawing in self._drawings:
-                if drawing is not None:
-                    drawing[1].result()
-                    (self.figures / drawing[0]).unlink(missing_ok=True)
-            self._taken, self._drawings = set(), []
+            self.discard()
             for check in experiment.checks:
                 self.submit(check)
         checks = []

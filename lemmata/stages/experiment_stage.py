@@ -33,16 +33,20 @@ def experiment_stage(
     try:
         runner, tools_guide = domain_tools(plugin)
         with PlotDrawer(figures_home, version) as plots:  # each plot drawn while the agent goes on
-            experiment = run_experiment(
-                client,
-                theory,
-                settings.EXPERIMENT_MODE,
-                runner=runner,
-                limits=limits,
-                feedback=feedback,
-                tools_guide=tools_guide,
-                on_check=plots.submit,
-            )
+            try:
+                experiment = run_experiment(
+                    client,
+                    theory,
+                    settings.EXPERIMENT_MODE,
+                    runner=runner,
+                    limits=limits,
+                    feedback=feedback,
+                    tools_guide=tools_guide,
+                    on_check=plots.submit,
+                )
+            except BaseException:
+                plots.discard()  # no plot of a failed experiment stays among the version's figures
+                raise
             return plots.finish(experiment)
     except LemmataError as error:
         if version == 1:

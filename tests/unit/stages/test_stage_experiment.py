@@ -21,9 +21,11 @@ from pypdf import PdfReader
 from lemmata.agents.answers import ExperimentAnswer
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.artifacts import CheckPoint, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
+from lemmata.errors import ProviderError
 from lemmata.isolation.sandbox import Limits, SandboxResult, run_python
 from lemmata.llm.base import ChatRequest
 from lemmata.stages import experiment_plot
+from lemmata.stages import experiment_stage as experiment_stage_module
 from lemmata.stages.experiment import (
     SUSPECT_RATE,
     AgentLimits,
@@ -36,6 +38,7 @@ from lemmata.stages.experiment_counts import TestFailure, parse_counts, read_cou
 from lemmata.stages.experiment_figures import add_experiment_figures, experiment_figure
 from lemmata.stages.experiment_plot import PlotDrawer, add_plots, draw_plot, plot_document, plot_file_name
 from lemmata.stages.experiment_signals import quantitative_signals
+from lemmata.stages.experiment_stage import experiment_stage
 from lemmata.stages.writer import experiment_summary
 from support import DATA
 from support.scripted_backend import scripted_client
@@ -710,6 +713,24 @@ def test_plots_of_checks_the_experiment_did_not_keep_are_removed(tmp_path: Path)
         drawer.submit(ran_check())
         plotted = drawer.finish(Experiment(skipped=True, skip_reason="the sandbox cannot run here"))
     assert plotted.checks == [] and list((tmp_path / "figures").iterdir()) == []
+
+
+@needs_tex
+def test_a_rewrites_experiment_that_fails_midway_leaves_no_plot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first lemma's check ran (its plot was being drawn), then the model failed for good: the
+    rewrite's experiment is skipped, and no plot of it stays among the version's figures."""
+    monkeypatch.setattr(
+        experiment_stage_module, "domain_tools", lambda plugin: (FakeRunner(ok(counts_line(100, 0))), "")
+    )
+    client, _ = scripted_client(
+        {"experiment": [experiment_answer(), ProviderError("the provider is gone")]}, LLM_RETRY_ATTEMPTS=0
+    )
+    t = theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence"))
+    result = experiment_stage(client, t, client.settings, None, "", figures_home=tmp_path, version=2)
+    assert result.skipped and "the experiment agent failed during this rewrite" in result.skip_reason
+    assert list((tmp_path / "figures").iterdir()) == []
 
 
 def test_each_check_is_told_before_the_next_lemma_is_asked() -> None:
