@@ -15,10 +15,11 @@ from typing import Any
 from lemmata import layout
 from lemmata.artifacts import ModelCosts
 from lemmata.llm.calllog import read_call_records
-from lemmata.run.pipeline import STAGES
+from lemmata.run.pipeline import STAGES, stage_of_rule
 
 #: The stage of a rule that no first-run stage has: a rewrite's.
 REWRITE_STAGE = "rewrite"
+STAGE_NAMES = frozenset(stage.name for stage in STAGES)
 
 
 @dataclass
@@ -78,8 +79,8 @@ def usd(amount: float) -> str:
 
 def stage_of_scope(scope: str) -> str:
     """The stage whose rule made a call: the scope starts with the rule ("prove_lemma:L1")."""
-    rule = scope.split(":", 1)[0]
-    return next((stage.name for stage in STAGES if rule in stage.rules), REWRITE_STAGE)
+    stage = stage_of_rule(scope.split(":", 1)[0])  # a rule of no first-run stage comes back as itself
+    return stage if stage in STAGE_NAMES else REWRITE_STAGE
 
 
 def run_costs(run_dir: Path) -> CostSummary:

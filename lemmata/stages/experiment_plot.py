@@ -2,9 +2,9 @@
 
 Drawn with pgfplots (TeX Live, which lemmata needs anyway: no new dependency) in a standalone
 document compiled here, once per tested lemma (one pdflatex pass, about 0.35 s), as soon as its
-check has run (`PlotDrawer`). The paper then includes a finished PDF: its own four-pass compile stays as
-fast as before, and the delivered .tex compiles without pgfplots. The PDF is byte-for-byte reproducible: no date, no
-document ID, no pdfTeX banner.
+check has run (`PlotDrawer`). The paper then includes a finished PDF: its own four-pass compile
+stays as fast as before, and the delivered .tex compiles without pgfplots. The PDF is
+byte-for-byte reproducible: no date, no document ID, no pdfTeX banner.
 """
 
 from __future__ import annotations

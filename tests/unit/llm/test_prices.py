@@ -4,6 +4,7 @@ unknown price said so, never guessed."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from lemmata.llm.calllog import CallLog, CallRecord
 from lemmata.llm.prices import bundled_prices, load_prices
 from lemmata.llm.registry import backend_spec
 from lemmata.settings import Settings
+from unit.llm.test_llm_calllog import make_record
 
 
 def test_the_bundled_table_is_dated_and_prices_the_default_models_of_the_anthropic_backends() -> None:
@@ -81,23 +83,10 @@ def test_a_broken_users_table_is_refused_naming_the_file_and_the_field(tmp_path:
 
 
 def record(**fields: object) -> CallRecord:
-    values: dict = dict(
-        role="prover",
-        backend="vendora",
-        model="claude-haiku-4-5",
-        scope="prove_lemma:L1",
-        messages=[],
-        max_tokens=100,
-        response="proof",
-        tokens_in=1000,
-        tokens_out=200,
-        cache_read_tokens=None,
-        cache_write_tokens=None,
-        latency_s=1.0,
-        attempts=1,
-    )
-    values.update(fields)
-    return CallRecord(**values)
+    """The call log tests' record, as a call to claude-haiku-4-5 of 1,000 tokens in and 200 out."""
+    base = make_record(0, "prove_lemma", 1)
+    haiku = {"backend": "vendora", "model": "claude-haiku-4-5", "tokens_in": 1000, "tokens_out": 200}
+    return replace(base, **{**haiku, **fields})
 
 
 def test_each_logged_call_carries_its_cost(tmp_path: Path) -> None:
