@@ -330,7 +330,8 @@ class PauseRequest(Artifact):
     """`pause.flag`: a pause was asked for; the driver stops the run at the next rule boundary."""
 
     requested_at: float
-    by: Literal["command", "ctrl-c", "signal", "browser"]
+    by: Literal["command", "ctrl-c", "signal", "browser", "budget"]
+    reason: str = Field("", description="why, when the run asked itself (its budget would be passed)")
 
 
 class Checkpoint(Artifact):
@@ -523,6 +524,25 @@ class PaperVersion(Artifact):
     title: str
     tex_file: str
     pdf_file: str
+
+
+class StageForecast(Artifact):
+    """One line of `forecasts.jsonl`: what a stage was expected to use, made before its first job
+    (issue 26; run/forecast.py). `runs` counts the earlier runs it learned from; 0: the prior."""
+
+    stage: str
+    made_at: float
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None = Field(description="None when a model of the run has no price")
+    lemmas: int | None = Field(None, description="the lemma count it scaled by (theory, experiment)")
+    runs: int = 0
+    basis: str = Field(description="what it stands on, in words")
+
+    @property
+    def tokens(self) -> int:
+        return self.tokens_in + self.tokens_out
 
 
 class ModelCosts(Artifact):

@@ -54,3 +54,8 @@ class ReplayExhaustedError(ProviderError):
 class GateClosed(Exception):
     """A gate's job ended on purpose: its question is the driver's to ask (not a LemmataError: the
     run does not fail, it waits at the gate)."""
+
+
+class BudgetReached(Exception):
+    """A job did not start: the run's budget would be passed (run/stage_boundary.py). Not a
+    LemmataError: the run does not fail, it pauses, and a resume with a larger budget goes on."""

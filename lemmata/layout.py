@@ -13,6 +13,7 @@ version also takes a wildcard: `theory_of("{n}")` is the rule pattern, `theory_o
     gates/<gate>.json                                          the researcher's decisions
     revisions/v<n>.json  versions/v<n>/  rewrite_context_v<n>.json   rewrites (n >= 2)
     llm_calls.jsonl  paper_qa_history.jsonl  logs/             records
+    forecasts.jsonl                                            each stage's forecast (run/forecast.py)
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ RESEARCH_OUTPUT = "research_output.json"
 
 # Records kept beside the artifacts.
 LLM_CALLS = "llm_calls.jsonl"
+FORECASTS = "forecasts.jsonl"  # what each stage was expected to use, written before its first job
 QA_HISTORY = "paper_qa_history.jsonl"
 CHECKPOINT = "checkpoint.json"  # in the session directory: where a paused run stopped
 LOGS = "logs"

@@ -17,14 +17,16 @@ from lemmata.cli.check_cmd import check
 from lemmata.cli.driving import drive
 from lemmata.cli.errors import reports_errors
 from lemmata.cli.model_cmd import model
-from lemmata.cli.options import profile_option
+from lemmata.cli.options import budget_options, profile_option
 from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
 from lemmata.profiles import DEFAULT_PROFILE
+from lemmata.run.budget import Budget, change_budget
 from lemmata.run.costs import run_costs, usd
 from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.gates import waiting_gate
 from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
@@ -70,7 +72,7 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="parallel jobs, e.g. lemmas proved at once (default: 10, or the cores if more; "
         "2 on the embedded model; on a cluster, the profile's)",
     )(command)
-    return profile_option(command)
+    return budget_options(profile_option(command))
 
 
 def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -89,19 +91,19 @@ def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
 @domain_option
 @run_options
 @reports_errors
-def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | None, profile: str | None) -> None:
+def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | None, **choices: Any) -> None:
     """Prove TASK, a statement in words or LaTeX, and write the paper."""
-    start_run("prove", task, output, gate, jobs, profile, **({"domain": domain.strip()} if domain.strip() else {}))
+    start_run("prove", task, output, gate, jobs, choices, {"domain": domain.strip()} if domain.strip() else {})
 
 
 @cli.command()
 @click.argument("domain")
 @run_options
 @reports_errors
-def explore(domain: str, output: Path, gate: str | None, jobs: int | None, profile: str | None) -> None:
+def explore(domain: str, output: Path, gate: str | None, jobs: int | None, **choices: Any) -> None:
     """Explore DOMAIN: find a direction worth proving, prove it, write the paper.
     DOMAIN is also the run's research domain (plugin, skills, memories)."""
-    start_run("explore", domain, output, gate, jobs, profile, domain=domain)
+    start_run("explore", domain, output, gate, jobs, choices, {"domain": domain})
 
 
 @cli.command("from-papers")
@@ -110,7 +112,7 @@ def explore(domain: str, output: Path, gate: str | None, jobs: int | None, profi
 @run_options
 @reports_errors
 def from_papers(
-    paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None, profile: str | None
+    paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None, **choices: Any
 ) -> None:
     """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
     start_run(
@@ -119,15 +121,22 @@ def from_papers(
         output,
         gate,
         jobs,
-        profile,
-        paper_ids=list(paper_ids),
-        **({"domain": domain.strip()} if domain.strip() else {}),
+        choices,
+        {"paper_ids": list(paper_ids), **({"domain": domain.strip()} if domain.strip() else {})},
     )
 
 
 def start_run(
-    mode: str, task: str, output: Path, gate: str | None, jobs: int | None, profile: str | None, **task_fields: Any
+    mode: str,
+    task: str,
+    output: Path,
+    gate: str | None,
+    jobs: int | None,
+    choices: dict[str, Any],
+    task_fields: dict[str, Any],
 ) -> None:
+    """A new run, driven here; `choices` are the options --profile, --budget and --budget-tokens."""
+    profile = choices["profile"]
     if not task.strip():
         raise click.UsageError("the task is empty: say what to prove or explore")
     new = create_new_run(
@@ -139,6 +148,7 @@ def start_run(
         load_environment(),
         announced_embedded_model,
         profile=profile,
+        budget=Budget(choices["budget_usd"], choices["budget_tokens"]),
         **task_fields,
     )
     where = f"; jobs under the {profile} profile" if profile and profile != DEFAULT_PROFILE else ""
@@ -174,13 +184,25 @@ def announced_embedded_model(settings: Settings) -> Path:
     help="stop at a gate with status waiting instead of asking here; the decision comes from "
     "the browser (what `lemmata serve` starts runs with)",
 )
+@budget_options
 @reports_errors
-def resume(session_id: str, jobs: int | None, profile: str | None, wait_at_gates: bool) -> None:
-    """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed."""
+def resume(
+    session_id: str,
+    jobs: int | None,
+    profile: str | None,
+    wait_at_gates: bool,
+    budget_usd: float | None,
+    budget_tokens: int | None,
+) -> None:
+    """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed.
+    --budget and --budget-tokens replace the run's budget (one paused by its budget goes on)."""
     from lemmata.run.rewrite import pending_rewrite
 
     Settings.from_environment()
-    run_dir = DataHome.from_environment().existing_run_dir(session_id)
+    data_home = DataHome.from_environment()
+    run_dir = data_home.existing_run_dir(session_id)
+    if budget_usd is not None or budget_tokens is not None:
+        change_budget(run_dir, data_home.home, Budget(budget_usd, budget_tokens))
     drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None, wait_at_gates=wait_at_gates, profile=profile)
 
 
@@ -252,6 +274,14 @@ def show_run(run_dir: Path) -> None:
     for label, parts in (("by stage", costs.by_stage), ("by role", costs.by_role)):
         if parts:
             click.echo(f"  {label}: " + ", ".join(f"{name} {usd(amount)}" for name, amount in parts.items()))
+    budget = Budget(record.budget_usd, record.budget_tokens)
+    if budget:
+        click.echo(f"budget: {budget.text} (`lemmata resume {record.session_id} --budget USD` changes it)")
+    forecasts, actual = read_forecasts(run_dir), actual_by_stage(run_dir)
+    if forecasts:
+        click.echo("forecasts, made before each stage, and what it used:")
+    for name, forecast in forecasts.items():
+        click.echo(f"  {name:<20} {forecast_against_actual(forecast, actual.get(name))}")
 
 
 @cli.command()
@@ -288,7 +318,7 @@ def report(session_id: str, output: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="also give each JSON-answering role's answer schema")
 @reports_errors
 def roles(as_json: bool) -> None:
-    """The agent roles: token-limit setting, model tier, and resolved limits."""
+    """The agent roles: token-limit setting, model tier, and resolved choices."""
     settings = Settings.from_environment()
     if as_json:
         table = [

@@ -8,6 +8,7 @@ said so: a total is never shown as complete when it is not.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ class CostSummary:
     by_role: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     by_stage: dict[str, float] = field(default_factory=lambda: defaultdict(float))
 
-    def add_record(self, record: dict[str, Any]) -> None:
+    def add_record(self, record: Mapping[str, Any]) -> None:
         """One call of `llm_calls.jsonl` (a record older than costs has none: unknown)."""
         cost = record.get("cost_usd")
         self.add(

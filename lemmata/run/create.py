@@ -17,6 +17,7 @@ from lemmata.errors import UserError
 from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.profiles import profile_arguments, resolve_profile
+from lemmata.run.budget import Budget, budget_from_environment, check_priced
 from lemmata.run.record import DataHome, RunRecord, new_session_id, save_record
 from lemmata.settings import Settings
 
@@ -42,12 +43,14 @@ def create_new_run(
     environ: Mapping[str, str],
     embedded_model: Callable[[Settings], Path],
     profile: str | None = None,
+    budget: Budget | None = None,
     **task_fields: Any,
 ) -> NewRun:
     """A run directory ready to drive; UserError/SettingsError before anything is written.
     `output` receives the paper's copy (None: `results/<id>/` in the data directory).
     `embedded_model(settings)` returns the model file an embedded run loads (it may install the
-    default model, or refuse); it is called before the backend is built."""
+    default model, or refuse); it is called before the backend is built. `budget` limits what the
+    run may spend; what it leaves unset comes from LEMMATA_BUDGET_USD / LEMMATA_BUDGET_TOKENS."""
     if not task.strip():
         raise UserError("the task is empty: say what to prove or explore")
     check_domain(str(task_fields.get("domain", "")))
@@ -57,7 +60,11 @@ def create_new_run(
     if backend_name(settings, environ) == "embedded":
         settings = settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(embedded_model(settings))})
     backend = choose_backend(settings, environ)  # a missing credential stops us before any work
-    load_prices(data_home.home)  # so does a broken prices.yaml, which every model job would read
+    prices = load_prices(data_home.home)  # so does a broken prices.yaml, which every model job would read
+    from_environment = budget_from_environment(environ)
+    budget = budget or Budget()
+    budget = Budget(budget.usd or from_environment.usd, budget.tokens or from_environment.tokens)
+    check_priced(budget, backend.name, (backend.models.active, backend.models.fast), prices)  # a USD budget needs them
     if backend.name == "replay":
         settings = checked_replay_settings(settings)
     # The run keeps the backend it started with, on resume too.
@@ -73,6 +80,8 @@ def create_new_run(
         gate_mode=settings.GATE_MODE,
         backend=backend.name,
         profile=execution.name,
+        budget_usd=budget.usd,
+        budget_tokens=budget.tokens,
     )
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)

@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lemmata import layout
-from lemmata.artifacts import Checkpoint, GateDecision, Theory, read_artifact
+from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, read_artifact
 from lemmata.errors import LemmataError, RunBusyError
 from lemmata.profiles import profile_arguments, resolve_profile
+from lemmata.run.budget import Budget
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
 from lemmata.run.console import RunConsole
 from lemmata.run.delivery import deliver
 from lemmata.run.events import JobBoard, TailReader, TokenTally
+from lemmata.run.forecast import forecast_text, parse_forecast
 from lemmata.run.gate_answers import GateAwaited
 from lemmata.run.gate_dialog import GateDialog
 from lemmata.run.gates import (
@@ -133,13 +135,14 @@ class Driver:
 
     def _loop(self, record: RunRecord) -> RunRecord:
         calls = TailReader(self.run_dir / layout.LLM_CALLS)
+        forecasts = TailReader(self.run_dir / layout.FORECASTS, start_at_end=True)  # a resume's own
         while True:
             if pause_request(self.run_dir):  # asked for while a gate question waited: no new job starts
                 return self._pause(record)
-            result = self._invoke_snakemake(calls)
+            result = self._invoke_snakemake(calls, forecasts)
             if result.returncode == 0:
                 return self._complete(record)
-            if result.paused:
+            if result.paused or pause_request(self.run_dir):  # a job the budget stopped asked for it
                 return self._pause(record)
             if result.stopped_from_outside():
                 return save_record(
@@ -165,7 +168,7 @@ class Driver:
             save_record(self.run_dir, record, status="failed", message=message)
             raise LemmataError(message)
 
-    def _invoke_snakemake(self, calls: TailReader) -> Invocation:
+    def _invoke_snakemake(self, calls: TailReader, forecasts: TailReader) -> Invocation:
         (self.run_dir / layout.LAST_FAILURE).unlink(missing_ok=True)
         events = TailReader(self.run_dir / layout.EVENTS, start_at_end=True)
         board = JobBoard()
@@ -189,13 +192,13 @@ class Driver:
             while process.poll() is None:
                 if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
                     self._request_pause(process)
-                self._update(events, calls, board, done_before)
+                self._update(events, calls, forecasts, board, done_before)
                 with suppress(subprocess.TimeoutExpired):  # returns at once when Snakemake ends
                     process.wait(timeout=POLL_SECONDS)
         finally:
             self._workflow = None
             log.close()
-        self._update(events, calls, board, done_before)
+        self._update(events, calls, forecasts, board, done_before)
         with open(log_path, "rb") as written:
             written.seek(log_start)
             log_text = written.read().decode("utf-8", "replace")
@@ -224,7 +227,16 @@ class Driver:
 
     def _pause(self, record: RunRecord, gate: str = "") -> RunRecord:
         rewrite = f"rewrite to version {self.version}" if self.version > 1 else ""
+        request = pause_request(self.run_dir)
         checkpoint = save_checkpoint(self.run_dir, record.session_id, rewrite)
+        if request is not None and request.by == "budget":
+            return save_record(
+                self.run_dir,
+                record,
+                status="paused",
+                message=f"paused at the {checkpoint.stage_name} stage: {request.reason}; continue with "
+                f"`lemmata resume {record.session_id} --budget USD` (or --budget-tokens N), a larger budget",
+            )
         where = (
             f"at the {gate.replace('_', ' ')} question (`lemmata resume {record.session_id}` asks it again)"
             if gate
@@ -243,14 +255,24 @@ class Driver:
         # SIGTERM to Snakemake alone: running jobs finish and their outputs stay clean.
         if not self._pause_requested:
             self._pause_requested = True
-            self.console.info("pausing: running jobs finish first (Ctrl+C again does not abort)")
+            request = pause_request(self.run_dir)
+            if request is not None and request.by == "budget":
+                self.console.info(f"budget: {request.reason}; pausing: running jobs finish first")
+            else:
+                self.console.info("pausing: running jobs finish first (Ctrl+C again does not abort)")
             process.send_signal(signal.SIGTERM)
 
-    def _update(self, events: TailReader, calls: TailReader, board: JobBoard, done_before: set[str]) -> None:
+    def _update(
+        self, events: TailReader, calls: TailReader, forecasts: TailReader, board: JobBoard, done_before: set[str]
+    ) -> None:
         for event in events.read_new():
             board.apply(event)
         for record in calls.read_new():
             self.tally.apply(record)
+        for line in forecasts.read_new():
+            forecast = parse_forecast(line, self.run_dir / layout.FORECASTS)
+            if forecast is not None:
+                self._show_forecast(forecast)
         for artifact in card_artifacts(self.version):
             if artifact not in done_before and (self.run_dir / artifact).exists():
                 done_before.add(artifact)
@@ -261,6 +283,16 @@ class Driver:
                 done_before.add(answered)
                 self._show_default_answer(gate)
         self.console.progress(board, self.tally, time.monotonic() - self.started)
+
+    def _show_forecast(self, forecast: StageForecast) -> None:
+        """A stage's forecast as it starts, and the budget it is held to."""
+        record = load_record(self.run_dir)
+        budget = Budget(record.budget_usd, record.budget_tokens)
+        line = f"{forecast.stage}: forecast {forecast_text(forecast)}"
+        if budget:
+            used = self.tally.tokens_in + self.tally.tokens_out
+            line += f"; budget {budget.text}, used so far {self.tally.cost.text} and {used:,} tokens"
+        self.console.info(line)
 
     def _gate_answers(self) -> dict[str, str]:
         """Nobody to ask (no terminal, no browser): the workflow's review gates take their default

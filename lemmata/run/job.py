@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from lemmata import layout
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
-from lemmata.errors import GateClosed, LemmataError
+from lemmata.errors import BudgetReached, GateClosed, LemmataError
 from lemmata.redaction import redact_known
 from lemmata.settings import Settings, data_home_of
 
@@ -50,9 +50,18 @@ class RuleJob:
 
 
 def run_script(name: str, rule_job: RuleJob) -> None:
-    """The job body `lemmata/scripts/<name>.py` defines (`run(job)`), for this job."""
+    """The job body `lemmata/scripts/<name>.py` defines (`run(job)`), for this job, once its stage
+    has a forecast and the run's budget lets it start (run/stage_boundary.py)."""
+    from lemmata.run.stage_boundary import before_job
+
+    job = StageJob(rule_job)
+    try:
+        before_job(job.run_dir, job.rule, job.version, job.settings, job.home)
+    except BudgetReached as reached:
+        job.log(f"{job.rule}: not started: {reached}")
+        raise
     script = importlib.import_module(f"lemmata.scripts.{name}")
-    script.run(StageJob(rule_job))
+    script.run(job)
 
 
 class StageJob:

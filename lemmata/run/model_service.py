@@ -116,7 +116,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def _serve_run(run_dir: Path, socket_path: Path, driver_pid: int) -> None:
     from lemmata.llm.registry import in_process_embedded
-    from lemmata.run.qa import run_settings
+    from lemmata.run.record import run_settings
 
     try:
         backend = in_process_embedded(run_settings(run_dir))

@@ -38,8 +38,10 @@ def checkpoint_file(run_dir: Path) -> Path:
     return session_dir(run_dir) / CHECKPOINT
 
 
-def request_pause(run_dir: Path, by: Literal["command", "ctrl-c", "signal", "browser"]) -> PauseRequest:
-    request = PauseRequest(requested_at=time.time(), by=by)
+def request_pause(
+    run_dir: Path, by: Literal["command", "ctrl-c", "signal", "browser", "budget"], reason: str = ""
+) -> PauseRequest:
+    request = PauseRequest(requested_at=time.time(), by=by, reason=reason)
     write_artifact(pause_flag(run_dir), request)
     return request
 

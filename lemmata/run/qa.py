@@ -7,25 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import yaml
-
-from lemmata import layout
 from lemmata.agents.client import make_client
 from lemmata.errors import LemmataError, UserError
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
+from lemmata.run.record import run_settings
 from lemmata.run.versions import current_paper
-from lemmata.settings import Settings, load_environment
+from lemmata.settings import load_environment
 from lemmata.stages.paper_qa import answer_question
 from lemmata.tools import make_tools
 
 #: A question longer than this is a pasted document, not a question: refused before any call.
 MAX_QUESTION_CHARS = 20_000
-
-
-def run_settings(run_dir: Path) -> Settings:
-    """The settings the run was started with (its complete workflow config)."""
-    config = yaml.safe_load((Path(run_dir) / layout.CONFIG).read_text(encoding="utf-8")) or {}
-    return Settings.from_mapping(config)
 
 
 def ask_about_paper(

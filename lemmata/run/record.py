@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
+import yaml
 from pydantic import Field
 
 from lemmata import layout
 from lemmata.artifacts import Artifact, Mode, read_artifact, write_artifact
 from lemmata.errors import RunBusyError, UserError
 from lemmata.profiles import DEFAULT_PROFILE
-from lemmata.settings import lemmata_home
+from lemmata.settings import Settings, lemmata_home
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 RUN_RECORD = layout.RUN_RECORD
@@ -41,6 +42,9 @@ class RunRecord(Artifact):
     updated: float = Field(default_factory=time.time)
     status: RunStatus = "running"
     message: str = ""
+    #: The run's limits (issue 26, run/budget.py): it pauses before a stage that would pass one.
+    budget_usd: float | None = Field(None, gt=0)
+    budget_tokens: int | None = Field(None, gt=0)
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,12 @@ def new_session_id() -> str:
 
 def load_record(run_dir: Path) -> RunRecord:
     return read_artifact(run_dir / RUN_RECORD, RunRecord)
+
+
+def run_settings(run_dir: Path) -> Settings:
+    """The settings the run was started with (its complete workflow config)."""
+    config = yaml.safe_load((Path(run_dir) / layout.CONFIG).read_text(encoding="utf-8")) or {}
+    return Settings.from_mapping(config)
 
 
 def save_record(run_dir: Path, record: RunRecord, **changes: object) -> RunRecord:

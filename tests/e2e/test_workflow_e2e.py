@@ -38,6 +38,8 @@ from lemmata.artifacts import (
 )
 from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
+from lemmata.run.costs import run_costs, stage_of_scope, usd
+from lemmata.run.forecast import read_forecasts
 from lemmata.run.pausing import checkpoint_file, pause_flag
 from lemmata.run.record import load_record
 from lemmata.run.workflow import snakemake_command, workflow_environment
@@ -680,3 +682,51 @@ def test_from_papers_starts_from_the_named_papers(fake_server, home, tmp_path):
     )
     assert "Mode: from-papers" in first_survey
     assert "[DOI:10.5555/graphs.2015.42] Parity Arguments in Graph Theory" in first_survey
+
+
+def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_larger_one_completes_it(
+    fake_server, home, tmp_path
+):
+    """Issue 26: the first run teaches the forecast; the second, on a budget that covers the
+    survey and the direction but not the theory's forecast, pauses before any theory call with
+    spent, forecast and limit named; a resume with a larger budget completes it, no call twice."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
+    env = local_env(home, fake_server)
+    first = run_lemmata(["prove", TASK, "--output", "first"], env, tmp_path)
+    assert first.returncode == 0, first.stderr
+    [first_dir] = list((home / "runs").iterdir())
+    first_calls = list(read_call_records(first_dir / "llm_calls.jsonl"))
+    cost = run_costs(first_dir)
+    before_theory = cost.by_stage["survey"] + cost.by_stage["direction planning"]
+    budget = round(before_theory + cost.by_stage["theory"] / 2, 6)
+
+    second = run_lemmata(["prove", TASK, "--output", "second", "--budget", str(budget)], env, tmp_path)
+    assert second.returncode == 0, second.stderr  # a pause is no failure
+    [run_dir] = [path for path in (home / "runs").iterdir() if path != first_dir]
+    record = load_record(run_dir)
+    assert record.status == "paused" and record.budget_usd == budget
+    assert record.message.startswith("paused at the theory stage: the theory stage is forecast to cost $")
+    spent = run_costs(run_dir).known_usd  # a little more than the first run's: its memories are in the prompts
+    assert f"with {usd(spent)} spent so far, that would pass the budget of {usd(budget)}" in record.message
+    assert f"lemmata resume {run_dir.name} --budget USD" in record.message
+    assert "paused at the theory stage: the theory stage is forecast" in second.stderr
+    stages = {stage_of_scope(call["scope"]) for call in read_call_records(run_dir / "llm_calls.jsonl")}
+    assert stages == {"survey", "direction planning"}  # not one theory call was made
+    forecasts = read_forecasts(run_dir)
+    assert forecasts["theory"].runs == 1 and forecasts["theory"].lemmas == 4
+    assert forecasts["theory"].calls == sum(stage_of_scope(c["scope"]) == "theory" for c in first_calls)
+    assert read_artifact(checkpoint_file(run_dir), Checkpoint).requested_by == "budget"
+    assert not pause_flag(run_dir).exists()
+
+    status = run_lemmata(["status", run_dir.name], env, tmp_path)
+    assert f"budget: {usd(budget)}" in status.stdout and "forecast" in status.stdout
+
+    resumed = run_lemmata(["resume", run_dir.name, "--budget", "100"], env, tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert load_record(run_dir).status == "completed" and load_record(run_dir).budget_usd == 100
+    second_calls = list(read_call_records(run_dir / "llm_calls.jsonl"))
+    # The same calls as the run that was never paused: none made twice, none missing.
+    assert Counter((c["role"], c["scope"]) for c in second_calls) == Counter(
+        (c["role"], c["scope"]) for c in first_calls
+    )

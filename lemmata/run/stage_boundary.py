@@ -1,0 +1,65 @@
+"""What happens before each job of the first run (issue 26): its stage's forecast is written once,
+before the stage's first job, and the run's budget decides whether the job may start.
+
+It runs in `run_script` (run/job.py), so it holds for every job however it is run: in the
+workflow's process, or as a cluster job. A job the budget stops asks for a pause (`pause.flag`,
+by "budget", with the reason) and raises BudgetReached before doing anything: the driver sees the
+flag and stops the run at this job boundary.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lemmata import layout
+from lemmata.agents.roles import ROLES
+from lemmata.artifacts import StageForecast
+from lemmata.errors import BudgetReached
+from lemmata.jsonl import append_line
+from lemmata.llm.calllog import read_call_records
+from lemmata.llm.prices import load_prices
+from lemmata.llm.resolve import resolve_models
+from lemmata.run.budget import Budget, Spent, budget_stop
+from lemmata.run.forecast import FORECAST_STAGES, Pricing, forecast_stage, planned_lemmas, read_forecasts, run_history
+from lemmata.run.pausing import request_pause
+from lemmata.run.pipeline import stage_of_rule
+from lemmata.run.record import load_record
+from lemmata.settings import Settings
+
+
+def before_job(run_dir: Path, rule: str, version: int, settings: Settings, home: Path) -> None:
+    """The stage's forecast, made if it has none; BudgetReached when the budget stops this job."""
+    stage = stage_of_rule(rule)
+    if version != 1 or stage not in FORECAST_STAGES:  # a rewrite is not forecast, nor held to the budget
+        return
+    forecast = read_forecasts(run_dir).get(stage) or record_forecast(run_dir, stage, settings, home)
+    record = load_record(run_dir)
+    budget = Budget(record.budget_usd, record.budget_tokens)
+    if not budget:
+        return
+    calls = run_dir / layout.LLM_CALLS
+    spent = Spent.of(read_call_records(calls) if calls.is_file() else [])
+    reason = budget_stop(budget, spent, forecast)
+    if reason:
+        request_pause(run_dir, "budget", reason)
+        raise BudgetReached(reason)
+
+
+def record_forecast(run_dir: Path, stage: str, settings: Settings, home: Path) -> StageForecast:
+    model, pricing = run_pricing(settings, home)
+    forecast = forecast_stage(stage, run_history(home, exclude=run_dir), model, pricing, planned_lemmas(run_dir))
+    append_line(run_dir / layout.FORECASTS, forecast.model_dump_json())
+    return forecast
+
+
+def run_pricing(settings: Settings, home: Path) -> tuple[str, Pricing]:
+    """The run's model ("backend/model") and what a role's tokens cost on the model it calls."""
+    backend = settings.LLM_BACKEND
+    models = resolve_models(backend, settings)
+    prices = load_prices(home)
+
+    def pricing(role: str, tokens_in: int, tokens_out: int) -> float | None:
+        model = models.fast if role in ROLES and ROLES[role].tier == "fast" else models.active
+        return prices.cost(backend, model, tokens_in, tokens_out)
+
+    return f"{backend}/{models.active}", pricing
