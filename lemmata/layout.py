@@ -8,6 +8,7 @@ version also takes a wildcard: `theory_of("{n}")` is the rule pattern, `theory_o
     survey/first.json  survey.json  references.bib            literature
     directions/ideas.json  directions.json                     research direction
     theory/formal.json  theory/plan.json  theory/lemmas/<id>.json  theory.json
+    theory/lemma_graph.svg                                     the lemmas as a picture (run/lemma_graph.py)
     experiment.json  figures/  learned.json                    numerical checks, memories
     paper_v<n>.tex .json .pdf .compile.json  research_output.json
     gates/<gate>.json                                          the researcher's decisions
@@ -41,6 +42,7 @@ FORMAL = "theory/formal.json"
 FORMALIZER_CACHE = "theory/.formalizer"  # the formalizer's answers, by goal
 PLAN = "theory/plan.json"
 THEORY = "theory.json"
+LEMMA_GRAPH = "theory/lemma_graph.svg"  # the assembled theory's lemmas as a picture
 
 # Experiment, memories, the research output.
 EXPERIMENT = "experiment.json"
@@ -127,6 +129,11 @@ def version_of_revision(name: str) -> int | None:
 def theory_of(version: Version) -> str:
     """The theory paper version `version` stands on: the first run's, or its rewrite's."""
     return THEORY if version == 1 else f"{version_dir(version)}/{THEORY}"
+
+
+def lemma_graph_of(version: Version) -> str:
+    """The picture of the lemmas of the theory paper version `version` stands on."""
+    return LEMMA_GRAPH if version == 1 else f"{version_dir(version)}/lemma_graph.svg"
 
 
 def experiment_of(version: Version) -> str:

@@ -1,10 +1,12 @@
 """rewrite_theory: revisions/v<n>.json + version n-1's theory (+ the survey, the formal statement)
 -> versions/v<n>/theory.json: planned again with the instructions, every lemma proved, assembled;
-and the session's tier-3 knowledge graph, now of this theory."""
+its lemmas as a picture (versions/v<n>/lemma_graph.svg); and the session's tier-3 knowledge graph,
+now of this theory."""
 
 from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.job import StageJob
+from lemmata.run.lemma_graph import write_theory_graph
 from lemmata.settings import lemmata_home
 from lemmata.stages.rewrite import rewrite_theory
 
@@ -22,5 +24,6 @@ def run(job: StageJob) -> None:
             checker=job.checker(job.client()),
         )
         write_artifact(job.output(), theory)
+        write_theory_graph(job.run_dir, version, theory)
         # The session's knowledge graph follows its latest theory, as after the first run's.
         record_graph(lemmata_home(), build_graph(job.task_input().session_id, theory.goal, theory.lemmas, theory))

@@ -1,8 +1,10 @@
-"""theory_assemble: plan + proved lemmas -> theory.json, and the tier-3 knowledge graph."""
+"""theory_assemble: plan + proved lemmas -> theory.json, the lemmas as a picture
+(theory/lemma_graph.svg), and the tier-3 knowledge graph."""
 
 from lemmata.artifacts import ProvedLemma, TheoryPlan, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.job import StageJob
+from lemmata.run.lemma_graph import write_theory_graph
 from lemmata.settings import lemmata_home
 from lemmata.stages.theory_assemble import assemble_theory
 
@@ -16,4 +18,5 @@ def run(job: StageJob) -> None:
         record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas))
         theory = assemble_theory(job.client(), plan, lemmas)
         write_artifact(job.output(), theory)
+        write_theory_graph(job.run_dir, 1, theory)
         record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas, theory))

@@ -220,6 +220,16 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert [step.check for step in lemmas["L2"].checks] == ["structure", "verifier", "refuter"]
     theory = read_artifact(run_dir / "theory.json", Theory)
     assert theory.proof_status == "partial" and theory.consistency.passed
+    # The lemmas as a picture (issue 26): each box with its proof's status, an arrow per dependency.
+    picture = (run_dir / "theory/lemma_graph.svg").read_text(encoding="utf-8")
+    assert dict(re.findall(r'data-lemma="(\w+)" data-status="([^"]+)"', picture)) == {
+        "L1": "low confidence",
+        "L2": "verified",
+        "L3": "verified",
+        "L4": "low confidence",
+    }
+    arrows = set(re.findall(r'class="edge" data-from="(\w+)" data-to="(\w+)"', picture))
+    assert arrows == {(dependency, lemma.id) for lemma in plan.lemmas for dependency in lemma.depends_on} != set()
     graph = KnowledgeGraph.model_validate_json(graph_path(home, run_dir.name).read_text(encoding="utf-8"))
     assert [node.id for node in graph.nodes] == ["L1", "L2", "L3", "L4", "theorem"]
     assert read_artifact(run_dir / "gates/theory_review.json", GateDecision).decided_by == "default"
