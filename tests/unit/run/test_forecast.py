@@ -145,3 +145,9 @@ def test_a_stages_forecast_is_shown_beside_what_it_used(tmp_path: Path) -> None:
         "forecast 3 calls, 15 tokens, $0.2500; used 2 calls, 220 tokens, $0.2500"
     )
     assert forecast_against_actual(forecast("writer", 4), actual.get("writer")).endswith("used 0 calls, 0 tokens, $0")
+
+
+def test_a_newer_run_weighs_twice_the_one_before_it() -> None:
+    newer, older = recorded_run(a_run(1, prover_calls_per_lemma=2)), recorded_run(a_run(1, prover_calls_per_lemma=8))
+    forecast = forecast_stage("theory", [newer, older], MODEL, free, lemmas=3)  # newest first
+    assert forecast.calls == 1 + 3 * 4  # per lemma (2 x 1 + 8 x 1/2) / 1.5 = 4
