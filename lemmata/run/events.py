@@ -42,6 +42,7 @@ class JobBoard:
 
     rules_by_job: dict[int, str] = field(default_factory=dict)
     labels_by_job: dict[int, str] = field(default_factory=dict)
+    wildcards_by_job: dict[int, dict[str, str]] = field(default_factory=dict)
     running: set[int] = field(default_factory=set)
     finished: list[int] = field(default_factory=list)
     failed_rules: list[str] = field(default_factory=list)
@@ -55,6 +56,7 @@ class JobBoard:
             rule = str(event.get("rule_name", "?"))
             self.rules_by_job[int(job)] = rule
             wildcards = event.get("wildcards") or {}
+            self.wildcards_by_job[int(job)] = {str(k): str(v) for k, v in wildcards.items()}
             self.labels_by_job[int(job)] = rule + ("" if not wildcards else " " + " ".join(wildcards.values()))
             self.running.add(int(job))
         elif kind == "job_finished" and job is not None:
@@ -71,6 +73,14 @@ class JobBoard:
 
     def running_labels(self) -> list[str]:
         return sorted(self.labels_by_job.get(j, "?") for j in self.running)
+
+    def running_wildcards(self, rule: str, name: str) -> set[str]:
+        """Wildcard `name` of each running job of `rule`: ("prove_lemma", "lemma") -> the lemmas being proved."""
+        return {
+            self.wildcards_by_job[j][name]
+            for j in self.running
+            if self.rules_by_job.get(j) == rule and name in self.wildcards_by_job.get(j, {})
+        }
 
 
 @dataclass

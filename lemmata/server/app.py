@@ -95,6 +95,7 @@ ROUTES = [
     Route("/api/runs/{id}/pause", runs_api.pause, methods=["POST"]),
     Route("/api/runs/{id}/resume", runs_api.resume, methods=["POST"]),
     Route("/api/runs/{id}/events", runs_api.events, methods=["GET"]),
+    Route("/api/runs/{id}/lemma-graph.svg", runs_api.lemma_graph, methods=["GET"]),
     Route("/api/runs/{id}/history", paper_api.chat_history, methods=["GET"]),
     Route("/api/runs/{id}/versions", paper_api.versions, methods=["GET"]),
     Route("/api/runs/{id}/versions/{version:int}/{name}", paper_api.paper_file, methods=["GET"]),

@@ -119,9 +119,9 @@ PATHS: dict[str, dict[str, Any]] = {
     },
     "/api/runs/{id}": {
         "get": _op(
-            "Status poll: the outcome, stages, versions, the waiting gate, cards, tokens",
+            "Status poll: the outcome, stages, versions, the waiting gate, cards, tokens, the lemma graph's URL",
             "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "
-            "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens`",
+            "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens, lemma_graph`",
             400,
             404,
             content={"application/json": {"schema": RUN_SUMMARY_REF}},
@@ -153,6 +153,16 @@ PATHS: dict[str, dict[str, Any]] = {
             "server-sent events",
             404,
             content=SSE,
+        )
+    },
+    "/api/runs/{id}/lemma-graph.svg": {
+        "get": _op(
+            "The theory's lemmas as a picture, as they stand: status colours, dependency arrows, "
+            "turns, calls and cost in each lemma's title",
+            "an SVG document (no script, no reference)",
+            400,
+            404,
+            content={"image/svg+xml": {"schema": TEXT}},
         )
     },
     "/api/runs/{id}/history": {"get": _op("The Q&A chat with its event markers", "`{records: [ChatRecord]}`", 404)},

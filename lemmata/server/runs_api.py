@@ -3,6 +3,7 @@ live event stream. Every process that drives a run is started by the RunSupervis
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from lemmata import layout
 from lemmata.errors import ArtifactError, UserError
@@ -21,6 +22,7 @@ from lemmata.run.create import PAPERS_TASK, create_new_run
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.run.gates import GATE_INPUTS, waiting_gate
+from lemmata.run.lemma_graph import lemma_costs, live_lemma_graph, proof_scope
 from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import STAGES, card_artifacts, stage_states
@@ -140,6 +142,7 @@ class _Followed:
     events: TailReader
     tally: TokenTally = field(default_factory=TokenTally)
     board: JobBoard = field(default_factory=JobBoard)
+    lemma_calls: list[dict[str, Any]] = field(default_factory=list)  # the first run's proofs' calls
 
 
 class LiveRuns:
@@ -155,6 +158,8 @@ class LiveRuns:
         )
         for record in followed.calls.read_new():
             followed.tally.apply(record)
+            if str(record.get("scope", "")).startswith(proof_scope(1)):
+                followed.lemma_calls.append({key: record.get(key) for key in ("scope", "role", "cost_usd")})
         for event in followed.events.read_new():
             if event.get("event") == "workflow_started":  # a new invocation: the last one's jobs are over
                 followed.board = JobBoard()
@@ -176,6 +181,14 @@ class LiveRuns:
 
     def running_rules(self, run_dir: Path) -> set[str]:
         return self._follow(run_dir).board.running_rules()
+
+    def running_lemmas(self, run_dir: Path) -> set[str]:
+        """The lemmas whose prove_lemma job runs now."""
+        return self._follow(run_dir).board.running_wildcards("prove_lemma", "lemma")
+
+    def lemma_calls(self, run_dir: Path) -> list[dict[str, Any]]:
+        """The calls of the first run's lemma proofs so far (scope, role, cost)."""
+        return self._follow(run_dir).lemma_calls
 
 
 def _cards(run_dir: Path) -> list[dict[str, str]]:
@@ -239,9 +252,61 @@ async def run_status(request: Request) -> JSONResponse:
         gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
         cards=_cards(run_dir),
         tokens=live.tokens(run_dir),
+        lemma_graph=_lemma_graph_url(run_dir, live, working),
     )
     log.debug("status poll %s: %s", run_dir.name, body["status"])
     return JSONResponse(body)
+
+
+#: The lemma graph is a picture, never a page: opened alone it may load nothing and run nothing.
+SVG_POLICY = "default-src 'none'; frame-ancestors 'none'; sandbox"
+
+
+def _lemma_graph_url(run_dir: Path, live: LiveRuns, working: bool) -> str | None:
+    """Where the lemma graph is, with a query that changes whenever the picture does (the plan, a
+    proof written, a job started or ended, a call made), so the page fetches it only then; None
+    before the plan exists."""
+    plan = _mtime(run_dir / layout.PLAN)
+    if plan is None:
+        return None
+    state: list[object] = [plan, len(live.lemma_calls(run_dir))]
+    state += sorted(live.running_lemmas(run_dir)) if working else []
+    state += sorted((p.name, _mtime(p)) for p in run_dir.glob(layout.lemma("*")))
+    key = hashlib.sha256(repr(state).encode()).hexdigest()[:16]
+    return f"/api/runs/{run_dir.name}/lemma-graph.svg?v={key}"
+
+
+def _mtime(path: Path) -> int | None:
+    """When the file was last written; None if it is not there (a job's output Snakemake removed)."""
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
+async def lemma_graph(request: Request) -> Response:
+    """The first run's lemmas as an SVG picture as they stand (issue 26): statuses, the lemmas
+    being proved, each lemma's calls and cost so far; 404 before the plan exists."""
+    run_dir = run_dir_of(request)
+    live: LiveRuns = request.app.state.live_runs
+    running = live.running_lemmas(run_dir) if request.app.state.supervisor.working(run_dir) else set()
+    costs = lemma_costs(live.lemma_calls(run_dir))
+    svg = await run_in_threadpool(live_lemma_graph, run_dir, running, costs)
+    if svg is None:
+        raise ApiError(
+            404,
+            f"run {run_dir.name} has no lemma plan yet ({layout.PLAN}): the lemma graph is drawn once "
+            "the theory stage has planned the lemmas",
+        )
+    return Response(
+        svg,
+        media_type="image/svg+xml",
+        headers={
+            "cache-control": "no-store",
+            "content-security-policy": SVG_POLICY,
+            "x-content-type-options": "nosniff",
+        },
+    )
 
 
 def _answer(gate: str, body: dict) -> GateAnswer:

@@ -101,6 +101,7 @@ def test_a_bad_rewrite_request_is_refused_before_anything_is_written(layout, cli
 RUN_PATHS = [
     ("GET", ""),
     ("GET", "/events"),
+    ("GET", "/lemma-graph.svg"),
     ("GET", "/history"),
     ("GET", "/versions"),
     ("GET", "/versions/1/paper.tex"),
