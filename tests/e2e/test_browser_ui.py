@@ -1,6 +1,6 @@
 """The browser UI in a real Chromium (Debian's, driven by Playwright) against `lemmata serve` on
 the fake model and search servers: a run started from the page, its gates approved in the Live
-tab, its paper read, a question answered as a stream, a rewrite made while a second one is
+tab (its lemma graph drawn while a lemma is proved and at the theory review), its paper read, a question answered as a stream, a rewrite made while a second one is
 refused with a toast, the token limits saved in the Settings tab. The page is opened as
 `lemmata serve` prints it, with its API token in the URL; without it, the page asks for it. Screenshots of each step go to test-artifacts/browser/."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urljoin
@@ -116,7 +117,26 @@ def approve_gate(page, gate: str, shot: str) -> None:
     expect(page.locator(f"#gate[data-gate='{gate}']")).to_be_hidden()
 
 
-def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(page, server, environment):
+def statuses_of(svg: str) -> dict[str, str]:
+    """Each lemma's status in a lemma graph's SVG."""
+    return dict(re.findall(r'data-lemma="(\w+)" data-status="([^"]+)"', svg))
+
+
+def hold_the_first_proof_of(lemma_id: str, released: threading.Event):
+    """A fake-model hook: the first prover call for `lemma_id` waits until `released` (60 s at
+    most), so the page can be seen while that lemma's job runs."""
+    held: list[str] = []
+
+    def hold(request) -> None:
+        asked = request.body["messages"][-1]["content"]
+        if request.role == "prover" and f"Lemma to prove now [{lemma_id}]" in asked and not held:
+            held.append(lemma_id)
+            released.wait(60)
+
+    return hold
+
+
+def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(page, server, environment, services):
     # (a) The page takes the token from its URL and removes it from the address bar. A new run
     # from the page (the gate mode is the GATE_MODE setting unless chosen: human here); the hash
     # names it and the tab.
@@ -136,8 +156,35 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
 
     # (b) Every review of a human-gated run, in order; the theory review shows the lemma chain.
     approve_gate(page, "survey_review", "01-live-survey-gate")
-    approve_gate(page, "direction_review", "02-live-direction-gate")
+    # The lemma graph while the theory stage runs (issue 26): L4's first proof is held until the
+    # Live tab has drawn it running.
+    llm, _ = services
+    released = threading.Event()
+    llm.before_answer = hold_the_first_proof_of("L4", released)
+    try:
+        approve_gate(page, "direction_review", "02-live-direction-gate")
+        graph = page.get_by_test_id("lemma-graph-box").locator("svg")
+        expect(graph.locator("g.lemma[data-lemma='L4']")).to_have_attribute("data-status", "running", timeout=RUN_MS)
+        expect(graph.locator("g.lemma")).to_have_count(len(even_sum_session.LEMMAS))
+        expect(graph.locator("g.lemma[data-lemma='L1']")).not_to_have_attribute("data-status", "pending")
+        screenshot(page, "02b-live-lemma-graph-running")
+    finally:
+        released.set()
+        llm.before_answer = None
     expect(page.locator("#gate[data-gate='theory_review']")).to_be_visible(timeout=RUN_MS)
+    # At the theory review the picture is in the gate, as the run directory keeps it: each lemma
+    # with its proof's status, an arrow per dependency, turns and cost in each lemma's title.
+    run_dir = Path(environment["LEMMATA_HOME"]) / "runs" / run_id
+    on_disk = statuses_of((run_dir / "theory/lemma_graph.svg").read_text(encoding="utf-8"))
+    assert set(on_disk) == {lemma["id"] for lemma in even_sum_session.LEMMAS}
+    graph = page.locator("#gate").get_by_test_id("lemma-graph").locator("svg")
+    for lemma_id, status in on_disk.items():
+        expect(graph.locator(f"g.lemma[data-lemma='{lemma_id}']")).to_have_attribute("data-status", status)
+    expect(graph.locator("g.edge")).to_have_count(sum(len(lemma["depends_on"]) for lemma in even_sum_session.LEMMAS))
+    expect(graph.locator("g.lemma[data-lemma='L4'] > title")).to_contain_text(
+        re.compile(r"L4: \w[\w ]*\s+prover turns: \d+; model calls: \d+; cost: ")
+    )
+    expect(page.get_by_test_id("lemma-graph-box")).to_be_hidden()
     for lemma in even_sum_session.LEMMAS:
         expect(page.get_by_test_id("gate-card")).to_contain_text(f"{lemma['id']} [{lemma['id']}]")
     expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(r"^Main result: (established|NOT established)"))
@@ -158,7 +205,10 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     expect(page.get_by_test_id("event-log")).to_contain_text(re.compile(r"job \d+ started: prove_lemma L1"))
     expect(page.get_by_test_id("event-log")).to_contain_text(re.compile(r"progress \d+/\d+"))
     expect(page.get_by_test_id("cards")).to_contain_text("theory")
+    expect(page.get_by_test_id("lemma-graph-box").locator("svg g.lemma")).to_have_count(len(on_disk))
+    expect(page.locator("#gate").get_by_test_id("lemma-graph")).to_have_count(0)  # back in its own box
     screenshot(page, "05-live-completed")
+    page.get_by_test_id("lemma-graph-box").screenshot(path=str(ARTIFACTS / "05b-live-lemma-graph.png"))
 
     # The paper: the PDF the frame shows is served as a PDF, the LaTeX view shows the source.
     # A frame cannot send the token: the page fetches the PDF with it and shows a blob: copy.
@@ -222,6 +272,7 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     assert page.request.get(urljoin(page.url, frame.get_attribute("data-src")), headers=AUTHORIZED).status == 200
     expect(frame).to_have_attribute("data-loaded", f"/api/runs/{run_id}/versions/2/paper.pdf")
     screenshot(page, "10-paper-version-2")
+    assert set(statuses_of((run_dir / "versions/v2/lemma_graph.svg").read_text(encoding="utf-8")))  # the rewrite's
 
 
 def test_a_token_limit_saved_in_the_settings_tab_is_kept_and_a_bad_one_is_refused(page, server):

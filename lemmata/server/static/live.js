@@ -1,5 +1,5 @@
-// The Live tab: the stage track, the gate the run waits at, summary cards, tokens, pause and
-// resume, and the workflow's event log read from GET /events.
+// The Live tab: the stage track, the gate the run waits at, summary cards, tokens, the lemma
+// graph, pause and resume, and the workflow's event log read from GET /events.
 
 import { errorOf, getJson, request, sendJson, serverEvents } from "./api.js";
 import { byId, count, el, fill, toast } from "./ui.js";
@@ -14,6 +14,7 @@ let onRun = () => {};
 let stream = null;       // {runId, controller} of the event stream read now or last
 let shownGate = "";      // key of the gate whose form is shown (re-rendering would lose typing)
 let decidedGate = "";    // key of the gate just answered: hidden until the run moves on
+let graphUrl = "";       // the lemma graph's URL shown (the status poll changes it when the picture changes)
 
 export function init(options) {
   onRun = options.onRun;
@@ -29,7 +30,8 @@ export function show(id) {
   if (id !== runId) {
     runId = id;
     run = null;
-    shownGate = decidedGate = "";
+    shownGate = decidedGate = graphUrl = "";
+    fill("lemma-graph");
     fill("gate-form");
     byId("gate").hidden = true;
     if (id && stream?.runId !== id) openStream();
@@ -93,6 +95,67 @@ function render(current) {
   // A decision starts a process, so it is taken only once the one that reached the gate has
   // exited (for a moment the run can report "waiting" while that process still works).
   renderGate(current.status === "waiting" && !current.working ? current.gate : null);
+  renderLemmaGraph(current.lemma_graph);
+}
+
+// --- the lemma graph ------------------------------------------------------------------------
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PICTURE_ELEMENTS = new Set(["svg", "g", "rect", "path", "text", "title"]);
+
+/**
+ * The picture of the theory's lemmas (GET /lemma-graph.svg), fetched again only when the status
+ * poll gives it a new URL. It is shown inline, so that each lemma's title shows on hover; at the
+ * theory review it moves into the gate, above the decision.
+ */
+async function renderLemmaGraph(url) {
+  const figure = byId("lemma-graph");
+  const gate = byId("gate");
+  const atReview = !gate.hidden && gate.dataset.kind === "theory_review";
+  const place = atReview ? byId("gate-lemma-graph") : byId("lemma-graph-box");
+  if (figure.parentElement !== place) place.append(figure);
+  byId("lemma-graph-box").hidden = atReview || !url;
+  if (!url) {
+    graphUrl = "";
+    figure.replaceChildren();
+    return;
+  }
+  if (url === graphUrl) return;
+  graphUrl = url;
+  const id = runId;
+  try {
+    const response = await request(url);
+    if (!response.ok) throw await errorOf(response);
+    const picture = pictureOf(await response.text());
+    if (id === runId && url === graphUrl) figure.replaceChildren(picture);
+  } catch (error) {
+    if (id !== runId || url !== graphUrl) return;
+    graphUrl = ""; // the next poll tries again
+    figure.replaceChildren(el("p", { class: "error" }, `Could not show the lemma graph: ${error.message}`));
+  }
+}
+
+/**
+ * The server's SVG as a node of this page: parsed as XML, never as HTML. The server escapes every
+ * text of the model and writes no script, link or style; as a second guard, any element other
+ * than the picture's own kinds, event handler or link is dropped here.
+ */
+function pictureOf(text) {
+  const parsed = new DOMParser().parseFromString(text, "image/svg+xml");
+  const svg = parsed.documentElement;
+  if (svg.namespaceURI !== SVG_NS || svg.localName !== "svg" || parsed.getElementsByTagName("parsererror").length) {
+    throw new Error("the answer is not an SVG picture");
+  }
+  for (const node of [svg, ...svg.querySelectorAll("*")]) {
+    if (node.namespaceURI !== SVG_NS || !PICTURE_ELEMENTS.has(node.localName)) {
+      node.remove();
+      continue;
+    }
+    for (const { name } of [...node.attributes]) {
+      if (/^on|href$|^style$/i.test(name)) node.removeAttribute(name);
+    }
+  }
+  return document.importNode(svg, true);
 }
 
 function gateKey(gate) {
