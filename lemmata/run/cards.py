@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from lemmata.artifacts import (
 from lemmata.latex.document import support_files
 from lemmata.run.costs import usd
 from lemmata.run.events import TokenTally
+from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import USER_FIGURES, USER_FILES
@@ -51,7 +52,7 @@ def _shorten(text: str, width: int = 90) -> str:
     return textwrap.shorten(" ".join(text.split()), width, placeholder="…")
 
 
-def survey_card(survey: Survey) -> str:
+def survey_card(survey: Survey, footer: Sequence[str] = ()) -> str:
     failed = [call for call in survey.tool_calls if not call.ok]
     lines = [
         f"Searches: {len(survey.tool_calls)} tool calls in {survey.turns} turns"
@@ -68,7 +69,7 @@ def survey_card(survey: Survey) -> str:
     lines.append(f"Open problems: {len(survey.open_problems)}")
     lines += [f"  - {_shorten(p)}" for p in survey.open_problems]
     lines.append("Key mathematical objects: " + (", ".join(survey.key_objects) or "none"))
-    return _box("survey", lines)
+    return _box("survey", [*lines, *footer])
 
 
 METHOD_LABELS = {
@@ -155,22 +156,22 @@ def why_not_verified(lemma: ProvedLemma) -> str:
     return lemma.verification.replace(trust_in_words(lemma.checked_by), "its checker verifies nothing (see Checked by)")
 
 
-def theory_card(theory: Theory) -> str:
+def theory_card(theory: Theory, footer: Sequence[str] = ()) -> str:
     proven = theory.proven_count
     lines = [
         f"Proof status: {theory.proof_status} ({proven}/{len(theory.lemmas)} lemmas with a proof, "
         f"{verified_count(theory)} verified)"
     ]
-    return _box("theory", lines + theory_review(theory))
+    return _box("theory", [*lines, *theory_review(theory), *footer])
 
 
 def verified_count(theory: Theory) -> int:
     return sum(lemma.verified for lemma in theory.lemmas)
 
 
-def experiment_card(experiment: Experiment) -> str:
+def experiment_card(experiment: Experiment, footer: Sequence[str] = ()) -> str:
     if experiment.skipped:
-        return _box("experiment", [f"Skipped: {experiment.skip_reason}"])
+        return _box("experiment", [f"Skipped: {experiment.skip_reason}", *footer])
     ran = [check for check in experiment.checks if check.outcome == "ran"]
     score = "n/a" if experiment.alignment_score is None else f"{experiment.alignment_score:.2f}"
     agreeing = f" ({sum(not c.numerically_suspect for c in ran)} of {len(ran)} tests agree with their lemma)"
@@ -182,7 +183,7 @@ def experiment_card(experiment: Experiment) -> str:
     protections = next((check.sandbox for check in experiment.checks if check.sandbox), [])
     if protections:
         lines.append("Sandbox: " + ", ".join(protections))
-    return _box("experiment", lines)
+    return _box("experiment", [*lines, *footer])
 
 
 def check_lines(check: LemmaCheck) -> list[str]:
@@ -226,9 +227,33 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
             if tally.cost.known_usd > 0
             else []
         ),
+        *([forecasts_line(run_dir)] if version == 1 and read_forecasts(run_dir) else []),
         f"Files in {output_dir}: " + ", ".join(delivered_files(run_dir)),
     ]
     return _box("writer: session summary" if version == 1 else f"writer: version {version}", lines)
+
+
+def forecasts_line(run_dir: Path) -> str:
+    """Each stage's forecast against what it used: in dollars when both are known, else in calls."""
+    actual = actual_by_stage(run_dir)
+    parts = []
+    for stage, forecast in read_forecasts(run_dir).items():
+        used = actual.get(stage, StageActual())
+        if (
+            forecast.cost_usd is not None
+            and used.cost.unknown_calls == 0
+            and forecast.cost_usd + used.cost.known_usd > 0
+        ):
+            parts.append(f"{stage} {usd(forecast.cost_usd)} (used {usd(used.cost.known_usd)})")
+        elif forecast.calls or used.calls:
+            parts.append(f"{stage} {forecast.calls} calls (used {used.calls})")
+    return "Forecasts: " + (", ".join(parts) or "no stage was forecast to call the model")
+
+
+def forecast_card_line(run_dir: Path, stage: str) -> list[str]:
+    """A stage card's line: its forecast beside what it used (none for a run without forecasts)."""
+    forecast = read_forecasts(run_dir).get(stage)
+    return [f"Calls: {forecast_against_actual(forecast, actual_by_stage(run_dir).get(stage))}"] if forecast else []
 
 
 def delivered_files(run_dir: Path) -> list[str]:
@@ -256,7 +281,7 @@ def compile_line(report: CompileReport) -> str:
 
 def stage_card(stage_artifact: Path) -> str | None:
     """The card for a finished stage's artifact, or None for stages without one."""
-    readers: dict[str, tuple[type[Survey | Theory | Experiment], Callable[[Any], str]]] = {
+    readers: dict[str, tuple[type[Survey | Theory | Experiment], Callable[[Any, Sequence[str]], str]]] = {
         layout.SURVEY: (Survey, survey_card),
         layout.THEORY: (Theory, theory_card),
         layout.EXPERIMENT: (Experiment, experiment_card),
@@ -264,4 +289,9 @@ def stage_card(stage_artifact: Path) -> str | None:
     if stage_artifact.name not in readers:
         return None
     model, render = readers[stage_artifact.name]
-    return render(read_artifact(stage_artifact, model))
+    footer = forecast_card_line(stage_artifact.parent, STAGE_OF_CARD[stage_artifact.name])
+    return render(read_artifact(stage_artifact, model), footer)
+
+
+#: The stage whose card each artifact shows.
+STAGE_OF_CARD = {layout.SURVEY: "survey", layout.THEORY: "theory", layout.EXPERIMENT: "experiment"}

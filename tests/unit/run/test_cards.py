@@ -4,10 +4,12 @@ and how far that checker is trusted, and whether the main result is established 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.artifacts import (
     ACCEPTING_METHODS,
     Checker,
@@ -20,10 +22,19 @@ from lemmata.artifacts import (
     LemmaCheck,
     PaperMeta,
     ProvedLemma,
+    StageForecast,
     Theory,
     write_artifact,
 )
-from lemmata.run.cards import compile_line, experiment_card, lemma_chain, theory_card, theory_review, writer_card
+from lemmata.run.cards import (
+    compile_line,
+    experiment_card,
+    lemma_chain,
+    stage_card,
+    theory_card,
+    theory_review,
+    writer_card,
+)
 from lemmata.run.events import TokenTally
 from lemmata.verification.calibration import trust_in_words
 
@@ -378,3 +389,21 @@ def test_the_writer_card_says_what_the_calls_cost(tmp_path: Path) -> None:
     card = flat(writer_card(written_run(tmp_path, VERIFIED_THEORY), tally, 1.0, tmp_path / "out"))
     assert "Model calls: 3, tokens in/out: 300/30, cost $0.2100 + 1 call of unknown cost;" in card
     assert "Cost by stage: survey $0.0100, theory $0.2000" in card
+
+
+def test_a_stage_card_and_the_writer_card_set_each_forecast_beside_what_the_stage_used(tmp_path: Path) -> None:
+    run_dir = written_run(tmp_path, VERIFIED_THEORY)
+    write_artifact(run_dir / layout.THEORY, VERIFIED_THEORY)
+    calls = [{"role": "prover", "scope": "prove_lemma:L1", "tokens_in": 100, "tokens_out": 10, "cost_usd": 0.02}] * 3
+    calls.append({"role": "writer", "scope": "writer", "tokens_in": 900, "tokens_out": 100, "cost_usd": None})
+    (run_dir / layout.LLM_CALLS).write_text("".join(json.dumps(call) + "\n" for call in calls))
+    forecasts = [
+        StageForecast(stage="theory", made_at=0, calls=4, tokens_in=400, tokens_out=40, cost_usd=0.08, basis="b"),
+        StageForecast(stage="writer", made_at=0, calls=2, tokens_in=1800, tokens_out=200, cost_usd=None, basis="b"),
+    ]
+    (run_dir / layout.FORECASTS).write_text("".join(f.model_dump_json() + "\n" for f in forecasts))
+    card = flat(stage_card(run_dir / layout.THEORY) or "")
+    assert "Calls: forecast 4 calls, 440 tokens, $0.0800; used 3 calls, 330 tokens, $0.0600" in card
+    writer = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
+    # The writer's model has no price: its forecast is set against its calls.
+    assert "Forecasts: theory $0.0800 (used $0.0600), writer 2 calls (used 1)" in writer
