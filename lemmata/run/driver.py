@@ -234,7 +234,7 @@ class Driver:
                 self.run_dir,
                 record,
                 status="paused",
-                message=f"paused at the {checkpoint.stage_name} stage: {request.reason}; continue with "
+                message=f"paused by its budget at the {checkpoint.stage_name} stage: {request.reason}; continue with "
                 f"`lemmata resume {record.session_id} --budget USD` (or --budget-tokens N), a larger budget",
             )
         where = (
@@ -271,7 +271,7 @@ class Driver:
             self.tally.apply(record)
         for line in forecasts.read_new():
             forecast = parse_forecast(line, self.run_dir / layout.FORECASTS)
-            if forecast is not None:
+            if forecast is not None and forecast.calls:  # a stage that calls no model: nothing to say
                 self._show_forecast(forecast)
         for artifact in card_artifacts(self.version):
             if artifact not in done_before and (self.run_dir / artifact).exists():

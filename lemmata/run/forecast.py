@@ -174,16 +174,16 @@ def forecast_stage(
     runs = same_model or learned
     from_prior = not runs
     if not from_prior:
-        basis = f"{len(runs)} earlier run{'s' * (len(runs) != 1)} on this machine" + (
-            "" if same_model else " (other models: their token counts may differ)"
+        basis = f"{plural(len(runs), 'earlier run')} on this machine" + (
+            "" if same_model else ", of other models, whose token counts may differ"
         )
     else:
         prior = prior or bundled_prior()
-        runs, basis = [prior.run], "the bundled prior (no earlier run on this machine)"
+        runs, basis = [prior.run], "lemmata's bundled prior, as no run on this machine came before"
     scaled = stage in PER_LEMMA_STAGES
     count = lemmas if lemmas is not None else int(statistics.median_low([run.lemmas for run in runs]))
     if scaled:
-        basis += f"; {count} lemma{'s' * (count != 1)}" + ("" if lemmas is not None else " (the plan not yet made)")
+        basis += f"; {plural(count, 'lemma')}" + ("" if lemmas is not None else ", as no plan is made yet")
     weights = [RECENCY_WEIGHT**age for age in range(len(runs))]
     roles: dict[str, Usage] = defaultdict(Usage)
     for run, weight in zip(runs, weights, strict=True):
@@ -259,7 +259,7 @@ def actual_by_stage(run_dir: Path) -> dict[str, StageActual]:
 def forecast_text(forecast: StageForecast) -> str:
     """ "20 calls, 35,120 tokens, $0.0490 (from 3 earlier runs on this machine; 4 lemmas)"."""
     cost = "cost unknown (a model without a price)" if forecast.cost_usd is None else usd(forecast.cost_usd)
-    return f"{forecast.calls} calls, {forecast.tokens:,} tokens, {cost} (from {forecast.basis})"
+    return f"{plural(forecast.calls, 'call')}, {forecast.tokens:,} tokens, {cost} (from {forecast.basis})"
 
 
 def forecast_against_actual(forecast: StageForecast, actual: StageActual | None) -> str:
@@ -267,6 +267,10 @@ def forecast_against_actual(forecast: StageForecast, actual: StageActual | None)
     cost = "unknown" if forecast.cost_usd is None else usd(forecast.cost_usd)
     used = actual or StageActual()
     return (
-        f"forecast {forecast.calls} calls, {forecast.tokens:,} tokens, {cost}; "
-        f"used {used.calls} calls, {used.tokens:,} tokens, {used.cost.text if used.calls else '$0'}"
+        f"forecast {plural(forecast.calls, 'call')}, {forecast.tokens:,} tokens, {cost}; "
+        f"used {plural(used.calls, 'call')}, {used.tokens:,} tokens, {used.cost.text if used.calls else '$0'}"
     )
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"

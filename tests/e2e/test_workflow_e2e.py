@@ -716,11 +716,11 @@ def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_large
     [run_dir] = [path for path in (home / "runs").iterdir() if path != first_dir]
     record = load_record(run_dir)
     assert record.status == "paused" and record.budget_usd == budget
-    assert record.message.startswith("paused at the theory stage: the theory stage is forecast to cost $")
+    assert record.message.startswith("paused by its budget at the theory stage: the theory stage is forecast to cost $")
     spent = run_costs(run_dir).known_usd  # a little more than the first run's: its memories are in the prompts
     assert f"with {usd(spent)} spent so far, that would pass the budget of {usd(budget)}" in record.message
     assert f"lemmata resume {run_dir.name} --budget USD" in record.message
-    assert "paused at the theory stage: the theory stage is forecast" in second.stderr
+    assert "paused by its budget at the theory stage: the theory stage is forecast" in second.stderr
     stages = {stage_of_scope(call["scope"]) for call in read_call_records(run_dir / "llm_calls.jsonl")}
     assert stages == {"survey", "direction planning"}  # not one theory call was made
     forecasts = read_forecasts(run_dir)

@@ -71,20 +71,23 @@ def test_before_the_plan_the_lemma_count_is_the_middle_one_of_the_earlier_runs()
     history = [recorded_run(a_run(lemmas)) for lemmas in (2, 3, 7)]
     forecast = forecast_stage("experiment", history, MODEL, free)
     assert forecast.lemmas == 3 and forecast.calls == 3
-    assert forecast.basis.endswith("; 3 lemmas (the plan not yet made)")
+    assert forecast.basis.endswith("; 3 lemmas, as no plan is made yet")
 
 
 def test_earlier_runs_on_the_same_model_are_preferred_and_others_are_said_to_differ() -> None:
     same, other = recorded_run(a_run(1)), recorded_run(a_run(1, prover_calls_per_lemma=9, model="big"))
     assert forecast_stage("theory", [same, other], MODEL, free, lemmas=1).calls == 1 + 2
     elsewhere = forecast_stage("theory", [other], MODEL, free, lemmas=1)
-    assert elsewhere.calls == 1 + 9 and "other models: their token counts may differ" in elsewhere.basis
+    assert elsewhere.calls == 1 + 9 and ", of other models, whose token counts may differ" in elsewhere.basis
 
 
 def test_only_runs_that_finished_the_stage_are_learned_from() -> None:
     unfinished = recorded_run(a_run(lemmas=2), finished=["survey"])
     forecast = forecast_stage("theory", [unfinished], MODEL, free, lemmas=2)
-    assert forecast.runs == 0 and forecast.basis.startswith("the bundled prior (no earlier run on this machine)")
+    assert (
+        forecast.runs == 0
+        and forecast.basis == "lemmata's bundled prior, as no run on this machine came before; 2 lemmas"
+    )
 
 
 def test_the_bundled_prior_forecasts_every_stage_that_calls_the_model() -> None:
