@@ -28,6 +28,7 @@ def _op(
     body: dict[str, Any] | None = None,
     ok_code: int = 200,
     content: dict[str, Any] | None = None,
+    body_required: bool = True,
 ) -> dict[str, Any]:
     responses: dict[str, Any] = {str(ok_code): {"description": ok, **({"content": content} if content else {})}}
     # Every operation: 401 without the token, 403 for a foreign Host or another site's page;
@@ -36,7 +37,7 @@ def _op(
         responses[str(code)] = ERROR
     operation: dict[str, Any] = {"summary": summary, "responses": responses}
     if body is not None:
-        operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+        operation["requestBody"] = {"required": body_required, "content": {"application/json": {"schema": body}}}
     return operation
 
 
@@ -96,6 +97,20 @@ GATE: dict[str, Any] = {
     "schema": {"type": "string", "enum": list(GATE_INPUTS)},
 }
 
+#: A run's limits (issue 26): it pauses before a stage whose forecast would pass one.
+BUDGET: dict[str, Any] = {
+    "budget_usd_": {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "description": "dollars; absent: LEMMATA_BUDGET_USD at a start, the run's own at a resume",
+    },
+    "budget_tokens_": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "absent: LEMMATA_BUDGET_TOKENS at a start, the run's own at a resume",
+    },
+}
+
 PATHS: dict[str, dict[str, Any]] = {
     "/api/runs": {
         "get": _op(
@@ -114,14 +129,18 @@ PATHS: dict[str, dict[str, Any]] = {
                 task_=TEXT,
                 papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
                 gate_={"enum": GATE_MODES, "description": "absent: the GATE_MODE setting"},
+                domain_={"type": "string", "maxLength": 100, "description": "the research domain (prove, from-papers)"},
+                **BUDGET,
             ),
         ),
     },
     "/api/runs/{id}": {
         "get": _op(
-            "Status poll: the outcome, stages, versions, the waiting gate, cards, tokens, the lemma graph's URL",
+            "Status poll: the outcome, stages, versions, the waiting gate, cards, tokens, the lemma graph's URL, "
+            "the budget and each stage's forecast",
             "RunSummary (with `outcome, main_result_established, main_result_issues`) plus "
-            "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens, lemma_graph`",
+            "`stages, versions, working, rewrite_in_progress, rewrite, gate, cards, tokens, lemma_graph, budget, "
+            "forecasts`",
             400,
             404,
             content={"application/json": {"schema": RUN_SUMMARY_REF}},
@@ -145,7 +164,17 @@ PATHS: dict[str, dict[str, Any]] = {
         "post": _op("Pause at the next rule boundary (running jobs finish)", "`{id, status}`", 404, 409, ok_code=202)
     },
     "/api/runs/{id}/resume": {
-        "post": _op("Continue a paused, stopped or interrupted run", "`{id, status}`", 400, 404, 409, ok_code=202)
+        "post": _op(
+            "Continue a paused, stopped or interrupted run; a body may give it a new budget",
+            "`{id, status}`",
+            400,
+            404,
+            409,
+            413,
+            ok_code=202,
+            body=_object(**BUDGET),
+            body_required=False,
+        )
     },
     "/api/runs/{id}/events": {
         "get": _op(

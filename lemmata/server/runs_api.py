@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from lemmata import layout
 from lemmata.errors import ArtifactError, UserError
 from lemmata.llm import embedded_model as em
+from lemmata.run.budget import Budget, change_budget
 from lemmata.run.cards import stage_card
 from lemmata.run.create import PAPERS_TASK, create_new_run
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
@@ -31,6 +32,7 @@ from lemmata.run.rewrite import pending_rewrite, rewrite_unsettled
 from lemmata.run.versions import paper_versions
 from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.live_events import run_events
+from lemmata.server.spending import budget_of, budget_status, stage_forecasts
 from lemmata.server.supervisor import RunBusy, RunSupervisor
 from lemmata.settings import Settings, lemmata_home, load_environment
 
@@ -114,11 +116,20 @@ async def start_run(request: Request) -> JSONResponse:
     gate = body.get("gate")  # absent: the GATE_MODE setting, as a run started in a terminal
     if gate is not None and gate not in GATE_MODES:
         raise ApiError(400, f'"gate" must be one of {", ".join(GATE_MODES)}, or absent for the GATE_MODE setting')
+    budget = budget_of(body)
     data_home: DataHome = request.app.state.data_home
     environ = request.app.state.environ
     new = await run_in_threadpool(
         lambda: create_new_run(
-            data_home, mode, task, None, gate, load_environment(environ), _installed_embedded_model(environ), **fields
+            data_home,
+            mode,
+            task,
+            None,
+            gate,
+            load_environment(environ),
+            _installed_embedded_model(environ),
+            budget=budget,
+            **fields,
         )
     )
     supervisor: RunSupervisor = request.app.state.supervisor
@@ -252,6 +263,8 @@ async def run_status(request: Request) -> JSONResponse:
         gate=waiting_question(run_dir) if body["status"] == "waiting" else None,
         cards=_cards(run_dir),
         tokens=live.tokens(run_dir),
+        budget=budget_status(record),
+        forecasts=stage_forecasts(run_dir),
         lemma_graph=_lemma_graph_url(run_dir, live, working),
     )
     log.debug("status poll %s: %s", run_dir.name, body["status"])
@@ -385,11 +398,16 @@ async def pause(request: Request) -> JSONResponse:
 
 
 async def resume(request: Request) -> JSONResponse:
+    """202 and the run goes on; a body may give a new "budget_usd" and "budget_tokens" (a run its
+    budget paused goes on with a larger one). No body: the budget stays."""
     run_dir = run_dir_of(request)
+    budget = budget_of(await json_body(request)) if request.headers.get("content-type") else Budget()
 
     def nothing_left_to_do() -> None:
         if load_record(run_dir).status == "completed" and pending_rewrite(run_dir) is None:
             raise RunBusy(f"run {run_dir.name} is completed: nothing to resume (a rewrite makes a new version)")
+        if budget:
+            change_budget(run_dir, request.app.state.data_home.home, budget)
 
     await _drive(request, run_dir, nothing_left_to_do)
     return JSONResponse({"id": run_dir.name, "status": "running"}, status_code=202)

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from conftest import TEST_API_TOKEN, cli_environment
 
+from lemmata.run.record import load_record
 from support import REPO, even_sum_session
 from support.served import lemmata_serve
 
@@ -57,9 +58,12 @@ def services(services):
 
 @pytest.fixture(scope="module")
 def environment(services, tmp_path_factory) -> dict[str, str]:
-    """The server's environment: an empty data directory, the fake model and search servers."""
+    """The server's environment: a data directory with a price for the fake model ($2 in, $8 out
+    per million tokens), the fake model and search servers."""
     llm, search = services
     home = tmp_path_factory.mktemp("browser") / "home"
+    home.mkdir()
+    (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
     return cli_environment(
         home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
     )
@@ -147,12 +151,14 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     page.get_by_label("Domain (optional)").fill("parity")
     expect(page.get_by_label("Gate mode")).to_have_value("")
     page.get_by_label("Gate mode").select_option("human")
+    page.get_by_label("Budget in USD (optional)").fill("100")
     page.get_by_role("button", name="Start run").click()
     expect(page).to_have_url(re.compile(r"#run=[\w-]+&tab=live$"))
     run_id = re.search(r"run=([\w-]+)", page.url).group(1)
     expect(page.get_by_test_id("run-select")).to_have_value(run_id)
     config = (Path(environment["LEMMATA_HOME"]) / "runs" / run_id / "config.yaml").read_text(encoding="utf-8")
     assert "domain: parity" in config
+    assert load_record(Path(environment["LEMMATA_HOME"]) / "runs" / run_id).budget_usd == 100
 
     # (b) Every review of a human-gated run, in order; the theory review shows the lemma chain.
     approve_gate(page, "survey_review", "01-live-survey-gate")
@@ -167,6 +173,16 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
         expect(graph.locator("g.lemma[data-lemma='L4']")).to_have_attribute("data-status", "running", timeout=RUN_MS)
         expect(graph.locator("g.lemma")).to_have_count(len(even_sum_session.LEMMAS))
         expect(graph.locator("g.lemma[data-lemma='L1']")).not_to_have_attribute("data-status", "pending")
+        # What the calls cost, the theory's forecast beside what it used so far, the budget (issue 26).
+        expect(page.get_by_test_id("tokens")).to_contain_text(re.compile(r" · cost \$\d+\.\d{4}$"))
+        expect(page.get_by_test_id("spending")).to_have_text(
+            re.compile(
+                r"^theory: forecast \d+ calls?, [\d,]+ tokens, \$[\d.]+; used \d+ calls?, .* · budget \$100\.00$"
+            )
+        )
+        expect(page.locator("#stage-track .stage[data-state='running']")).to_have_attribute(
+            "title", re.compile(r"theory\.json\nforecast \d+ calls?.*\(from .*\)$", re.S)
+        )
         screenshot(page, "02b-live-lemma-graph-running")
     finally:
         released.set()

@@ -75,6 +75,8 @@ async function startRun(event) {
   }
   const domain = byId("new-run-domain").value.trim();
   if (domain && mode !== "explore") body.domain = domain;
+  const budget = byId("new-run-budget").value.trim();  // "": LEMMATA_BUDGET_USD, if set
+  if (budget) body.budget_usd = Number(budget);
   byId("new-run-error").textContent = "";
   try {
     const started = await sendJson("POST", "/api/runs", body);

@@ -19,7 +19,10 @@ let graphUrl = "";       // the lemma graph's URL shown (the status poll changes
 export function init(options) {
   onRun = options.onRun;
   byId("pause-button").addEventListener("click", () => control("pause", "pause requested"));
-  byId("resume-button").addEventListener("click", () => control("resume", "resumed"));
+  byId("resume-button").addEventListener("click", () => {
+    const budget = byId("resume-budget").value.trim();  // "": the run keeps its budget
+    control("resume", "resumed", budget ? { budget_usd: Number(budget) } : {});
+  });
   setInterval(poll, POLL_MS);
 }
 
@@ -81,14 +84,16 @@ function render(current) {
   status.dataset.established = String(current.main_result_established);
   status.title = (current.main_result_issues || []).join("; ");
   byId("run-message").textContent = current.message || "";
+  const forecasts = new Map((current.forecasts || []).map((f) => [f.stage, f]));
   fill("stage-track", (current.stages || []).map((s) =>
-    el("li", { class: `stage state-${s.state}`, "data-state": s.state, title: s.artifact },
+    el("li", { class: `stage state-${s.state}`, "data-state": s.state, title: stageTitle(s, forecasts.get(s.stage)) },
       el("span", { class: "stage-name" }, s.stage), el("span", { class: "badge" }, s.state))));
   renderRewrite(current.rewrite);
   const tokens = current.tokens || {};
   byId("tokens").textContent =
     `${count(tokens.calls)} model calls · ${count(tokens.in)} tokens in · ${count(tokens.out)} tokens out` +
     (tokens.cost ? ` · cost ${tokens.cost}` : "");
+  renderSpending(forecasts, current.budget, current.stages || []);
   fill("cards", (current.cards || []).map((card) =>
     el("section", { class: "card", "data-stage": card.stage },
       el("h3", {}, card.stage), el("pre", {}, card.text))));
@@ -96,6 +101,23 @@ function render(current) {
   // exited (for a moment the run can report "waiting" while that process still works).
   renderGate(current.status === "waiting" && !current.working ? current.gate : null);
   renderLemmaGraph(current.lemma_graph);
+}
+
+/** A stage chip's hover text: the file that proves it done, and its forecast once made. */
+function stageTitle(stage, forecast) {
+  return forecast ? `${stage.artifact}\n${forecast.text} (from ${forecast.basis})` : stage.artifact;
+}
+
+/** The forecast of the stage under way (else the last one made) beside what it used; the budget. */
+function renderSpending(forecasts, budget, stages) {
+  const running = stages.find((s) => s.state === "running" && forecasts.has(s.stage));
+  const shown = running ? forecasts.get(running.stage) : [...forecasts.values()].filter((f) => f.calls).pop();
+  const parts = [];
+  if (shown) parts.push(`${shown.stage}: ${shown.text}`);
+  if (budget) parts.push(`budget ${budget.text}`);
+  const line = byId("spending");
+  line.hidden = parts.length === 0;
+  line.textContent = parts.join(" · ");
 }
 
 // --- the lemma graph ------------------------------------------------------------------------
@@ -231,9 +253,9 @@ async function decide(gate, body) {
 }
 
 /** Pause or resume; a refusal (409: nothing runs, or it already runs) shows as a toast. */
-async function control(action, done) {
+async function control(action, done, body = {}) {
   try {
-    await sendJson("POST", `/api/runs/${encodeURIComponent(runId)}/${action}`, {});
+    await sendJson("POST", `/api/runs/${encodeURIComponent(runId)}/${action}`, body);
     toast(done);
   } catch (error) {
     toast(`${action}: ${error.message}`, "error");
