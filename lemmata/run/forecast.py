@@ -132,12 +132,22 @@ def run_history(home: Path, exclude: Path | None = None, limit: int = HISTORY_RU
         for path in (Path(home) / "runs").glob(f"*/{layout.LLM_CALLS}")
         if exclude is None or path.parent.resolve() != Path(exclude).resolve()
     ]
-    logs.sort(key=lambda path: path.stat().st_mtime, reverse=True)
+    logs.sort(key=_modified, reverse=True)
     history = []
     for path in logs[:limit]:
         finished = [stage.name for stage in STAGES if (path.parent / stage.artifact).exists()]
-        history.append(recorded_run(read_call_records(path), finished))
+        try:
+            history.append(recorded_run(read_call_records(path), finished))
+        except OSError as error:  # a run being deleted, a file not ours to read: the others still teach
+            log.warning("%s: not read for the forecast: %s", path, error)
     return history
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # gone since it was listed
+        return 0.0
 
 
 @dataclass(frozen=True)

@@ -154,3 +154,11 @@ def test_a_newer_run_weighs_twice_the_one_before_it() -> None:
     newer, older = recorded_run(a_run(1, prover_calls_per_lemma=2)), recorded_run(a_run(1, prover_calls_per_lemma=8))
     forecast = forecast_stage("theory", [newer, older], MODEL, free, lemmas=3)  # newest first
     assert forecast.calls == 1 + 3 * 4  # per lemma (2 x 1 + 8 x 1/2) / 1.5 = 4
+
+
+def test_a_run_whose_log_cannot_be_read_is_left_out_of_the_history(tmp_path: Path) -> None:
+    write_run(tmp_path, "a", a_run(2), (layout.SURVEY,))
+    unreadable = write_run(tmp_path, "b", a_run(3), (layout.SURVEY,)) / layout.LLM_CALLS
+    unreadable.unlink()
+    unreadable.mkdir()  # reading it fails (IsADirectoryError), as a file being replaced may
+    assert [run.lemmas for run in run_history(tmp_path)] == [2]
