@@ -23,7 +23,7 @@ from lemmata.artifacts import (
 from lemmata.latex.document import support_files
 from lemmata.run.costs import usd
 from lemmata.run.events import TokenTally
-from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, read_forecasts
+from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import USER_FIGURES, USER_FILES
@@ -246,7 +246,7 @@ def forecasts_line(run_dir: Path) -> str:
         ):
             parts.append(f"{stage} {usd(forecast.cost_usd)} (used {usd(used.cost.known_usd)})")
         elif forecast.calls or used.calls:
-            parts.append(f"{stage} {forecast.calls} calls (used {used.calls})")
+            parts.append(f"{stage} {plural(forecast.calls, 'call')} (used {used.calls})")
     return "Forecasts: " + (", ".join(parts) or "no stage was forecast to call the model")
 
 

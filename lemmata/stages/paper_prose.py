@@ -12,8 +12,9 @@ Unknown citations are removed. A paragraph that repeats (nearly) one of an earli
 embedded model (2026-11-25) gave its introduction again as the discussion, the conclusion and a
 lemma's idea. The abstract may be repeated by the introduction. When the main result is not
 established, a sentence claiming it is ("This result is established by showing ...", "we have
-proved") goes: the embedded model wrote it in the abstract and the conclusion of a paper whose
-every lemma was unverified (2026-11-25).
+proved", "the checks showed that the proof was correct") goes: the embedded model wrote such
+sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
+unverified (2026-11-25, 2026-11-26).
 """
 
 from __future__ import annotations
@@ -45,11 +46,14 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
 _FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
 _MATH_SPAN = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)|\$[^$]*\$", re.DOTALL)
-#: A sentence that calls a result proved: said of the main result, only a verified theory may say it.
+#: A sentence that calls a result proved, or its proof correct: said of the main result, only a
+#: verified theory may say it. "The numerical checks showed that the proof was correct": the
+#: embedded model's discussion of a paper whose checks tested one lemma of two (2026-11-26).
 CLAIMS_PROOF = re.compile(
     r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
     r"(?:established|proven|proved|verified)\b|\bwe\s+(?:have\s+)?(?:proved|proven|established|"
-    r"verified)\b",
+    r"verified)\b|\b(?:proof|proofs|argument|result|theorem)\s+(?:is|are|was|were)\s+"
+    r"(?:correct|valid|sound|rigorous)\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")

@@ -381,6 +381,17 @@ def test_a_claim_of_proof_goes_when_the_main_result_is_not_established() -> None
     assert parts.unfounded_claims == 2
 
 
+def test_a_discussion_saying_the_checks_showed_the_proof_correct_loses_that_sentence() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-26): the
+    discussion of a paper with both lemmas unverified, one of them never tested, said "The numerical
+    checks showed that the proof was correct"."""
+    text = (DATA / "embedded_outputs" / "writer-discussion-checks-showed-the-proof-correct.txt").read_text()
+    parts = clean_parts({"discussion": text}, ECHO, ["L1"], set(), established=False)
+    discussion = parts.fragments["discussion"].latex
+    assert "correct" not in discussion and parts.unfounded_claims == 1
+    assert discussion.endswith("The next step would be to verify the remaining unverified steps.")
+
+
 def test_an_established_result_may_be_called_proved() -> None:
     parts = clean_parts({"abstract": CLAIMING}, ECHO, ["L1"], set(), established=True)
     assert "This result is established" in parts.fragments["abstract"].latex and parts.unfounded_claims == 0
