@@ -26,7 +26,7 @@ from lemmata.run.events import TokenTally
 from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
-from lemmata.run.pipeline import USER_FIGURES, USER_FILES
+from lemmata.run.pipeline import USER_FIGURES, USER_FILES, delivered_lemma_graph
 from lemmata.verification.calibration import trust_in_words
 
 WIDTH = 78
@@ -259,9 +259,11 @@ def forecast_card_line(run_dir: Path, stage: str) -> list[str]:
 def delivered_files(run_dir: Path) -> list[str]:
     """What the output folder receives: the paper's files and what its .tex needs to compile."""
     plots = len(list((run_dir / USER_FIGURES).glob("*.pdf")))
+    graph = [delivered_lemma_graph(1)] if (run_dir / layout.lemma_graph_of(1)).is_file() else []
     return [
         *USER_FILES,
         *(source.name for source in support_files()),
+        *graph,
         *([f"{USER_FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else []),
     ]
 

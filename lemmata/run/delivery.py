@@ -5,12 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from lemmata import layout
 from lemmata.latex.document import support_files
-from lemmata.run.pipeline import USER_FIGURES, figures_of, user_files
+from lemmata.run.pipeline import USER_FIGURES, delivered_lemma_graph, figures_of, user_files
 
 
 def deliver(run_dir: Path, version: int, output: Path) -> list[str]:
-    """Copy the user's files that exist to the output folder; the names copied."""
+    """Copy the user's files that exist to the output folder, the picture of the lemmas and the
+    plots with them; the names of the user's files copied."""
     delivered = [name for name in user_files(version) if (run_dir / name).is_file()]
     if not delivered:
         return []
@@ -19,6 +21,9 @@ def deliver(run_dir: Path, version: int, output: Path) -> list[str]:
         shutil.copy2(run_dir / name, output / name)
     for source in support_files():  # so that the delivered .tex compiles on its own
         shutil.copy2(source, output / source.name)
+    graph = run_dir / layout.lemma_graph_of(version)
+    if graph.is_file():
+        shutil.copy2(graph, output / delivered_lemma_graph(version))
     figures = sorted((run_dir / figures_of(version)).glob("*.pdf"))
     if figures:
         (output / USER_FIGURES).mkdir(exist_ok=True)

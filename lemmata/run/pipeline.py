@@ -78,6 +78,11 @@ def user_files(version: int) -> tuple[str, ...]:
     return (layout.paper_tex(version), layout.paper_pdf(version), layout.REFERENCES)
 
 
+def delivered_lemma_graph(version: int) -> str:
+    """The name the output folder gives the picture of a version's lemmas (run/lemma_graph.py)."""
+    return f"lemma_graph_v{version}.svg"
+
+
 def figures_of(version: int) -> str:
     """Where a version's plots are in the run directory (the paper names them figures/<file>)."""
     return layout.figures_of(version)

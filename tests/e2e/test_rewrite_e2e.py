@@ -152,6 +152,8 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     assert "% written by the updated writer" not in (run_dir / "paper_v2.tex").read_text()
     out = Path(load_record(run_dir).output_dir)
     assert (out / "paper_v2.pdf").is_file() and (out / "paper_v3.pdf").is_file()  # each delivered in its turn
+    # Each version's picture of its lemmas, as the run directory keeps it (issue 26).
+    assert (out / "lemma_graph_v3.svg").read_bytes() == (run_dir / "versions/v3/lemma_graph.svg").read_bytes()
     assert list((run_dir / "versions/v3/figures").glob("*-v3.pdf")) and list(out.glob("figures/*-v3.pdf"))
     markers = [(r.marker, r.paper_version) for r in read_history(run_dir) if r.role == "event"]
     assert markers == [("rewrite_requested", 1), ("rewrite_saved", 2), ("rewrite_requested", 2), ("rewrite_saved", 3)]

@@ -171,6 +171,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
         "paper_v1.tex",
         "references.bib",
         "lemmata-math.sty",
+        "lemma_graph_v1.svg",
         "figures",
     }
     elsewhere = shutil.copytree(out, tmp_path / "elsewhere")
@@ -222,6 +223,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert theory.proof_status == "partial" and theory.consistency.passed
     # The lemmas as a picture (issue 26): each box with its proof's status, an arrow per dependency.
     picture = (run_dir / "theory/lemma_graph.svg").read_text(encoding="utf-8")
+    assert (out / "lemma_graph_v1.svg").read_text(encoding="utf-8") == picture  # delivered with the paper
     assert dict(re.findall(r'data-lemma="(\w+)" data-status="([^"]+)"', picture)) == {
         "L1": "low confidence",
         "L2": "verified",
