@@ -28,7 +28,8 @@ import yaml
 from pydantic import ValidationError
 
 from lemmata import layout
-from lemmata.artifacts import StageForecast, Theory, TheoryPlan, read_artifact
+from lemmata.artifacts import Experiment, StageForecast, Theory, TheoryPlan, read_artifact
+from lemmata.errors import ArtifactError
 from lemmata.jsonl import read_json_lines
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.costs import REWRITE_STAGE, CostSummary, stage_of_scope, usd
@@ -83,20 +84,25 @@ class RecordedRun:
     stages: frozenset[str]  # the stages it finished: only those are learned from
     fixed: StageUsage = field(default_factory=_usage_table)
     per_lemma: StageUsage = field(default_factory=_usage_table)
+    tested: int | None = None  # the lemmas its experiment tested (None: not known, as many as it had)
 
     def usage(self, stage: str, lemmas: int) -> dict[str, Usage]:
-        """Its usage of `stage` had it had `lemmas` lemmas, by role."""
+        """Its usage of `stage` had it had `lemmas` lemmas (to test, for the experiment), by role."""
+        divisor = self.tested if stage == "experiment" and self.tested is not None else self.lemmas
         roles: dict[str, Usage] = defaultdict(Usage)
         for role, used in self.fixed.get(stage, {}).items():
             roles[role].add(used)
         for role, used in self.per_lemma.get(stage, {}).items():
-            roles[role].add(used, lemmas / max(1, self.lemmas))
+            roles[role].add(used, lemmas / max(1, divisor))
         return roles
 
 
-def recorded_run(records: Iterable[Mapping[str, Any]], finished: Iterable[str] | None = None) -> RecordedRun:
+def recorded_run(
+    records: Iterable[Mapping[str, Any]], finished: Iterable[str] | None = None, tested: int | None = None
+) -> RecordedRun:
     """A run from its call records; `finished` names its finished stages (None: every stage with
-    a call, for a bare recorded log). A rewrite's and the questions' calls are left out."""
+    a call, for a bare recorded log), `tested` how many lemmas its experiment tested (None: not
+    known). A rewrite's and the questions' calls are left out."""
     fixed, per_lemma = _usage_table(), _usage_table()
     lemma_ids: set[str] = set()
     models: dict[str, int] = defaultdict(int)
@@ -122,7 +128,7 @@ def recorded_run(records: Iterable[Mapping[str, Any]], finished: Iterable[str] |
         per_lemma = _usage_table()
     done = frozenset(finished) if finished is not None else frozenset(fixed) | frozenset(per_lemma)
     model = max(models, key=models.__getitem__) if models else "?"
-    return RecordedRun(model, lemmas, done, fixed, per_lemma)
+    return RecordedRun(model, lemmas, done, fixed, per_lemma, tested)
 
 
 def run_history(home: Path, exclude: Path | None = None, limit: int = HISTORY_RUNS) -> list[RecordedRun]:
@@ -137,10 +143,18 @@ def run_history(home: Path, exclude: Path | None = None, limit: int = HISTORY_RU
     for path in logs[:limit]:
         finished = [stage.name for stage in STAGES if (path.parent / stage.artifact).exists()]
         try:
-            history.append(recorded_run(read_call_records(path), finished))
+            history.append(recorded_run(read_call_records(path), finished, tested_lemmas(path.parent)))
         except OSError as error:  # a run being deleted, a file not ours to read: the others still teach
             log.warning("%s: not read for the forecast: %s", path, error)
     return history
+
+
+def tested_lemmas(run_dir: Path) -> int | None:
+    """How many lemmas a finished run's experiment tested; None when it has no readable record."""
+    try:
+        return len(read_artifact(run_dir / layout.EXPERIMENT, Experiment).checks)
+    except (OSError, ArtifactError):
+        return None
 
 
 def _modified(path: Path) -> float:

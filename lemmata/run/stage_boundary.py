@@ -9,11 +9,12 @@ flag and stops the run at this job boundary.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from lemmata import layout
 from lemmata.agents.roles import ROLES
-from lemmata.artifacts import StageForecast
+from lemmata.artifacts import StageForecast, Theory, read_artifact
 from lemmata.errors import BudgetReached
 from lemmata.jsonl import append_line
 from lemmata.llm.calllog import read_call_records
@@ -47,9 +48,30 @@ def before_job(run_dir: Path, rule: str, version: int, settings: Settings, home:
 
 def record_forecast(run_dir: Path, stage: str, settings: Settings, home: Path) -> StageForecast:
     model, pricing = run_pricing(settings, home)
-    forecast = forecast_stage(stage, run_history(home, exclude=run_dir), model, pricing, planned_lemmas(run_dir))
+    lemmas, skipped = planned_lemmas(run_dir), ""
+    if stage == "experiment":
+        lemmas, skipped = experiment_lemmas(run_dir, settings)
+    if skipped:
+        forecast = StageForecast(
+            stage=stage, made_at=time.time(), calls=0, tokens_in=0, tokens_out=0, cost_usd=0.0, lemmas=0, basis=skipped
+        )
+    else:
+        forecast = forecast_stage(stage, run_history(home, exclude=run_dir), model, pricing, lemmas)
     append_line(run_dir / layout.FORECASTS, forecast.model_dump_json())
     return forecast
+
+
+def experiment_lemmas(run_dir: Path, settings: Settings) -> tuple[int, str]:
+    """How many lemmas the experiment will test (those left at low confidence), or 0 and why it
+    will not run: a run whose experiment is off is not paused for its forecast."""
+    from lemmata.stages.experiment import experiment_decision  # the experiment job imports it anyway
+
+    theory = read_artifact(run_dir / layout.THEORY, Theory)
+    runs, reason = experiment_decision(settings.EXPERIMENT_MODE, theory)
+    if not runs:
+        return 0, f"no experiment: {reason}"
+    tested = sum(lemma.status == "low_confidence" for lemma in theory.lemmas)
+    return tested, "" if tested else "no experiment: every lemma is verified or failed"
 
 
 def run_pricing(settings: Settings, home: Path) -> tuple[str, Pricing]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lemmata import layout
-from lemmata.artifacts import StageForecast
+from lemmata.artifacts import StageForecast, write_artifact
 from lemmata.errors import BudgetReached, UserError
 from lemmata.llm.prices import load_prices
 from lemmata.run.budget import Budget, Spent, budget_from_environment, budget_stop, check_priced
@@ -19,6 +19,7 @@ from lemmata.run.pausing import pause_request
 from lemmata.run.record import RunRecord, save_record
 from lemmata.run.stage_boundary import before_job
 from lemmata.settings import Settings
+from unit.run.test_cards import THEORY
 
 
 def forecast(stage: str = "theory", calls: int = 10, cost: float | None = 0.30, tokens: int = 5000) -> StageForecast:
@@ -118,3 +119,19 @@ def test_a_job_the_budget_stops_asks_for_a_pause_with_the_reason_and_starts_noth
         before_job(run_dir, "formalize", 1, SETTINGS, home)
     request = pause_request(run_dir)
     assert request is not None and request.by == "budget" and request.reason.startswith("the theory stage is forecast")
+
+
+def test_an_experiment_that_will_not_run_is_forecast_to_make_no_call_and_never_pauses_the_run(run_dir: Path) -> None:
+    """A run with EXPERIMENT_MODE=false, its token budget nearly spent: the experiment's forecast
+    from the prior would pass it, but the experiment calls no model, so its job starts."""
+    home = run_dir.parent.parent
+    write_artifact(run_dir / layout.THEORY, THEORY)
+    (run_dir / layout.LLM_CALLS).write_text(
+        json.dumps({"role": "writer", "scope": "theory_plan", "tokens_in": 11_000, "tokens_out": 500}) + "\n"
+    )
+    before_job(
+        run_dir, "experiment", 1, Settings.from_mapping({"LLM_BACKEND": "local", "EXPERIMENT_MODE": "false"}), home
+    )
+    forecast = read_forecasts(run_dir)["experiment"]
+    assert (forecast.calls, forecast.basis) == (0, "no experiment: EXPERIMENT_MODE=false")
+    assert pause_request(run_dir) is None

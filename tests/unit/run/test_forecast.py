@@ -162,3 +162,9 @@ def test_a_run_whose_log_cannot_be_read_is_left_out_of_the_history(tmp_path: Pat
     unreadable.unlink()
     unreadable.mkdir()  # reading it fails (IsADirectoryError), as a file being replaced may
     assert [run.lemmas for run in run_history(tmp_path)] == [2]
+
+
+def test_the_experiment_is_scaled_by_the_lemmas_an_earlier_run_tested_when_its_record_says() -> None:
+    tested_two_of_four = recorded_run(a_run(lemmas=4), tested=2)  # four experiment calls for two lemmas tested
+    assert forecast_stage("experiment", [tested_two_of_four], MODEL, free, lemmas=1).calls == 2
+    assert forecast_stage("experiment", [recorded_run(a_run(lemmas=4))], MODEL, free, lemmas=1).calls == 1
