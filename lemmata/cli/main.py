@@ -318,7 +318,7 @@ def report(session_id: str, output: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="also give each JSON-answering role's answer schema")
 @reports_errors
 def roles(as_json: bool) -> None:
-    """The agent roles: token-limit setting, model tier, and resolved choices."""
+    """The agent roles: token-limit setting, model tier, and resolved limits."""
     settings = Settings.from_environment()
     if as_json:
         table = [

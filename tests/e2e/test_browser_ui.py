@@ -18,6 +18,7 @@ import httpx
 import pytest
 from conftest import TEST_API_TOKEN, cli_environment
 
+from lemmata.llm.calllog import read_call_records
 from lemmata.run.record import load_record
 from support import REPO, even_sum_session
 from support.served import lemmata_serve
@@ -221,6 +222,14 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     expect(page.get_by_test_id("event-log")).to_contain_text(re.compile(r"job \d+ started: prove_lemma L1"))
     expect(page.get_by_test_id("event-log")).to_contain_text(re.compile(r"progress \d+/\d+"))
     expect(page.get_by_test_id("cards")).to_contain_text("theory")
+    # The token line's cost is the calls' tokens times the prices of the data directory's prices.yaml.
+    calls = list(read_call_records(run_dir / "llm_calls.jsonl"))
+    for call in calls:
+        assert call["cost_usd"] == pytest.approx((call["tokens_in"] * 2.0 + call["tokens_out"] * 8.0) / 1e6, abs=1e-6)
+    total = sum(call["cost_usd"] for call in calls)
+    expect(page.get_by_test_id("tokens")).to_have_text(
+        re.compile(rf"^{len(calls)} model calls · .* · cost \${total:.4f}$")
+    )
     expect(page.get_by_test_id("lemma-graph-box").locator("svg g.lemma")).to_have_count(len(on_disk))
     expect(page.locator("#gate").get_by_test_id("lemma-graph")).to_have_count(0)  # back in its own box
     screenshot(page, "05-live-completed")

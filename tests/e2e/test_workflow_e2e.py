@@ -296,6 +296,9 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert f"${total:.4f}" in status.stdout
     detail = run_lemmata(["status", run_dir.name], local_env(home, fake_server), tmp_path)
     assert f"model calls: {len(calls)}, cost ${total:.4f}" in detail.stdout
+    # The writer card said the same as the run ended (the stage cards said each stage's part).
+    assert f"Model calls: {len(calls)}, tokens in/out: " in result.stdout
+    assert f"cost ${total:.4f}; elapsed" in " ".join(result.stdout.split())
     assert re.search(r"by stage: survey \$0\.\d{4}, direction planning \$0\.\d{4}, theory", detail.stdout)
     stages, files = detail.stdout.split("\nfiles:\n")
     assert stages.count(" done ") == 7, detail.stdout
