@@ -16,7 +16,7 @@ from typing import Any
 
 from lemmata.artifacts import StageForecast
 from lemmata.errors import UserError
-from lemmata.llm.prices import FREE_BACKENDS, PriceTable, load_prices
+from lemmata.llm.prices import FREE_BACKENDS, USER_PRICES, PriceTable, load_prices
 from lemmata.llm.resolve import resolve_models
 from lemmata.run.costs import CostSummary, stage_of_scope, usd
 from lemmata.run.record import load_record, run_settings, save_record
@@ -109,7 +109,7 @@ def _positive(environ: Mapping[str, str], name: str, kind: type[float] | type[in
     return value
 
 
-def check_priced(budget: Budget, backend: str, models: Iterable[str], prices: PriceTable) -> None:
+def check_priced(budget: Budget, backend: str, models: Iterable[str], prices: PriceTable, home: Path) -> None:
     """A budget in USD needs the price of each model the run calls: UserError naming the one
     without (a free backend costs nothing: its USD budget is never reached, and needs no price)."""
     if budget.usd is None or backend in FREE_BACKENDS:
@@ -118,7 +118,7 @@ def check_priced(budget: Budget, backend: str, models: Iterable[str], prices: Pr
         if model not in prices.models:
             raise UserError(
                 f"a budget in USD needs the price of model {model!r} ({backend}), and lemmata has none: add it "
-                f"to prices.yaml in the data directory (docs/configuration.md), or give a budget in tokens "
+                f"to {Path(home) / USER_PRICES} (docs/configuration.md), or give a budget in tokens "
                 f"(--budget-tokens, {BUDGET_TOKENS_VARIABLE})"
             )
 
@@ -129,5 +129,5 @@ def change_budget(run_dir: Path, home: Path, budget: Budget) -> None:
     new = Budget(budget.usd or record.budget_usd, budget.tokens or record.budget_tokens)
     settings = run_settings(run_dir)
     models = resolve_models(record.backend, settings)
-    check_priced(new, record.backend, (models.active, models.fast), load_prices(home))
+    check_priced(new, record.backend, (models.active, models.fast), load_prices(home), home)
     save_record(run_dir, record, budget_usd=new.usd, budget_tokens=new.tokens)

@@ -64,7 +64,9 @@ def create_new_run(
     from_environment = budget_from_environment(environ)
     budget = budget or Budget()
     budget = Budget(budget.usd or from_environment.usd, budget.tokens or from_environment.tokens)
-    check_priced(budget, backend.name, (backend.models.active, backend.models.fast), prices)  # a USD budget needs them
+    check_priced(
+        budget, backend.name, (backend.models.active, backend.models.fast), prices, data_home.home
+    )  # a USD budget needs them
     if backend.name == "replay":
         settings = checked_replay_settings(settings)
     # The run keeps the backend it started with, on resume too.

@@ -80,11 +80,13 @@ def test_a_budget_comes_from_the_environment_and_a_bad_one_is_refused_by_name() 
 
 def test_a_budget_in_dollars_needs_the_price_of_every_model_the_run_calls(tmp_path: Path) -> None:
     prices = load_prices(tmp_path)
-    check_priced(Budget(usd=1.0), "vendora", ("claude-sonnet-4-5", "claude-haiku-4-5"), prices)
-    check_priced(Budget(usd=1.0), "embedded", ("qwen",), prices)  # free: nothing to price
-    check_priced(Budget(tokens=10), "local", ("local-model",), prices)  # tokens need no price
-    with pytest.raises(UserError, match="a budget in USD needs the price of model 'local-model' \\(local\\)"):
-        check_priced(Budget(usd=1.0), "local", ("local-model",), prices)
+    check_priced(Budget(usd=1.0), "vendora", ("claude-sonnet-4-5", "claude-haiku-4-5"), prices, tmp_path)
+    check_priced(Budget(usd=1.0), "embedded", ("qwen",), prices, tmp_path)  # free: nothing to price
+    check_priced(Budget(tokens=10), "local", ("local-model",), prices, tmp_path)  # tokens need no price
+    with pytest.raises(
+        UserError, match=f"needs the price of model 'local-model' \\(local\\).*add it to {tmp_path}/prices.yaml"
+    ):
+        check_priced(Budget(usd=1.0), "local", ("local-model",), prices, tmp_path)
 
 
 @pytest.fixture
