@@ -259,7 +259,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     compiled = read_artifact(run_dir / "paper_v1.compile.json", CompileReport)
     assert compiled.ok and compiled.errors == [] and compiled.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
     assert "Compile: 4 passes in" in result.stdout  # on the writer card
-    assert "lemmata-math.sty, figures/ (2 plots)" in " ".join(result.stdout.split())  # L1 and L4 tested
+    assert "lemmata-math.sty, lemma_graph_v1.svg, figures/ (2 plots)" in shown  # L1 and L4 tested
 
     records = list(read_call_records(run_dir / "llm_calls.jsonl"))
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
