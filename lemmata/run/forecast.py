@@ -49,6 +49,8 @@ HISTORY_RUNS = 20
 #: would let one odd run set the forecast nearly alone.
 RECENCY_WEIGHT = 0.5
 PROVE_SCOPE = "prove_lemma:"
+#: The roles whose turns are allowed per lemma (the others' per stage).
+PER_LEMMA_ROLES = frozenset({"prover", "verifier", "refuter", "experiment"})
 
 #: A role's tokens in USD (None: its model has no price).
 Pricing = Callable[[str, int, int], float | None]
@@ -189,10 +191,12 @@ def forecast_stage(
     pricing: Pricing,
     lemmas: int | None = None,
     prior: Prior | None = None,
+    turns: Mapping[str, int] | None = None,
 ) -> StageForecast:
     """The forecast of `stage` for a run on `model` ("backend/model") with `lemmas` lemmas (None:
     not known yet), from the earlier runs (`history`, newest first) that finished the stage: those
-    on the same model when there are any, else all of them, else the prior. Newer runs weigh more."""
+    on the same model when there are any, else all of them, else the prior. Newer runs weigh more.
+    `turns` caps a role's calls (per lemma for PER_LEMMA_ROLES) at the turns this run allows."""
     learned = [run for run in history if stage in run.stages]
     same_model = [run for run in learned if run.model == model]
     runs = same_model or learned
@@ -213,6 +217,8 @@ def forecast_stage(
     for run, weight in zip(runs, weights, strict=True):
         for role, used in run.usage(stage, count).items():
             roles[role].add(used, weight / sum(weights))
+    if cap_at_turns(roles, turns or {}, count):
+        basis += "; capped at the turns this run allows"
     costs = [pricing(role, round(used.tokens_in), round(used.tokens_out)) for role, used in roles.items()]
     return StageForecast(
         stage=stage,
@@ -225,6 +231,21 @@ def forecast_stage(
         runs=0 if from_prior else len(runs),
         basis=basis,
     )
+
+
+def cap_at_turns(roles: dict[str, Usage], turns: Mapping[str, int], lemmas: int) -> bool:
+    """Each role's calls at most its turns allowed (times the lemmas for PER_LEMMA_ROLES), its
+    tokens cut in proportion: earlier runs may have allowed more. Whether any was capped."""
+    capped = False
+    for role, used in roles.items():
+        if role not in turns:
+            continue
+        most = turns[role] * (lemmas if role in PER_LEMMA_ROLES else 1)
+        if used.calls > most:
+            share = most / used.calls
+            roles[role] = Usage(most, used.tokens_in * share, used.tokens_out * share)
+            capped = True
+    return capped
 
 
 def planned_lemmas(run_dir: Path) -> int | None:

@@ -56,9 +56,24 @@ def record_forecast(run_dir: Path, stage: str, settings: Settings, home: Path) -
             stage=stage, made_at=time.time(), calls=0, tokens_in=0, tokens_out=0, cost_usd=0.0, lemmas=0, basis=skipped
         )
     else:
-        forecast = forecast_stage(stage, run_history(home, exclude=run_dir), model, pricing, lemmas)
+        history = run_history(home, exclude=run_dir)
+        forecast = forecast_stage(stage, history, model, pricing, lemmas, turns=turns_allowed(settings))
     append_line(run_dir / layout.FORECASTS, forecast.model_dump_json())
     return forecast
+
+
+def turns_allowed(settings: Settings) -> dict[str, int]:
+    """The most calls each capped role may make: per lemma (the proofs' turns and checks, the
+    experiment's tests) or per stage (the survey, the writer)."""
+    proof_turns = settings.THEORY_STAGE_MAX_TURNS
+    return {
+        "prover": proof_turns,
+        "verifier": proof_turns,
+        "refuter": proof_turns,
+        "experiment": settings.EXPERIMENT_MAX_TURNS,
+        "survey": settings.SURVEY_MAX_TURNS,
+        "writer": settings.WRITER_MAX_TURNS,
+    }
 
 
 def experiment_lemmas(run_dir: Path, settings: Settings) -> tuple[int, str]:

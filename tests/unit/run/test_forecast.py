@@ -168,3 +168,12 @@ def test_the_experiment_is_scaled_by_the_lemmas_an_earlier_run_tested_when_its_r
     tested_two_of_four = recorded_run(a_run(lemmas=4), tested=2)  # four experiment calls for two lemmas tested
     assert forecast_stage("experiment", [tested_two_of_four], MODEL, free, lemmas=1).calls == 2
     assert forecast_stage("experiment", [recorded_run(a_run(lemmas=4))], MODEL, free, lemmas=1).calls == 1
+
+
+def test_no_role_is_forecast_more_calls_than_this_run_allows_it_turns() -> None:
+    """An earlier run allowed six proof turns a lemma; this one allows two."""
+    history = [recorded_run(a_run(lemmas=1, prover_calls_per_lemma=6))]
+    forecast = forecast_stage("theory", history, MODEL, free, lemmas=3, turns={"prover": 2, "writer": 1})
+    assert forecast.calls == 1 + 3 * 2 and forecast.tokens_in == 500 + 3 * 2 * 1000  # tokens cut in proportion
+    assert forecast.basis.endswith("; capped at the turns this run allows")
+    assert "capped" not in forecast_stage("theory", history, MODEL, free, lemmas=3, turns={"prover": 6}).basis
