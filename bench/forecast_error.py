@@ -4,7 +4,8 @@ over recorded runs.
 The runs are taken in the order they were made. Each is forecast the way lemmata forecasts it:
 from the runs made before it (the first from the bundled prior, which was measured on these same
 runs: that one forecast is in-sample), the theory before its plan (so with the earlier runs'
-middle lemma count), the experiment with the run's own lemma count. The cost is priced at
+middle lemma count), the experiment with the run's own lemma count, each role capped at the
+turns the default settings allow. The cost is priced at
 claude-sonnet-4-5's prices (the recorded runs are of the free embedded model), so it weighs
 tokens in and out as a provider would bill them.
 
@@ -37,8 +38,12 @@ from lemmata.run.forecast import (
     recorded_run,
     run_history,
 )
+from lemmata.run.stage_boundary import turns_allowed
+from lemmata.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
+#: The turns the default settings allow: the recorded runs ran with them.
+TURNS = turns_allowed(Settings.from_mapping({}))
 PRICED_AS = ("vendora", "claude-sonnet-4-5")
 
 
@@ -88,7 +93,7 @@ def error_table(runs: list[RecordedRun]) -> list[str]:
                 continue
             lemmas = run.lemmas if stage in PER_LEMMA_STAGES and stage != "theory" else None
             earlier = runs[:index][::-1]  # newest first, as run_history gives them
-            forecast = forecast_stage(stage, earlier, run.model, pricing, lemmas)
+            forecast = forecast_stage(stage, earlier, run.model, pricing, lemmas, turns=TURNS)
             used = actual_usage(run, stage)
             cost = pricing("", round(used.tokens_in), round(used.tokens_out)) or 0.0
             rows[stage].append(
