@@ -11,6 +11,7 @@ import click
 
 from lemmata.artifacts import Survey, Theory
 from lemmata.run.cards import theory_review
+from lemmata.run.costs import usd
 from lemmata.run.events import JobBoard, TokenTally
 from lemmata.run.gates import THEORY_REVIEW_QUESTION, GateInterrupted, Review
 from lemmata.run.pipeline import stage_of_rule
@@ -156,11 +157,12 @@ def status_line(board: JobBoard, tally: TokenTally, elapsed: float) -> str:
     doing = ", ".join(stages) if stages else "waiting"
     detail = f" ({', '.join(labels)})" if labels else ""
     jobs = f"{board.done}/{board.total} jobs" if board.total else "starting"
+    budget = tally.budget
     cost = f", {tally.cost.text}" if tally.cost.known_usd > 0 else ""  # a free model's run shows none
-    return (
-        f"[{_clock(elapsed)}] {doing}{detail} | {jobs} | "
-        f"{tally.calls} calls, {tally.tokens_in + tally.tokens_out} tokens{cost}"
-    )
+    if budget.usd is not None:
+        cost = f", {usd(tally.cost.known_usd)} of the {usd(budget.usd)} budget"
+    tokens = f"{tally.tokens_in + tally.tokens_out}" + (f" of {budget.tokens}" if budget.tokens is not None else "")
+    return f"[{_clock(elapsed)}] {doing}{detail} | {jobs} | {tally.calls} calls, {tokens} tokens{cost}"
 
 
 def _clock(seconds: float) -> str:

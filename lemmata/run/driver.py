@@ -88,6 +88,8 @@ class Driver:
             record = save_record(
                 self.run_dir, load_record(self.run_dir), status="running", message="", profile=execution.name
             )
+            if self.version == 1:  # a rewrite is not held to the budget (run/stage_boundary.py)
+                self.tally.budget = Budget(record.budget_usd, record.budget_tokens)  # the progress line shows it
             if not execution.remote:
                 self.jobs = self.jobs or default_jobs(record.backend)
             with self._shared_model(record, execution.remote):
@@ -286,8 +288,7 @@ class Driver:
 
     def _show_forecast(self, forecast: StageForecast) -> None:
         """A stage's forecast as it starts, and the budget it is held to."""
-        record = load_record(self.run_dir)
-        budget = Budget(record.budget_usd, record.budget_tokens)
+        budget = self.tally.budget
         line = f"{forecast.stage}: forecast {forecast_text(forecast)}"
         if budget:
             used = self.tally.tokens_in + self.tally.tokens_out

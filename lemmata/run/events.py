@@ -8,6 +8,7 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.jsonl import parse_line
+from lemmata.run.budget import Budget
 from lemmata.run.costs import CostSummary
 
 EVENTS_FILE = layout.EVENTS
@@ -85,11 +86,14 @@ class JobBoard:
 
 @dataclass
 class TokenTally:
+    """What the run's calls used so far, and the budget they are held to (the progress line)."""
+
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     by_role: dict[str, list[int]] = field(default_factory=dict)
     cost: CostSummary = field(default_factory=CostSummary)
+    budget: Budget = field(default_factory=Budget)
 
     def apply(self, record: dict[str, Any]) -> None:
         self.cost.add_record(record)

@@ -61,6 +61,7 @@ def test_scopes_name_their_stage_and_amounts_read_as_money() -> None:
 
 def test_the_progress_line_shows_the_cost_once_something_cost_money() -> None:
     from lemmata.cli.console import status_line
+    from lemmata.run.budget import Budget
     from lemmata.run.events import JobBoard, TokenTally
 
     tally = TokenTally()
@@ -68,6 +69,8 @@ def test_the_progress_line_shows_the_cost_once_something_cost_money() -> None:
     assert status_line(JobBoard(), tally, 5.0).endswith("| 1 calls, 100 tokens")  # the embedded model: free
     tally.apply({"role": "prover", "scope": "prove_lemma:L1", "tokens_in": 90, "tokens_out": 10, "cost_usd": 0.0421})
     assert status_line(JobBoard(), tally, 5.0).endswith("| 2 calls, 200 tokens, $0.0421")
+    tally.budget = Budget(usd=0.5, tokens=10_000)  # a run with a budget: the progress line sets the use against it
+    assert status_line(JobBoard(), tally, 5.0).endswith("| 2 calls, 200 of 10000 tokens, $0.0421 of the $0.5000 budget")
 
 
 def test_the_research_outputs_record_of_the_costs(tmp_path: Path) -> None:
