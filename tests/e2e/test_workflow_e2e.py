@@ -726,11 +726,15 @@ def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_large
     assert f"with {usd(spent)} spent so far, that would pass the budget of {usd(budget)}" in record.message
     assert f"lemmata resume {run_dir.name} --budget USD" in record.message
     assert "paused by its budget at the theory stage: the theory stage is forecast" in second.stderr
+    assert f"of the {usd(budget)} budget" in second.stderr  # the progress line, as the run went
     stages = {stage_of_scope(call["scope"]) for call in read_call_records(run_dir / "llm_calls.jsonl")}
     assert stages == {"survey", "direction planning"}  # not one theory call was made
     forecasts = read_forecasts(run_dir)
     assert forecasts["theory"].runs == 1 and forecasts["theory"].lemmas == 4
     assert forecasts["theory"].calls == sum(stage_of_scope(c["scope"]) == "theory" for c in first_calls)
+    # Said as the stage was about to start, with the budget it is held to.
+    assert f"theory: forecast {forecasts['theory'].calls} calls, " in second.stderr
+    assert f"; budget {usd(budget)}, used so far {usd(spent)} and " in second.stderr
     assert read_artifact(checkpoint_file(run_dir), Checkpoint).requested_by == "budget"
     assert not pause_flag(run_dir).exists()
 
