@@ -1,12 +1,13 @@
 """What a stage will use before it starts: calls, tokens and cost (issue 26).
 
-A forecast learns from this machine's earlier runs (their `llm_calls.jsonl`): what each role used
-in each stage. The proofs and the experiment grow with the lemmas, so those calls are counted per
-lemma and scaled by this run's lemma count (the plan's, once there is one; before it, the middle
-count of the earlier runs). A machine with no earlier run uses a bundled prior, measured on
-lemmata's recorded runs (forecast_prior.yaml), and says so. The tokens are priced at this run's
-models (llm/prices.py); cache reads are priced as fresh input, so a cached provider run costs
-at most the forecast on that account.
+A forecast learns from this machine's newest earlier runs (their `llm_calls.jsonl`), newer runs
+weighing more: what each role used in each stage. The proofs and the experiment grow with the
+lemmas, so those calls are counted per lemma and scaled by this run's lemma count (the plan's, once
+there is one; before it, the middle count of the earlier runs; for the experiment, the lemmas it
+will test). No role is expected to make more calls than this run allows it turns. A machine with
+no earlier run uses a bundled prior, measured on lemmata's recorded runs (forecast_prior.yaml),
+and says so. The tokens are priced at this run's models (llm/prices.py); cache reads are priced as
+fresh input, so a cached provider run costs at most the forecast on that account.
 
 Each stage's forecast is written once, before its first job, to `forecasts.jsonl`
 (run/stage_boundary.py); the driver, the cards, `lemmata status` and the Live tab read it from there.
