@@ -38,6 +38,13 @@ class Budget:
         )
         return " and ".join(parts) or "none"
 
+    def resume_command(self, session_id: str) -> str:
+        """How to go on with a larger budget of the kinds this one has."""
+        options = (["--budget USD"] if self.usd is not None else []) + (
+            ["--budget-tokens N"] if self.tokens is not None else []
+        )
+        return " ".join([f"lemmata resume {session_id}", *options])
+
 
 @dataclass(frozen=True)
 class Spent:

@@ -237,7 +237,7 @@ class Driver:
                 record,
                 status="paused",
                 message=f"paused by its budget at the {checkpoint.stage_name} stage: {request.reason}; continue with "
-                f"`lemmata resume {record.session_id} --budget USD` (or --budget-tokens N), a larger budget",
+                f"a larger budget: `{Budget(record.budget_usd, record.budget_tokens).resume_command(record.session_id)}`",
             )
         where = (
             f"at the {gate.replace('_', ' ')} question (`lemmata resume {record.session_id}` asks it again)"
@@ -291,8 +291,10 @@ class Driver:
         budget = self.tally.budget
         line = f"{forecast.stage}: forecast {forecast_text(forecast)}"
         if budget:
-            used = self.tally.tokens_in + self.tally.tokens_out
-            line += f"; budget {budget.text}, used so far {self.tally.cost.text} and {used:,} tokens"
+            used = ([self.tally.cost.text] if budget.usd is not None else []) + (
+                [f"{self.tally.tokens_in + self.tally.tokens_out:,} tokens"] if budget.tokens is not None else []
+            )
+            line += f"; budget {budget.text}, used so far {' and '.join(used)}"
         self.console.info(line)
 
     def _gate_answers(self) -> dict[str, str]:

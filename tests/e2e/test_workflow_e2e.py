@@ -724,7 +724,7 @@ def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_large
     assert record.message.startswith("paused by its budget at the theory stage: the theory stage is forecast to cost $")
     spent = run_costs(run_dir).known_usd  # a little more than the first run's: its memories are in the prompts
     assert f"with {usd(spent)} spent so far, that would pass the budget of {usd(budget)}" in record.message
-    assert f"lemmata resume {run_dir.name} --budget USD" in record.message
+    assert record.message.endswith(f"continue with a larger budget: `lemmata resume {run_dir.name} --budget USD`")
     assert "paused by its budget at the theory stage: the theory stage is forecast" in second.stderr
     assert f"of the {usd(budget)} budget" in second.stderr  # the progress line, as the run went
     stages = {stage_of_scope(call["scope"]) for call in read_call_records(run_dir / "llm_calls.jsonl")}
@@ -734,7 +734,7 @@ def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_large
     assert forecasts["theory"].calls == sum(stage_of_scope(c["scope"]) == "theory" for c in first_calls)
     # Said as the stage was about to start, with the budget it is held to.
     assert f"theory: forecast {forecasts['theory'].calls} calls, " in second.stderr
-    assert f"; budget {usd(budget)}, used so far {usd(spent)} and " in second.stderr
+    assert f"; budget {usd(budget)}, used so far {usd(spent)}\n" in second.stderr
     assert read_artifact(checkpoint_file(run_dir), Checkpoint).requested_by == "budget"
     assert not pause_flag(run_dir).exists()
 

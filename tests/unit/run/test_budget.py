@@ -76,6 +76,8 @@ def test_a_budget_comes_from_the_environment_and_a_bad_one_is_refused_by_name() 
         with pytest.raises(UserError, match=f"^{variable}='{value}' is not a positive"):
             budget_from_environment({variable: value})
     assert Budget(0.5, 1000).text == "$0.5000 and 1,000 tokens" and Budget().text == "none"
+    assert Budget(tokens=9).resume_command("s1") == "lemmata resume s1 --budget-tokens N"
+    assert Budget(0.5, 9).resume_command("s1") == "lemmata resume s1 --budget USD --budget-tokens N"
 
 
 def test_a_budget_in_dollars_needs_the_price_of_every_model_the_run_calls(tmp_path: Path) -> None:
