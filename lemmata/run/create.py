@@ -61,12 +61,10 @@ def create_new_run(
         settings = settings.model_copy(update={"LEMMATA_EMBEDDED_MODEL": str(embedded_model(settings))})
     backend = choose_backend(settings, environ)  # a missing credential stops us before any work
     prices = load_prices(data_home.home)  # so does a broken prices.yaml, which every model job would read
-    from_environment = budget_from_environment(environ)
-    budget = budget or Budget()
-    budget = Budget(budget.usd or from_environment.usd, budget.tokens or from_environment.tokens)
-    check_priced(
-        budget, backend.name, (backend.models.active, backend.models.fast), prices, data_home.home
-    )  # a USD budget needs them
+    # What the command line leaves unset comes from the environment; a USD budget needs prices.
+    given, from_environment = budget or Budget(), budget_from_environment(environ)
+    budget = Budget(given.usd or from_environment.usd, given.tokens or from_environment.tokens)
+    check_priced(budget, backend.name, (backend.models.active, backend.models.fast), prices, data_home.home)
     if backend.name == "replay":
         settings = checked_replay_settings(settings)
     # The run keeps the backend it started with, on resume too.

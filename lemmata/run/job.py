@@ -60,6 +60,8 @@ def run_script(name: str, rule_job: RuleJob) -> None:
     except BudgetReached as reached:
         job.log(f"{job.rule}: not started: {reached}")
         raise
+    except LemmataError as error:  # e.g. a prices.yaml broken since the run started
+        raise job.failed(error, started=time.monotonic()) from None
     script = importlib.import_module(f"lemmata.scripts.{name}")
     script.run(job)
 
@@ -122,6 +124,14 @@ class StageJob:
             with self.log_file.open("a", encoding="utf-8") as handle:
                 handle.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {redact_known(line)}\n")
 
+    def failed(self, error: LemmataError, started: float) -> JobFailed:
+        """The end of a job by one of our errors: its one line kept for the driver, logged, said."""
+        message = redact_known(f"{self.rule}: {error}")  # a message may quote a key or a model's answer
+        atomic_write_text(self.run_dir / layout.LAST_FAILURE, message + "\n")
+        self.log(f"failed after {time.monotonic() - started:.1f} s: {message}")
+        sys.stderr.write(f"lemmata: {message}\n")
+        return JobFailed(message)
+
     @contextmanager
     def reporting(self) -> Iterator[None]:
         """Our errors end the job with one line (kept for the driver); bugs keep their traceback.
@@ -131,11 +141,7 @@ class StageJob:
         try:
             yield
         except LemmataError as exc:
-            message = redact_known(f"{self.rule}: {exc}")  # a message may quote a key or a model's answer
-            atomic_write_text(self.run_dir / layout.LAST_FAILURE, message + "\n")
-            self.log(f"failed after {time.monotonic() - started:.1f} s: {message}")
-            sys.stderr.write(f"lemmata: {message}\n")
-            raise JobFailed(message) from None
+            raise self.failed(exc, started) from None
         except GateClosed:  # a gate closing on purpose: the driver asks its question
             self.log(f"stopped after {time.monotonic() - started:.1f} s: the gate waits for a decision")
             raise

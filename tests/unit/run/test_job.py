@@ -11,7 +11,8 @@ import pytest
 
 from lemmata import layout
 from lemmata.errors import GateClosed, ModelOutputError
-from lemmata.run.job import JobFailed, StageJob
+from lemmata.run.job import JobFailed, RuleJob, StageJob, run_script
+from lemmata.run.record import RunRecord, save_record
 
 
 def job_in(run_dir: Path, monkeypatch: pytest.MonkeyPatch, rule: str = "survey", **smk: object) -> StageJob:
@@ -68,3 +69,20 @@ def test_a_rewrites_job_knows_its_version(tmp_path: Path, monkeypatch: pytest.Mo
     first = job_in(tmp_path, monkeypatch, rule="writer")
     rewrite = job_in(tmp_path, monkeypatch, rule="rewrite_writer", wildcards=SimpleNamespace(n="3"))
     assert (first.version, rewrite.version) == (1, 3)
+
+
+def test_a_job_whose_stage_cannot_be_forecast_fails_with_one_line_before_its_body(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The price table was broken after the run started: the survey's first job cannot price its
+    forecast, so it ends as our errors end, with the line the driver reports, and runs nothing."""
+    run_dir = tmp_path / "home" / "runs" / "s1"
+    record = RunRecord(session_id="s1", mode="prove", task="t", output_dir="o", gate_mode="auto", backend="local")
+    save_record(run_dir, record)
+    (tmp_path / "home" / "prices.yaml").write_text("models: [not, a, table]\n")
+    monkeypatch.chdir(run_dir)
+    rule_job = RuleJob("survey", None, None, None, None, [layout.rule_log("survey")], {"LLM_BACKEND": "local"})
+    with pytest.raises(JobFailed, match="^survey: .*prices.yaml: models"):
+        run_script("survey", rule_job)
+    assert "prices.yaml" in (run_dir / layout.LAST_FAILURE).read_text(encoding="utf-8")
+    assert not (run_dir / layout.FORECASTS).exists()
