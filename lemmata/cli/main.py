@@ -276,7 +276,7 @@ def show_run(run_dir: Path) -> None:
             click.echo(f"  {label}: " + ", ".join(f"{name} {usd(amount)}" for name, amount in parts.items()))
     budget = Budget(record.budget_usd, record.budget_tokens)
     if budget:
-        click.echo(f"budget: {budget.text} (`lemmata resume {record.session_id} --budget USD` changes it)")
+        click.echo(f"budget: {budget.text} (`{budget.resume_command(record.session_id)}` changes it)")
     forecasts, actual = read_forecasts(run_dir), actual_by_stage(run_dir)
     if forecasts:
         click.echo("forecasts, made before each stage, and what it used:")
