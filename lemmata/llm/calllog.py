@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,11 @@ class CallLog:
         line = self.redact(json.dumps(asdict(record), ensure_ascii=False))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_line(self.path, line)
+
+
+def call_tokens(record: Mapping[str, Any]) -> tuple[int, int]:
+    """(tokens in, tokens out) of a call record; 0 for a count the record does not have (a failed call)."""
+    return int(record.get("tokens_in") or 0), int(record.get("tokens_out") or 0)
 
 
 def read_call_records(path: Path) -> Iterator[dict[str, Any]]:

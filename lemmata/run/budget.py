@@ -16,6 +16,7 @@ from typing import Any
 
 from lemmata.artifacts import StageForecast
 from lemmata.errors import UserError
+from lemmata.llm.calllog import call_tokens
 from lemmata.llm.prices import FREE_BACKENDS, USER_PRICES, PriceTable, load_prices
 from lemmata.llm.resolve import resolve_models
 from lemmata.run.costs import CostSummary, stage_of_scope, usd
@@ -60,7 +61,7 @@ class Spent:
         cost, tokens, stages = CostSummary(), 0, set()
         for record in records:
             cost.add_record(record)
-            tokens += int(record.get("tokens_in") or 0) + int(record.get("tokens_out") or 0)
+            tokens += sum(call_tokens(record))
             stages.add(stage_of_scope(str(record.get("scope", ""))))
         return cls(cost.known_usd, cost.unknown_calls, tokens, frozenset(stages))
 

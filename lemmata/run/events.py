@@ -8,6 +8,7 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.jsonl import parse_line
+from lemmata.llm.calllog import call_tokens
 from lemmata.run.budget import Budget
 from lemmata.run.costs import CostSummary
 
@@ -98,7 +99,7 @@ class TokenTally:
     def apply(self, record: dict[str, Any]) -> None:
         self.cost.add_record(record)
         self.calls += 1
-        tokens_in, tokens_out = record.get("tokens_in") or 0, record.get("tokens_out") or 0
+        tokens_in, tokens_out = call_tokens(record)
         self.tokens_in += tokens_in
         self.tokens_out += tokens_out
         calls, total_in, total_out = self.by_role.get(record.get("role", "?"), [0, 0, 0])

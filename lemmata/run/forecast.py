@@ -32,7 +32,7 @@ from lemmata import layout
 from lemmata.artifacts import Experiment, StageForecast, Theory, TheoryPlan, read_artifact
 from lemmata.errors import ArtifactError
 from lemmata.jsonl import read_json_lines
-from lemmata.llm.calllog import read_call_records
+from lemmata.llm.calllog import call_tokens, read_call_records
 from lemmata.run.costs import REWRITE_STAGE, CostSummary, stage_of_scope, usd
 from lemmata.run.pipeline import STAGES
 
@@ -120,9 +120,7 @@ def recorded_run(
         table = (
             per_lemma if stage in PER_LEMMA_STAGES and (scope.startswith(PROVE_SCOPE) or stage != "theory") else fixed
         )
-        table[stage][str(record.get("role", "?"))].add(
-            Usage(1, int(record.get("tokens_in") or 0), int(record.get("tokens_out") or 0))
-        )
+        table[stage][str(record.get("role", "?"))].add(Usage(1, *call_tokens(record)))
     lemmas = len(lemma_ids)
     if lemmas == 0:  # nothing to scale by: what it used is all fixed
         for stage, roles in per_lemma.items():
@@ -297,7 +295,7 @@ def actual_by_stage(run_dir: Path) -> dict[str, StageActual]:
         if stage != REWRITE_STAGE:
             used = actual[stage]
             used.calls += 1
-            used.tokens += int(record.get("tokens_in") or 0) + int(record.get("tokens_out") or 0)
+            used.tokens += sum(call_tokens(record))
             used.cost.add_record(record)
     return actual
 
