@@ -1,6 +1,6 @@
 """How well lemmata's verification tells wrong proofs from right ones, on human-labelled proofs.
 
-Runs the real `lemmata check --json` once per proof of a labelled JSONL file (one object a line:
+Runs the real `lemmata check --json --no-machine-checks` once per proof of a labelled JSONL file (one object a line:
 `id`, `problem`, `proof`, `label` correct|incorrect; the default is the Open Proof Corpus sample
 in ../shared/data/proof-verification/dev.jsonl, which stays outside the package) and prints a
 table: false accepts (proofs humans judged incorrect that lemmata accepted), correct proofs
@@ -78,6 +78,7 @@ def check_one(row: dict, folder: Path, calls_dir: Path, environ: dict[str, str])
             "lemmata",
             "check",
             "--json",
+            "--no-machine-checks",  # the model checks are what is measured here
             "--log-dir",
             str(calls_dir),
             str(case / "statement.txt"),

@@ -121,14 +121,141 @@ class Directions(Artifact):
     research_brief: str = ""
 
 
+#: The domains of a formal statement's variables (lemmata/formal/statement.py).
+FormalDomain = Literal[
+    "integer", "natural", "positive integer", "real", "positive real", "nonnegative real", "rational"
+]  # fmt: skip
+
+
+class FormalVariable(Artifact):
+    name: str
+    type: FormalDomain
+
+
+class FormalSpec(Artifact):
+    """A statement in lemmata's formal language (lemmata/formal/language.py): its variables, each
+    universally quantified over its domain, hypotheses and conclusion, as expressions. Every
+    checker's input is derived from it."""
+
+    variables: list[FormalVariable] = Field(default_factory=list)
+    hypotheses: list[str] = Field(default_factory=list)
+    conclusion: str
+
+
+#: What one checker found. proved: the solver found no counterexample where one would have to be
+#: (unsat), or the kernel accepted a proof; refuted: a counterexample, confirmed by exact
+#: evaluation; no_counterexample: sampling found none in `instances` inputs (evidence, not proof);
+#: inconclusive: the checker ran and decided nothing (a timeout, a failed proof search);
+#: not_applicable: the statement uses what this checker cannot state; unavailable: the checker is
+#: not installed or cannot run here.
+MachineOutcome = Literal["proved", "refuted", "no_counterexample", "inconclusive", "not_applicable", "unavailable"]
+MachineMethod = Literal["sampling", "solver", "kernel proof"]
+
+
+class MachineCheck(Artifact):
+    checker: str = Field(description="sampling (lemmata's exact evaluator), z3, coq")
+    method: MachineMethod
+    outcome: MachineOutcome
+    detail: str = ""
+    instances: int = Field(
+        0, ge=0, description="sampling: inputs where the hypotheses held and the conclusion was decided"
+    )
+    counterexample: dict[str, str] | None = Field(None, description="refuted: each variable's value")
+    seconds: float = 0.0
+    proof: str = Field("", description="kernel proof: the proof script the kernel accepted")
+    proof_source: str = Field("", description="kernel proof: 'model script' or 'automation: <tactic>'")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MachineCheck:
+        if self.outcome == "proved" and self.method == "sampling":
+            raise ValueError("sampling proves nothing: it can only find a counterexample or none")
+        if (self.outcome == "refuted") != (self.counterexample is not None):
+            raise ValueError("a refutation has a counterexample, and only a refutation")
+        return self
+
+
+class FormalCheck(Artifact):
+    """A statement's formal form and what the machines found about it. `verdict` says it in one
+    word: machine_checked, refuted, tested or unverified."""
+
+    prose: str
+    spec: FormalSpec | None = None
+    text: str = Field("", description="the formal statement as checked, in one line of plain text")
+    latex: str = Field("", description="the same in LaTeX, for the paper")
+    coq: str = Field("", description="the Coq proposition; empty when it cannot be stated in Coq")
+    not_formalized: str = Field(
+        "", description="why there is no formal statement to check: none could be written, or it was refused"
+    )
+    checks: list[MachineCheck] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _formal_or_why_not(self) -> FormalCheck:
+        # A refused formalization keeps the model's attempt (spec) beside the reason it was refused.
+        if self.spec is None and not self.not_formalized:
+            raise ValueError("a formal check has a formal statement, or says why it has none")
+        if self.not_formalized and self.checks:
+            raise ValueError("no machine checks of a statement that was not formalized")
+        return self
+
+    @property
+    def proofs(self) -> list[MachineCheck]:
+        return [check for check in self.checks if check.outcome == "proved"]
+
+    @property
+    def refutation(self) -> MachineCheck | None:
+        return next((check for check in self.checks if check.outcome == "refuted"), None)
+
+    @property
+    def conflict(self) -> str:
+        """A checker proved what another refuted: a defect of one of them, never a verdict."""
+        if self.proofs and self.refutation is not None:
+            return (
+                f"{self.proofs[0].checker} proved the formal statement and {self.refutation.checker} refuted it: "
+                "one of the checkers is wrong, so neither verdict is used"
+            )
+        return ""
+
+    @property
+    def instances(self) -> int:
+        return max((check.instances for check in self.checks if check.method == "sampling"), default=0)
+
+    @property
+    def verdict(self) -> Literal["machine_checked", "refuted", "tested", "unverified"]:
+        if self.conflict:
+            return "unverified"
+        if self.proofs:
+            return "machine_checked"
+        if self.refutation is not None:
+            return "refuted"
+        return "tested" if self.instances > 0 else "unverified"
+
+
+class Formalization(Artifact):
+    """`theory/.formalizer/<hash>.json`: the formalizer's statement for one input, kept so that it is
+    asked again only when the input changed."""
+
+    input_sha256: str
+    statement: str = Field(description="the prose statement formalized")
+    restatement: str = Field("", description="the statement in words, every quantifier explicit")
+    spec: FormalSpec | None = None
+    not_formalized: str = Field("", description="why there is no usable formal statement")
+    attempts: int = Field(1, ge=1)
+
+    @property
+    def note(self) -> str:
+        return f"not formalized: {self.not_formalized}" if self.not_formalized else ""
+
+
 class FormalStatement(Artifact):
-    """The goal restated with every quantifier, domain and hypothesis explicit."""
+    """The goal restated with every quantifier, domain and hypothesis explicit, and in lemmata's
+    formal language with what the machines found (`check`; None in runs made before machine checks)."""
 
     goal: str
     formal_statement: str
     assumptions: list[str] = Field(default_factory=list)
     input_sha256: str = Field(description="hash of the formalizer's input: same input, same statement, no call")
     note: str = ""
+    check: FormalCheck | None = None
 
 
 class Lemma(Artifact):
@@ -137,6 +264,29 @@ class Lemma(Artifact):
     depends_on: list[str] = Field(default_factory=list)
     source: str = ""
     approach: str = Field("", description="the proof architect's suggested route, given to the prover")
+    formal: FormalCheck | None = Field(None, description="its formal statement and what sampling and the solver found")
+
+
+class RefutedLemma(Artifact):
+    """A statement of the plan that a counterexample refuted before any proof: never proved,
+    never printed as a step. `replaced_by`: the statement that took its place ("" when removed)."""
+
+    id: str
+    statement: str
+    formal: FormalCheck
+    replaced_by: str = ""
+
+    @model_validator(mode="after")
+    def _refuted(self) -> RefutedLemma:
+        if self.formal.verdict != "refuted":
+            raise ValueError(f"lemma {self.id} is recorded as refuted without a counterexample")
+        return self
+
+
+def removed_lemmas(refuted: Sequence[RefutedLemma], kept: set[str]) -> list[RefutedLemma]:
+    """Each lemma's last refutation, for the lemmas no longer in the plan."""
+    last = {attempt.id: attempt for attempt in refuted if attempt.id not in kept}
+    return list(last.values())
 
 
 class TheoryRework(Artifact):
@@ -155,6 +305,16 @@ class TheoryPlan(Artifact):
     dedup_note: str = Field("", description="lemmas merged as copies or dropped as restating the goal, per plan")
     size_note: str = Field("", description="how the decomposer's answer departed from the simplified plan's 3 lemmas")
     rework: TheoryRework | None = Field(None, description="the reviewer's objection this plan answers")
+    refuted: list[RefutedLemma] = Field(
+        default_factory=list, description="statements refuted by a counterexample before any proof, in order"
+    )
+    goal_check: FormalCheck | None = Field(None, description="the goal's formal statement and its machine checks")
+    repair_note: str = Field("", description="which lemmas were repaired or removed after a counterexample")
+
+    @property
+    def removed(self) -> list[RefutedLemma]:
+        """The refuted statements that nothing replaced (each lemma's last refutation)."""
+        return removed_lemmas(self.refuted, {lemma.id for lemma in self.lemmas})
 
     def reworked(self, lemma_id: str) -> bool:
         """Whether the reviewer's objection is about this lemma (or names no lemma of the plan)."""
@@ -219,8 +379,31 @@ class CheckStep(Artifact):
     detail: str = ""
 
 
+#: What is known of a lemma or the main result, one word each, everywhere (the cards, the gate, the
+#: status, research_output.json, the lemma graph, the paper): machine_checked — its formal statement
+#: was proved by a proof kernel or a decision procedure; refuted — a counterexample to its formal
+#: statement; tested — no counterexample among the inputs sampled (evidence, not proof); reviewed —
+#: the model checks passed its proof and the checking model is calibrated; unverified — none of these.
+LemmaStatus = Literal["machine_checked", "refuted", "tested", "reviewed", "unverified"]
+#: The statuses the spec's `verified` stands for.
+VERIFIED_STATUSES = ("machine_checked", "reviewed")
+#: How records written before the ladder said it (proved: verified by the model checks).
+_OLDER_STATUSES = {"proved": "reviewed", "low_confidence": "unverified", "failed": "unverified"}
+
+
+def lemma_status(formal: FormalCheck | None, reviewed: bool) -> LemmaStatus:
+    """The status the evidence supports: the machines' verdict first, then the calibrated review."""
+    verdict = formal.verdict if formal is not None else "unverified"
+    if verdict in ("machine_checked", "refuted"):
+        return verdict
+    if reviewed:
+        return "reviewed"
+    return "tested" if verdict == "tested" else "unverified"
+
+
 class ProvedLemma(Artifact):
-    """One lemma after the prover and its checks. `verified` is never true by default."""
+    """One lemma after the prover and the checks. Its `status` is derived from the evidence and
+    checked against it: no artifact can call a lemma more than what was checked."""
 
     id: str
     statement: str
@@ -229,44 +412,67 @@ class ProvedLemma(Artifact):
     proof_text: str
     confidence: float = Field(ge=0.0, le=1.0)
     verified: bool
-    status: Literal["proved", "low_confidence", "failed"]
+    status: LemmaStatus
     gaps: list[str] = Field(default_factory=list)
     assessment: SelfAssessment | None = None
     verification_method: VerificationMethod
-    verification: str = Field("", description="how `verified` was decided, in words")
-    checks: list[CheckStep] = Field(default_factory=list, description="the checks of the kept attempt, in order")
+    verification: str = Field("", description="what the model checks said of the proof, in words")
+    checks: list[CheckStep] = Field(default_factory=list, description="the model checks of the kept attempt, in order")
     checked_by: Checker | None = Field(None, description="who checked it; None only in runs recorded before checkers")
+    formal: FormalCheck | None = Field(None, description="its formal statement and the machine checks; None: none made")
     lean_sketch: str = ""
     attempts: int = Field(1, ge=1, description="prover turns spent on this lemma")
     refinements: list[str] = Field(default_factory=list, description="strategies the refiner proposed after stagnation")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _older_status(cls, value: Any) -> Any:
+        if isinstance(value, dict) and value.get("status") in _OLDER_STATUSES:
+            return {**value, "status": _OLDER_STATUSES[value["status"]]}
+        return value
+
     @property
     def accepted(self) -> bool:
-        """The checks accepted the proof (whether or not its checker is trusted)."""
+        """The model checks accepted the proof (whether or not its checker is trusted)."""
         return self.verification_method in ACCEPTING_METHODS
 
+    @property
+    def proof_failed(self) -> bool:
+        """The model checks rejected the proof, or there was none."""
+        return self.verification_method == "failed"
+
+    @property
+    def machine_checked(self) -> bool:
+        return self.status == "machine_checked"
+
+    @property
+    def reviewed_by_model(self) -> bool:
+        """The model checks passed the proof and the checker's verdicts count (its calibration)."""
+        if self.checked_by is None:  # runs recorded before checkers: no trust, floor, gap or check rule
+            return self.accepted
+        refuted_in_vain = any(step.check == "refuter" and step.outcome == "passed" for step in self.checks)
+        return (
+            self.verification_method == CHECKED_METHOD
+            and refuted_in_vain
+            and self.checked_by.can_verify
+            and not self.gaps
+            and self.confidence >= VERIFIED_MIN_CONFIDENCE
+        )
+
+    def derived_status(self) -> LemmaStatus:
+        return lemma_status(self.formal, self.reviewed_by_model)
+
     @model_validator(mode="after")
-    def _verified_only_when_checked(self) -> ProvedLemma:
-        # Honesty is structural: no artifact can call an unchecked, flawed or failed proof verified.
-        should_be = self.accepted
-        if self.checked_by is not None:  # runs recorded before checkers: no trust, floor, gap or check rule
-            refuted_in_vain = any(step.check == "refuter" and step.outcome == "passed" for step in self.checks)
-            should_be = (
-                self.verification_method == CHECKED_METHOD
-                and refuted_in_vain
-                and self.checked_by.can_verify
-                and not self.gaps
-                and self.confidence >= VERIFIED_MIN_CONFIDENCE
-            )
-        if self.verified != should_be or (self.status == "proved") != self.verified:
+    def _status_from_the_evidence(self) -> ProvedLemma:
+        # Honesty is structural: no artifact can call an unchecked, flawed or refuted lemma verified.
+        expected = self.derived_status()
+        if self.status != expected or self.verified != (self.status in VERIFIED_STATUSES):
             raise ValueError(
-                f"lemma {self.id}: verified={self.verified}, status={self.status} "
-                f"contradict verification_method={self.verification_method}, "
-                f"checker={self.checked_by.trust if self.checked_by else 'none'}, "
-                f"confidence={self.confidence}, gaps={len(self.gaps)}"
+                f"lemma {self.id}: verified={self.verified}, status={self.status} contradict the evidence "
+                f"(machine checks: {self.formal.verdict if self.formal else 'none'}; model checks: "
+                f"{self.verification_method} by a checker {self.checked_by.trust if self.checked_by else 'none'}, "
+                f"confidence={self.confidence}, gaps={len(self.gaps)}): it is {expected}"
             )
-        if self.status == "failed" and self.accepted:
-            raise ValueError(f"lemma {self.id}: failed, yet its checks accepted it")
         return self
 
 
@@ -285,22 +491,58 @@ class Theory(Artifact):
     proof_status: Literal["proved", "partial", "failed"]
     formal_statement: str = ""
     crystallization_error: str = Field("", description="why the theorem statement fell back to the goal")
+    goal_check: FormalCheck | None = Field(None, description="the goal's formal statement and its machine checks")
+    refuted: list[RefutedLemma] = Field(
+        default_factory=list, description="the plan's statements refuted before any proof"
+    )
 
     @property
     def proven_count(self) -> int:
         return proven_count(self.lemmas)
 
     @property
+    def removed(self) -> list[RefutedLemma]:
+        """The refuted statements nothing replaced: the argument that used them is incomplete."""
+        return removed_lemmas(self.refuted, {lemma.id for lemma in self.lemmas})
+
+    @property
+    def main_result_status(self) -> LemmaStatus:
+        """machine_checked: the goal's own formal statement was proved by a machine; reviewed: every
+        lemma it rests on is verified, the assembled proof consistent and the theorem stated from it."""
+        verdict = self.goal_check.verdict if self.goal_check is not None else "unverified"
+        if verdict in ("machine_checked", "refuted"):
+            return verdict
+        if not self._argument_issues():
+            return "reviewed"
+        return "tested" if verdict == "tested" else "unverified"
+
+    @property
     def main_result_established(self) -> bool:
-        return not self.main_result_issues()
+        return self.main_result_status in VERIFIED_STATUSES
 
     def main_result_issues(self) -> list[str]:
         """Why the main result is not established, in the words the paper, the cards and the
-        status use; empty when every lemma is verified, the assembled proof passed its
-        consistency check and the theorem was stated from it."""
+        status use; empty when it is."""
+        if self.main_result_established:
+            return []
         issues = []
-        failed = [lemma.id for lemma in self.lemmas if lemma.status == "failed"]
-        unverified = [lemma.id for lemma in self.lemmas if lemma.status == "low_confidence"]
+        if self.goal_check is not None and self.goal_check.verdict == "refuted":
+            issues.append(f"the goal as formalized is refuted: {refutation_in_words(self.goal_check)}")
+        elif self.goal_check is not None and self.goal_check.not_formalized:
+            issues.append("the goal has no formal statement a machine could check")
+        elif self.goal_check is not None:
+            issues.append("no machine proved the goal's formal statement")
+        return issues + self._argument_issues()
+
+    def _argument_issues(self) -> list[str]:
+        """What keeps the lemma chain from establishing the main result; empty when nothing does."""
+        issues = []
+        failed = [lemma.id for lemma in self.lemmas if lemma.proof_failed and not lemma.verified]
+        unverified = [lemma.id for lemma in self.lemmas if not lemma.verified and lemma.id not in failed]
+        removed = [attempt.id for attempt in self.removed]
+        if removed:
+            verb = "was" if len(removed) == 1 else "were"
+            issues.append(f"{_listed(removed)} {verb} refuted and removed: the argument that used it is incomplete")
         if failed:
             issues.append(f"the proof of {_listed(failed)} failed")
         if unverified:
@@ -317,13 +559,24 @@ class Theory(Artifact):
         return issues
 
 
+def refutation_in_words(check: FormalCheck) -> str:
+    """`counterexample a = 0, b = 1, found by sampling`."""
+    refutation = check.refutation
+    if refutation is None or refutation.counterexample is None:
+        return "no counterexample"
+    values = ", ".join(f"{name} = {value}" for name, value in refutation.counterexample.items())
+    if not values:
+        return f"it computes to false, found by {refutation.checker}"
+    return f"counterexample {values}, found by {refutation.checker}"
+
+
 def _listed(ids: list[str]) -> str:
     return ("lemma " if len(ids) == 1 else "lemmas ") + ", ".join(ids)
 
 
 def proven_count(lemmas: Sequence[ProvedLemma]) -> int:
     """Lemmas with a proof (verified or not): what the spec's `proven_count` counts."""
-    return sum(1 for lemma in lemmas if lemma.status != "failed")
+    return sum(1 for lemma in lemmas if not lemma.proof_failed or lemma.verified)
 
 
 class PauseRequest(Artifact):
@@ -382,6 +635,9 @@ class LemmaCheck(Artifact):
     violation_rate: float | None = None
     numerically_suspect: bool = False
     code: str = Field("", description="the test that ran (ran), or the last one written (error)")
+    author: Literal["model", "lemmata"] = Field(
+        "model", description="lemmata: the lemma's formal statement run as a predicate; model: a test the model wrote"
+    )
     detail: str = Field("", description="ran: the model's rationale; error: why the last attempt failed")
     attempts: int = Field(0, description="experiment turns spent: tests written, including the failed ones")
     failures: list[str] = Field(default_factory=list, description="why each failed attempt failed, in order")
@@ -510,13 +766,16 @@ class CompileReport(Artifact):
 class ChainEntry(Artifact):
     id: str
     statement: str
-    status: str
+    status: str = Field(
+        description="machine_checked, refuted, tested, reviewed or unverified (older records: proved, ...)"
+    )
     verified: bool
     verification_method: str
     confidence: float
-    verification: str = Field("", description="how `verified` was decided, in words")
+    verification: str = Field("", description="what the model checks said of the proof, in words")
     checked_by: Checker | None = Field(None, description="who checked it; None in runs recorded before checkers")
-    checks: list[CheckStep] = Field(default_factory=list, description="the checks of the kept attempt, in order")
+    checks: list[CheckStep] = Field(default_factory=list, description="the model checks of the kept attempt, in order")
+    formal: FormalCheck | None = Field(None, description="its formal statement and the machine checks")
 
 
 class PaperVersion(Artifact):
@@ -570,6 +829,13 @@ class ResearchOutput(Artifact):
         "consistent; False in records written before it was recorded",
     )
     main_result_issues: list[str] = Field(default_factory=list, description="why the main result is not established")
+    main_result_status: str = Field(
+        "", description="machine_checked, refuted, tested, reviewed or unverified; empty in older records"
+    )
+    goal_check: FormalCheck | None = Field(None, description="the goal's formal statement and the machine checks")
+    refuted: list[RefutedLemma] = Field(
+        default_factory=list, description="statements of the plan refuted by a counterexample before any proof"
+    )
     papers: list[PaperVersion]
     bibliography_json: str = Field(
         "[]",

@@ -43,6 +43,7 @@ FORMALIZER_CACHE = "theory/.formalizer"  # the formalizer's answers, by goal
 PLAN = "theory/plan.json"
 THEORY = "theory.json"
 LEMMA_GRAPH = "theory/lemma_graph.svg"  # the assembled theory's lemmas as a picture
+FORMAL_DEVELOPMENT = "theory/formal.v"  # every statement Coq's kernel proved, with its proof
 
 # Experiment, memories, the research output.
 EXPERIMENT = "experiment.json"
@@ -134,6 +135,11 @@ def theory_of(version: Version) -> str:
 def lemma_graph_of(version: Version) -> str:
     """The picture of the lemmas of the theory paper version `version` stands on."""
     return LEMMA_GRAPH if version == 1 else f"{version_dir(version)}/lemma_graph.svg"
+
+
+def formal_development_of(version: Version) -> str:
+    """The Coq file of the statements proved in the kernel, of the theory version `version` stands on."""
+    return FORMAL_DEVELOPMENT if version == 1 else f"{version_dir(version)}/formal.v"
 
 
 def experiment_of(version: Version) -> str:

@@ -121,9 +121,32 @@ class RefuterAnswer(Answer):
     first_error: str = Field("", description="the first error, quoted or described; empty when there is none")
 
 
+#: The variable types a formal statement may use (artifacts.FormalDomain), and "other" for what
+#: the checkers cannot state (complex numbers, functions, sets): the grammar offers only these.
+FORMAL_TYPES = [
+    "integer", "natural", "positive integer", "real", "positive real", "nonnegative real", "rational", "other"
+]  # fmt: skip
+
+
+class FormalVariableItem(Answer):
+    name: str
+    type: str = Field(json_schema_extra={"enum": list[Any](FORMAL_TYPES)})
+
+
 class FormalizerAnswer(Answer):
-    formal_statement: str = Field(description="the goal with every quantifier, domain and hypothesis explicit")
-    assumptions: list[str] = Field(default_factory=list)
+    """A statement in lemmata's formal language (lemmata/formal/language.py), with a restatement in
+    words; an empty conclusion and a reason when it cannot be written that way."""
+
+    formal_statement: str = Field(description="the statement with every quantifier, domain and hypothesis explicit")
+    variables: list[FormalVariableItem] = Field(default_factory=list)
+    hypotheses: list[str] = Field(default_factory=list, description="Python expressions")
+    conclusion: str = Field("", description="a Python expression; empty when the statement cannot be written so")
+    not_formalizable_because: str = Field("", description="why not, when the conclusion is empty")
+
+    @field_validator("hypotheses", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
 
 class ConsistencyAnswer(Answer):

@@ -56,9 +56,9 @@ ASSESSMENT_SECTIONS = frozenset(
         "self assessment",
     }
 )
-#: A heading line naming a Lean sketch, at the end of the text before the sketch's block.
-LEAN_HEADING = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*lean(?:[ \t]*4)?[ \t]+(?:sketch|proof|formali[sz]ation|code)\b"
+#: A heading line naming a Lean sketch or a Coq proof, at the end of the text before its block.
+FORMAL_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:lean(?:[ \t]*4)?|coq)[ \t]+(?:sketch|proof|formali[sz]ation|code|script)\b"
     r"[^\n]*\n\s*\Z",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -79,6 +79,7 @@ class ProofAttempt:
     lean_sketch: str = ""
     notes: list[str] = field(default_factory=list)
     cut_off: bool = False  # the answer stopped before the model ended it: never a whole proof
+    coq_script: str = ""  # a Coq proof of the lemma's formal statement, for the kernel to check
 
 
 #: Why an answer that stopped before the model ended it is no whole proof, by finish reason.
@@ -96,8 +97,9 @@ def parse_proof_attempt(answer: str, cited_ids: list[str], finish_reason: str | 
     gaps = gap_tags(answer)
     assessment, block = find_assessment(answer)
     body = answer.replace(block, "") if block else answer
-    body, lean_sketch = _split_lean_sketch(body)
-    proof_text = without_self_assessment(body).strip()
+    body, lean_sketch = _split_formal_block(body, ("lean", "lean4"))
+    body, coq_script = _split_formal_block(body, ("coq",))
+    proof_text = without_statement_echo(without_self_assessment(body)).strip()
     notes: list[str] = []
     if assessment is not None:
         confidence = assessment.confidence
@@ -122,8 +124,23 @@ def parse_proof_attempt(answer: str, cited_ids: list[str], finish_reason: str | 
     if cut_off:
         notes.append(CUT_OFF_NOTES[str(finish_reason)])
     return ProofAttempt(
-        proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes, cut_off
+        proof_text, round(max(0.0, min(1.0, confidence)), 4), assessment, gaps, lean_sketch, notes, cut_off, coq_script
     )
+
+
+#: A section of a prover's answer that restates what it was given to prove: "#### Formal
+#: Statement", "### Coq Statement", "**Statement to Prove**" (the README's main command, 2026-11-26:
+#: the paper printed the Coq statement it had been shown, whose `lemmata_goal` broke the compile).
+ECHOED_SECTION = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*|\*\*|__)[ \t]*(?:formal|coq|lean(?:[ \t]*4)?)[ \t]+statement\b[^\n]*\n.*?(?=^[ \t]*(?:#{1,6}[ \t]|\*\*[A-Z])|\Z)",
+    re.IGNORECASE | re.MULTILINE | re.DOTALL,
+)
+
+
+def without_statement_echo(text: str) -> str:
+    """The proof without the sections that restate the formal or the Coq statement it was shown:
+    the paper prints the formal statement itself, beside the lemma."""
+    return ECHOED_SECTION.sub("", text)
 
 
 def without_self_assessment(text: str) -> str:
@@ -227,12 +244,12 @@ def _assessment_from(value: object) -> SelfAssessment | None:
         return None
 
 
-def _split_lean_sketch(text: str) -> tuple[str, str]:
-    """The text without its Lean block, and the block's code. A heading naming the sketch just
-    before the block goes with it (the README's main command, 2026-11-26: "### Lean 4 Sketch:"
-    was left at the end of a proof in the paper)."""
+def _split_formal_block(text: str, languages: tuple[str, ...]) -> tuple[str, str]:
+    """The text without its first block in one of `languages` (Lean, Coq), and the block's code. A
+    heading naming it just before the block goes with it (the README's main command, 2026-11-26:
+    "### Lean 4 Sketch:" was left at the end of a proof in the paper)."""
     for match in FENCE.finditer(text):
-        if match.group(1).lower() in ("lean", "lean4"):
-            before = LEAN_HEADING.sub("", text[: match.start()])
+        if match.group(1).lower() in languages:
+            before = FORMAL_HEADING.sub("", text[: match.start()])
             return before + text[match.end() :], match.group(2).strip()
     return text, ""

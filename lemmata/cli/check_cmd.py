@@ -1,4 +1,5 @@
-"""`lemmata check`: verify a proof the user brings, with the theory stage's checks."""
+"""`lemmata check`: the machine checks of a statement the user brings, and the theory stage's
+model checks of a proof of it when one is brought."""
 
 from __future__ import annotations
 
@@ -19,13 +20,20 @@ CHECKS_DIR = "checks"  # under $LEMMATA_HOME: one folder per check, with its mod
 
 @click.command()
 @click.argument("statement_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("proof_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("proof_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=False)
 @click.option(
     "--json",
     "as_json",
     is_flag=True,
-    help="print one JSON object: verified, accepted, confidence, "
-    "method, issues, checks, checker, trust, calls, seconds",
+    help="print one JSON object: status, verified, formal (statement, checker, method, counterexample, "
+    "instances, ...), accepted, confidence, method, issues, checks, checker, trust, calls, seconds",
+)
+@click.option(
+    "--no-machine-checks",
+    "model_only",
+    is_flag=True,
+    help="skip the formalization and the machine checks: only the model checks of PROOF_FILE (what "
+    "bench/verification.py measures)",
 )
 @click.option(
     "--log-dir",
@@ -35,20 +43,27 @@ CHECKS_DIR = "checks"  # under $LEMMATA_HOME: one folder per check, with its mod
     "$LEMMATA_HOME/checks. Checks that share one folder can be replayed together.",
 )
 @reports_errors
-def check(statement_file: Path, proof_file: Path, as_json: bool, log_dir: Path | None) -> None:
-    """Check PROOF_FILE as a proof of the statement in STATEMENT_FILE.
+def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_only: bool, log_dir: Path | None) -> None:
+    """Check the statement in STATEMENT_FILE, and PROOF_FILE as a proof of it when given.
 
-    The same checks as a lemma's proof in a run: open [GAP: ...] tags, the verifier (head and tail
-    of the proof), then a referee asked for the first error of the whole proof. A proof the checks
-    accept is verified only when the model was measured to tell wrong proofs from right ones
-    (bench/verification.py); otherwise the answer says so. Exit status: 0 verified, 1 not verified.
+    The statement is checked as a lemma of a run is: written in lemmata's formal language (one
+    model call), then falsified by sampling and the SMT solver Z3, and proved in Coq where
+    automation (or the proof's own ```coq block) can. A proof is checked by the same model checks
+    as a lemma's proof: open [GAP: ...] tags, the verifier, then a referee asked for the first
+    error. The status is one of machine_checked, refuted, tested, reviewed, unverified
+    (docs/verification.md); a model's checks count (reviewed) only when the model was measured to
+    tell wrong proofs from right ones. Exit status: 0 verified (machine_checked or reviewed), 1 not.
     """
     from lemmata.agents.client import make_client
     from lemmata.llm.resolve import choose_backend
+    from lemmata.stages.statement_check import check_statement
     from lemmata.verification.calibration import checker_for
     from lemmata.verification.user_proof import check_scope, check_user_proof
 
-    statement, proof = read_text(statement_file, "STATEMENT_FILE"), read_text(proof_file, "PROOF_FILE")
+    statement = read_text(statement_file, "STATEMENT_FILE")
+    proof = read_text(proof_file, "PROOF_FILE") if proof_file is not None else None
+    if model_only and proof is None:
+        raise UserError("--no-machine-checks leaves only the model checks of a proof: give PROOF_FILE too")
     environ = load_environment()
     settings = Settings.from_environment(environ)
     choice = choose_backend(settings, environ)
@@ -56,11 +71,14 @@ def check(statement_file: Path, proof_file: Path, as_json: bool, log_dir: Path |
         from lemmata.cli.main import announced_embedded_model
 
         announced_embedded_model(settings)
-    log_dir = log_dir or new_check_dir(statement, proof)
-    client = make_client(settings, environ, log_dir, scope=check_scope(statement, proof))
-    result = check_user_proof(
-        client, statement, proof, settings, checker_for(choice.name, client.models.active, lemmata_home(environ))
-    )
+    log_dir = log_dir or new_check_dir(statement, proof or "")
+    client = make_client(settings, environ, log_dir, scope=check_scope(statement, proof or ""))
+    checker = checker_for(choice.name, client.models.active, lemmata_home(environ))
+    if model_only:
+        assert proof is not None
+        result = check_user_proof(client, statement, proof, settings, checker)
+    else:
+        result = check_statement(client, statement, proof, settings, checker, log_dir / layout.FORMALIZER_CACHE)
     if as_json:
         click.echo(result.model_dump_json())
     else:
@@ -89,20 +107,41 @@ def new_check_dir(statement: str, proof: str) -> Path:
 
 
 def report(result: object, log_dir: Path) -> str:
+    from lemmata.stages.statement_check import NO_PROOF
+    from lemmata.verification.ladder import PROMISES, label
     from lemmata.verification.user_proof import ProofCheck
 
     assert isinstance(result, ProofCheck)
-    headline = (
-        "VERIFIED"
-        if result.verified
-        else ("accepted by the checks, NOT verified" if result.accepted else "NOT verified")
-    )
-    lines = [f"{headline} (method {result.method}, confidence {result.confidence:.2f})"]
-    lines += [
-        f"  {step.check}: {step.outcome}" + (f" - {step.detail}" if step.detail else "") for step in result.checks
-    ]
-    lines += [f"issue: {issue}" for issue in result.issues]
-    lines.append(f"checker: {result.checker.model} ({result.checker.backend}), {result.checker.trust}. {result.trust}")
+    verdict = "VERIFIED" if result.verified else "NOT verified"
+    lines = [f"{label(result.status).upper()} ({verdict}): {PROMISES[result.status]}"]
+    formal = result.formal
+    if formal is not None:
+        if formal.not_formalized:
+            lines.append(f"formal statement: none ({formal.not_formalized})")
+        else:
+            lines.append(f"formal statement: {formal.statement}")
+        lines += [
+            f"  {check.checker} ({check.method}): {check.outcome.replace('_', ' ')}"
+            + (f" - {check.detail}" if check.detail else "")
+            + (f"; counterexample {_values(check.counterexample)}" if check.counterexample else "")
+            for check in formal.checks
+        ]
+    if result.verification == NO_PROOF or result.method == "not_checked" and not result.checks:
+        lines.append(f"proof: {NO_PROOF}")
+    else:
+        accepted = "accepted by the model checks" if result.accepted else "not accepted by the model checks"
+        lines.append(f"proof: {accepted} (method {result.method}, confidence {result.confidence:.2f})")
+        lines += [
+            f"  {step.check}: {step.outcome}" + (f" - {step.detail}" if step.detail else "") for step in result.checks
+        ]
+        lines += [f"issue: {issue}" for issue in result.issues]
+        lines.append(
+            f"checker: {result.checker.model} ({result.checker.backend}), {result.checker.trust}. {result.trust}"
+        )
     calls = os.path.join(str(log_dir), layout.LLM_CALLS)
     lines.append(f"{result.calls} model call{'s' * (result.calls != 1)} in {result.seconds:.1f} s; log: {calls}")
     return "\n".join(lines)
+
+
+def _values(values: dict[str, str]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in values.items()) or "(it computes to false)"

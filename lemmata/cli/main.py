@@ -257,6 +257,8 @@ def show_run(run_dir: Path) -> None:
     click.echo(f"run {record.session_id}: {outcome.text}" + (f" — {record.message}" if record.message else ""))
     if outcome.issues and not all(issue in record.message for issue in outcome.issues):  # older runs' messages
         click.echo(outcome.why)
+    if outcome.statuses:
+        click.echo(f"statuses: {outcome.statuses}" + (f" ({outcome.evidence})" if outcome.established else ""))
     click.echo(f"task ({record.mode}): {record.task}")
     failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
     if record.status in ("stopped", "paused"):  # a gate question may be what the run waits on

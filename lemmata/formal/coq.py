@@ -596,6 +596,23 @@ def _failure(run: _Run, scope: Scope, body: str) -> tuple[Outcome, str]:
     return "refused", f"the theorem proved is not the statement: {message}"
 
 
+def check_file(source: str, timeout_seconds: float = 60.0) -> tuple[int | None, str]:
+    """A whole Coq file lemmata wrote itself (the formal development, formal/development.py)
+    compiled in the box: (None, "") when it checks, else the line of the first error and the error."""
+    problem = coq_problem()
+    if problem:
+        return 0, problem
+    run = _run_in_box(
+        ["/bin/sh", "-c", f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"], source.encode(), timeout_seconds
+    )
+    if run.timed_out:
+        return 0, f"Coq did not finish within {timeout_seconds:g} s"
+    if run.returncode != 0:
+        line, message = _first_error(run.stderr)
+        return line or 0, message or f"coqc ended with status {run.returncode}"
+    return None, ""
+
+
 STATEMENT_FAILS = "the statement does not check"
 FILE_LINE = re.compile(r'^File "[^"]*", line (\d+), characters')
 

@@ -229,10 +229,13 @@ def box_identity() -> Identity:
 
 def python_paths() -> tuple[str, ...]:
     """The interpreter, its standard library and the site-packages it imports from: what the
-    box shows of Python, read-only. Other sys.path entries (a checkout) stay outside."""
+    box shows of Python, read-only; and lemmata's own package, whose formal statements the
+    experiment runs in the box (in site-packages already, unless installed in editable mode from
+    a checkout). Other sys.path entries (the rest of a checkout) stay outside."""
     prefixes = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix}
     interpreter = os.path.dirname(os.path.realpath(sys.executable))
-    paths = {*prefixes, interpreter, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    paths = {*prefixes, interpreter, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], package}
     return tuple(sorted(paths))
 
 

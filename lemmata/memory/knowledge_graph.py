@@ -82,7 +82,7 @@ def build_graph(
         edges += [
             GraphEdge(source=lemma.id, target=THEOREM_NODE, kind="supports")
             for lemma in lemmas
-            if lemma.status != "failed"
+            if lemma.verified or not lemma.proof_failed
         ]
     return KnowledgeGraph(session_id=session_id, goal=goal, nodes=nodes, edges=edges)
 

@@ -38,7 +38,11 @@ def lemma_fingerprint(wildcards):
     lemma = next(l for l in plan["lemmas"] if l["id"] == wildcards.lemma)
     rework = plan.get("rework")
     objection = rework if rework and rework["step"] in (lemma["id"], *missing_ids(plan, rework["step"])) else None
-    return hashlib.sha256(json.dumps([plan["goal"], lemma, objection], sort_keys=True).encode()).hexdigest()
+    # The lemma's formal statement counts, not what sampling found (its instance count varies with
+    # the machine's load): a plan job that ran again changes no lemma whose statements stayed.
+    stated = {key: value for key, value in lemma.items() if key != "formal"}
+    spec = (lemma.get("formal") or {}).get("spec")
+    return hashlib.sha256(json.dumps([plan["goal"], stated, objection, *([spec] if spec else [])], sort_keys=True).encode()).hexdigest()
 
 
 def missing_ids(plan, step):

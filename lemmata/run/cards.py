@@ -19,6 +19,7 @@ from lemmata.artifacts import (
     Survey,
     Theory,
     read_artifact,
+    refutation_in_words,
 )
 from lemmata.latex.document import support_files
 from lemmata.run.costs import usd
@@ -28,6 +29,7 @@ from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTI
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import USER_FIGURES, USER_FILES, delivered_lemma_graph
 from lemmata.verification.calibration import trust_in_words
+from lemmata.verification.ladder import evidence_in_words, label
 
 WIDTH = 78
 
@@ -98,7 +100,33 @@ def default_answer_card(gate: str, theory: Theory | None, escalated: bool) -> st
 def theory_review(theory: Theory) -> list[str]:
     """What the theory card and the theory review gate (terminal and browser) show: the main
     result, who checked the proofs and how far they are trusted, then the lemma chain."""
-    return [main_result_line(theory.main_result_issues()), *checker_lines(theory), *lemma_chain(theory)]
+    return [
+        main_result_line(theory),
+        *goal_lines(theory),
+        *checker_lines(theory),
+        *lemma_chain(theory),
+        *refuted_lines(theory),
+    ]
+
+
+def goal_lines(theory: Theory) -> list[str]:
+    """The goal's formal statement, what the researcher compares with the prose, and its status."""
+    check = theory.goal_check
+    if check is None:
+        return []
+    if check.not_formalized:
+        return [f"Goal, formally: none ({_shorten(check.not_formalized, 140)})"]
+    return [f"Goal, formally: {check.text}", f"    {_shorten(evidence_in_words(check), 160)}"]
+
+
+def refuted_lines(theory: Theory) -> list[str]:
+    """Statements of the plan a counterexample refuted before any proof: replaced or removed."""
+    lines = []
+    for attempt in theory.refuted:
+        fate = f"replaced by: {_shorten(attempt.replaced_by, 70)}" if attempt.replaced_by else "removed from the plan"
+        statement = _shorten(attempt.statement, 70).rstrip(".")
+        lines.append(f"Refuted [{attempt.id}]: {statement}; {refutation_in_words(attempt.formal)}; {fate}")
+    return lines
 
 
 def checker_lines(theory: Theory) -> list[str]:
@@ -130,10 +158,13 @@ def lemma_chain(theory: Theory) -> list[str]:
     lines = []
     for number, lemma in enumerate(theory.lemmas, start=1):
         turns = f", {lemma.attempts} turns" if lemma.attempts > 1 else ""
+        method = "prose proof not checked" if lemma.machine_checked else METHOD_LABELS[lemma.verification_method]
         lines.append(
-            f"L{number} [{lemma.id}] {lemma_tag(lemma)} ({METHOD_LABELS[lemma.verification_method]}{turns}), "
+            f"L{number} [{lemma.id}] {lemma_tag(lemma)} ({method}{turns}), "
             f"confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}"
         )
+        if lemma.formal is not None:
+            lines += formal_lines(lemma)
         if lemma.checks:
             lines.append(
                 "    checks: "
@@ -145,7 +176,17 @@ def lemma_chain(theory: Theory) -> list[str]:
 
 
 def lemma_tag(lemma: ProvedLemma) -> str:
-    return "verified" if lemma.verified else ("failed" if lemma.status == "failed" else "low confidence")
+    """The spec's tag, 'verified' or 'low confidence', with the status that decides it."""
+    return f"{'verified' if lemma.verified else 'low confidence'}: {label(lemma.status)}"
+
+
+def formal_lines(lemma: ProvedLemma) -> list[str]:
+    """The lemma's formal statement beside its prose, and what the machines found."""
+    formal = lemma.formal
+    assert formal is not None
+    if formal.not_formalized:
+        return [f"    formally: none ({_shorten(formal.not_formalized, 120)})"]
+    return [f"    formally: {formal.text}", f"    machine checks: {_shorten(evidence_in_words(formal), 140)}"]
 
 
 def why_not_verified(lemma: ProvedLemma) -> str:
@@ -189,6 +230,8 @@ def experiment_card(experiment: Experiment, footer: Sequence[str] = ()) -> str:
 def check_lines(check: LemmaCheck) -> list[str]:
     """One lemma's numerical check: its numbers or why it has none, turns, earlier failures, notes."""
     turns = f"{check.attempts} turn{'s' if check.attempts != 1 else ''}"
+    if check.author == "lemmata":
+        turns = "its formal statement, run by lemmata"
     if check.outcome == "ran":
         flag = ", NUMERICALLY SUSPECT" if check.numerically_suspect else ""
         plot = f"; plot {check.plot}" if check.plot else ""
@@ -215,7 +258,7 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
         f"Paper: {meta.title}",
         f"Goal: {_shorten(directions.goal)}",
         f"Theorem: {_shorten(theory.theorem_statement)}",
-        main_result_line(theory.main_result_issues()),
+        main_result_line(theory),
         f"Proof status: {theory.proof_status}; verified lemmas: {verified_count(theory)} of {len(theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
         compile_line(read_artifact(report, CompileReport)),

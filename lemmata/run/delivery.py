@@ -7,7 +7,13 @@ from pathlib import Path
 
 from lemmata import layout
 from lemmata.latex.document import support_files
-from lemmata.run.pipeline import USER_FIGURES, delivered_lemma_graph, figures_of, user_files
+from lemmata.run.pipeline import (
+    USER_FIGURES,
+    delivered_formal_development,
+    delivered_lemma_graph,
+    figures_of,
+    user_files,
+)
 
 
 def deliver(run_dir: Path, version: int, output: Path) -> list[str]:
@@ -24,6 +30,9 @@ def deliver(run_dir: Path, version: int, output: Path) -> list[str]:
     graph = run_dir / layout.lemma_graph_of(version)
     if graph.is_file():
         shutil.copy2(graph, output / delivered_lemma_graph(version))
+    development = run_dir / layout.formal_development_of(version)
+    if development.is_file():
+        shutil.copy2(development, output / delivered_formal_development(version))
     figures = sorted((run_dir / figures_of(version)).glob("*.pdf"))
     if figures:
         (output / USER_FIGURES).mkdir(exist_ok=True)

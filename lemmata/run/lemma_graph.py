@@ -1,6 +1,8 @@
 """The theory's lemmas as a picture (issue 26): a layered DAG drawn as a self-contained SVG.
 
-Each lemma is a box coloured by its status (verified, low confidence, failed, running, pending);
+Each lemma is a box coloured by its status, in the words of the status ladder
+(verification/ladder.py: machine-checked, reviewed, tested, unverified, refuted as formalized),
+or running, pending;
 an arrow goes from a lemma to each lemma that depends on it. A lemma's depth is the length of
 the longest chain of dependencies below it, so every arrow points down; a layer wider than
 ROW_NODES lemmas wraps onto more rows, so a plan of many lemmas grows downwards and stays
@@ -28,16 +30,20 @@ from lemmata import layout
 from lemmata.artifacts import Lemma, ProvedLemma, Theory, TheoryPlan, atomic_write_text, read_artifact
 from lemmata.errors import ArtifactError
 from lemmata.llm.calllog import read_call_records
-from lemmata.run.cards import lemma_tag
 from lemmata.run.costs import CostSummary
+from lemmata.verification.ladder import label
 
-VERIFIED, LOW_CONFIDENCE, FAILED, RUNNING, PENDING = "verified", "low confidence", "failed", "running", "pending"
-STATUSES = (VERIFIED, LOW_CONFIDENCE, FAILED, RUNNING, PENDING)
+MACHINE_CHECKED, REVIEWED, TESTED = label("machine_checked"), label("reviewed"), label("tested")
+UNVERIFIED, REFUTED = label("unverified"), label("refuted")
+RUNNING, PENDING = "running", "pending"
+STATUSES = (MACHINE_CHECKED, REVIEWED, TESTED, UNVERIFIED, REFUTED, RUNNING, PENDING)
 #: (fill, stroke) of a status: the browser UI's colours, told apart in grey too by the status word.
 COLOURS = {
-    VERIFIED: ("#dcf1e2", "#1e7d3a"),
-    LOW_CONFIDENCE: ("#fbefd5", "#9a6400"),
-    FAILED: ("#f8dcda", "#b3261e"),
+    MACHINE_CHECKED: ("#c9ecd3", "#0f6b2c"),
+    REVIEWED: ("#e2f3e6", "#3d8b52"),
+    TESTED: ("#fbefd5", "#9a6400"),
+    UNVERIFIED: ("#fbe3d3", "#b4540e"),
+    REFUTED: ("#f8dcda", "#b3261e"),
     RUNNING: ("#dce8fb", "#1f5fbf"),
     PENDING: ("#eef0f3", "#7a838e"),
 }
@@ -71,8 +77,8 @@ def lemma_nodes(
     running: Collection[str] = (),
     costs: Mapping[str, CostSummary] | None = None,
 ) -> list[LemmaNode]:
-    """The plan's lemmas with their statuses: running while a job proves it (again), else what
-    its proof says (cards.lemma_tag), else pending. A proof of another statement (the plan was
+    """The plan's lemmas with their statuses: running while a job proves it (again), else the
+    status its proof has (verification/ladder.py), else pending. A proof of another statement (the plan was
     made again) is not this lemma's. A lemma id planned twice is drawn once."""
     nodes: dict[str, LemmaNode] = {}
     for lemma in planned:
@@ -81,7 +87,7 @@ def lemma_nodes(
         proof = proved.get(lemma.id)
         if proof is not None and proof.statement != lemma.statement:
             proof = None
-        status = RUNNING if lemma.id in running else lemma_tag(proof) if proof else PENDING
+        status = RUNNING if lemma.id in running else label(proof.status) if proof else PENDING
         nodes[lemma.id] = LemmaNode(
             id=lemma.id,
             statement=lemma.statement,

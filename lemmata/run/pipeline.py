@@ -83,6 +83,11 @@ def delivered_lemma_graph(version: int) -> str:
     return f"lemma_graph_v{version}.svg"
 
 
+def delivered_formal_development(version: int) -> str:
+    """The name the output folder gives a version's formal development (formal/development.py)."""
+    return f"formal_v{version}.v"
+
+
 def figures_of(version: int) -> str:
     """Where a version's plots are in the run directory (the paper names them figures/<file>)."""
     return layout.figures_of(version)

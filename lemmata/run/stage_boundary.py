@@ -77,16 +77,17 @@ def turns_allowed(settings: Settings) -> dict[str, int]:
 
 
 def experiment_lemmas(run_dir: Path, settings: Settings) -> tuple[int, str]:
-    """How many lemmas the experiment will test (those left at low confidence), or 0 and why it
-    will not run: a run whose experiment is off is not paused for its forecast."""
-    from lemmata.stages.experiment import experiment_decision  # the experiment job imports it anyway
+    """How many lemmas the experiment agent will write tests for (those left at low confidence
+    without a formal statement lemmata runs itself, which costs no call), or 0 and why none: a
+    run whose experiment calls no model is not paused for its forecast."""
+    from lemmata.stages.experiment import experiment_decision, model_tested  # the experiment job imports it anyway
 
     theory = read_artifact(run_dir / layout.THEORY, Theory)
     runs, reason = experiment_decision(settings.EXPERIMENT_MODE, theory)
     if not runs:
         return 0, f"no experiment: {reason}"
-    tested = sum(lemma.status == "low_confidence" for lemma in theory.lemmas)
-    return tested, "" if tested else "no experiment: every lemma is verified or failed"
+    tested = len(model_tested(theory))
+    return tested, "" if tested else "no experiment call: every lemma is verified or tested by its formal statement"
 
 
 def run_pricing(settings: Settings, home: Path) -> tuple[str, Pricing]:

@@ -3,11 +3,13 @@
 its lemmas as a picture (versions/v<n>/lemma_graph.svg); and the session's tier-3 knowledge graph,
 now of this theory."""
 
+from lemmata import layout
 from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.job import StageJob
 from lemmata.run.lemma_graph import write_theory_graph
 from lemmata.settings import lemmata_home
+from lemmata.stages.formal_development import write_development
 from lemmata.stages.rewrite import rewrite_theory
 
 
@@ -20,10 +22,12 @@ def run(job: StageJob) -> None:
             read_artifact(job.input("revision"), RevisionRequest),
             read_artifact(job.input("theory"), Theory),
             read_artifact(job.input("survey"), Survey),
-            read_artifact(job.input("formal"), FormalStatement).formal_statement,
+            read_artifact(job.input("formal"), FormalStatement),
             checker=job.checker(job.client()),
+            formalizer_cache=job.run_dir / layout.FORMALIZER_CACHE,
         )
         write_artifact(job.output(), theory)
         write_theory_graph(job.run_dir, version, theory)
+        write_development(job.run_dir, version, theory)
         # The session's knowledge graph follows its latest theory, as after the first run's.
         record_graph(lemmata_home(), build_graph(job.task_input().session_id, theory.goal, theory.lemmas, theory))

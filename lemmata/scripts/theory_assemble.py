@@ -6,6 +6,7 @@ from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.job import StageJob
 from lemmata.run.lemma_graph import write_theory_graph
 from lemmata.settings import lemmata_home
+from lemmata.stages.formal_development import write_development
 from lemmata.stages.theory_assemble import assemble_theory
 
 
@@ -19,4 +20,5 @@ def run(job: StageJob) -> None:
         theory = assemble_theory(job.client(), plan, lemmas)
         write_artifact(job.output(), theory)
         write_theory_graph(job.run_dir, 1, theory)
+        write_development(job.run_dir, 1, theory)
         record_graph(lemmata_home(), build_graph(session_id, plan.goal, lemmas, theory))

@@ -1,12 +1,15 @@
 """theory_plan: directions.json + theory/formal.json + survey.json (+ the direction review's feedback,
-and the reviewer's objection after `n` at the theory review) -> theory/plan.json (the lemma chain)."""
+and the reviewer's objection after `n` at the theory review) -> theory/plan.json (the lemma chain,
+each lemma formalized and falsified, a refuted one repaired or removed)."""
 
 from pathlib import Path
 
+from lemmata import layout
 from lemmata.artifacts import Directions, FormalStatement, Survey, TheoryRework, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper_reader import literature_digest
+from lemmata.stages.theory_falsify import falsified_plan
 from lemmata.stages.theory_plan import plan_theory, rework_feedback
 
 
@@ -17,11 +20,14 @@ def run(job: StageJob) -> None:
         survey = read_artifact(job.input("survey"), Survey)
         rework = read_artifact(Path(job.smk.input.rework[0]), TheoryRework) if job.smk.input.rework else None
         feedback = " ".join(filter(None, [job_feedback(job.smk.input), rework_feedback(rework)]))
+        client = job.client()
         plan = plan_theory(
-            job.client(),
+            client,
             directions.goal,
             formal_statement=formal.formal_statement,
             literature=literature_digest(survey.papers, survey.paper_notes),
             feedback=feedback,
         )
-        write_artifact(job.output(), plan.model_copy(update={"rework": rework}))
+        # Before any proof: each lemma formalized and falsified, a refuted one repaired or removed.
+        plan = falsified_plan(client, plan, job.run_dir / layout.FORMALIZER_CACHE, job.settings, formal.check)
+        write_artifact(job.output(), plan.model_copy(update={"rework": rework, "goal_check": formal.check}))

@@ -84,6 +84,15 @@ RUN_SUMMARY = _object(
         "version establishes the main result; null unless completed with a readable theory",
     },
     main_result_issues={"type": "array", "items": TEXT, "description": "why the main result is not established"},
+    main_result_status={
+        "type": ["string", "null"],
+        "enum": ["machine_checked", "refuted", "tested", "reviewed", "unverified", None],
+        "description": "the main result's status (docs/verification.md); null unless completed with a readable theory",
+    },
+    main_result_evidence={
+        "type": ["string", "null"],
+        "description": "what the status rests on, e.g. 'machine-checked: the Coq proof kernel (automation: lia)'",
+    },
     message=TEXT,
     created={"type": "number"},
     updated={"type": "number"},

@@ -55,6 +55,8 @@ def summary(data_home: DataHome, record: RunRecord) -> dict[str, object]:
         "outcome": outcome.text,
         "main_result_established": outcome.established,
         "main_result_issues": list(outcome.issues),
+        "main_result_status": outcome.main_status or None,
+        "main_result_evidence": outcome.evidence or None,
         "message": record.message,
         "created": record.created,
         "updated": record.updated,

@@ -1,6 +1,9 @@
-"""Experiment stage: numerical tests of low-confidence lemmas, run in the sandbox.
+"""Experiment stage: numerical tests of the lemmas not verified, run in the sandbox.
 
-Each low-confidence lemma gets its own test, written by the experiment agent. A test that is
+A lemma with a formal statement is tested by lemmata itself: the statement's own predicate
+(formal/predicate.py) runs on thousands of inputs in the sandbox, with no model call, so the test
+tests exactly the statement the paper shows, and cannot crash on a model's typo. Every other
+lemma gets its own test, written by the experiment agent. A test that is
 stopped, denied, crashes or prints no valid counts line goes back to the agent with the reason
 and the end of its output, for a corrected one: up to EXPERIMENT_MAX_TURNS tests per lemma, and
 no more once the agent writes again a test that failed (it would fail again, and a model that
@@ -20,8 +23,9 @@ from lemmata.agents.client import LLMClient
 from lemmata.agents.history import AgentHistory
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
-from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
+from lemmata.artifacts import Experiment, FormalSpec, LemmaCheck, ProvedLemma, Theory
 from lemmata.errors import ModelOutputError
+from lemmata.formal.predicate import program as predicate_program
 from lemmata.isolation.box import BoxUnavailable
 from lemmata.isolation.sandbox import SandboxResult, run_python, sandbox_problem
 from lemmata.plugins import DomainPlugin
@@ -38,6 +42,9 @@ LINE_WIDTH_SHOWN = 300
 
 Runner = Callable[[str], SandboxResult]
 NO_SANDBOX = "no numerical test was run, since the sandbox cannot run on this machine"
+#: lemmata's own test of a formal statement runs in the box without the audit hook, whose messages
+#: are for a model's code (the box holds alone: isolation/sandbox.py).
+LEMMATA_RUNNER: Runner = partial(run_python, guard=False)
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,7 @@ def run_experiment(
     theory: Theory,
     mode: str,
     runner: Runner = run_python,
+    predicate_runner: Runner = LEMMATA_RUNNER,
     limits: AgentLimits = AgentLimits(),
     feedback: str = "",
     tools_guide: str = "",
@@ -79,14 +87,15 @@ def run_experiment(
 ) -> Experiment:
     """`feedback`: the reviewer's words at the theory review, for the agent that comes next.
     `tools_guide`: how to call the domain plugin's modules, which `runner` makes importable.
+    `predicate_runner` runs lemmata's own test of a formal statement (LEMMATA_RUNNER).
     `preflight`: why the sandbox cannot run here ("" when it can): then no test is written, and
     the experiment is skipped with that reason, never run in a weaker box.
     `on_check`: told each lemma's check as soon as it is done, in order (its plot is drawn then)."""
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
-    verified = [lemma.id for lemma in theory.lemmas if lemma.status == "proved"]
-    tested = [lemma for lemma in theory.lemmas if lemma.status == "low_confidence"]
+    verified = [lemma.id for lemma in theory.lemmas if lemma.verified]
+    tested = lemmas_to_test(theory)
     refusal = preflight() if tested else ""
     if refusal:
         return Experiment(
@@ -98,7 +107,11 @@ def run_experiment(
     try:
         checks = []
         for lemma in tested:
-            checks.append(check_lemma(client, lemma, runner, limits, feedback, tools_guide))
+            predicate = executable_spec(lemma)
+            if predicate is not None:
+                checks.append(predicate_check(lemma, predicate, predicate_runner))
+            else:
+                checks.append(check_lemma(client, lemma, runner, limits, feedback, tools_guide))
             on_check(checks[-1])
     except BoxUnavailable as error:  # the box failed to start after the preflight said it could
         return Experiment(
@@ -116,6 +129,68 @@ def run_experiment(
         low_confidence_lemmas=[lemma.id for lemma in tested],
         checks=checks,
         alignment_score=alignment,
+    )
+
+
+def lemmas_to_test(theory: Theory) -> list[ProvedLemma]:
+    """The lemmas not verified (the spec's low-confidence group): those with a proof, and those
+    whose formal statement lemmata can run whatever became of their proof. A refuted statement
+    has its counterexample already."""
+    return [
+        lemma
+        for lemma in theory.lemmas
+        if not lemma.verified
+        and lemma.status != "refuted"
+        and (not lemma.proof_failed or executable_spec(lemma) is not None)
+    ]
+
+
+def model_tested(theory: Theory) -> list[ProvedLemma]:
+    """The lemmas whose test the experiment agent writes (no formal statement lemmata can run)."""
+    return [lemma for lemma in lemmas_to_test(theory) if executable_spec(lemma) is None]
+
+
+def executable_spec(lemma: ProvedLemma) -> FormalSpec | None:
+    """The lemma's formal statement when lemmata can run it as a predicate; None otherwise."""
+    formal = lemma.formal
+    if formal is None or formal.spec is None or formal.not_formalized:
+        return None
+    return formal.spec
+
+
+def predicate_check(lemma: ProvedLemma, spec: FormalSpec, runner: Runner) -> LemmaCheck:
+    """The lemma's formal statement run by lemmata on sampled inputs in the sandbox: no model call."""
+    code = predicate_program(spec)
+    result = without_secrets(runner(code))
+    try:
+        counts = read_counts(result)
+    except ModelOutputError as exc:
+        return LemmaCheck(
+            lemma_id=lemma.id,
+            group="low_confidence",
+            outcome="error",
+            author="lemmata",
+            code=code,
+            detail=str(exc),
+            failures=[str(exc)],
+            **_sandbox_fields(result),
+        )
+    rate = counts.violations / counts.trials
+    return LemmaCheck(
+        lemma_id=lemma.id,
+        group="low_confidence",
+        outcome="ran",
+        author="lemmata",
+        trials=counts.trials,
+        violations=counts.violations,
+        violation_rate=round(rate, 6),
+        numerically_suspect=rate > SUSPECT_RATE,
+        code=code,
+        detail="the lemma's formal statement, run by lemmata on small, edge and random inputs",
+        series=counts.series,
+        x_label=counts.x_label,
+        notes=counts.notes,
+        **_sandbox_fields(result),
     )
 
 

@@ -1,8 +1,12 @@
-"""Theory, step zero: the goal as a formal statement, re-derived only when its input changed.
+"""Statements in lemmata's formal language, and what the machines find about them.
 
-The formalizer's input is the goal. Its answer is stored under the hash of that input, so a
-rerun of the rule (a rewritten directions.json, a resumed run, a rewrite with the same goal)
-reuses the statement instead of asking again; a new goal asks once.
+The formalizer writes a statement — the goal, then each lemma of the plan — as typed variables,
+hypotheses and a conclusion (lemmata/formal). Its answer is stored under the hash of its input
+(`theory/.formalizer/`), so the formalizer is asked again only when a statement changed (the
+spec's rule), on a resumed run, a rework or a rewrite alike. An answer that cannot be read, or
+that cannot be the prose's (a number of the prose left out, the conclusion among the
+hypotheses), is sent back once with the reason; a statement the formalizer says cannot be written
+so (an asymptotic rate, a probability) keeps the model checks only, and says why.
 """
 
 from __future__ import annotations
@@ -14,35 +18,102 @@ from lemmata.agents.answers import FormalizerAnswer
 from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
-from lemmata.artifacts import FormalStatement, atomic_write_text
+from lemmata.artifacts import FormalCheck, Formalization, FormalSpec, FormalStatement, FormalVariable, atomic_write_text
 from lemmata.errors import ModelOutputError
+from lemmata.formal.checking import DEFAULT_BUDGET, Budget, falsify, formal_reading, not_formalized, prove_in_kernel
+from lemmata.formal.language import FormalError
+from lemmata.formal.statement import resolve_domain
+
+#: Answers the formalizer gives for one statement: the first, and one more after a refusal.
+FORMALIZER_ATTEMPTS = 2
 
 
-def formalize(client: LLMClient, goal: str, cache_dir: Path) -> FormalStatement:
-    prompt = render_prompt("formalizer", goal=goal)
-    key = hashlib.sha256((prompt.system + prompt.user).encode("utf-8")).hexdigest()
-    cached = Path(cache_dir) / f"{key}.json"
+def formalize(client: LLMClient, goal: str, cache_dir: Path, budget: Budget = DEFAULT_BUDGET) -> FormalStatement:
+    """The goal restated, in the formal language, falsified and, where it can be, proved in Coq."""
+    record = formalization(client, goal, cache_dir)
+    check = formal_check(record, budget)
+    return FormalStatement(
+        goal=goal,
+        formal_statement=record.restatement or goal,
+        input_sha256=record.input_sha256,
+        note=record.note,
+        check=prove_in_kernel(check, budget=budget),
+    )
+
+
+def formal_check(record: Formalization, budget: Budget = DEFAULT_BUDGET) -> FormalCheck:
+    """The machine checks of a formalized statement short of a kernel proof (formal/checking.py)."""
+    if record.spec is None:
+        return not_formalized(record.statement, record.not_formalized)
+    if record.not_formalized:
+        return not_formalized(record.statement, record.not_formalized, record.spec)
+    return falsify(record.statement, record.spec, budget)
+
+
+def stored_formalization(statement: str, cache_dir: Path) -> Path:
+    """Where the formalizer's answer for `statement` is kept: under the hash of its input."""
+    first = render_prompt("formalizer", statement=statement, feedback="")
+    return Path(cache_dir) / f"{hashlib.sha256((first.system + first.user).encode('utf-8')).hexdigest()}.json"
+
+
+def formalization(client: LLMClient, statement: str, cache_dir: Path) -> Formalization:
+    """The formalizer's statement for `statement`, from the store when its input was seen before."""
+    cached = stored_formalization(statement, cache_dir)
+    key = cached.stem
     if cached.exists():
         try:
-            return FormalStatement.model_validate_json(cached.read_text(encoding="utf-8"))
+            return Formalization.model_validate_json(cached.read_text(encoding="utf-8"))
         except ValueError:
-            pass  # a corrupt cache entry is asked again, not trusted
-    text = client.complete("formalizer", prompt.system, prompt.user, json_answer=True)
-    try:
-        answer = parse_json_answer(text, FormalizerAnswer, "formalizer")
-        statement = FormalStatement(
-            goal=goal,
-            formal_statement=answer.formal_statement.strip() or goal,
-            assumptions=[a.strip() for a in answer.assumptions if a.strip()],
-            input_sha256=key,
+            pass  # a corrupt (or older) entry is asked again, not trusted
+    record = _ask(client, statement, key)
+    atomic_write_text(cached, record.model_dump_json(indent=2) + "\n")
+    return record
+
+
+def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
+    feedback, restatement, refused, spec = "", "", "", None
+    for attempt in range(1, FORMALIZER_ATTEMPTS + 1):
+        prompt = render_prompt("formalizer", statement=statement, feedback=feedback)
+        text = client.complete("formalizer", prompt.system, prompt.user, json_answer=True)
+        try:
+            answer = parse_json_answer(text, FormalizerAnswer, "formalizer")
+        except ModelOutputError as exc:
+            refused = f"the formalizer's answer could not be read: {exc}"
+            feedback = "Your previous answer could not be read as the JSON object asked for. Answer again."
+            continue
+        restatement = answer.formal_statement.strip() or restatement
+        if not answer.conclusion.strip():
+            why = answer.not_formalizable_because.strip() or "the formalizer gave no conclusion"
+            return Formalization(
+                input_sha256=key, statement=statement, restatement=restatement, not_formalized=why, attempts=attempt
+            )
+        try:
+            spec = spec_of(answer)
+            formal_reading(statement, spec)
+        except FormalError as error:
+            refused = f"the formal statement was refused: {error}"
+            feedback = f"Your previous answer was refused: {error}. Write the statement again, following the rules."
+            continue
+        return Formalization(
+            input_sha256=key, statement=statement, restatement=restatement, spec=spec, attempts=attempt
         )
-    except ModelOutputError as exc:
-        # The goal itself is a usable statement; the plan notes that it was not formalized.
-        statement = FormalStatement(
-            goal=goal,
-            formal_statement=goal,
-            input_sha256=key,
-            note=f"formalizer answer unusable, the goal is used as stated: {exc}",
-        )
-    atomic_write_text(cached, statement.model_dump_json(indent=2) + "\n")
-    return statement
+    return Formalization(
+        input_sha256=key,
+        statement=statement,
+        restatement=restatement,
+        spec=spec,
+        not_formalized=refused,
+        attempts=FORMALIZER_ATTEMPTS,
+    )
+
+
+def spec_of(answer: FormalizerAnswer) -> FormalSpec:
+    """The answer as a FormalSpec; FormalError for a variable the checkers cannot state."""
+    variables = [
+        FormalVariable(name=item.name.strip(), type=resolve_domain(item.name, item.type)) for item in answer.variables
+    ]
+    return FormalSpec(
+        variables=variables,
+        hypotheses=[hypothesis for hypothesis in answer.hypotheses if hypothesis.strip()],
+        conclusion=answer.conclusion.strip(),
+    )

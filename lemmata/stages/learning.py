@@ -74,7 +74,7 @@ def distil(
         )
     suspects = _suspects(experiment)
     for lemma in theory.lemmas:
-        if lemma.status != "proved":
+        if not lemma.verified:
             drafts.append(_failure(lemma, suspects.get(lemma.id, "")))
     return drafts[:MAX_MEMORIES_PER_RUN]
 
@@ -112,7 +112,7 @@ def _unblocked(theory: Theory) -> list[MemoryDraft]:
 
 
 def _failure(lemma: ProvedLemma, numerical: str) -> MemoryDraft:
-    verdict = "failed" if lemma.status == "failed" else "stayed unverified"
+    verdict = "failed" if lemma.proof_failed else "stayed unverified"
     reasons = [lemma.verification]
     if lemma.gaps:
         reasons.append("gaps: " + "; ".join(lemma.gaps))

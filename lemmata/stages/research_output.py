@@ -57,11 +57,15 @@ def research_output(
                 verification=lemma.verification,
                 checked_by=lemma.checked_by,
                 checks=lemma.checks,
+                formal=lemma.formal,
             )
             for lemma in theory.lemmas
         ],
         main_result_established=theory.main_result_established,
         main_result_issues=theory.main_result_issues(),
+        main_result_status=theory.main_result_status,
+        goal_check=theory.goal_check,
+        refuted=theory.refuted,
         papers=[
             PaperVersion(version=meta.version, title=meta.title, tex_file=meta.tex_file, pdf_file=report.pdf_file)
             for meta, report in papers

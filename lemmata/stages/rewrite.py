@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from lemmata.agents.client import LLMClient
-from lemmata.artifacts import ChatRecord, Checker, ProvedLemma, RevisionRequest, Survey, Theory
+from lemmata.artifacts import ChatRecord, Checker, FormalStatement, ProvedLemma, RevisionRequest, Survey, Theory
 from lemmata.settings import Settings
 from lemmata.stages.feedback import revision_feedback
 from lemmata.stages.paper_reader import literature_digest
 from lemmata.stages.theory_assemble import assemble_theory
+from lemmata.stages.theory_falsify import falsified_plan
 from lemmata.stages.theory_plan import plan_theory
 from lemmata.stages.theory_prove import prove_lemma
 
@@ -46,22 +48,28 @@ def rewrite_theory(
     request: RevisionRequest,
     previous: Theory,
     survey: Survey,
-    formal_statement: str,
+    formal: FormalStatement,
     *,
     checker: Checker,
+    formalizer_cache: Path,
 ) -> Theory:
-    """Plan again with the instructions, prove every lemma of the new plan, assemble.
-    `client_for(scope)` gives each concurrent proof its own call-log scope; `checker` is who checks the proofs."""
+    """Plan again with the instructions, falsify the new plan's lemmas (refuted ones repaired or
+    removed), prove the rest, assemble. `client_for(scope)` gives each concurrent proof its own
+    call-log scope; `checker` is who checks the proofs; the formalizer's answers are kept in
+    `formalizer_cache` (a statement seen before is not formalized again)."""
     feedback = revision_feedback(request)
     if previous.theorem_statement:
         feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
+    planner = client_for("plan")
     plan = plan_theory(
-        client_for("plan"),
+        planner,
         previous.goal,
         feedback=feedback,
-        formal_statement=formal_statement,
+        formal_statement=formal.formal_statement,
         literature=literature_digest(survey.papers, survey.paper_notes),
     )
+    plan = falsified_plan(planner, plan, formalizer_cache, settings, formal.check)
+    plan = plan.model_copy(update={"goal_check": formal.check})
     proved: dict[str, ProvedLemma] = {}
     waiting = list(plan.lemmas)
     with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import re
 from difflib import SequenceMatcher
+from typing import Literal
 
 from lemmata.agents.answers import ConsistencyAnswer
 from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_json_answer, strip_fences
 from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
-from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan
+from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan, proven_count
 from lemmata.errors import ModelOutputError, ProviderError
+from lemmata.verification.ladder import label
 
 #: A tail of a line this long (normalised) that is this alike the note the model was sent is a copy of it.
 MIN_ECHO_CHARS = 24
@@ -47,10 +49,14 @@ CHATTER = re.compile(
 
 
 def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemma]) -> Theory:
-    usable = [lemma for lemma in lemmas if lemma.status != "failed"]
+    """The lemmas assembled into a proof of the goal, checked for consistency, the theorem stated.
+    When a machine checked the goal's own formal statement (the plan's `goal_check`), the theorem is
+    the goal as formalized: no crystallizer call, whose statement could claim more than was checked."""
+    goal_check = plan.goal_check
+    usable = [lemma for lemma in lemmas if lemma.verified or not lemma.proof_failed]
     if not usable:
         check = ConsistencyCheck(passed=False, issues=["no lemma was proved"])
-        return Theory(
+        theory = Theory(
             goal=plan.goal,
             theorem_statement=plan.goal,
             lemmas=lemmas,
@@ -58,37 +64,46 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
             consistency=check,
             proof_status="failed",
             formal_statement=plan.formal_statement,
+            refuted=plan.refuted,
+            goal_check=goal_check,
         )
+        return theory.model_copy(update={"proof_status": proof_status(theory)})
     proof = assemble(client, plan.goal, usable)
     check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
     if not check.passed and is_citation_problem(check):  # citation failures need a new assembly
         proof = assemble(client, plan.goal, usable, retry_note(check))
         check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
-    # The statement is asked for once the proof is final (a statement of a rejected proof would be
-    # a wasted call); after a failed check, with the check's note, for a more careful statement.
-    statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
-    if check.passed and error:  # an answer that was no statement: asked once more, saying why
-        statement, error = crystallize_or_goal(
-            client,
-            plan.goal,
-            proof,
-            f"Your previous answer was rejected: {error}. Answer with the theorem statement only.",
-        )
-    return Theory(
+    if goal_check is not None and goal_check.verdict == "machine_checked":
+        statement, error = plan.formal_statement or plan.goal, ""
+    else:
+        # The statement is asked for once the proof is final (a statement of a rejected proof would
+        # be a wasted call); after a failed check, with the check's note, for a more careful statement.
+        statement, error = crystallize_or_goal(client, plan.goal, proof, retry_note(check) if not check.passed else "")
+        if check.passed and error:  # an answer that was no statement: asked once more, saying why
+            statement, error = crystallize_or_goal(
+                client,
+                plan.goal,
+                proof,
+                f"Your previous answer was rejected: {error}. Answer with the theorem statement only.",
+            )
+    theory = Theory(
         goal=plan.goal,
         theorem_statement=statement,
         lemmas=lemmas,
         assembled_proof=proof,
         consistency=check,
-        proof_status=proof_status(lemmas, check, crystallized=not error),
+        proof_status="partial",
         formal_statement=plan.formal_statement,
         crystallization_error=error,
+        refuted=plan.refuted,
+        goal_check=goal_check,
     )
+    return theory.model_copy(update={"proof_status": proof_status(theory)})
 
 
 def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: str = "") -> str:
     listing = "\n\n".join(
-        f"[{lemma.id}] ({lemma.status}, confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text}"
+        f"[{lemma.id}] ({label(lemma.status)}, confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text}"
         for lemma in lemmas
     )
     prompt = render_prompt("assembler", goal=goal, lemmas=listing, feedback=feedback)
@@ -242,8 +257,8 @@ def retry_note(check: ConsistencyCheck) -> str:
     return note + (" Cite every lemma as [id]." if is_citation_problem(check) else " State only what is proved.")
 
 
-def proof_status(lemmas: list[ProvedLemma], check: ConsistencyCheck, crystallized: bool = True) -> str:
-    """proved: every lemma verified, the assembly consistent, the theorem stated from it."""
-    if all(lemma.status == "proved" for lemma in lemmas) and check.passed and crystallized:
+def proof_status(theory: Theory) -> Literal["proved", "partial", "failed"]:
+    """proved: the main result is established; partial: some lemma has a proof; failed: none has."""
+    if theory.main_result_established:
         return "proved"
-    return "partial" if any(lemma.status != "failed" for lemma in lemmas) else "failed"
+    return "partial" if proven_count(theory.lemmas) else "failed"

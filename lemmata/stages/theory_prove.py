@@ -18,8 +18,18 @@ from lemmata.agents.history import AgentHistory
 from lemmata.agents.parsing import strip_fences
 from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import ProofAttempt, parse_proof_attempt
-from lemmata.artifacts import Checker, Lemma, ProvedLemma, TheoryPlan
+from lemmata.artifacts import (
+    VERIFIED_STATUSES,
+    Checker,
+    CheckStep,
+    FormalCheck,
+    Lemma,
+    ProvedLemma,
+    TheoryPlan,
+    lemma_status,
+)
 from lemmata.errors import ProviderError
+from lemmata.formal.checking import DEFAULT_BUDGET, Budget, prove_in_kernel
 from lemmata.settings import Settings
 from lemmata.verification.checks import Verdict, check_proof
 from lemmata.verification.policy import is_verified, verification_in_words
@@ -51,11 +61,18 @@ def prove_lemma(
     dependencies: Sequence[ProvedLemma] = (),
     *,
     checker: Checker,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> ProvedLemma:
     """Prove one lemma; `dependencies` are the proved lemmas it builds on, when their jobs ran first.
-    The turns end at the first attempt the checks accept; whether it is verified is the checker's
-    trust (a model measured not to tell wrong proofs from right ones verifies nothing)."""
+    A lemma with a formal statement gets a kernel proof tried in its first turn (the prover's Coq
+    script, then lemmata's automation): once a machine checked it, its prose proof is the model's,
+    printed as such, and no model check or further turn is spent on it. Otherwise the turns end at
+    the first attempt the model checks accept; whether it is verified is the checker's trust (a
+    model measured not to tell wrong proofs from right ones verifies nothing)."""
     lemma = plan.lemma(lemma_id)
+    formal = lemma.formal
+    if formal is not None and formal.verdict == "refuted":
+        return refuted_lemma(lemma, formal, checker)  # never reaches the prover
     context = dependency_context(plan, lemma, dependencies)
     history = AgentHistory(client, settings.CONTEXT_COMPRESS_AFTER_TURNS)
     refinements: list[str] = []
@@ -67,12 +84,19 @@ def prove_lemma(
             goal=plan.goal,
             lemma_id=lemma.id,
             statement=lemma.statement,
+            formal=formal_block(formal),
             context=context,
             approach=approach_of(plan, lemma),
             history=history.render(FIRST_TURN),
         )
         reply = client.complete_reply("prover", prompt.system, prompt.user)
         attempt = parse_proof_attempt(reply.text, lemma.depends_on, reply.finish_reason)
+        if formal is not None and number == 1:
+            formal = prove_in_kernel(formal, attempt.coq_script, budget)
+        if formal is not None and formal.verdict == "machine_checked":
+            turn = Turn(number, attempt, machine_checked_verdict(formal))
+            best = turn if best is None or attempt.proof_text.strip() else best
+            break
         verdict = check_proof(client, lemma.id, lemma.statement, attempt, settings, refute=checker.can_verify)
         turn = Turn(number, attempt, verdict)
         if best is None or turn.verdict.accepted or _better(turn, best):
@@ -88,7 +112,40 @@ def prove_lemma(
             history.add(f"Refined strategy (follow it now): {refinements[-1]}", is_turn=False)
             stagnant = 0
     assert best is not None  # THEORY_STAGE_MAX_TURNS >= 1
-    return proved_lemma(lemma, best, attempts=number, refinements=refinements, checker=checker)
+    return proved_lemma(lemma, best, attempts=number, refinements=refinements, checker=checker, formal=formal)
+
+
+def formal_block(formal: FormalCheck | None) -> str:
+    """The lemma's formal statement for the prover, and the Coq statement its script would prove."""
+    if formal is None or formal.not_formalized:
+        return ""
+    lines = [f"Formal statement (checked by machine): {formal.text}"]
+    if formal.coq:
+        lines.append(f"Coq statement: Theorem lemmata_goal : {formal.coq}.")
+    return "\n".join(lines)
+
+
+def machine_checked_verdict(formal: FormalCheck) -> Verdict:
+    """No model check of the prose proof of a machine-checked lemma: the machine settled the statement."""
+    detail = "not asked: the formal statement is machine-checked, and the prose proof is the model's"
+    return Verdict("not_checked", (CheckStep(check="verifier", outcome="skipped", detail=detail),))
+
+
+def refuted_lemma(lemma: Lemma, formal: FormalCheck, checker: Checker) -> ProvedLemma:
+    return ProvedLemma(
+        id=lemma.id,
+        statement=lemma.statement,
+        depends_on=lemma.depends_on,
+        source=lemma.source,
+        proof_text="",
+        confidence=0.0,
+        verified=False,
+        status="refuted",
+        verification_method="failed",
+        verification="not proved: a counterexample refuted its formal statement before any proof",
+        checked_by=checker,
+        formal=formal,
+    )
 
 
 def _better(turn: Turn, best: Turn) -> bool:
@@ -97,7 +154,7 @@ def _better(turn: Turn, best: Turn) -> bool:
 
 def dependency_context(plan: TheoryPlan, lemma: Lemma, dependencies: Sequence[ProvedLemma]) -> str:
     """Each dependency as `[id] statement` (at most 120 characters), flagged when its proof failed."""
-    failed = {dep.id for dep in dependencies if dep.status == "failed"}
+    failed = {dep.id for dep in dependencies if dep.proof_failed and not dep.verified}
     return (
         "\n".join(
             f"[{dep}] {short_statement(plan.lemma(dep).statement)}"
@@ -131,9 +188,11 @@ def refine(client: LLMClient, goal: str, lemma: Lemma, history: str) -> str:
     return strip_fences(text) or "Try a proof technique different from the ones above."
 
 
-def proved_lemma(lemma: Lemma, turn: Turn, attempts: int, refinements: list[str], checker: Checker) -> ProvedLemma:
+def proved_lemma(
+    lemma: Lemma, turn: Turn, attempts: int, refinements: list[str], checker: Checker, formal: FormalCheck | None = None
+) -> ProvedLemma:
     attempt, verdict = turn.attempt, turn.verdict
-    verified = is_verified(verdict, attempt, checker)
+    status = lemma_status(formal, is_verified(verdict, attempt, checker))
     return ProvedLemma(
         id=lemma.id,
         statement=lemma.statement,
@@ -141,14 +200,15 @@ def proved_lemma(lemma: Lemma, turn: Turn, attempts: int, refinements: list[str]
         source=lemma.source,
         proof_text=attempt.proof_text,
         confidence=attempt.confidence,
-        verified=verified,
-        status="proved" if verified else "failed" if verdict.rejected else "low_confidence",
+        verified=status in VERIFIED_STATUSES,
+        status=status,
         gaps=attempt.gaps,
         assessment=attempt.assessment,
         verification_method=verdict.method,
         verification=verification_in_words(verdict, attempt, checker),
         checks=list(verdict.steps),
         checked_by=checker,
+        formal=formal,
         lean_sketch=attempt.lean_sketch,
         attempts=attempts,
         refinements=refinements,

@@ -44,6 +44,7 @@ from lemmata.stages.paper_render import paper_items
 from lemmata.stages.prompt_echo import PromptEcho
 from lemmata.stages.unverified_marks import add_numerical_warnings
 from lemmata.stages.writer_turns import Draft, Outcome, WriterTurns
+from lemmata.verification.ladder import label
 
 PROOF_STYLE_RULES = """Proof style rules (enforced):
 - No skip words ('clearly', 'trivially', 'by standard arguments') without an immediate justification.
@@ -211,11 +212,10 @@ def citation_line(key: str, paper: PaperRecord) -> str:
 
 def _lemma_entry(lemma: ProvedLemma) -> str:
     if lemma.verified:
-        tag = "verified"
+        tag = label(lemma.status)
     else:
-        tag = (
-            "PROOF FAILED" if lemma.status == "failed" else "NOT VERIFIED"
-        ) + f" ({lemma.verification or 'no reason'})"
+        failed = ", PROOF FAILED" if lemma.proof_failed else ""
+        tag = f"{label(lemma.status).upper()}{failed} ({lemma.verification or 'no reason'})"
     proof = " ".join(lemma.proof_text.split())
     if len(proof) > PROOF_EXCERPT_CHARS:
         proof = proof[:PROOF_EXCERPT_CHARS].rsplit(" ", 1)[0] + " ..."

@@ -1,4 +1,5 @@
-"""`lemmata check`: the verification stack of the theory stage on a proof the user brings."""
+"""`lemmata check`: the verification stack of the theory stage on a proof the user brings, and
+the JSON object it prints (with the machine checks of the statement: stages/statement_check.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pydantic import Field
 
 from lemmata.agents.client import LLMClient
 from lemmata.agents.proof_attempt import parse_proof_attempt
-from lemmata.artifacts import Artifact, Checker, CheckStep, VerificationMethod
+from lemmata.artifacts import Artifact, Checker, CheckStep, LemmaStatus, MachineCheck, VerificationMethod
 from lemmata.settings import Settings
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.checks import check_proof
@@ -20,10 +21,27 @@ STATEMENT_LABEL = "S"
 MODEL_CHECKS = ("verifier", "refuter")
 
 
+class FormalReport(Artifact):
+    """The machine checks of the statement: its formal statement and what decided its status."""
+
+    statement: str = Field(description="the formal statement checked, in one line; empty when there is none")
+    checker: str | None = Field(description="the checker that decided: coq, z3 or sampling; null when none did")
+    method: str | None = Field(description="kernel proof, solver or sampling; null when nothing decided")
+    counterexample: dict[str, str] | None = Field(description="each variable's value, when refuted")
+    instances: int = Field(description="sampled inputs that satisfied the hypotheses")
+    latex: str = ""
+    coq: str = Field("", description="the Coq proposition")
+    not_formalized: str = Field("", description="why there is no formal statement to check")
+    checks: list[MachineCheck] = Field(default_factory=list)
+
+
 class ProofCheck(Artifact):
-    """What `lemmata check` found: the JSON object `--json` prints."""
+    """What `lemmata check` found: the JSON object `--json` prints. `verified` is true exactly for
+    the statuses machine_checked and reviewed."""
 
     verified: bool
+    status: LemmaStatus = "unverified"
+    formal: FormalReport | None = None
     accepted: bool = Field(description="the checks accepted the proof (verified also needs a trusted checker)")
     confidence: float = Field(description="the spec's parse of the proof: its self-assessment block, else a heuristic")
     method: VerificationMethod
@@ -50,8 +68,10 @@ def check_user_proof(client: LLMClient, statement: str, proof: str, settings: Se
     attempt = parse_proof_attempt(proof, [])
     verdict = check_proof(client, STATEMENT_LABEL, statement, attempt, settings, auto_accept=False)
     rated = attempt.assessment is not None
+    verified = is_verified(verdict, attempt, checker, confidence_floor=rated)
     return ProofCheck(
-        verified=is_verified(verdict, attempt, checker, confidence_floor=rated),
+        verified=verified,
+        status="reviewed" if verified else "unverified",
         accepted=verdict.accepted,
         confidence=attempt.confidence,
         method=verdict.method,

@@ -2,9 +2,11 @@
 
 Realistic answers, one set per agent role, for the fake model server: they drive the real
 workflow through every stage — a survey that searches once (FakeSearchServers' default papers
-answer it), a formal statement, a four-lemma plan the architect annotates,
-one lemma left at low confidence in every turn (so the verifier, the refiner after stagnation
-and the numerical experiment run), citations checked, and the writer's prose parts with the
+answer it), a formal statement (the goal's, in lemmata's formal language, which Z3 and Coq prove),
+a four-lemma plan the architect annotates, each lemma formalized where it can be (L3 is proved by
+the machines; L1, L2 and L4 state existence and closure, which the formalizer says it cannot
+write), one lemma left at low confidence in every turn (so the verifier, the refiner after
+stagnation and the numerical experiment run), citations checked, and the writer's prose parts with the
 markdown, environment and marker slips models make (lemmata typesets the rest). Used by the
 end-to-end tests, the benchmark and the recorded demo run.
 """
@@ -68,7 +70,27 @@ PLANNER = {
 }
 FORMAL = {
     "formal_statement": "$\\forall a, b \\in \\mathbb{Z}:\\ (2 \\mid a \\wedge 2 \\mid b) \\Rightarrow 2 \\mid (a + b)$",
-    "assumptions": ["$\\mathbb{Z}$ is a commutative ring", "$2 \\mid n$ means $n = 2k$ for some $k \\in \\mathbb{Z}$"],
+    "variables": [{"name": "a", "type": "integer"}, {"name": "b", "type": "integer"}],
+    "hypotheses": ["a % 2 == 0", "b % 2 == 0"],
+    "conclusion": "(a + b) % 2 == 0",
+    "not_formalizable_because": "",
+}
+#: The formalizer's answer for each lemma, by its id (see formalizer_answer).
+FORMAL_LEMMAS = {
+    "L3": {
+        "formal_statement": "For all integers m and n, 2m + 2n = 2(m + n).",
+        "variables": [{"name": "m", "type": "integer"}, {"name": "n", "type": "integer"}],
+        "hypotheses": [],
+        "conclusion": "2*m + 2*n == 2*(m + n)",
+        "not_formalizable_because": "",
+    },
+}
+NOT_FORMALIZABLE = {
+    "formal_statement": "",
+    "variables": [],
+    "hypotheses": [],
+    "conclusion": "",
+    "not_formalizable_because": "an existence claim the formal language cannot state",
 }
 LEMMAS = [
     {
@@ -167,6 +189,15 @@ def _fenced(value: Any) -> str:
     return "```json\n" + json.dumps(value, indent=2) + "\n```"
 
 
+def formalizer_answer(request: Any) -> str:
+    """The goal's formal statement, L3's, and for the other lemmas that it cannot be written."""
+    statement = re.search(r"Statement: (.*)", _last_user_text(request.body)).group(1).strip()
+    for lemma in LEMMAS:
+        if lemma["statement"] == statement:
+            return json.dumps(FORMAL_LEMMAS.get(lemma["id"], NOT_FORMALIZABLE))
+    return json.dumps(FORMAL)
+
+
 def prover_answer(request: Any) -> str:
     """The proof of whichever lemma the request asks for (prover jobs run in parallel)."""
     lemma_id = re.search(r"Lemma to prove now \[(\w+)\]", _last_user_text(request.body)).group(1)
@@ -224,7 +255,7 @@ def answers() -> dict[str, Any]:
         "extractor": json.dumps(EXTRACTED),
         "ideation": json.dumps(IDEATION),
         "planner": "Here is my choice.\n" + _fenced(PLANNER),
-        "formalizer": json.dumps(FORMAL),
+        "formalizer": formalizer_answer,
         "decomposer": "The plan:\n" + _fenced({"lemmas": LEMMAS}),
         "architect": "I kept the plan and added routes.\n" + _fenced({"lemmas": ARCHITECTURE}),
         "prover": prover_answer,

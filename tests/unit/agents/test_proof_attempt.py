@@ -730,3 +730,21 @@ def test_a_cut_off_answer_is_marked_and_says_why_it_is_no_whole_proof(finish_rea
     assert attempt.proof_text.rstrip().endswith("such that \\(n = 2k\\),")  # what was written is kept
     whole = parse_proof_attempt(CUT_WHERE_IT_REPEATS, [], "stop")
     assert not whole.cut_off and not any("cut off" in note for note in whole.notes)
+
+
+ECHOED_FORMAL_STATEMENT = (DATA / "embedded_outputs" / "prover-echoes-its-formal-and-coq-statement.txt").read_text(
+    encoding="utf-8"
+)
+
+
+def test_a_proof_loses_the_formal_and_coq_statements_it_restates() -> None:
+    """Malformed model output, the README's main command (embedded model, 2026-11-26): shown its
+    lemma's formal and Coq statements, the prover restated both under headings of their own; the
+    paper printed them, and `lemmata_goal` in the Coq one broke the compile. The paper prints the
+    formal statement itself; the proof keeps only its own sections."""
+    attempt = parse_proof_attempt(ECHOED_FORMAL_STATEMENT, [])
+    assert "lemmata_goal" not in attempt.proof_text and "Formal Statement" not in attempt.proof_text
+    assert "Coq Statement" not in attempt.proof_text
+    assert "#### Statement to Prove" in attempt.proof_text and "#### Proof\nTo prove this lemma" in attempt.proof_text
+    assert attempt.proof_text.rstrip().endswith("Thus, the proof is complete.")
+    assert attempt.confidence == 1.0

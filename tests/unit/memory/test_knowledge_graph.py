@@ -32,7 +32,7 @@ def proved(lemma_id: str, status: str, depends_on: tuple[str, ...] = ()) -> Prov
         confidence={"proved": 0.95, "low_confidence": 0.6, "failed": 0.0}[status],
         verified=verified,
         status=status,  # type: ignore[arg-type]
-        verification_method="auto_accepted" if verified else "failed",
+        verification_method="auto_accepted" if verified else "failed" if status == "failed" else "flagged",
     )
 
 
@@ -56,9 +56,9 @@ def test_lemma_nodes_and_dependency_edges_before_any_assembly() -> None:
     graph = build_graph(SESSION, GOAL, LEMMAS)
     assert graph is not None
     assert [(n.id, n.kind, n.status, n.verified) for n in graph.nodes] == [
-        ("L1", "lemma", "proved", True),
-        ("L2", "lemma", "low_confidence", False),
-        ("L3", "lemma", "failed", False),
+        ("L1", "lemma", "reviewed", True),
+        ("L2", "lemma", "unverified", False),
+        ("L3", "lemma", "unverified", False),
     ]
     assert edges(graph) == {("L2", "L1", "depends_on"), ("L3", "L1", "depends_on"), ("L3", "L2", "depends_on")}
 

@@ -1,6 +1,8 @@
 """The theory review gate's chain is rendered from the artifact: L1, L2, … tagged 'verified' or
-'low confidence' (spec, lemma record), with how each lemma was verified (issue 4), who checked it
-and how far that checker is trusted, and whether the main result is established (issue 21)."""
+'low confidence' (spec, lemma record) with the status that decides it (issue 34: machine-checked,
+refuted as formalized, tested, reviewed, unverified), with how each lemma was verified (issue 4),
+who checked it and how far that checker is trusted, and whether the main result is established
+(issue 21)."""
 
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ THEORY = Theory(
     lemmas=[
         lemma("parity", "auto_accepted", "proved", 0.98),
         lemma("sum", "verifier_pass", "proved", 0.7, attempts=2),
-        lemma("closure", "failed", "low_confidence", 0.7, attempts=6, verification="verifier: uncertain (gap)"),
+        lemma("closure", "flagged", "low_confidence", 0.7, attempts=6, verification="verifier: uncertain (gap)"),
         lemma("bound", "not_checked", "low_confidence", 0.6, verification="not checked: the verifier could not run"),
         lemma("extra", "failed", "failed", 0.0, verification="no usable proof"),
     ],
@@ -75,11 +77,11 @@ THEORY = Theory(
 def test_the_chain_is_numbered_in_plan_order_and_tagged_from_the_artifact() -> None:
     heads = [line for line in lemma_chain(THEORY) if not line.startswith("    ")]
     assert heads == [
-        "L1 [parity] verified (auto-accepted), confidence 0.98: Statement of parity.",
-        "L2 [sum] verified (verifier pass, 2 turns), confidence 0.70: Statement of sum.",
-        "L3 [closure] low confidence (did not pass the check, 6 turns), confidence 0.70: Statement of closure.",
-        "L4 [bound] low confidence (not checked), confidence 0.60: Statement of bound.",
-        "L5 [extra] failed (did not pass the check), confidence 0.00: Statement of extra.",
+        "L1 [parity] verified: reviewed (auto-accepted), confidence 0.98: Statement of parity.",
+        "L2 [sum] verified: reviewed (verifier pass, 2 turns), confidence 0.70: Statement of sum.",
+        "L3 [closure] low confidence: unverified (flagged by a check, 6 turns), confidence 0.70: Statement of closure.",
+        "L4 [bound] low confidence: unverified (not checked), confidence 0.60: Statement of bound.",
+        "L5 [extra] low confidence: unverified (did not pass the check), confidence 0.00: Statement of extra.",
     ]
 
 
@@ -160,7 +162,10 @@ def flat(card: str) -> str:
 def test_the_theory_card_says_when_the_main_result_is_not_established_and_why() -> None:
     card = flat(theory_card(PARTLY_VERIFIED_THEORY))
     assert "Main result: NOT established: lemma L2 is not verified" in card
-    assert "L1 [L1] verified (verifier pass)" in card and "L2 [L2] low confidence (flagged by a check)" in card
+    assert (
+        "L1 [L1] verified: reviewed (verifier pass)" in card
+        and "L2 [L2] low confidence: unverified (flagged by a check)" in card
+    )
     assert "checks: structure passed, verifier objected" in card
     assert "why: verifier: uncertain (step 2 is unjustified)" in card
 
@@ -176,7 +181,7 @@ def test_an_untrusted_checker_is_named_once_with_what_its_verdicts_are_worth() -
     assert "Main result: NOT established: lemmas L1, L2 are not verified" in card
     assert card.count("Checked by: qwen-small (embedded), trust: uncalibrated.") == 1
     assert card.count(trust_in_words(UNCALIBRATED)) == 1  # not repeated in each lemma's why
-    assert "L1 [L1] low confidence (verifier pass)" in card
+    assert "L1 [L1] low confidence: unverified (verifier pass)" in card
     assert "accepted by the checks, but not verified: its checker verifies nothing (see Checked by)" in card
 
 

@@ -12,7 +12,6 @@ import pytest
 
 from lemmata import layout
 from lemmata.artifacts import Lemma, TheoryPlan, write_artifact
-from lemmata.run.cards import lemma_tag
 from lemmata.run.costs import CostSummary
 from lemmata.run.lemma_graph import (
     COLOURS,
@@ -30,6 +29,8 @@ from lemmata.run.lemma_graph import (
     theory_nodes,
     write_theory_graph,
 )
+from lemmata.verification.ladder import label
+from support import formal as formal_checks
 from unit.run.test_cards import THEORY, lemma
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -58,25 +59,55 @@ def title_of(box: ET.Element) -> str:
 
 PROVED = {
     "L1": lemma("L1", "verifier_pass", "proved", 0.9, attempts=3),
-    "L2": lemma("L2", "failed", "low_confidence", 0.5, attempts=6),
+    "L2": lemma("L2", "flagged", "low_confidence", 0.5, attempts=6),
     "L3": lemma("L3", "failed", "failed", 0.0, attempts=2),
 }
 PLAN = [planned("L1"), planned("L2", "L1"), planned("L3", "L1"), planned("L4", "L2", "L3"), planned("L5", "L4")]
+#: A lemma of each status of the ladder (issue 34), with one running and one pending.
+EVERY_STATUS = {
+    **PROVED,
+    "M1": PROVED["L2"].model_copy(
+        update={
+            "id": "M1",
+            "statement": "Statement of M1.",
+            "status": "machine_checked",
+            "verified": True,
+            "formal": formal_checks.machine_checked(),
+        }
+    ),
+    "T1": PROVED["L2"].model_copy(
+        update={"id": "T1", "statement": "Statement of T1.", "status": "tested", "formal": formal_checks.tested()}
+    ),
+    "R1": PROVED["L3"].model_copy(
+        update={"id": "R1", "statement": "Statement of R1.", "status": "refuted", "formal": formal_checks.refuted()}
+    ),
+}
+EVERY_PLAN = [*PLAN, planned("M1"), planned("T1"), planned("R1")]
 
 
 def test_each_status_has_its_colour_and_word_and_the_legend_counts_them() -> None:
-    root = parsed(render_svg(lemma_nodes(PLAN, PROVED, running={"L4"})))
+    root = parsed(render_svg(lemma_nodes(EVERY_PLAN, EVERY_STATUS, running={"L4"})))
     drawn = boxes(root)
     statuses = {lemma_id: box.get("data-status") for lemma_id, box in drawn.items()}
-    assert statuses == {"L1": "verified", "L2": "low confidence", "L3": "failed", "L4": "running", "L5": "pending"}
+    assert statuses == {
+        "L1": "reviewed",
+        "L2": "unverified",
+        "L3": "unverified",
+        "L4": "running",
+        "L5": "pending",
+        "M1": "machine-checked",
+        "T1": "tested",
+        "R1": "refuted as formalized",
+    }
     for box in drawn.values():
         fill, stroke = COLOURS[box.get("data-status")]
         rect = box.find(f"{SVG}rect")
         assert (rect.get("fill"), rect.get("stroke")) == (fill, stroke)
         assert box.get("data-status") in [t.text for t in box.iter(f"{SVG}text")]
     legend = [g for g in root.iter(f"{SVG}g") if g.get("data-legend")]
+    counts = {status: sum(value == status for value in statuses.values()) for status in STATUSES}
     assert [(g.get("data-legend"), g.find(f"{SVG}text").text) for g in legend] == [
-        (status, f"{status} (1)") for status in STATUSES
+        (status, f"{status} ({counts[status]})") for status in STATUSES
     ]
 
 
@@ -171,7 +202,7 @@ def test_turns_calls_and_cost_of_each_lemma_are_in_its_box_and_title() -> None:
     assert lemma_costs(records, version=2)["L1"].known_usd == 9.0
     root = parsed(render_svg(lemma_nodes(PLAN[:2], PROVED, costs=costs)))
     first = title_of(boxes(root)["L1"])
-    assert "L1: verified" in first and "prover turns: 3; model calls: 2; cost: $0.3000" in first
+    assert "L1: reviewed" in first and "prover turns: 3; model calls: 2; cost: $0.3000" in first
     assert "3 turns · 2 calls · $0.3000" in [t.text for t in boxes(root)["L1"].iter(f"{SVG}text")]
     assert "6 turns · 1 call · cost unknown" in [t.text for t in boxes(root)["L2"].iter(f"{SVG}text")]
 
@@ -189,7 +220,7 @@ def test_the_live_picture_reads_the_plan_and_the_proofs_written_so_far(tmp_path:
     write_calls(tmp_path, {"scope": "prove_lemma:L1", "role": "prover", "cost_usd": 0.5})
     root = parsed(live_lemma_graph(tmp_path, running={"L3"}) or "")
     assert {k: b.get("data-status") for k, b in boxes(root).items()} == {
-        "L1": "verified",
+        "L1": "reviewed",
         "L2": "pending",
         "L3": "running",
         "L4": "pending",
@@ -209,11 +240,11 @@ def test_an_assembled_theory_is_written_beside_it_for_each_version(tmp_path: Pat
     second = write_theory_graph(tmp_path, 2, THEORY)
     assert first == tmp_path / "theory" / "lemma_graph.svg" and second == tmp_path / "versions/v2/lemma_graph.svg"
     statuses = {k: b.get("data-status") for k, b in boxes(parsed(first.read_text())).items()}
-    assert statuses == {lemma.id: tag for lemma, tag in zip(THEORY.lemmas, map(lemma_tag, THEORY.lemmas), strict=True)}
+    assert statuses == {lemma.id: label(lemma.status) for lemma in THEORY.lemmas}
     assert "cost: $0.1000" in title_of(boxes(parsed(first.read_text()))["sum"])
     assert "cost: $0.2000" in title_of(boxes(parsed(second.read_text()))["sum"])
     assert run_lemma_costs(tmp_path / "nowhere") == {}
-    assert [n.status for n in theory_nodes(THEORY)] == [lemma_tag(lm) for lm in THEORY.lemmas]
+    assert [n.status for n in theory_nodes(THEORY)] == [label(lm.status) for lm in THEORY.lemmas]
 
 
 @pytest.mark.parametrize("calls", [0, 3])

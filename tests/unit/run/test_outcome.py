@@ -53,7 +53,8 @@ def test_status_of_a_fully_verified_run_is_plain_completed(layout):
     completed_run(layout, "run-b", VERIFIED_THEORY)
     result = CliRunner().invoke(cli, ["status", "run-b"])
     assert result.exit_code == 0 and result.output.splitlines()[0] == "run run-b: completed"
-    assert "main result" not in result.output
+    assert "not established" not in result.output
+    assert result.output.splitlines()[1].startswith("statuses: main result reviewed; lemmas: L1 reviewed, L2 reviewed")
 
 
 @pytest.mark.parametrize("theory_text", [pytest.param(None, id="missing"), pytest.param("{not json", id="corrupt")])
@@ -159,5 +160,5 @@ def test_the_theory_review_shows_the_same_main_result_checker_and_tags_in_the_te
     for shown in (terminal, browser):
         assert "Main result: NOT established: lemmas L1, L2 are not verified" in shown
         assert f"Checked by: qwen-small (embedded), trust: uncalibrated. {trust_in_words(UNCALIBRATED)}" in shown
-        assert "L1 [L1] low confidence (verifier pass)" in shown
-        assert "L2 [L2] low confidence (flagged by a check)" in shown
+        assert "L1 [L1] low confidence: unverified (verifier pass)" in shown
+        assert "L2 [L2] low confidence: unverified (flagged by a check)" in shown

@@ -79,7 +79,7 @@ def test_the_live_picture_shows_proofs_running_jobs_and_each_lemmas_calls(layout
     (run_dir / files.LLM_CALLS).write_text("".join(json.dumps(c) + "\n" for c in calls))
     monkeypatch.setattr(client.app.state.supervisor, "working", lambda run_dir: True)
     svg = client.get("/api/runs/run-g/lemma-graph.svg").text
-    assert statuses(svg) == {"L1": "verified", "L2": "running", "L3": "pending"}
+    assert statuses(svg) == {"L1": "reviewed", "L2": "running", "L3": "pending"}
     assert "prover turns: 2; model calls: 1; cost: $0.0200" in svg
     assert "prover turns: not yet; model calls: 1; cost: $0.0100" in svg
     # A driver that is gone has no running job: what its board said last is not shown as running.

@@ -82,7 +82,7 @@ def unverified(
     statement: str,
     *,
     status: str = "low_confidence",
-    method: str = "failed",
+    method: str = "flagged",
     verification: str = "the verifier rejected step 3: the union bound is over a random set",
     gaps: tuple[str, ...] = ("the peeling argument is missing",),
     weakest: str = "step 3",
@@ -228,7 +228,7 @@ def test_an_unverified_lemma_gives_a_failure_memory_with_the_verifiers_reasons()
 
 
 def test_a_failed_lemma_says_it_failed() -> None:
-    (failure,) = distil(theory(unverified("L1", "A bound.", status="failed", method="not_checked")))
+    (failure,) = distil(theory(unverified("L1", "A bound.", status="failed", method="failed")))
     assert "It failed." in failure.text
 
 

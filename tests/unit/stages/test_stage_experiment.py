@@ -61,7 +61,7 @@ def lemma(id_: str, status: str, statement: str = QUANTITATIVE) -> ProvedLemma:
         confidence={"proved": 0.9, "low_confidence": 0.5, "failed": 0.0}[status],
         verified=status == "proved",
         status=status,  # type: ignore[arg-type]
-        verification_method="auto_accepted" if status == "proved" else "failed",
+        verification_method={"proved": "auto_accepted", "low_confidence": "flagged", "failed": "failed"}[status],  # type: ignore[arg-type]
     )
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.artifacts import FormalStatement
-from lemmata.stages.formalize import formalize
+from lemmata.artifacts import Formalization
+from lemmata.stages.formalize import formal_check, formalization, formalize
 from lemmata.stages.theory_plan import plan_theory
 from support.scripted_backend import scripted_client
 
@@ -35,62 +35,102 @@ def user_text(request) -> str:
 
 # =========================================================================== formalizer
 
+EVEN_SUM = {
+    "variables": [{"name": "a", "type": "integer"}, {"name": "b", "type": "integer"}],
+    "hypotheses": ["a % 2 == 0", "b % 2 == 0"],
+    "conclusion": "(a + b) % 2 == 0",
+}
 
-def formal_answer(statement: str = FORMAL) -> str:
-    return json.dumps({"formal_statement": statement, "assumptions": ["$\\mathbb{Z}$ is a ring", " "]})
+
+def formal_answer(statement: str = FORMAL, **spec: object) -> str:
+    return json.dumps({"formal_statement": statement, **EVEN_SUM, "not_formalizable_because": "", **spec})
 
 
-def test_formalizer_states_the_goal_formally(tmp_path: Path) -> None:
+def test_formalizer_states_the_goal_formally_and_the_machines_check_it(tmp_path: Path) -> None:
     client, backend = scripted_client({"formalizer": [formal_answer()]})
     formal = formalize(client, GOAL, tmp_path)
     assert formal.formal_statement == FORMAL
-    assert formal.assumptions == ["$\\mathbb{Z}$ is a ring"]
     assert formal.goal == GOAL
     assert backend.calls("formalizer")[0].json_schema is not None
+    assert formal.check is not None and formal.check.spec is not None
+    assert formal.check.text == "∀ a, b ∈ ℤ: a mod 2 = 0 ∧ b mod 2 = 0 ⇒ (a + b) mod 2 = 0"
+    assert formal.check.verdict == "machine_checked"
+    assert {check.checker for check in formal.check.proofs} >= {"z3"}
 
 
 def test_formalizer_is_not_asked_again_for_the_same_input(tmp_path: Path) -> None:
     client, backend = scripted_client({"formalizer": [formal_answer()]})
-    first = formalize(client, GOAL, tmp_path)
-    again = formalize(client, GOAL, tmp_path)
+    first = formalization(client, GOAL, tmp_path)
+    again = formalization(client, GOAL, tmp_path)
     assert again == first
     assert len(backend.calls("formalizer")) == 1
 
 
 def test_formalizer_is_asked_again_when_the_goal_changed(tmp_path: Path) -> None:
-    client, backend = scripted_client({"formalizer": [formal_answer(), formal_answer("$\\forall n: n + 0 = n$")]})
-    formalize(client, GOAL, tmp_path)
-    changed = formalize(client, "For every integer $n$, $n + 0 = n$.", tmp_path)
-    assert changed.formal_statement == "$\\forall n: n + 0 = n$"
+    changed = formal_answer(
+        "$\\forall n: n + 0 = n$", variables=[{"name": "n", "type": "integer"}], hypotheses=[], conclusion="n + 0 == n"
+    )
+    client, backend = scripted_client({"formalizer": [formal_answer(), changed]})
+    formalization(client, GOAL, tmp_path)
+    record = formalization(client, "For every integer $n$, $n + 0 = n$.", tmp_path)
+    assert record.restatement == "$\\forall n: n + 0 = n$"
     assert len(backend.calls("formalizer")) == 2
 
 
 def test_a_corrupt_cache_entry_is_asked_again_not_trusted(tmp_path: Path) -> None:
     client, backend = scripted_client({"formalizer": [formal_answer(), formal_answer()]})
-    formalize(client, GOAL, tmp_path)
+    formalization(client, GOAL, tmp_path)
     [entry] = tmp_path.glob("*.json")
     entry.write_text('{"goal": "truncated', encoding="utf-8")
-    assert formalize(client, GOAL, tmp_path).formal_statement == FORMAL
+    assert formalization(client, GOAL, tmp_path).restatement == FORMAL
     assert len(backend.calls("formalizer")) == 2
-    FormalStatement.model_validate_json(entry.read_text(encoding="utf-8"))  # repaired
+    Formalization.model_validate_json(entry.read_text(encoding="utf-8"))  # repaired
 
 
 @pytest.mark.parametrize(
     "answer",
     [
         pytest.param("The goal is already formal.", id="prose"),
-        pytest.param('{"assumptions": []}', id="no-formal_statement-field"),
-        pytest.param('{"formal_statement": "   ", "assumptions": []}', id="blank-statement"),
+        pytest.param('{"assumptions": []}', id="no-formal-fields"),
     ],
 )
-def test_an_unusable_formalizer_answer_keeps_the_goal_and_says_so(tmp_path: Path, answer: str) -> None:
-    client, _ = scripted_client({"formalizer": [answer]})
+def test_an_unusable_formalizer_answer_is_asked_again_then_keeps_the_goal_and_says_so(
+    tmp_path: Path, answer: str
+) -> None:
+    client, backend = scripted_client({"formalizer": [answer, answer]})
     formal = formalize(client, GOAL, tmp_path)
     assert formal.formal_statement == GOAL
-    if answer.strip().startswith('{"formal_statement"'):
-        assert formal.note == ""
-    else:
-        assert formal.note.startswith("formalizer answer unusable")
+    assert len(backend.calls("formalizer")) == 2
+    assert "Answer again" in user_text(backend.calls("formalizer")[1])
+    assert formal.check is not None and formal.check.verdict == "unverified" and formal.check.not_formalized
+    assert formal.note.startswith("not formalized:")
+
+
+def test_a_formalization_that_drops_a_number_of_the_prose_is_refused_and_asked_again(tmp_path: Path) -> None:
+    """A model that knows the answer writes it instead of the statement's number (the false twin of
+    "Show that it is 218" formalized as `== 217`): refused, asked again with the reason."""
+    prose = "Given that $x+y = 7$ and $3x+y = 45$, show that $x^2-y^2 = 218$."
+    reals = [{"name": "x", "type": "real"}, {"name": "y", "type": "real"}]
+    wrong = formal_answer(
+        prose, variables=reals, hypotheses=["x + y == 7", "3*x + y == 45"], conclusion="x**2 - y**2 == 217"
+    )
+    client, backend = scripted_client({"formalizer": [wrong, wrong]})
+    record = formalization(client, prose, tmp_path)
+    assert "leaves out 218" in record.not_formalized
+    assert "leaves out 218" in user_text(backend.calls("formalizer")[1])
+    check = formal_check(record)
+    assert check.verdict == "unverified" and check.checks == [] and check.spec is not None
+
+
+def test_a_statement_the_formalizer_cannot_write_keeps_the_model_checks_and_says_why(tmp_path: Path) -> None:
+    answer = formal_answer(
+        "regret", variables=[], hypotheses=[], conclusion="", not_formalizable_because="an asymptotic bound"
+    )
+    client, backend = scripted_client({"formalizer": [answer]})
+    record = formalization(client, "The regret of UCB is $O(\\sqrt{T \\log T})$.", tmp_path)
+    assert record.spec is None and record.not_formalized == "an asymptotic bound"
+    assert len(backend.calls("formalizer")) == 1  # it said why: not asked again
+    assert formal_check(record).verdict == "unverified"
 
 
 def test_the_formal_statement_reaches_the_decomposer_and_the_architect() -> None:

@@ -260,7 +260,7 @@ def test_auto_accept_without_a_verifier_call(confidence: float) -> None:
     proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     # Accepted (its turns end) on the prover's own rating; verified only by checks (issue 21).
     assert proved.accepted is True and proved.verified is False
-    assert proved.status == "low_confidence"
+    assert proved.status == "unverified"
     assert proved.confidence == pytest.approx(confidence)
     assert proved.verification.startswith(f"auto-accept: confidence {confidence:.2f} >= 0.85, no verifier call")
     assert "accepted on the prover's own rating without a check" in proved.verification
@@ -282,11 +282,11 @@ NO_ERROR = json.dumps({"error_found": False, "first_error": ""})
 @pytest.mark.parametrize(
     "verdict, issues, status, method",
     [
-        pytest.param("valid", [], "proved", "verifier_pass", id="valid"),
-        pytest.param("Valid", ["None"], "proved", "verifier_pass", id="valid-capitalised-none-named"),
-        pytest.param("valid", ["step 2 unclear"], "low_confidence", "flagged", id="valid-yet-naming-a-flaw"),
-        pytest.param("invalid", ["step 2 unclear"], "failed", "failed", id="invalid"),
-        pytest.param("uncertain", ["step 2 unclear"], "low_confidence", "flagged", id="uncertain"),
+        pytest.param("valid", [], "reviewed", "verifier_pass", id="valid"),
+        pytest.param("Valid", ["None"], "reviewed", "verifier_pass", id="valid-capitalised-none-named"),
+        pytest.param("valid", ["step 2 unclear"], "unverified", "flagged", id="valid-yet-naming-a-flaw"),
+        pytest.param("invalid", ["step 2 unclear"], "unverified", "failed", id="invalid"),
+        pytest.param("uncertain", ["step 2 unclear"], "unverified", "flagged", id="uncertain"),
     ],
 )
 def test_below_threshold_the_verifier_and_the_refuter_decide(
@@ -301,7 +301,8 @@ def test_below_threshold_the_verifier_and_the_refuter_decide(
     # The refuter is asked only when the verifier passed the proof cleanly.
     assert len(backend.calls("refuter")) == (method == "verifier_pass")
     assert proved.status == status
-    assert proved.verified is (status == "proved")
+    assert proved.verified is (status == "reviewed")
+    assert proved.proof_failed is (method == "failed")
     assert proved.verification_method == method
     assert proved.confidence == pytest.approx(0.84)
     if issues and issues != ["None"]:
@@ -319,7 +320,7 @@ def test_a_cut_off_proof_is_not_verified_whatever_the_checks_say() -> None:
     )
     proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert len(backend.calls("verifier")) == 1 and len(backend.calls("refuter")) == 1
-    assert proved.verified is False and proved.status == "low_confidence"
+    assert proved.verified is False and proved.status == "unverified"
     assert "the answer was cut off where it began to repeat itself, so the proof is not complete" in proved.verification
 
 
@@ -339,7 +340,7 @@ def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier(
     proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     assert proved.confidence == pytest.approx(0.80)
     assert len(backend.calls("verifier")) == 1
-    assert proved.status == "low_confidence"
+    assert proved.status == "unverified"
     assert "does not cite L1" in proved.verification
 
 
@@ -356,7 +357,7 @@ def test_an_uncited_dependency_drops_below_the_threshold_and_calls_the_verifier(
 def test_a_failed_proof_is_never_proven(answer: str) -> None:
     client, backend = scripted_client({"prover": [answer]}, THEORY_STAGE_MAX_TURNS=1)
     proved = prove_lemma(client, the_plan(), "L1", client.settings, checker=TRUSTED)
-    assert proved.status == "failed"
+    assert (proved.status, proved.proof_failed) == ("unverified", True)
     assert proved.verification_method == "failed"
     assert proved.verified is False
     assert proved.confidence == 0.0
@@ -405,7 +406,7 @@ def test_prover_is_told_not_to_rely_on_a_dependency_whose_proof_failed() -> None
         proof_text="",
         confidence=0.0,
         verified=False,
-        status="failed",
+        status="unverified",
         verification_method="failed",
         verification="no usable proof",
     )
@@ -415,7 +416,7 @@ def test_prover_is_told_not_to_rely_on_a_dependency_whose_proof_failed() -> None
         proof_text="Direct.",
         confidence=0.95,
         verified=True,
-        status="proved",
+        status="reviewed",
         verification_method="auto_accepted",
         verification="auto-accepted",
     )
@@ -475,7 +476,7 @@ def test_proved_lemma_carries_the_cleaned_proof_and_lean_sketch() -> None:
     client, backend = scripted_client({"prover": [answer]}, THEORY_STAGE_MAX_TURNS=1)
     proved = prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
     # Confidence 0.90 with open gaps: flagged without a call, never auto-accepted (issue 21).
-    assert (proved.verified, proved.verification_method, proved.status) == (False, "flagged", "low_confidence")
+    assert (proved.verified, proved.verification_method, proved.status) == (False, "flagged", "unverified")
     assert "open gaps: negative integers; signs" in proved.verification and backend.calls("verifier") == []
     assert proved.proof_text == "By [L1], $n+m$ is even. [GAP: negative integers]"
     assert proved.lean_sketch == "example : True := trivial"
@@ -490,15 +491,20 @@ CONSISTENT = json.dumps({"consistent": True, "issues": []})
 STATEMENT = "For all even integers $n$ and $m$, the sum $n+m$ is even."
 
 
-def proved_lemma(id_: str, status: str = "proved", confidence: float = 0.9) -> ProvedLemma:
+#: How each kind of lemma of these tests was checked (a record without a checker: accepted is reviewed).
+METHODS = {"reviewed": "auto_accepted", "unverified": "flagged", "failed": "failed"}
+
+
+def proved_lemma(id_: str, status: str = "reviewed", confidence: float = 0.9) -> ProvedLemma:
+    """`status` reviewed, unverified, or failed (unverified, its proof rejected)."""
     return ProvedLemma(
         id=id_,
         statement=f"statement {id_}",
         proof_text=f"proof of {id_}" if status != "failed" else "",
         confidence=confidence if status != "failed" else 0.0,
-        verified=status == "proved",
-        status=status,  # type: ignore[arg-type]
-        verification_method="auto_accepted" if status == "proved" else "failed",
+        verified=status == "reviewed",
+        status="unverified" if status == "failed" else status,  # type: ignore[arg-type]
+        verification_method=METHODS[status],  # type: ignore[arg-type]
     )
 
 
@@ -683,15 +689,15 @@ def test_no_lemma_proved_means_no_model_call(lemmas: list[ProvedLemma]) -> None:
 @pytest.mark.parametrize(
     "statuses, expected",
     [
-        pytest.param(["proved", "proved"], "proved", id="all-proved"),
-        pytest.param(["proved", "low_confidence"], "partial", id="one-low-confidence"),
-        pytest.param(["proved", "failed"], "partial", id="one-failed"),
-        pytest.param(["low_confidence", "low_confidence"], "partial", id="all-low-confidence"),
+        pytest.param(["reviewed", "reviewed"], "proved", id="all-reviewed"),
+        pytest.param(["reviewed", "unverified"], "partial", id="one-unverified"),
+        pytest.param(["reviewed", "failed"], "partial", id="one-failed"),
+        pytest.param(["unverified", "unverified"], "partial", id="all-unverified"),
     ],
 )
 def test_proof_status(statuses: list[str], expected: str) -> None:
     lemmas = [proved_lemma(f"L{i}", s) for i, s in enumerate(statuses, start=1)]
-    usable = " and ".join(f"[{lemma.id}]" for lemma in lemmas if lemma.status != "failed")
+    usable = " and ".join(f"[{lemma.id}]" for lemma in lemmas if not lemma.proof_failed)
     client, backend = scripted_client(
         {
             "assembler": [f"By {usable} the goal follows."],
@@ -729,9 +735,9 @@ def test_low_confidence_lemmas_are_labelled_for_the_assembler() -> None:
             "crystallizer": [STATEMENT],
         }
     )
-    assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2", "low_confidence", 0.55)])
+    assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2", "unverified", 0.55)])
     listing = user_text(backend.calls("assembler")[0])
-    assert "[L2] (low_confidence, confidence 0.55) statement L2" in listing
+    assert "[L2] (unverified, confidence 0.55) statement L2" in listing
     assert "Proof: proof of L2" in listing
 
 
@@ -879,16 +885,16 @@ def test_a_second_crystallizer_answer_can_state_the_theorem() -> None:
 @pytest.mark.parametrize(
     "statuses, consistent, issues",
     [
-        pytest.param(["proved", "proved"], True, [], id="established"),
-        pytest.param(["proved", "low_confidence"], True, ["lemma L2 is not verified"], id="one-unverified"),
+        pytest.param(["reviewed", "reviewed"], True, [], id="established"),
+        pytest.param(["reviewed", "unverified"], True, ["lemma L2 is not verified"], id="one-unverified"),
         pytest.param(
-            ["failed", "low_confidence", "low_confidence"],
+            ["failed", "unverified", "unverified"],
             True,
             ["the proof of lemma L1 failed", "lemmas L2, L3 are not verified"],
             id="failed-and-unverified",
         ),
         pytest.param(
-            ["proved"],
+            ["reviewed"],
             False,
             ["the assembled proof failed its consistency check (uncited lemma L1)"],
             id="inconsistent",

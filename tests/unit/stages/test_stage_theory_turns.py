@@ -115,7 +115,7 @@ def test_after_every_turn_fails_the_best_attempt_is_kept_and_not_verified() -> N
     )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.verified is False
-    assert proved.status == "low_confidence"
+    assert proved.status == "unverified"
     assert proved.verification_method == "flagged"
     assert proved.attempts == 3
     assert proved.confidence == pytest.approx(0.7)
@@ -252,7 +252,7 @@ def test_a_verifier_that_cannot_run_leaves_the_lemma_not_checked(verifier_answer
     client, backend = scripted_client({"prover": [attempt(0.7)], "verifier": [verifier_answer]})
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
     assert proved.verified is False
-    assert proved.status == "low_confidence"
+    assert proved.status == "unverified"
     assert proved.verification_method == "not_checked"
     assert proved.verification.startswith("verifier: could not run")
     # Further turns could not be checked either: no more prover calls are spent.
@@ -271,7 +271,8 @@ def test_an_invalid_verdict_marks_the_lemma_failed() -> None:
         {"prover": [attempt(0.7)], "verifier": [verdict("Invalid.", "wrong sign")]}, THEORY_STAGE_MAX_TURNS=1
     )
     proved = prove_lemma(client, PLAN, "L2", client.settings, checker=TRUSTED)
-    assert (proved.status, proved.verification_method, proved.verified) == ("failed", "failed", False)
+    assert (proved.status, proved.verification_method, proved.verified) == ("unverified", "failed", False)
+    assert proved.proof_failed
 
 
 @pytest.mark.parametrize(
@@ -291,5 +292,5 @@ def test_an_invalid_verdict_marks_the_lemma_failed() -> None:
     ],
 )
 def test_no_artifact_can_call_an_unchecked_proof_verified(fields: dict[str, object]) -> None:
-    with pytest.raises(ValidationError, match="contradict verification_method"):
+    with pytest.raises(ValidationError, match="contradict the evidence"):
         ProvedLemma(id="L1", statement="s", proof_text="p", confidence=0.9, **fields)

@@ -179,14 +179,18 @@ def assert_whole(text: str, proved: Theory) -> None:
 # --- the paper is whole by construction -------------------------------------------------------
 
 
-def test_a_fully_verified_theory_has_no_marker_and_no_limitations() -> None:
+def test_a_fully_verified_theory_has_no_marker_and_its_limitations_say_no_machine_checked_it() -> None:
+    """Issue 34: Limitations lists what is not machine-checked, once each: reviewed lemmas too."""
     paper, _ = write(
         answer(ALL_VERIFIED, discussion="Text \\unverified{} and [Unverified step] typed by the model."),
         inputs=writer_inputs(ALL_VERIFIED),
     )
     body = paper.tex.split("\\begin{document}")[1]
     assert "\\unverified" not in body and "[Unverified step]" not in body
-    assert "\\section{Limitations}" not in paper.tex and "\\begin{theorem}\\label{thm:main}" in paper.tex
+    limitations = paper.tex.split("\\section{Limitations}")[1]
+    assert "(L1; reviewed)" in limitations and "(L2; reviewed)" in limitations
+    assert "the main result is not established" not in limitations
+    assert "\\begin{theorem}\\label{thm:main}" in paper.tex
     assert "Text and typed by the model." in paper.tex and paper.meta.lemmas_stated == 2
 
 
@@ -271,10 +275,10 @@ def test_ten_lemmas_some_failed_some_unverified_all_in_the_pdf_with_markers_on_t
     assert_whole(text, proved)
     sections = lemma_sections(text)
     assert "No proof of this lemma was found." in sections["L3"] and "Attempted proof (rejected)" in sections["L5"]
-    assert "Not verified (the proof failed): verifier: invalid" in sections["L5"]
-    assert "Verified: auto-accepted" in sections["L1"] and "Proof (not verified)" in sections["L7"]
+    assert "Status: unverified. No formal statement was made; model checks: verifier: invalid" in sections["L5"]
+    assert "Status: reviewed." in sections["L1"] and "Proof (not verified)" in sections["L7"]
     limitations = text.split("Limitations", 1)[1]
-    assert all(f"(L{i};" in limitations for i in statuses) and "(L1;" not in limitations
+    assert all(f"(L{i};" in limitations for i in range(1, 11))  # no machine checked any of them
 
 
 def test_parts_that_only_copy_the_request_are_asked_for_again_in_the_model_s_own_words() -> None:
@@ -409,8 +413,8 @@ def test_the_prompt_lists_the_macros_each_key_with_its_paper_each_lemma_and_the_
     assert "diaz2021: José Díaz, Ann Lee (2021), Parity in rings" in prompt
     assert "diaz2021a: Diaz, J., B, C et al. (2021), More parity" in prompt
     assert "unknown: unknown authors, Anonymous notes" in prompt
-    assert "[L2] NOT VERIFIED (verifier: uncertain (a gap in step 2)). Statement: Claim 2 holds" in prompt
-    assert "[L3] PROOF FAILED" in prompt and "Main result (NOT established: " in prompt
+    assert "[L2] UNVERIFIED (verifier: uncertain (a gap in step 2)). Statement: Claim 2 holds" in prompt
+    assert "[L3] UNVERIFIED, PROOF FAILED" in prompt and "Main result (NOT established: " in prompt
     assert prompt.rstrip().endswith("%%% DISCUSSION\n%%% CONCLUSION\n%%% LEMMA L1\n%%% LEMMA L2\n%%% LEMMA L3\n%%% END")
 
 

@@ -136,7 +136,7 @@ def prove(script: dict, checker: Checker = TRUSTED, **settings: object) -> tuple
 )
 def test_a_careless_verifier_cannot_make_a_proof_verified(script: dict, method: str) -> None:
     proved, _ = prove(script)
-    assert proved.verified is False and proved.status != "proved"
+    assert proved.verified is False and proved.status == "unverified"
     assert proved.verification_method == method
 
 
@@ -149,7 +149,7 @@ def test_a_gap_proof_is_never_verified_even_when_the_verifier_says_valid() -> No
             "verifier": [verifier("valid", "the case of negative integers is not treated")],
         }
     )
-    assert (proved.verified, proved.status, proved.verification_method) == (False, "low_confidence", "flagged")
+    assert (proved.verified, proved.status, proved.verification_method) == (False, "unverified", "flagged")
     assert proved.gaps == ["negative integers are not treated"]
     assert "open gaps: negative integers are not treated" in proved.verification
     assert backend.calls("verifier") == []  # the prover said it is incomplete: no check can make it whole
@@ -201,7 +201,7 @@ def test_a_partial_proof_is_not_auto_accepted_the_checks_decide() -> None:
 @pytest.mark.parametrize("checker", [NOT_DISCRIMINATING, UNCALIBRATED], ids=["not-discriminating", "uncalibrated"])
 def test_an_untrusted_checker_accepts_but_never_verifies(checker: Checker) -> None:
     proved, _ = prove({"prover": [prover(0.6)], "verifier": [verifier("valid")]}, checker)
-    assert proved.accepted is True and proved.verified is False and proved.status == "low_confidence"
+    assert proved.accepted is True and proved.verified is False and proved.status == "unverified"
     assert "accepted by the checks, but not verified" in proved.verification
     assert proved.checked_by == checker
 
@@ -232,7 +232,7 @@ def test_an_untrusted_checker_is_not_asked_to_refute() -> None:
 
 def test_an_untrusted_checker_still_rejects() -> None:
     proved, _ = prove({"prover": [prover(0.6)], "verifier": [verifier("invalid", "wrong")]}, NOT_DISCRIMINATING)
-    assert proved.status == "failed"
+    assert proved.proof_failed and proved.status == "unverified"
 
 
 def test_no_proof_below_0_40_is_verified() -> None:
@@ -258,7 +258,7 @@ def checked(**fields: object) -> dict:
         "proof_text": "p",
         "confidence": 0.9,
         "verified": True,
-        "status": "proved",
+        "status": "reviewed",
         "verification_method": "verifier_pass",
         "checked_by": TRUSTED,
         "checks": PASSED_CHECKS,
@@ -276,7 +276,7 @@ def checked(**fields: object) -> dict:
         pytest.param({"verification_method": "flagged"}, id="flagged"),
         pytest.param({"verification_method": "auto_accepted"}, id="auto-accepted-checked-by-nobody"),
         pytest.param({"checks": PASSED_CHECKS[:2]}, id="no-refuter-pass"),
-        pytest.param({"verified": False, "status": "failed"}, id="failed-yet-accepted"),
+        pytest.param({"verified": False, "status": "unverified"}, id="unverified-yet-reviewed"),
     ],
 )
 def test_no_artifact_calls_such_a_proof_verified(fields: dict) -> None:
@@ -397,7 +397,9 @@ def test_check_prints_one_json_object_and_exits_1_when_not_verified(
     tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = replay_script(tmp_path / "r.jsonl", PROOF + "\n", ("verifier", verifier("valid")), ("refuter", NO_ERROR))
-    result = run_check(monkeypatch, script, "--json", "--log-dir", str(tmp_path / "log"), *map(str, proof_files))
+    result = run_check(
+        monkeypatch, script, "--json", "--no-machine-checks", "--log-dir", str(tmp_path / "log"), *map(str, proof_files)
+    )
     assert result.exit_code == 1, result.output
     answer = json.loads(result.stdout)
     assert (answer["verified"], answer["accepted"], answer["method"]) == (False, True, "verifier_pass")
@@ -422,9 +424,12 @@ def test_check_verifies_with_a_calibrated_model_and_exits_0(
 ) -> None:
     save_calibration(lemmata_home, calibration(2, model="model-x"))
     script = replay_script(tmp_path / "r.jsonl", PROOF + "\n", ("verifier", verifier("valid")), ("refuter", NO_ERROR))
-    result = run_check(monkeypatch, script, "--log-dir", str(tmp_path / "log"), *map(str, proof_files))
+    result = run_check(
+        monkeypatch, script, "--no-machine-checks", "--log-dir", str(tmp_path / "log"), *map(str, proof_files)
+    )
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("VERIFIED (method verifier_pass")
+    assert result.stdout.startswith("REVIEWED (VERIFIED): the model checks passed its proof")
+    assert "proof: accepted by the model checks (method verifier_pass" in result.stdout
     assert "refuter: passed - no error found in the whole proof" in result.stdout
 
 
@@ -434,10 +439,67 @@ def test_check_names_the_flaw(tmp_path: Path, proof_files: tuple[Path, Path], mo
         PROOF + "\n",
         ("verifier", verifier("valid", "the case of negative integers is not treated")),
     )
-    result = run_check(monkeypatch, script, "--json", "--log-dir", str(tmp_path / "log"), *map(str, proof_files))
+    result = run_check(
+        monkeypatch, script, "--json", "--no-machine-checks", "--log-dir", str(tmp_path / "log"), *map(str, proof_files)
+    )
     answer = json.loads(result.stdout)
     assert answer["method"] == "flagged"
     assert answer["issues"] == ["valid, yet it names a flaw (the case of negative integers is not treated)"]
+
+
+def formalizer_answer(conclusion: str) -> str:
+    return json.dumps(
+        {
+            "formal_statement": "For all even integers a, b, a + b is even.",
+            "variables": [{"name": "a", "type": "integer"}, {"name": "b", "type": "integer"}],
+            "hypotheses": ["a % 2 == 0", "b % 2 == 0"],
+            "conclusion": conclusion,
+            "not_formalizable_because": "",
+        }
+    )
+
+
+def test_check_without_a_proof_runs_the_machine_checks_and_machine_checks_a_true_statement(
+    tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: `lemmata check STATEMENT_FILE` with no proof formalizes the statement and lets the
+    machines decide; --json says the status, the formal statement, by whom and how."""
+    script = replay_script(tmp_path / "r.jsonl", "", ("formalizer", formalizer_answer("(a + b) % 2 == 0")))
+    result = run_check(monkeypatch, script, "--json", "--log-dir", str(tmp_path / "log"), str(proof_files[0]))
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["status"], answer["verified"], answer["calls"]) == ("machine_checked", True, 1)
+    formal = answer["formal"]
+    assert formal["statement"] == "∀ a, b ∈ ℤ: a mod 2 = 0 ∧ b mod 2 = 0 ⇒ (a + b) mod 2 = 0"
+    assert (formal["counterexample"], formal["not_formalized"]) == (None, "")
+    assert formal["instances"] > 100 and formal["method"] in ("kernel proof", "solver")
+    assert formal["checker"] == ("coq" if formal["method"] == "kernel proof" else "z3")
+    assert answer["method"] == "not_checked" and answer["checks"] == []
+
+
+def test_check_refutes_a_false_statement_with_its_counterexample_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    statement = tmp_path / "false.txt"
+    statement.write_text(STATEMENT_TEXT)
+    script = replay_script(tmp_path / "r.jsonl", "", ("formalizer", formalizer_answer("(a + b) % 4 == 0")))
+    result = run_check(monkeypatch, script, "--log-dir", str(tmp_path / "log"), str(statement))
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert (
+        lines[0]
+        == "REFUTED AS FORMALIZED (NOT verified): a counterexample to its formal statement, confirmed by exact arithmetic"
+    )
+    assert lines[1] == "formal statement: ∀ a, b ∈ ℤ: a mod 2 = 0 ∧ b mod 2 = 0 ⇒ (a + b) mod 4 = 0"
+    assert "sampling (sampling): refuted" in result.stdout and "counterexample a = 0, b = 2" in result.stdout
+    assert "proof: no proof was given: only the machine checks ran" in result.stdout
+
+
+def test_machine_checks_without_a_proof_are_refused_with_no_machine_checks(
+    tmp_path: Path, proof_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_check(monkeypatch, tmp_path / "unused.jsonl", "--no-machine-checks", str(proof_files[0]))
+    assert result.exit_code == 2 and "give PROOF_FILE too" in result.output
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,175 @@
+"""The machine checks of one statement, in order: read and type the formal statement, refuse it
+when it cannot be the prose's (faithfulness.py) or no input satisfies its hypotheses, look for a
+counterexample by sampling, ask the SMT solver, then try a kernel proof in Coq.
+
+`falsify` runs the first part (everything but the kernel): cheap — about a second — and run
+before any proof is written, on every lemma of a plan. `prove_in_kernel` adds the Coq check
+(the model's own script first, then lemmata's automation), in the lemma's own job. Sampling and
+the solver run in a child process with CPU and memory limits (worker.py): a solver that runs
+away, or crashes, costs that process and not the run. Coq runs in the box (coq.py).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck, MachineOutcome
+from lemmata.formal.coq_terms import CoqStatement, NotStatable, coq_statement
+from lemmata.formal.faithfulness import unfaithful
+from lemmata.formal.language import FormalError, expand_reductions
+from lemmata.formal.render import statement_latex, statement_text
+from lemmata.formal.statement import Statement, read_statement
+
+#: The worker's limits beyond its own time budgets: Z3 on a hard question can grow large.
+WORKER_MEMORY_BYTES = 2 << 30
+WORKER_GRACE_SECONDS = 15.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Seconds each checker may spend on one statement."""
+
+    sampling: float = 2.0
+    solver: float = 3.0
+    kernel: float = 20.0
+
+
+DEFAULT_BUDGET = Budget()
+
+
+def read_formal(spec: FormalSpec) -> Statement:
+    """The typed statement of a spec; FormalError saying what is wrong with it."""
+    return read_statement([(v.name, v.type) for v in spec.variables], spec.hypotheses, spec.conclusion)
+
+
+def formal_reading(prose: str, spec: FormalSpec) -> Statement:
+    """The statement, when it can be the prose's; FormalError with the reason otherwise (a
+    formalizer is told it and asked again)."""
+    statement = read_formal(spec)
+    reason = unfaithful(prose, statement)
+    if reason:
+        raise FormalError(reason)
+    return statement
+
+
+def not_formalized(prose: str, reason: str, spec: FormalSpec | None = None) -> FormalCheck:
+    return FormalCheck(prose=prose, spec=spec, not_formalized=reason)
+
+
+def falsify(prose: str, spec: FormalSpec, budget: Budget = DEFAULT_BUDGET) -> FormalCheck:
+    """The formal statement read, judged faithful or refused, and checked by sampling and the
+    solver: refuted, proved by the solver, tested, or undecided."""
+    try:
+        statement = formal_reading(prose, spec)
+    except FormalError as error:
+        return not_formalized(prose, f"the formal statement was refused: {error}", spec)
+    derived = _derived(statement)
+    report = run_worker(spec, budget)
+    if report.get("vacuous"):
+        return not_formalized(
+            prose,
+            "the formal statement was refused: no input satisfies its hypotheses (the solver proved them "
+            "contradictory), so it would hold vacuously",
+            spec,
+        )
+    checks = [MachineCheck.model_validate(check) for check in report["checks"]]
+    return FormalCheck(prose=prose, spec=spec, checks=checks, **derived)
+
+
+def prove_in_kernel(check: FormalCheck, model_script: str = "", budget: Budget = DEFAULT_BUDGET) -> FormalCheck:
+    """`check` with a Coq check added: the model's script first, then lemmata's automation. Not
+    tried on a statement that was refuted, not formalized, or cannot be stated in Coq."""
+    if check.spec is None or check.not_formalized or check.refutation is not None:
+        return check
+    if any(existing.checker == "coq" for existing in check.checks):
+        return check
+    try:
+        statement = _expanded(read_formal(check.spec))
+        stated = coq_statement(statement)
+    except (FormalError, NotStatable) as error:
+        result = MachineCheck(checker="coq", method="kernel proof", outcome="not_applicable", detail=str(error))
+        return check.model_copy(update={"checks": [*check.checks, result]})
+    return check.model_copy(update={"checks": [*check.checks, kernel_check(stated, model_script, budget)]})
+
+
+def kernel_check(stated: CoqStatement, model_script: str, budget: Budget) -> MachineCheck:
+    from lemmata.formal import coq
+
+    verdict = coq.prove(stated.proposition, stated.scope, model_script, stated.hints, budget.kernel)
+    outcome: MachineOutcome = "inconclusive"
+    if verdict.outcome in ("proved", "unavailable"):
+        outcome = "proved" if verdict.outcome == "proved" else "unavailable"
+    return MachineCheck(
+        checker="coq",
+        method="kernel proof",
+        outcome=outcome,
+        detail=verdict.detail,
+        seconds=round(verdict.seconds, 3),
+        proof=verdict.script if verdict.proved else "",
+        proof_source=verdict.method if verdict.proved else "",
+    )
+
+
+def _derived(statement: Statement) -> dict[str, str]:
+    """What every reader is shown: the statement as text and LaTeX, and the Coq proposition."""
+    try:
+        coq = coq_statement(_expanded(statement)).proposition
+    except (FormalError, NotStatable):
+        coq = ""
+    return {"text": statement_text(statement), "latex": statement_latex(statement), "coq": coq}
+
+
+def _expanded(statement: Statement) -> Statement:
+    """Sums and products over constant ranges written out (for the solver and Coq)."""
+    return Statement(
+        statement.variables,
+        tuple(expand_reductions(hypothesis) for hypothesis in statement.hypotheses),
+        expand_reductions(statement.conclusion),
+    )
+
+
+def run_worker(spec: FormalSpec, budget: Budget) -> dict:
+    """Sampling and the solver in a child process (worker.py), limited in memory and time."""
+    request = {"spec": spec.model_dump(), "sampling": budget.sampling, "solver": budget.solver}
+    timeout = budget.sampling + 2 * budget.solver + WORKER_GRACE_SECONDS
+    try:
+        finished = subprocess.run(
+            [sys.executable, "-P", "-m", "lemmata.formal.worker"],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=_limits(timeout),
+        )
+        report = json.loads(finished.stdout) if finished.returncode == 0 else None
+    except subprocess.TimeoutExpired:
+        report, finished = None, None
+    except json.JSONDecodeError:
+        report = None
+    if isinstance(report, dict) and isinstance(report.get("checks"), list):
+        return report
+    why = "it ran out of time" if finished is None else f"it ended with status {finished.returncode}"
+    tail = (finished.stderr.strip().splitlines() or [""])[-1][:200] if finished is not None else ""
+    detail = f"the checking process failed ({why}{': ' + tail if tail else ''})"
+    return {
+        "checks": [
+            {"checker": "sampling", "method": "sampling", "outcome": "inconclusive", "detail": detail},
+            {"checker": "z3", "method": "solver", "outcome": "inconclusive", "detail": detail},
+        ]
+    }
+
+
+def _limits(seconds: float) -> Callable[[], None]:
+    cpu = int(seconds) + 1
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply

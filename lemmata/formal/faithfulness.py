@@ -1,0 +1,154 @@
+"""Does the formal statement say what the prose says? The checks that need no model.
+
+A machine check of the wrong statement is the main way such systems fool their users: a model
+that knows the answer is 898 formalizes "Show that it is 899" as `... == 898`, or states a
+hypothesis no input satisfies, or copies the conclusion into the hypotheses. Refused here:
+- a number of the prose that the formal statement does not contain (with its sign: "it is -2"
+  needs -2, "it is 2" needs 2);
+- a conclusion that is one of the hypotheses (or a conjunction of them), or `true`.
+(Hypotheses that no input satisfies are the solver's to find: checking.py.) What passes is
+printed beside the prose everywhere, so a researcher can judge the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from lemmata.formal.language import Const, Expr, Op, Reduce, conjuncts
+from lemmata.formal.statement import Statement
+
+#: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that".
+_CHOICES = re.compile(r"\$?\s*\\(?:textbf|mathrm|text)\s*\{\s*\(A\)\s*\}.*?(?=Show that|$)", re.DOTALL)
+_CHOICE_MARK = re.compile(r"\\(?:textbf|mathrm|text)\s*\{\s*\([A-E]\)\s*\}")
+#: References, not quantities: [L2], [12], Lemma 3, L4, Step 2, equation (1).
+_REFERENCES = re.compile(
+    r"\[[^\]]*\]|\b(?:Lemma|Theorem|Step|Claim|Corollary|Proposition|Definition|Equation|Section|Part)\s+\d+\b"
+    r"|\bL\d+\b|\(\d+\)(?=\s*(?:$|[.,;:]))",
+    re.IGNORECASE,
+)
+#: A subscript is part of a name (x_1, a_{12}), not a quantity.
+_SUBSCRIPT = re.compile(r"_\{[^}]*\}|_\d+")
+#: An exponent is structure, not a quantity of the claim: x^2 - y^2 may be formalized as
+#: (x - y)*(x + y), x^{-1} as 1/x. A power of a number (10^6, 2^{100}) keeps its base.
+_EXPONENT = re.compile(r"\^\s*(?:\{[^{}]*\}|[-−]?\d+)")
+#: A quantity: a fraction (\frac{1}{9}, 1/9), a number with thousands separators, or a decimal.
+_NUMBER = re.compile(
+    r"\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
+    r"|(?<![\w.])(\d+)\s*/\s*(\d+)(?![\w.])"
+    r"|(?<![\w.])(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
+)
+#: `\frac19` is 1/9 (TeX reads one digit per argument).
+_SHORT_FRACTION = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
+#: What may stand before a minus sign that makes the number negative (not a subtraction).
+_NEGATING_CONTEXT = re.compile(r"(?:^|[(\[{=,:;$<>]|\bis|\bbe|\bequals|\bto|\bof|\band|\bor)\s*$")
+
+
+def prose_numbers(prose: str) -> list[Fraction]:
+    """The quantities the prose names, signed where a minus sign makes them negative."""
+    text = _CHOICES.sub(" ", prose)
+    text = _CHOICE_MARK.sub(" ", text)
+    text = _REFERENCES.sub(" ", text)
+    text = _SUBSCRIPT.sub(" ", text)
+    text = _EXPONENT.sub(" ", text)
+    text = _SHORT_FRACTION.sub(r"\\frac{\1}{\2}", text.replace("−", "-"))
+    numbers: list[Fraction] = []
+    for match in _NUMBER.finditer(text):
+        if match.group(5) is not None:
+            value = Fraction(match.group(5).replace(",", ""))
+        else:
+            numerator, denominator = match.group(1) or match.group(3), match.group(2) or match.group(4)
+            if int(denominator) == 0:
+                continue
+            value = Fraction(int(numerator), int(denominator))
+        before = text[: match.start()].rstrip()
+        if before.endswith("-") and _NEGATING_CONTEXT.search(before[:-1]):
+            value = -value
+        if value not in numbers:
+            numbers.append(value)
+    return numbers
+
+
+def formal_numbers(statement: Statement) -> set[Fraction]:
+    """The numbers the formal statement contains: its literals (a negated literal as a negative
+    number), and each quotient of two literals (`1/2` holds 1, 2 and 1/2)."""
+    found: set[Fraction] = set()
+    for part in (*statement.assumptions(), statement.conclusion):
+        _collect(part, found)
+    return found
+
+
+def _collect(expr: Expr, found: set[Fraction]) -> None:
+    if isinstance(expr, Const):
+        value = Fraction(expr.value)
+        found.add(value)
+        if value.denominator != 1:
+            found.update({Fraction(value.numerator), Fraction(value.denominator)})
+        return
+    if isinstance(expr, Reduce):
+        for part in (expr.low, expr.high, expr.body, *([expr.condition] if expr.condition else [])):
+            _collect(part, found)
+        return
+    if not isinstance(expr, Op):
+        return
+    if expr.name == "neg" and isinstance(expr.args[0], Const):
+        found.add(-Fraction(expr.args[0].value))  # -2 is -2, not also 2
+        return
+    if expr.name == "truediv" and any(_signed_literal(arg) is not None for arg in expr.args):
+        for arg in expr.args:  # the parts of a quotient count unsigned (-1/9 holds 1 and 9 too)
+            literal = _signed_literal(arg)
+            if literal is not None:
+                found.add(abs(literal))
+    quotient = _constant_quotient(expr)
+    if quotient is not None:
+        found.add(quotient)
+    if expr.name == "sub" and isinstance(expr.args[1], Const):
+        found.add(Fraction(expr.args[1].value))
+    for arg in expr.args:
+        _collect(arg, found)
+
+
+def _constant_quotient(expr: Op) -> Fraction | None:
+    """The value of a quotient of literals as written (`1/9`, `-1/9`, `-(1/9)`); None for any other."""
+    if expr.name == "neg" and isinstance(expr.args[0], Op):
+        inner = _constant_quotient(expr.args[0])
+        return None if inner is None else -inner
+    if expr.name != "truediv":
+        return None
+    parts = [_signed_literal(arg) for arg in expr.args]
+    if parts[0] is None or parts[1] is None or parts[1] == 0:
+        return None
+    return parts[0] / parts[1]
+
+
+def _signed_literal(expr: Expr) -> Fraction | None:
+    if isinstance(expr, Const):
+        return Fraction(expr.value)
+    if isinstance(expr, Op) and expr.name == "neg" and isinstance(expr.args[0], Const):
+        return -Fraction(expr.args[0].value)
+    return None
+
+
+def missing_numbers(prose: str, statement: Statement) -> list[Fraction]:
+    formal = formal_numbers(statement)
+    return [number for number in prose_numbers(prose) if number not in formal]
+
+
+def unfaithful(prose: str, statement: Statement) -> str:
+    """Why the formal statement cannot be the prose's ("" when nothing is found): the reason is
+    sent back to the formalizer, and shown when the statement is refused."""
+    missing = missing_numbers(prose, statement)
+    if missing:
+        listed = ", ".join(_number_text(number) for number in missing)
+        return f"the formal statement leaves out {listed} of the statement: every number of the statement must appear in it"
+    conclusion = conjuncts(statement.conclusion)
+    if conclusion == [Op("true", ())]:
+        return "the conclusion is `True`: it says nothing"
+    assumed = {part for assumption in statement.assumptions() for part in conjuncts(assumption)}
+    if all(part in assumed for part in conclusion):
+        return "the conclusion is one of the hypotheses: the statement would prove nothing"
+    return ""
+
+
+def _number_text(number: Fraction) -> str:
+    return str(number.numerator) if number.denominator == 1 else f"{number.numerator}/{number.denominator}"

@@ -1,0 +1,132 @@
+"""The formal language: what a model writes is read by Python's parser into a white-listed tree,
+typed, and its operations' domains made explicit; nothing of it is ever evaluated by Python."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+
+from lemmata.formal.language import (
+    Const,
+    FormalError,
+    Op,
+    Reduce,
+    Var,
+    expand_reductions,
+    normalised_source,
+    parse_expression,
+)
+from lemmata.formal.render import expression_text, statement_latex, statement_text
+from lemmata.formal.statement import read_statement, resolve_domain
+
+
+@pytest.mark.parametrize(
+    "written, python",
+    [
+        pytest.param("x^2 + 1", "x**2 + 1", id="caret-is-a-power"),
+        pytest.param("2a + 3(b - 1)", "2*a + 3*(b - 1)", id="juxtaposed-number"),
+        pytest.param("(x - y)(x + y) = 7", "(x - y)*(x + y) == 7", id="juxtaposed-parentheses-and-single-equals"),
+        pytest.param("a ≤ b ≠ c", "a <= b != c", id="unicode-relations"),
+        pytest.param("a \\cdot b \\leq c", "a * b <= c", id="latex-operators"),
+        pytest.param("a mod 2 = 0 && b >= 0", "a % 2 == 0  and  b >= 0", id="mod-and-c-style-and"),
+        pytest.param("x1 + 1e6", "x1 + 1e6", id="names-and-scientific-numbers-kept"),
+    ],
+)
+def test_the_spellings_models_use_become_python(written: str, python: str) -> None:
+    assert normalised_source(written) == python
+
+
+def test_a_decimal_is_the_fraction_written_not_the_nearest_binary_one() -> None:
+    assert parse_expression("0.1") == Const(Fraction(1, 10))
+
+
+def test_a_chained_comparison_is_a_conjunction() -> None:
+    assert parse_expression("0 < x < 1") == Op("and", (Op("lt", (Const(0), Var("x"))), Op("lt", (Var("x"), Const(1)))))
+
+
+def test_sums_counts_and_all_are_reductions_over_ranges() -> None:
+    total = parse_expression("sum(d for d in range(1, 37) if 36 % d == 0)")
+    assert isinstance(total, Reduce) and (total.kind, total.index, total.low, total.high) == (
+        "sum",
+        "d",
+        Const(1),
+        Const(37),
+    )
+    count = parse_expression("len([k for k in range(10) if k % 3 == 0])")
+    assert isinstance(count, Reduce) and count.body == Const(1) and count.low == Const(0)
+    assert expand_reductions(parse_expression("sum(k for k in range(1, 4))")) == Op(
+        "add", (Op("add", (Const(1), Const(2))), Const(3))
+    )
+
+
+@pytest.mark.parametrize(
+    "text, complaint",
+    [
+        pytest.param("__import__('os').system('id')", "only named functions", id="a-call-of-a-call"),
+        pytest.param("x.real", "no attributes", id="attribute"),
+        pytest.param("(lambda: 1)()", "no functions of your own", id="lambda-call"),
+        pytest.param("lambda: 1", "no functions of your own", id="lambda"),
+        pytest.param("a[0] + 1", "no indexing", id="subscript"),
+        pytest.param("open('f')", "unknown function 'open'", id="unknown-function"),
+        pytest.param("max(a, *b)", "Starred is not allowed", id="starred-argument"),
+        pytest.param("a & b", "use + - * / // % ** only", id="bitwise-and"),
+        pytest.param("a in [1, 2]", "only ==, !=", id="membership"),
+        pytest.param("'text'", "not a number", id="string"),
+        pytest.param("x = ", "is not an expression", id="syntax-error"),
+    ],
+)
+def test_anything_outside_the_language_is_refused_with_what_to_write(text: str, complaint: str) -> None:
+    with pytest.raises(FormalError, match=re.escape(complaint)):
+        parse_expression(text)
+
+
+@pytest.mark.parametrize(
+    "variables, conclusion, complaint",
+    [
+        pytest.param([("x", "real")], "x % 2 == 0", "about integers", id="mod-of-a-real"),
+        pytest.param([("x", "integer")], "x + y > 0", "'y' is not declared", id="undeclared"),
+        pytest.param([("x", "integer")], "x + 1", "must be a condition", id="a-number-as-conclusion"),
+        pytest.param([("x", "integer"), ("y", "integer")], "x > 0", "'y' is declared but never used", id="unused"),
+        pytest.param([("sum", "integer")], "sum > 0", "name of a function", id="reserved-name"),
+        pytest.param([("z", "complex")], "z == z", "cannot state", id="complex"),
+        pytest.param([("f", "other")], "f == f", "cannot state", id="other"),
+        pytest.param([("x", "integer"), ("x", "real")], "x > 0", "declared twice", id="twice"),
+    ],
+)
+def test_a_statement_that_cannot_be_typed_is_refused(variables: list, conclusion: str, complaint: str) -> None:
+    with pytest.raises(FormalError, match=complaint):
+        read_statement(variables, [], conclusion)
+
+
+def test_juxtaposed_variables_are_a_product_when_declared() -> None:
+    statement = read_statement([("a", "real"), ("b", "real")], [], "a^2 + b^2 >= 2ab")
+    assert expression_text(statement.conclusion) == "a^2 + b^2 ≥ 2·a·b"
+
+
+def test_domains_have_their_synonyms() -> None:
+    assert [resolve_domain("n", t) for t in ("Int", "ℕ", "positive natural", "R", "non-negative real")] == [
+        "integer",
+        "natural",
+        "positive integer",
+        "real",
+        "nonnegative real",
+    ]
+
+
+def test_definedness_is_guarded_by_what_must_hold_to_reach_it() -> None:
+    """`x != 0 and 1/x > 1` needs nothing; `1/x > 1` alone needs x != 0; a conclusion's condition
+    holds where the hypotheses do."""
+    guarded = read_statement([("x", "real")], ["x != 0 and 1/x > 1"], "x < 1")
+    assert guarded.definedness() == []
+    bare = read_statement([("x", "real")], [], "1/x > 0 or x < 0")
+    assert [expression_text(c) for c in bare.definedness()] == ["x ≠ 0"]
+    under = read_statement([("x", "real")], ["x > 0"], "sqrt(x) > 0")
+    assert [expression_text(c) for c in under.definedness()] == ["x > 0 ⇒ x ≥ 0"]
+
+
+def test_the_statement_reads_the_same_in_text_and_latex() -> None:
+    statement = read_statement([("x", "positive real")], [], "x + 1/x >= 2")
+    assert statement_text(statement) == "∀ x ∈ ℝ>0: x + 1/x ≥ 2 where x ≠ 0"
+    assert statement_latex(statement) == r"\forall x \in \mathbb{R}_{>0}: x + \frac{1}{x} \geq 2\text{ where }x \neq 0"
