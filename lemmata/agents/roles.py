@@ -59,8 +59,8 @@ ROLES: dict[str, Role] = {
             "active",
             None,
             "counterexample search",
-            not_called="the refuter looks for the first error and the experiment samples instances: "
-            "a counterexample search would repeat them",
+            not_called="counterexamples are searched by machine, on each lemma's formal statement before any "
+            "proof (sampling with exact arithmetic, and the SMT solver): a model's search would find fewer",
         ),
         Role(
             "analyst",

@@ -18,8 +18,9 @@ from fractions import Fraction
 from lemmata.formal.language import Const, Expr, Op, Reduce, conjuncts
 from lemmata.formal.statement import Statement
 
-#: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that".
-_CHOICES = re.compile(r"\$?\s*\\(?:textbf|mathrm|text)\s*\{\s*\(A\)\s*\}.*?(?=Show that|$)", re.DOTALL)
+#: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that"
+#: (only a list followed by the claim: "Show that it is \textbf{(A) }7/2." keeps its answer).
+_CHOICES = re.compile(r"\$?\s*\\(?:textbf|mathrm|text)\s*\{\s*\(A\)\s*\}.*?(?=Show that)", re.DOTALL)
 _CHOICE_MARK = re.compile(r"\\(?:textbf|mathrm|text)\s*\{\s*\([A-E]\)\s*\}")
 #: References, not quantities: [L2], [12], Lemma 3, L4, Step 2, equation (1).
 _REFERENCES = re.compile(
@@ -35,7 +36,7 @@ _EXPONENT = re.compile(r"\^\s*(?:\{[^{}]*\}|[-−]?\d+)")
 #: A quantity: a fraction (\frac{1}{9}, 1/9), a number with thousands separators, or a decimal.
 _NUMBER = re.compile(
     r"\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
-    r"|(?<![\w.])(\d+)\s*/\s*(\d+)(?![\w.])"
+    r"|(?<![\w.])(\d+)\s*/\s*(\d+)(?!\w|\.\d)"
     r"|(?<![\w.])(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
 )
 #: `\frac19` is 1/9 (TeX reads one digit per argument).

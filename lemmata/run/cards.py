@@ -27,7 +27,7 @@ from lemmata.run.events import TokenTally
 from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
-from lemmata.run.pipeline import USER_FIGURES, USER_FILES, delivered_lemma_graph
+from lemmata.run.pipeline import USER_FIGURES, USER_FILES, delivered_formal_development, delivered_lemma_graph
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.ladder import evidence_in_words, label
 
@@ -303,10 +303,12 @@ def delivered_files(run_dir: Path) -> list[str]:
     """What the output folder receives: the paper's files and what its .tex needs to compile."""
     plots = len(list((run_dir / USER_FIGURES).glob("*.pdf")))
     graph = [delivered_lemma_graph(1)] if (run_dir / layout.lemma_graph_of(1)).is_file() else []
+    development = [delivered_formal_development(1)] if (run_dir / layout.formal_development_of(1)).is_file() else []
     return [
         *USER_FILES,
         *(source.name for source in support_files()),
         *graph,
+        *development,
         *([f"{USER_FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else []),
     ]
 

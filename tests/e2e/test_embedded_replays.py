@@ -3,11 +3,12 @@
 Scripted answers are well-behaved; these are not. Each folder of tests/data/embedded_runs holds
 the call log of a real `lemmata prove` run on the embedded model (recorded with record.py
 there): its plans with duplicates, proofs that prove something else, verifiers that say "valid"
-to anything, writer answers cut off or echoing the prompt. Replayed (LLM_BACKEND=replay; the
-recording names the embedded model, whose measured trust then holds), the run must deliver what
-a researcher can rely on: every lemma of the theory stated in the PDF and marked unverified,
-a Limitations section, no prompt material, the main result said to be not established, and the
-same honest status wherever it is shown.
+to anything, writer answers cut off or echoing the prompt, formal statements of false lemmas.
+Replayed (LLM_BACKEND=replay; the recording names the embedded model, whose measured trust then
+holds), the run must deliver what a researcher can rely on: every lemma of the theory stated in
+the PDF with its status line, each one no machine checked marked unverified, no refuted statement
+as a step, a Limitations section, no prompt material, the main result established only by a
+machine or said to be not established, and the same honest status wherever it is shown.
 """
 
 from __future__ import annotations
@@ -56,11 +57,13 @@ def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path,
     pdf = tmp_path / "out" / "paper_v1.pdf"
 
     assert len(theory.lemmas) == recorded["lemmas"]
-    # The embedded model was measured not to discriminate: nothing is verified, and the run says so.
-    assert not any(lemma.verified for lemma in theory.lemmas)
+    # The embedded model was measured not to discriminate: its checks verify nothing; only the
+    # machines do (issue 34), and the paper says what each checked.
+    assert all(lemma.status == "machine_checked" for lemma in theory.lemmas if lemma.verified)
     assert {lemma.checked_by.trust for lemma in theory.lemmas if lemma.checked_by} <= {"not_discriminating"}
-    assert "completed (main result not established)" in result.stderr
-    assert recorded["outcome"] == "completed (main result not established)"
+    outcome = "completed" if theory.main_result_established else "completed (main result not established)"
+    assert recorded["outcome"] == outcome and f"{outcome} — paper in" in result.stderr + result.stdout
+    assert recorded.get("main_result_status") in (None, theory.main_result_status)
     assert audit_run(run_dir, pdf) == []
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
     assert meta.lemmas_stated == len(theory.lemmas)

@@ -1,7 +1,9 @@
 """The answers that made real runs lie, scripted, through the real workflow to the PDF's text.
 
 Each case is the even-sum session with one role answering as a weak or careless model did
-(issue 21): a verifier that says "valid" while naming a flaw, a proof with an open [GAP], a
+(issue 21), with no statement formalized (the formalizer says each cannot be written, as for the
+research-level statements whose only evidence is the model checks: issue 34), so that the model
+checks alone decide: a verifier that says "valid" while naming a flaw, a proof with an open [GAP], a
 writer cut off mid-sentence before any lemma, a writer whose LaTeX never compiles, a
 crystallizer that chats instead of stating a theorem. Each run must deliver an honest, whole
 paper (tests/support/paper_audit.py reads it as a researcher would), or, for LaTeX that never compiles,
@@ -50,6 +52,7 @@ def prove(server: FakeLLMServer, tmp_path: Path, **settings: str) -> tuple[subpr
 def server():
     server = FakeLLMServer()
     even_sum_session.install(server)
+    server.set_default("formalizer", json.dumps(even_sum_session.NOT_FORMALIZABLE))
     with server:
         yield server
 
@@ -159,3 +162,43 @@ def test_a_crystallizer_that_chats_leaves_the_main_result_not_established(server
     assert "completed (main result not established)" in result.stderr
     assert not chatter or chatter not in text
     assert "not established" in text
+
+
+#: A false lemma of the kind the embedded model planned (the README's main command, 2026-11-26).
+FALSE_LEMMA = "The sum of two integers is even if one of them is even and the other is odd."
+
+
+def test_a_false_lemma_of_the_plan_is_refuted_reported_and_never_printed_as_a_step(server, tmp_path):
+    """Issue 34: the plan holds a false lemma; the machines refute its formal statement with a
+    counterexample before any proof, the decomposer cannot repair it, and the paper reports it
+    and never prints it as a step; the goal itself is machine-checked, so the main result stands."""
+    plan = [*even_sum_session.LEMMAS, {"id": "L5", "statement": FALSE_LEMMA, "depends_on": ["L1"], "source": ""}]
+
+    def decomposer(request) -> str:
+        text = request.body["messages"][-1]["content"]
+        if "The false lemma [L5]" in text:
+            return "```json\n" + json.dumps({"lemmas": [{"id": "L5", "statement": "", "depends_on": []}]}) + "\n```"
+        return "```json\n" + json.dumps({"lemmas": plan}) + "\n```"
+
+    def formalizer(request) -> str:
+        if FALSE_LEMMA in request.body["messages"][-1]["content"]:
+            false = {**even_sum_session.FORMAL, "hypotheses": ["a % 2 == 0", "b % 2 == 1"]}
+            return json.dumps(false)
+        return even_sum_session.formalizer_answer(request)
+
+    server.set_default("decomposer", decomposer)
+    server.set_default("formalizer", formalizer)
+    server.set_default("architect", "The plan is fine.")  # unusable: the decomposer's plan is kept
+    result, run_dir = prove(server, tmp_path)
+    theory, text = delivered(result, run_dir, tmp_path)
+    assert [lemma.id for lemma in theory.lemmas] == ["L1", "L2", "L3", "L4"]
+    [refuted] = theory.refuted
+    assert refuted.id == "L5" and refuted.formal.refutation is not None
+    assert refuted.formal.refutation.counterexample == {"a": "0", "b": "1"}
+    assert not any(FALSE_LEMMA in request.body["messages"][-1]["content"] for request in server.calls("prover"))
+    assert re.findall(r"Lemma \d+ \((L\d)\)", text) == ["L1", "L2", "L3", "L4"]  # never a step
+    squeezed = re.sub(r"\s+", "", text)
+    assert re.sub(r"\s+", "", "A statement first planned as L5 was refuted as formalized before any proof") in squeezed
+    assert re.sub(r"\s+", "", "counterexample a = 0, b = 1, found by sampling") in squeezed
+    assert theory.main_result_established and theory.main_result_status == "machine_checked"
+    assert re.search(r"Theorem\d+\(machine-checkedinCoq", squeezed)

@@ -65,19 +65,21 @@ ROLES_OF_A_RUN = {
     "refiner",
     "assembler",
     "consistency",
-    "crystallizer",
     "experiment",
     "writer",
 }
-#: L1 is auto-accepted in one turn (accepted, not verified); L2 and L3 pass the verifier and the
-#: refuter in one turn (verified: the fake model is a trusted checker in test homes); L4 carries an
-#: open [GAP: ...] in all THEORY_STAGE_MAX_TURNS (6) turns, flagged without a call each time, with
-#: one refinement after STAGNATION_WINDOW (3) stagnant turns.
+#: L1 is auto-accepted in one turn (accepted, not verified); L2 passes the verifier and the refuter
+#: in one turn (verified, reviewed: the fake model is a trusted checker in test homes); L3 is
+#: machine-checked (Z3 and Coq) in its first turn, so no model check is asked; L4 carries an open
+#: [GAP: ...] in all THEORY_STAGE_MAX_TURNS (6) turns, flagged without a call each time, with one
+#: refinement after STAGNATION_WINDOW (3) stagnant turns.
 PROVER_CALLS = {"L1": 1, "L2": 1, "L3": 1, "L4": 6}
 #: Upstream: survey (a search turn and a final turn), the paper reader (two papers), ideation,
-#: planner, formalizer, decomposer, architect. Checks: a verifier and a refuter call for L2 and L3.
+#: planner, the formalizer (the goal, then each of the four lemmas), decomposer, architect. Checks:
+#: a verifier and a refuter call for L2. Assembly: the assembler and the consistency check (the
+#: goal's formal statement is machine-checked: the theorem is the goal, no crystallizer call).
 #: Rest: an experiment per unverified lemma (L1, L4), the writer.
-CALLS_OF_A_RUN = 9 + sum(PROVER_CALLS.values()) + 2 + 2 + 1 + 3 + 3  # upstream, prover, checks, refiner, assembly, rest
+CALLS_OF_A_RUN = 13 + sum(PROVER_CALLS.values()) + 2 + 1 + 2 + 3  # upstream, prover, checks, refiner, assembly, rest
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -172,6 +174,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
         "references.bib",
         "lemmata-math.sty",
         "lemma_graph_v1.svg",
+        "formal_v1.v",
         "figures",
     }
     elsewhere = shutil.copytree(out, tmp_path / "elsewhere")
@@ -213,22 +216,35 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert plan.formal_statement == read_artifact(run_dir / "theory/formal.json", FormalStatement).formal_statement
     assert plan.lemmas[3].approach and plan.architect_note.startswith("applied")
     lemmas = {p.stem: read_artifact(p, ProvedLemma) for p in (run_dir / "theory/lemmas").glob("*.json")}
-    assert lemmas["L4"].status == "low_confidence" and not lemmas["L4"].verified
+    assert lemmas["L4"].status == "unverified" and not lemmas["L4"].verified
     assert (lemmas["L4"].verification_method, lemmas["L4"].attempts, len(lemmas["L4"].refinements)) == ("flagged", 6, 1)
     assert (lemmas["L1"].verification_method, lemmas["L1"].verified) == ("auto_accepted", False)
-    assert [(lemmas[i].verification_method, lemmas[i].verified) for i in ("L2", "L3")] == [("verifier_pass", True)] * 2
+    assert (lemmas["L2"].status, lemmas["L2"].verification_method, lemmas["L2"].verified) == (
+        "reviewed",
+        "verifier_pass",
+        True,
+    )
     assert lemmas["L2"].checked_by is not None and lemmas["L2"].checked_by.model == "local-model"
     assert [step.check for step in lemmas["L2"].checks] == ["structure", "verifier", "refuter"]
+    # Issue 34: L3's formal statement is proved by the machines in its first turn; no model check is asked.
+    assert (lemmas["L3"].status, lemmas["L3"].verified, lemmas["L3"].attempts) == ("machine_checked", True, 1)
+    assert lemmas["L3"].formal is not None and {c.checker for c in lemmas["L3"].formal.proofs} == {"z3", "coq"}
+    assert [(lemma.formal.not_formalized != "") for lemma in plan.lemmas if lemma.formal] == [True, True, False, True]
     theory = read_artifact(run_dir / "theory.json", Theory)
-    assert theory.proof_status == "partial" and theory.consistency.passed
+    # The goal's formal statement is machine-checked: the main result is established by it.
+    assert theory.proof_status == "proved" and theory.consistency.passed
+    assert theory.main_result_status == "machine_checked" and theory.main_result_established
+    development = (out / "formal_v1.v").read_text(encoding="utf-8")
+    assert development == (run_dir / "theory/formal.v").read_text(encoding="utf-8")
+    assert "Module Main_result." in development and "Module Lemma_L3." in development
     # The lemmas as a picture (issue 26): each box with its proof's status, an arrow per dependency.
     picture = (run_dir / "theory/lemma_graph.svg").read_text(encoding="utf-8")
     assert (out / "lemma_graph_v1.svg").read_text(encoding="utf-8") == picture  # delivered with the paper
     assert dict(re.findall(r'data-lemma="(\w+)" data-status="([^"]+)"', picture)) == {
-        "L1": "low confidence",
-        "L2": "verified",
-        "L3": "verified",
-        "L4": "low confidence",
+        "L1": "unverified",
+        "L2": "reviewed",
+        "L3": "machine-checked",
+        "L4": "unverified",
     }
     arrows = set(re.findall(r'class="edge" data-from="(\w+)" data-to="(\w+)"', picture))
     assert arrows == {(dependency, lemma.id) for lemma in plan.lemmas for dependency in lemma.depends_on} != set()
@@ -259,7 +275,7 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     compiled = read_artifact(run_dir / "paper_v1.compile.json", CompileReport)
     assert compiled.ok and compiled.errors == [] and compiled.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
     assert "Compile: 4 passes in" in result.stdout  # on the writer card
-    assert "lemmata-math.sty, lemma_graph_v1.svg, figures/ (2 plots)" in shown  # L1 and L4 tested
+    assert "lemmata-math.sty, lemma_graph_v1.svg, formal_v1.v, figures/ (2 plots)" in shown  # L1 and L4 tested
 
     records = list(read_call_records(run_dir / "llm_calls.jsonl"))
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
@@ -664,7 +680,8 @@ def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(fake_serv
 
 
 def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, home, tmp_path):
-    """Rerunning the theory after directions.json was rewritten: same goal, no formalizer call."""
+    """Rerunning the theory after directions.json was rewritten: same goal, no formalizer call; the
+    same lemmas, none either (a run formalizes the goal and its four lemmas: five calls)."""
     env = local_env(home, fake_server)
     assert run_lemmata(["prove", TASK], env, tmp_path).returncode == 0
     run_dir = only_run_dir(home)
@@ -679,9 +696,10 @@ def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, h
         return sum(r["role"] == role for r in read_call_records(run_dir / "llm_calls.jsonl"))
 
     rerun_plan_with(research_brief="A new brief, the same goal.")
-    assert (calls("formalizer"), calls("decomposer")) == (1, 2)  # the plan was redone, the formalization reused
+    assert (calls("formalizer"), calls("decomposer")) == (5, 2)  # the plan was redone, the formalizations reused
     rerun_plan_with(goal="For all integers $a$, if $a$ is even then $3a$ is even.")
-    assert (calls("formalizer"), calls("decomposer")) == (2, 3)
+    # Only the new goal is formalized: twice, since the scripted answer (the old goal's) leaves out its 3.
+    assert (calls("formalizer"), calls("decomposer")) == (7, 3)
     assert read_artifact(run_dir / "theory/formal.json", FormalStatement).goal.endswith("then $3a$ is even.")
 
 

@@ -1,4 +1,6 @@
-"""What a researcher checks when reading a lemmata paper, as code: the invariants of issue 21.
+"""What a researcher checks when reading a lemmata paper, as code: the invariants of issues 21
+and 34 (the machine checks: each lemma's status line, no refuted statement printed as a step, no
+machine-checked lemma called numerically suspect, the main result saying by what it stands).
 
 `audit_paper` reads a run's theory and its PDF and returns the problems found (empty: none).
 Used on recorded real-model runs (test_embedded_replays.py) and the embedded smoke test.
@@ -6,12 +8,16 @@ Used on recorded real-model runs (test_embedded_replays.py) and the embedded smo
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pypdf import PdfReader
 
-from lemmata.artifacts import VERIFIED_MIN_CONFIDENCE, Theory, read_artifact
+from lemmata import layout
+from lemmata.artifacts import VERIFIED_MIN_CONFIDENCE, Experiment, Theory, read_artifact
+from lemmata.errors import ArtifactError
 from lemmata.latex.macros import _MACRO_GROUPS
+from lemmata.verification.ladder import label
 
 #: Text of the writer's prompt that must never reach the paper.
 PROMPT_MATERIAL = (
@@ -54,12 +60,43 @@ def audit_paper(theory: Theory, pdf: Path) -> list[str]:
     problems += [f"prompt material in the paper: {phrase!r}" for phrase in PROMPT_MATERIAL if phrase in text]
     problems += [f"markdown in the paper: {mark!r}" for mark in MARKDOWN if mark in text]
     problems += [
-        f"lemma {lemma.id} is verified at confidence {lemma.confidence:.2f}"
+        f"lemma {lemma.id} is reviewed at confidence {lemma.confidence:.2f}"
         for lemma in theory.lemmas
-        if lemma.verified and lemma.confidence < VERIFIED_MIN_CONFIDENCE
+        if lemma.status == "reviewed" and lemma.confidence < VERIFIED_MIN_CONFIDENCE
     ]
+    return problems + machine_check_problems(theory, text)
+
+
+def machine_check_problems(theory: Theory, text: str) -> list[str]:
+    """Issue 34: each lemma's status line in the ladder's words; no refuted statement as a step;
+    the main result saying by what it stands."""
+    squeezed = re.sub(r"\s+", "", text)
+    problems = [
+        f"lemma {lemma.id} has no status line 'Status: {label(lemma.status)}.'"
+        for lemma in theory.lemmas
+        if re.sub(r"\s+", "", f"Status: {label(lemma.status)}.") not in squeezed
+    ]
+    steps = {lemma.statement for lemma in theory.lemmas}
+    problems += [
+        f"the refuted statement of {attempt.id} is printed as a step"
+        for attempt in theory.refuted
+        if attempt.statement in steps
+    ]
+    if theory.main_result_status == "machine_checked" and not re.search(r"Theorem\d+\(machine-checked", squeezed):
+        problems.append("the main result is machine-checked and its theorem does not say so")
     return problems
 
 
 def audit_run(run_dir: Path, pdf: Path) -> list[str]:
-    return audit_paper(read_artifact(run_dir / "theory.json", Theory), pdf)
+    theory = read_artifact(run_dir / layout.THEORY, Theory)
+    problems = audit_paper(theory, pdf)
+    try:
+        experiment = read_artifact(run_dir / layout.EXPERIMENT, Experiment)
+    except ArtifactError:
+        return problems
+    checked = {lemma.id for lemma in theory.lemmas if lemma.machine_checked}
+    return problems + [
+        f"lemma {check.lemma_id} is machine-checked, yet called numerically suspect"
+        for check in experiment.checks
+        if check.numerically_suspect and check.lemma_id in checked
+    ]

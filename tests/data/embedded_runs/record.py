@@ -60,7 +60,16 @@ def keep(run_dir: Path, target: Path, task: str) -> None:
     outcome = run_outcome(run_dir, live_status(run_dir, load_record(run_dir)))
     (target / "task.txt").write_text(task + "\n")
     (target / "recorded.json").write_text(
-        json.dumps({"settings": SETTINGS, "lemmas": len(theory.lemmas), "outcome": outcome.text}, indent=1) + "\n"
+        json.dumps(
+            {
+                "settings": SETTINGS,
+                "lemmas": len(theory.lemmas),
+                "outcome": outcome.text,
+                "main_result_status": theory.main_result_status,
+            },
+            indent=1,
+        )
+        + "\n"
     )
     print(f"wrote {target}")
 

@@ -41,6 +41,7 @@ from lemmata.stages.experiment_signals import quantitative_signals
 from lemmata.stages.experiment_stage import experiment_stage
 from lemmata.stages.writer import experiment_summary
 from support import DATA
+from support import formal as formal_checks
 from support.scripted_backend import scripted_client
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
@@ -931,3 +932,40 @@ def test_counts_printed_as_a_python_dict_are_read_with_a_note() -> None:
 def test_a_python_literal_that_is_not_a_counts_dict_still_fails_the_turn(line: str) -> None:
     with pytest.raises(TestFailure, match="not the JSON counts object"):
         parse_counts(line + "\n")
+
+
+# =========================================================================== lemmata's own predicate (issue 34)
+
+
+def test_a_lemma_with_a_formal_statement_is_tested_by_its_own_predicate_without_a_model_call() -> None:
+    """Its violation rate comes from lemmata running the formal statement in the box; a lemma
+    without one still gets the agent's test; a machine-checked lemma is verified, never tested."""
+    client, backend = scripted_client({"experiment": [experiment_answer("code for L2")]})
+    tested = lemma("L1", "low_confidence").model_copy(update={"status": "tested", "formal": formal_checks.tested()})
+    checked = lemma("L3", "proved").model_copy(
+        update={"status": "machine_checked", "verified": True, "formal": formal_checks.machine_checked()}
+    )
+    ours = FakeRunner(ok(counts_line(2694, 0)))
+    theirs = FakeRunner(ok(counts_line(100, 0)))
+    experiment = run_experiment(
+        client, theory(tested, lemma("L2", "low_confidence"), checked), "true", runner=theirs, predicate_runner=ours
+    )
+    assert [check.lemma_id for check in experiment.checks] == ["L1", "L2"]
+    assert experiment.verified_lemmas == ["L3"]
+    l1, l2 = experiment.checks
+    assert (l1.author, l1.trials, l1.violations, l1.attempts) == ("lemmata", 2694, 0, 0)
+    assert "print_counts" in ours.codes[0] and '"conclusion":"(a + b) % 2 == 0"' in ours.codes[0]
+    assert (l2.author, theirs.codes) == ("model", ["code for L2"])
+    assert len(backend.calls("experiment")) == 1
+
+
+def test_lemmatas_predicate_runs_in_the_real_box_and_counts_the_violations_of_a_false_statement() -> None:
+    false = formal_checks.formal("The sum of two integers is even if one of them is even.").model_copy(
+        update={"spec": formal_checks.EVEN_SUM.model_copy(update={"hypotheses": ["a % 2 == 0 or b % 2 == 0"]})}
+    )
+    suspect = lemma("L1", "low_confidence").model_copy(update={"formal": false})
+    experiment = run_experiment(scripted_client()[0], theory(suspect), "true")
+    [check] = experiment.checks
+    assert check.outcome == "ran" and check.author == "lemmata" and check.numerically_suspect
+    assert check.trials > 1000 and 0 < check.violations < check.trials and len(check.series) > 1
+    assert "bubblewrap box" in check.sandbox

@@ -27,6 +27,7 @@ from lemmata.artifacts import (
     Survey,
     TaskInput,
     Theory,
+    read_artifact,
 )
 from lemmata.latex.compile import compile_paper
 from lemmata.latex.macros import MACRO_SUMMARY
@@ -518,3 +519,40 @@ def test_a_conjecture_whose_sketch_claims_the_goal_says_nothing_more(tmp_path: P
     proved = SOME_UNVERIFIED.model_copy(update={"theorem_statement": "The sum of two even integers is even"})
     paper, _ = written_with_trials(answer(proved), inputs=writer_inputs(proved))
     assert "claims to prove another statement" not in pdf_text(paper, tmp_path)
+
+
+#: The theory of the README's main command on the embedded model (2026-11-26, issue 34): the goal
+#: and L3 machine-checked by Z3 and Coq, L1 not formalized, L2 and L4 refuted and removed (the
+#: proofs without the formal statements the prover restated, as the prover's parser now leaves them).
+MACHINE_CHECKED = read_artifact(DATA / "theories" / "even-sum-machine-checked.json", Theory)
+
+
+def squeezed(text: str) -> str:
+    """Text without white space: the PDF's text extraction drops or adds spaces in long lines."""
+    return re.sub(r"\s+", "", text)
+
+
+@needs_tex
+def test_the_main_commands_paper_says_what_the_machines_checked_and_nothing_more(tmp_path: Path) -> None:
+    paper, _ = written_with_trials(answer(MACHINE_CHECKED), inputs=writer_inputs(MACHINE_CHECKED))
+    text = pdf_text(paper, tmp_path)
+    sections = {key: squeezed(value) for key, value in lemma_sections(text).items()}
+    assert list(sections) == ["L1", "L3"]  # the refuted L2 and L4 are no steps
+    assert squeezed("Formally: ∀a, b ∈ Z : a mod 2 = 0 ∧ b mod 2 = 0 ⇒ (a + b) mod 2 = 0") in sections["L3"]
+    assert squeezed("Status: machine-checked. Machine-checked by the SMT solver Z3") in sections["L3"]
+    assert squeezed("the Coq proof kernel (automation: mod and div as equations, lia)") in sections["L3"]
+    assert squeezed("Proof (the model’s prose, not checked: the machine checked the statement)") in sections["L3"]
+    assert "Printed as plain text" not in text
+    assert squeezed("[Unverified step]") in sections["L1"] and squeezed("Status: unverified.") in sections["L1"]
+    assert "lemmata_goal" not in paper.tex
+    # The checking model's calibration is explained once, not on every lemma nor again in Limitations.
+    assert text.count("they do not tell wrong proofs from right ones") == 1
+    refuted = [squeezed(part) for part in text.split("Refuted statement.")[1:]]
+    assert len(refuted) == 2 and squeezed("counterexample a = 0, b = 1, found by sampling") in refuted[0]
+    assert squeezed("It was removed from the plan.") in refuted[0] and "incomplete" not in refuted[0]
+    whole = squeezed(text)
+    assert squeezed("Theorem 1 (machine-checked in Coq and by the SMT solver Z3; the prose proof below is") in whole
+    assert squeezed("The main result is machine-checked in Coq and by the SMT solver Z3; its prose proof") in whole
+    limitations = text.split("Limitations", 1)[1]
+    assert "Lemma 1 (L1; unverified)" in limitations and "L3" not in limitations and "L2" not in limitations
+    assert "not established" not in text

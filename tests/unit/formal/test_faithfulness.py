@@ -1,0 +1,77 @@
+"""A formal statement must say what the prose says (issue 34, item 5): every number of the prose,
+with its sign, appears in it; its conclusion is not among its hypotheses. Each rule here guards a
+way a machine check of the wrong statement would fool a reader."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from lemmata.formal.faithfulness import prose_numbers, unfaithful
+from lemmata.formal.statement import read_statement
+
+#: miniF2F's amc12a_2002_p1, with its answer choices: the choices are options, the answer is 7/2.
+CHOICES = (
+    "Compute the sum of all the roots of\n$(2x+3)(x-4)+(2x+3)(x-6)=0 $\n\n$ \\textbf{(A) } \\frac{7}{2}\\qquad "
+    "\\textbf{(B) } 4\\qquad \\textbf{(C) } 5\\qquad \\textbf{(D) } 7\\qquad \\textbf{(E) } 13 $ "
+    "Show that it is \\textbf{(A) }7/2."
+)
+
+
+@pytest.mark.parametrize(
+    "prose, numbers",
+    [
+        pytest.param("For all reals $a, b$: $a^2 + b^2 \\geq 2ab$.", ["2"], id="exponents-are-structure"),
+        pytest.param(
+            "Given $x+y = 7$ and $3x+y = 45$, show that $x^2-y^2 = 217$.", ["7", "3", "45", "217"], id="answer"
+        ),
+        pytest.param(CHOICES, ["2", "3", "4", "6", "0", "7/2"], id="multiple-choice-keeps-its-answer"),
+        pytest.param("Show that it is \\textbf{(B) }-\\frac19.", ["-1/9"], id="negative-short-fraction"),
+        pytest.param("By Lemma 2 and [L3], for $x_1, x_{12}$ it is -2.", ["-2"], id="references-and-subscripts"),
+        pytest.param("The value is 1,000 or 0.5.", ["1000", "1/2"], id="thousands-and-decimals"),
+        pytest.param("We have $x - 2 = 5$.", ["2", "5"], id="a-subtraction-is-no-sign"),
+    ],
+)
+def test_the_numbers_a_statement_names(prose: str, numbers: list[str]) -> None:
+    assert prose_numbers(prose) == [Fraction(n) for n in numbers]
+
+
+def statement(
+    conclusion: str, hypotheses: tuple[str, ...] = (), variables: tuple[tuple[str, str], ...] = (("x", "real"),)
+):
+    return read_statement(list(variables), list(hypotheses), conclusion)
+
+
+def test_a_formalization_that_writes_the_models_answer_instead_of_the_statements_is_refused() -> None:
+    """The false twin "Show that it is 218" formalized as the true answer 217."""
+    prose = "Given $x+y = 7$ and $3x+y = 45$, show that $x^2-y^2 = 218$."
+    reals = (("x", "real"), ("y", "real"))
+    wrong = statement("x**2 - y**2 == 217", ("x + y == 7", "3*x + y == 45"), reals)
+    assert unfaithful(prose, wrong).startswith("the formal statement leaves out 218")
+    right = statement("x**2 - y**2 == 218", ("x + y == 7", "3*x + y == 45"), reals)
+    assert unfaithful(prose, right) == ""
+
+
+def test_a_sign_is_part_of_the_number() -> None:
+    """ "Show that it is 2" formalized as `== -2`: a -2 holds no 2."""
+    assert "leaves out 2" in unfaithful("Show that $b$ is 2.", statement("x == -2"))
+    assert unfaithful("Show that $b$ is -2.", statement("x == -2")) == ""
+
+
+def test_a_fraction_of_the_prose_may_be_written_as_a_quotient_or_a_decimal() -> None:
+    assert unfaithful("Show that $x = \\frac{1}{2}$.", statement("x == 1/2")) == ""
+    assert unfaithful("Show that $x = 0.5$.", statement("x == 1/2")) == ""
+    assert unfaithful("Show that $x = \\frac{1}{2}$.", statement("2*x == 1")) != ""
+
+
+@pytest.mark.parametrize(
+    "hypotheses, conclusion",
+    [
+        pytest.param(("x > 0",), "x > 0", id="the-hypothesis-itself"),
+        pytest.param(("x > 0", "x < 1"), "x < 1 and x > 0", id="a-conjunction-of-hypotheses"),
+        pytest.param(("x > 0",), "True", id="true"),
+    ],
+)
+def test_a_conclusion_that_says_nothing_is_refused(hypotheses: tuple[str, ...], conclusion: str) -> None:
+    assert unfaithful("A statement about a real x.", statement(conclusion, hypotheses)) != ""
