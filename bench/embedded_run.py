@@ -26,9 +26,13 @@ from datetime import datetime
 from pathlib import Path
 
 from lemmata import layout
+from lemmata.artifacts import Theory, read_artifact
+from lemmata.errors import ArtifactError
 from lemmata.llm.calllog import read_call_records
 from lemmata.llm.embedded_model import default_model_path
+from lemmata.run.outcome import outcome_of
 from lemmata.run.pipeline import STAGES
+from lemmata.run.record import load_record
 from lemmata.settings import lemmata_home
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,7 +100,23 @@ def summarize(run_dir: Path) -> dict:
     for stage, seconds in stage_spans(run_dir).items():
         per_stage[stage]["seconds"] = seconds
     run = json.loads((run_dir / layout.RUN_RECORD).read_text())
-    return {"status": f"{run.get('status')} ({run.get('message') or run.get('outcome') or ''})", "stages": per_stage}
+    return {
+        "status": f"{run.get('status')} ({run.get('message') or run.get('outcome') or ''})",
+        "statuses": outcome_of(run_dir, load_record(run_dir)).statuses,
+        "checks seconds": machine_check_seconds(run_dir),
+        "stages": per_stage,
+    }
+
+
+def machine_check_seconds(run_dir: Path) -> float:
+    """The seconds the machine checks reported (sampling, Z3, Coq) over the goal and every lemma
+    formalized, the statements refuted before any proof included; their processes' start aside."""
+    try:
+        theory = read_artifact(run_dir / layout.THEORY, Theory)
+    except ArtifactError:
+        return 0.0
+    checks = [theory.goal_check, *(lemma.formal for lemma in theory.lemmas), *(a.formal for a in theory.refuted)]
+    return sum(check.seconds for formal in checks if formal is not None for check in formal.checks)
 
 
 def print_run(name: str, wall: float | None, summary: dict) -> None:
@@ -104,6 +124,9 @@ def print_run(name: str, wall: float | None, summary: dict) -> None:
     total = {key: sum(s.get(key, 0) for s in stages.values()) for key in ("calls", "in", "out", "evaluated", "reused")}
     wall_text = f"{wall:.0f} s" if wall is not None else "(not timed here)"
     print(f"\n{name}: wall {wall_text}, {summary['status']}")
+    if summary.get("statuses"):
+        print(f"  statuses: {summary['statuses']}")
+    print(f"  machine checks: {summary.get('checks seconds', 0):.1f} s reported by the checkers")
     print(
         f"  {total['calls']:.0f} calls, {total['in']:.0f} tokens in, {total['out']:.0f} out; "
         f"prompt tokens evaluated {total['evaluated']:.0f}, reused from the cache {total['reused']:.0f}"

@@ -74,8 +74,8 @@ def sampling_check(statement: Statement, seconds: float) -> MachineCheck:
         checker="sampling",
         method="sampling",
         outcome="no_counterexample" if result.instances else "inconclusive",
-        detail=f"{result.instances} of {result.tried} inputs satisfied the hypotheses; none is a counterexample"
-        + undecided,
+        detail=f"{result.instances} of {result.tried} inputs satisfied the hypotheses and were decided; "
+        "none is a counterexample" + undecided,
         instances=result.instances,
         seconds=round(result.seconds, 3),
     )

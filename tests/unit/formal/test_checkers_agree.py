@@ -99,3 +99,16 @@ def test_a_vacuous_statement_is_refused_not_proved() -> None:
 def test_a_conclusion_copied_from_the_hypotheses_is_refused() -> None:
     check = falsify("if a is even then a is even", spec({"a": "integer"}, ["a % 2 == 0"], "a % 2 == 0"))
     assert "the conclusion is one of the hypotheses" in check.not_formalized and check.checks == []
+
+
+@pytest.mark.parametrize(
+    "conclusion",
+    ["2**(2**40) == 0", "factorial(10**6) > 0", "sum(k for k in range(10**9)) > 0", "10**10**10 > 0"],
+)
+def test_a_statement_written_to_exhaust_the_machine_is_stopped_not_computed(conclusion: str) -> None:
+    """The attack first: a formal statement is model output. Numbers past what a check affords are
+    not computed (the evaluator's bounds), nor sent to the solver; the checks end in about a second."""
+    check = falsify(conclusion, spec({}, [], conclusion))
+    assert check.verdict == "unverified" and check.not_formalized == ""
+    assert [(c.checker, c.outcome) for c in check.checks] == [("sampling", "inconclusive"), ("z3", "not_applicable")]
+    assert "undecided" in check.checks[0].detail
