@@ -49,6 +49,18 @@ def json_values(text: str, opener: str) -> Iterator[tuple[Any, int, int]]:
         start = text.find(opener, start + length)
 
 
+#: In a model's JSON string, a backslash that starts LaTeX, not a JSON escape: `\(`, `\frac`,
+#: `\theta`, `\nabla`, `\underline` written with one backslash. An escaped pair `\\` is kept;
+#: `\n` or `\t` before a capital, a space or a digit stays a newline or a tab.
+_LATEX_BACKSLASH = re.compile(r'\\\\|\\(?=[bfnrt][a-z])|\\u(?![0-9a-fA-F]{4})|\\(?!["\\/bfnrtu])')
+
+
+def latex_backslashes_kept(text: str) -> str:
+    """JSON text whose LaTeX backslashes are escaped, so that json.loads keeps them: `\\frac` would
+    otherwise read as a form feed and "rac" (the embedded model's formal statements, 2026-11-26)."""
+    return _LATEX_BACKSLASH.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else "\\\\" + m.group(0)[1:], text)
+
+
 def parse_json_answer(text: str, model: type[M], role: str) -> M:
     """The answer as `model`: the whole text, a fenced block, the complete part of a truncated
     object, or the first object in it. Line breaks written raw inside a string (a script as the

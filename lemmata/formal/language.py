@@ -102,7 +102,22 @@ EXPANSION_LIMIT = 5000
 # -- reading -------------------------------------------------------------------------------------
 
 _UNICODE = {"≤": "<=", "≥": ">=", "≠": "!=", "·": "*", "×": "*", "−": "-", "∧": " and ", "∨": " or ", "¬": " not "}
-_LATEX = ((r"\\cdot\b", "*"), (r"\\times\b", "*"), (r"\\leq?\b", "<="), (r"\\geq?\b", ">="), (r"\\neq?\b", "!="))
+_LATEX = (
+    (r"\\cdot\b", "*"),
+    (r"\\times\b", "*"),
+    (r"\\leq?\b", "<="),
+    (r"\\geq?\b", ">="),
+    (r"\\neq?\b", "!="),
+    (r"\\lt\b", "<"),
+    (r"\\gt\b", ">"),
+    (r"\\(?:left|right|big|Big|bigg|Bigg)\b\s*", ""),
+    (r"\\[,;:! ]", " "),
+)
+#: The innermost `\frac{A}{B}` (or `\dfrac`, `\tfrac`) and `\sqrt{A}` of LaTeX a model copies from the prose.
+_LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+#: `|x + 1|`: an absolute value between bars (no bar inside).
+_BARS = re.compile(r"\|([^|]+)\|")
 _IMPLICIT_PRODUCT = re.compile(r"\b(\d+(?:\.\d+)?)(?=(?!e[+-]?\d)[A-Za-z_(])")
 _CLOSE_THEN_OPERAND = re.compile(r"\)(?=[A-Za-z_(0-9])")
 _SINGLE_EQUALS = re.compile(r"(?<![<>=!])=(?!=)")
@@ -116,11 +131,25 @@ def normalised_source(text: str) -> str:
         text = text.replace(symbol, ascii_form)
     for pattern, replacement in _LATEX:
         text = re.sub(pattern, replacement, text)
+    text = _latex_structures(text)
     text = text.replace("^", "**").replace("&&", " and ").replace("||", " or ")
+    text = _BARS.sub(r"abs(\1)", text)
     text = re.sub(r"\bmod\b", "%", text)
     text = _SINGLE_EQUALS.sub("==", text)
     text = _IMPLICIT_PRODUCT.sub(r"\1*", text)
     return _CLOSE_THEN_OPERAND.sub(")*", text)
+
+
+def _latex_structures(text: str) -> str:
+    """`\frac{a}{b}` as `((a)/(b))`, `\\sqrt{x}` as `sqrt(x)`, innermost first, then the braces of
+    exponents and groups (`x^{n+1}`) as parentheses."""
+    while True:
+        changed = _LATEX_FRACTION.sub(r"((\1)/(\2))", text)
+        changed = _LATEX_ROOT.sub(r"sqrt(\1)", changed)
+        if changed == text:
+            break
+        text = changed
+    return text.replace("{", "(").replace("}", ")")
 
 
 def parse_expression(text: str) -> Expr:

@@ -178,6 +178,12 @@ class _Printer:
             right_strength = strength + 1 if name in ("sub", "truediv", "floordiv", "mod", "implies") else strength
             shown = [self.show(args[0], strength + (1 if name in ("implies", "iff") else 0))]
             shown += [self.show(arg, right_strength) for arg in args[1:]]
+            if name in ("add", "sub"):
+                # "a + b mod m" reads as (a + b) mod m to a mathematician: a remainder in a sum is bracketed.
+                shown = [
+                    self.show(arg, ATOM) if isinstance(arg, Op) and arg.name in ("mod", "floordiv") else text
+                    for arg, text in zip(args, shown)
+                ]
             return (symbols[name].join(shown), strength)
         if name == "ite":
             condition, then, otherwise = (self.show(arg) for arg in args)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lemmata.agents.answers import FormalizerAnswer
 from lemmata.agents.client import LLMClient
-from lemmata.agents.parsing import parse_json_answer
+from lemmata.agents.parsing import latex_backslashes_kept, parse_json_answer
 from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import FormalCheck, Formalization, FormalSpec, FormalStatement, FormalVariable, atomic_write_text
 from lemmata.errors import ModelOutputError
@@ -76,7 +76,8 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
         prompt = render_prompt("formalizer", statement=statement, feedback=feedback)
         text = client.complete("formalizer", prompt.system, prompt.user, json_answer=True)
         try:
-            answer = parse_json_answer(text, FormalizerAnswer, "formalizer")
+            # LaTeX copied from the prose into a JSON string: `\frac` must not read as a form feed.
+            answer = parse_json_answer(latex_backslashes_kept(text), FormalizerAnswer, "formalizer")
         except ModelOutputError as exc:
             refused = f"the formalizer's answer could not be read: {exc}"
             feedback = "Your previous answer could not be read as the JSON object asked for. Answer again."

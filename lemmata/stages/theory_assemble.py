@@ -9,7 +9,7 @@ from typing import Literal
 
 from lemmata.agents.answers import ConsistencyAnswer
 from lemmata.agents.client import LLMClient
-from lemmata.agents.parsing import parse_json_answer, strip_fences
+from lemmata.agents.parsing import latex_backslashes_kept, parse_json_answer, strip_fences
 from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan, proven_count
@@ -115,16 +115,6 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
     return without_feedback_echo(answer, feedback).strip()
 
 
-#: In a model's JSON string, a backslash that starts LaTeX, not a JSON escape: `\(`, `\frac`,
-#: `\theta`, `\nabla`, `\underline` written with one backslash. An escaped pair `\\` is kept;
-#: `\n` or `\t` before a capital, a space or a digit stays a newline or a tab.
-_LATEX_BACKSLASH = re.compile(r'\\\\|\\(?=[bfnrt][a-z])|\\u(?![0-9a-fA-F]{4})|\\(?!["\\/bfnrtu])')
-
-
-def _as_literal(match: re.Match[str]) -> str:
-    return match.group(0) if match.group(0) == "\\\\" else "\\\\" + match.group(0)[1:]
-
-
 def proof_of_json_answer(answer: str) -> str:
     """The "proof" of an answer that is a JSON object, else the answer. Malformed model output,
     the README's main command on the embedded model (2026-11-26): the assembler answered
@@ -134,7 +124,7 @@ def proof_of_json_answer(answer: str) -> str:
     if not (text.startswith("{") and text.endswith("}")):
         return answer
     try:
-        value = json.loads(_LATEX_BACKSLASH.sub(_as_literal, text), strict=False)
+        value = json.loads(latex_backslashes_kept(text), strict=False)
     except json.JSONDecodeError:
         return answer
     proof = value.get("proof") if isinstance(value, dict) else None

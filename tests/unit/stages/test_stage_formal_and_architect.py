@@ -251,3 +251,18 @@ def test_feedback_reaches_the_architect() -> None:
     client, backend = scripted_client({"decomposer": [decomposer_plan()], "architect": ["fine"]})
     plan_theory(client, GOAL, feedback="L3 is too strong")
     assert "Reviewer feedback to take into account: L3 is too strong" in user_text(backend.calls("architect")[0])
+
+
+def test_latex_backslashes_in_the_formalizers_json_are_kept(tmp_path: Path) -> None:
+    """miniF2F's mathd_algebra_89 (the embedded model, 2026-11-26): `\\frac{49}{64}` written with one
+    backslash inside a JSON string read as a form feed and "rac{49}{64}", and the answer was refused."""
+    prose = "Simplify $(7b^3)^2 \\cdot (4b^2)^{-3},$ given that $b$ is non-zero. Show that it is \\frac{49}{64}."
+    answer = (
+        '{"formal_statement": "", "variables": [{"name": "b", "type": "real"}], "hypotheses": ["b != 0"], '
+        '"conclusion": "(7b^3)^2 \\times (4b^2)^{-3} = \\frac{49}{64}", "not_formalizable_because": ""}'
+    )
+    client, backend = scripted_client({"formalizer": [answer]})
+    record = formalization(client, prose, tmp_path)
+    assert record.spec is not None and record.not_formalized == "" and len(backend.calls("formalizer")) == 1
+    check = formal_check(record)
+    assert check.verdict == "machine_checked", check.checks
