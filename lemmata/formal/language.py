@@ -118,6 +118,8 @@ _LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 #: `|x + 1|`: an absolute value between bars (no bar inside).
 _BARS = re.compile(r"\|([^|]+)\|")
+#: Words of prose in an expression ("p and q are prime numbers"): not a name a statement declares.
+_WORDS = re.compile(r"\b(?!and\b|or\b|not\b|for\b|in\b|if\b|else\b|range\b)[A-Za-z]{3,}\b(?!\s*\()")
 _IMPLICIT_PRODUCT = re.compile(r"\b(\d+(?:\.\d+)?)(?=(?!e[+-]?\d)[A-Za-z_(])")
 _CLOSE_THEN_OPERAND = re.compile(r"\)(?=[A-Za-z_(0-9])")
 _SINGLE_EQUALS = re.compile(r"(?<![<>=!])=(?!=)")
@@ -160,7 +162,9 @@ def parse_expression(text: str) -> Expr:
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as error:
-        raise FormalError(f"{text.strip()!r} is not an expression: {error.msg}") from None
+        words = _WORDS.findall(source)
+        hint = f" (it holds words: {', '.join(words[:3])}; write only a Python expression)" if words else ""
+        raise FormalError(f"{text.strip()!r} is not an expression: {error.msg}{hint}") from None
     return _Reader(source).read(tree.body)
 
 
@@ -198,6 +202,8 @@ class _Reader:
             return Op("true" if node.value else "false", ())
         if isinstance(node.value, int):
             return Const(node.value)
+        if node.value is Ellipsis:
+            raise FormalError("'...' stands for terms not written: write every term, or sum(... for k in range(a, b))")
         if isinstance(node.value, float):
             # The decimal as written (0.1 is 1/10, not the nearest binary fraction).
             value = Fraction(self._text(node))
@@ -302,7 +308,9 @@ def kind_of(expr: Expr, variables: dict[str, Kind]) -> Kind:
         return "int" if isinstance(expr.value, int) else "real"
     if isinstance(expr, Var):
         if expr.name not in variables:
-            raise FormalError(f"{expr.name!r} is not declared: add it to the variables with its type")
+            raise FormalError(
+                f"{expr.name!r} is not declared: add {{\"name\": \"{expr.name}\", \"type\": ...}} to the variables"
+            )
         return variables[expr.name]
     if isinstance(expr, Reduce):
         return _reduction_kind(expr, variables)
