@@ -2,10 +2,17 @@
 
 A machine check of the wrong statement is the main way such systems fool their users: a model
 that knows the answer is 898 formalizes "Show that it is 899" as `... == 898`, or states a
-hypothesis no input satisfies, or copies the conclusion into the hypotheses. Refused here:
+hypothesis no input satisfies, or copies the conclusion into the hypotheses, or states one
+direction of an answer that is a set. Refused here:
 - a number of the prose that the formal statement does not contain (with its sign: "it is -2"
   needs -2, "it is 2" needs 2);
-- a conclusion that is one of the hypotheses (or a conjunction of them), or `true`.
+- a conclusion that is one of the hypotheses (or a conjunction of them), or `true`;
+- a claim whose shape the formal statement cannot have: the prose asks for the smallest or
+  largest value, a count, a sum or product of all, or the set of all solutions, and the formal
+  statement has no min, max, sum, all, any or iff to say it. One instance of such a claim is a
+  weaker statement: "|9 + 2a| < 1/5 implies -7 < a < -2" was machine-checked for "Solve
+  (1/5)|9 + 2a| < 1: show that it is (-7, -2)" (miniF2F's mathd_algebra_327, the embedded model,
+  2026-11-26), and the same for (-8, -2), a false twin, would have been too.
 (Hypotheses that no input satisfies are the solver's to find: checking.py.) What passes is
 printed beside the prose everywhere, so a researcher can judge the rest.
 """
@@ -135,6 +142,53 @@ def missing_numbers(prose: str, statement: Statement) -> list[Fraction]:
     return [number for number in prose_numbers(prose) if number not in formal]
 
 
+#: (words of the prose, what the formal statement must use to say it, the claim in words).
+CLAIM_SHAPES = (
+    (
+        re.compile(r"\b(?:smallest|(?<!at )least|minimum|minimal|largest|greatest|maximum|maximal)\b", re.IGNORECASE),
+        {"min", "max", "all", "any"},
+        "asks for the smallest or largest value",
+        "that no other value does better: min(...), max(...) or all(... for k in range(...))",
+    ),
+    (
+        re.compile(r"\b(?:how many|number of)\b", re.IGNORECASE),
+        {"sum"},
+        "asks how many",
+        "the count: sum(1 for k in range(...) if ...)",
+    ),
+    (
+        re.compile(r"\b(?:sum|product) of all\b", re.IGNORECASE),
+        {"sum", "prod"},
+        "asks for a sum or product of all values",
+        "the sum or product itself: sum(... for k in range(...) if ...)",
+    ),
+    (
+        re.compile(r"\b(?:solve|interval|all values|all possible values|all solutions|set of all)\b", re.IGNORECASE),
+        {"iff", "all", "any"},
+        "asks for all solutions",
+        "both directions: iff(CONDITION, ANSWER)",
+    ),
+)
+
+
+def missing_claim_shape(prose: str, statement: Statement) -> str:
+    """Why the formal statement cannot state the prose's kind of claim; "" when nothing is amiss."""
+    used = set().union(*(_operations(part) for part in (*statement.hypotheses, statement.conclusion)))
+    for words, needed, asks, write in CLAIM_SHAPES:
+        if words.search(prose) and not used & needed:
+            return f"the statement {asks}, which one instance does not state: write {write}"
+    return ""
+
+
+def _operations(expr: Expr) -> set[str]:
+    if isinstance(expr, Reduce):
+        parts = (expr.low, expr.high, expr.body, *([expr.condition] if expr.condition else []))
+        return {expr.kind}.union(*(_operations(part) for part in parts))
+    if isinstance(expr, Op):
+        return {expr.name}.union(*(_operations(arg) for arg in expr.args)) if expr.args else {expr.name}
+    return set()
+
+
 def unfaithful(prose: str, statement: Statement) -> str:
     """Why the formal statement cannot be the prose's ("" when nothing is found): the reason is
     sent back to the formalizer, and shown when the statement is refused."""
@@ -148,7 +202,7 @@ def unfaithful(prose: str, statement: Statement) -> str:
     assumed = {part for assumption in statement.assumptions() for part in conjuncts(assumption)}
     if all(part in assumed for part in conclusion):
         return "the conclusion is one of the hypotheses: the statement would prove nothing"
-    return ""
+    return missing_claim_shape(prose, statement)
 
 
 def _number_text(number: Fraction) -> str:

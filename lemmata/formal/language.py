@@ -309,7 +309,7 @@ def kind_of(expr: Expr, variables: dict[str, Kind]) -> Kind:
     if isinstance(expr, Var):
         if expr.name not in variables:
             raise FormalError(
-                f"{expr.name!r} is not declared: add {{\"name\": \"{expr.name}\", \"type\": ...}} to the variables"
+                f'{expr.name!r} is not declared: add {{"name": "{expr.name}", "type": ...}} to the variables'
             )
         return variables[expr.name]
     if isinstance(expr, Reduce):

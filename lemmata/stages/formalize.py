@@ -12,6 +12,7 @@ so (an asymptotic rate, a probability) keeps the model checks only, and says why
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from lemmata.agents.answers import FormalizerAnswer
@@ -93,7 +94,10 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
             formal_reading(statement, spec)
         except FormalError as error:
             refused = f"the formal statement was refused: {error}"
-            feedback = f"Your previous answer was refused: {error}. Write the statement again, following the rules."
+            feedback = (
+                f"Your previous answer:\n{_one_line(text)}\nIt was refused: {error}. Write the statement again, "
+                "changing what was refused and following the rules."
+            )
             continue
         return Formalization(
             input_sha256=key, statement=statement, restatement=restatement, spec=spec, attempts=attempt
@@ -109,12 +113,33 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
 
 
 def spec_of(answer: FormalizerAnswer) -> FormalSpec:
-    """The answer as a FormalSpec; FormalError for a variable the checkers cannot state."""
-    variables = [
-        FormalVariable(name=item.name.strip(), type=resolve_domain(item.name, item.type)) for item in answer.variables
-    ]
-    return FormalSpec(
-        variables=variables,
-        hypotheses=[hypothesis for hypothesis in answer.hypotheses if hypothesis.strip()],
-        conclusion=answer.conclusion.strip(),
-    )
+    """The answer as a FormalSpec; FormalError for a variable the checkers cannot state. A
+    hypothesis that only gives variables their type ("x, y, and z are positive reals", as the
+    embedded model writes them) becomes their domain: the same statement, in the form the
+    checkers read."""
+    domains = {item.name.strip(): item.type for item in answer.variables}
+    hypotheses = []
+    for hypothesis in answer.hypotheses:
+        typed = TYPE_STATEMENT.match(hypothesis.strip())
+        if typed is None:
+            if hypothesis.strip():
+                hypotheses.append(hypothesis)
+            continue
+        domain = " ".join(filter(None, (typed.group("sign"), typed.group("kind").lower().rstrip("s"))))
+        for name in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", typed.group("names").strip()):
+            domains[name] = domain
+    variables = [FormalVariable(name=name, type=resolve_domain(name, kind)) for name, kind in domains.items()]
+    return FormalSpec(variables=variables, hypotheses=hypotheses, conclusion=answer.conclusion.strip())
+
+
+#: "x, y, and z are positive reals", "n is a natural number", "p, q are integers".
+TYPE_STATEMENT = re.compile(
+    r"^(?P<names>[A-Za-z_]\w*(?:\s*,\s*(?:and\s+)?[A-Za-z_]\w*)*(?:\s+and\s+[A-Za-z_]\w*)?)\s+(?:is|are)\s+"
+    r"(?:an?\s+)?(?P<sign>positive|nonnegative|non-negative)?\s*"
+    r"(?P<kind>integers?|naturals?|reals?|rationals?)(?:\s+numbers?)?\.?$",
+    re.IGNORECASE,
+)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

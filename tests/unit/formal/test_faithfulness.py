@@ -75,3 +75,35 @@ def test_a_fraction_of_the_prose_may_be_written_as_a_quotient_or_a_decimal() -> 
 )
 def test_a_conclusion_that_says_nothing_is_refused(hypotheses: tuple[str, ...], conclusion: str) -> None:
     assert unfaithful("A statement about a real x.", statement(conclusion, hypotheses)) != ""
+
+
+SOLVE = "Solve for $a$: $\\frac15|9+2a|<1$.  Express your answer in interval notation. Show that it is (-7, -2)."
+
+
+def test_one_direction_of_a_solution_set_is_refused() -> None:
+    """miniF2F's mathd_algebra_327 (the embedded model, 2026-11-26): "|9 + 2a| < 1/5 implies
+    -7 < a < -2" was machine-checked; it holds for the false twin's (-8, -2) too. Both directions
+    are asked for."""
+    one_way = statement("-7 < a < -2", ("abs(9 + 2*a) < 1/5",), (("a", "real"),))
+    assert unfaithful(SOLVE, one_way).startswith("the statement asks for all solutions")
+    both_ways = statement("iff(1/5*abs(9 + 2*a) < 1, -7 < a < -2)", (), (("a", "real"),))
+    assert unfaithful(SOLVE, both_ways) == ""
+
+
+@pytest.mark.parametrize(
+    "prose, asks",
+    [
+        pytest.param(
+            "What is the smallest positive integer $n$ with $n^2 > 20$? Show that it is 5.", "the smallest", id="min"
+        ),
+        pytest.param("How many integers $n$ satisfy $n^2 < 10$? Show that it is 7.", "how many", id="count"),
+        pytest.param("Find the sum of all $x$ with $x^2 = 4$. Show that it is 0.", "sum or product", id="sum-of-all"),
+    ],
+)
+def test_an_extremum_a_count_or_a_sum_of_all_is_not_one_instance(prose: str, asks: str) -> None:
+    instance = statement("n == 5 and n**2 > 20 and 7 > 0 and 10 > 0 and 4 > 0 and 0 == 0", (), (("n", "integer"),))
+    assert asks in unfaithful(prose, instance)
+
+
+def test_at_least_is_no_extremum() -> None:
+    assert unfaithful("If $x > 1$ then $x^2$ is at least 1.", statement("x**2 >= 1", ("x > 1",))) == ""

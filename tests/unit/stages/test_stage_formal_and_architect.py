@@ -266,3 +266,32 @@ def test_latex_backslashes_in_the_formalizers_json_are_kept(tmp_path: Path) -> N
     assert record.spec is not None and record.not_formalized == "" and len(backend.calls("formalizer")) == 1
     check = formal_check(record)
     assert check.verdict == "machine_checked", check.checks
+
+
+def test_a_hypothesis_that_only_types_variables_becomes_their_domain(tmp_path: Path) -> None:
+    """The embedded model wrote "x, y, and z are positive reals" as a hypothesis (miniF2F, 2026-11-26)."""
+    answer = formal_answer(
+        "x y z",
+        variables=[{"name": "x", "type": "real"}],
+        hypotheses=["x, y, and z are positive reals", "n is a natural number", "x + y + z == 1"],
+        conclusion="x*y*z + n >= 0",
+    )
+    client, _ = scripted_client({"formalizer": [answer]})
+    record = formalization(client, "For positive reals $x, y, z$ with $x + y + z = 1$ and a natural $n$, ...", tmp_path)
+    assert record.spec is not None and record.spec.hypotheses == ["x + y + z == 1"]
+    assert [(v.name, v.type) for v in record.spec.variables] == [
+        ("x", "positive real"),
+        ("y", "positive real"),
+        ("z", "positive real"),
+        ("n", "natural"),
+    ]
+
+
+def test_the_second_answer_is_asked_with_the_first_and_why_it_was_refused(tmp_path: Path) -> None:
+    wrong = formal_answer("", hypotheses=["a % 2 == 0", "b is even"])
+    client, backend = scripted_client({"formalizer": [wrong, formal_answer()]})
+    record = formalization(client, GOAL, tmp_path)
+    assert record.spec is not None and record.attempts == 2
+    retry = user_text(backend.calls("formalizer")[1])
+    assert "Your previous answer:\n{" in retry and '"b is even"' in retry
+    assert "It was refused: a hypothesis: 'b is even'" in retry
