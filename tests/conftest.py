@@ -247,3 +247,16 @@ def completed_home(services, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert result.returncode == 0, result.stderr
     return home
+
+
+@pytest.fixture
+def needs_coq() -> None:
+    """Coq in its box: skipped where it cannot run, unless LEMMATA_REQUIRE_COQ=1 (bin/test sets it:
+    bin/setup installs Coq), where its absence fails the test instead of hiding it."""
+    from lemmata.formal.coq import coq_problem
+
+    problem = coq_problem()
+    if problem:
+        if os.environ.get("LEMMATA_REQUIRE_COQ") == "1":
+            pytest.fail(problem)
+        pytest.skip(problem)

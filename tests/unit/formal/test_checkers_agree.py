@@ -10,11 +10,8 @@ import pytest
 
 from lemmata.artifacts import FormalSpec, FormalVariable
 from lemmata.formal.checking import falsify, prove_in_kernel
-from lemmata.formal.coq import coq_problem
 from lemmata.formal.evaluate import evaluate
 from lemmata.formal.language import parse_expression
-
-needs_coq = pytest.mark.skipif(bool(coq_problem()), reason="Coq cannot run in the box here")
 
 
 def spec(variables: dict[str, str], hypotheses: list[str], conclusion: str) -> FormalSpec:
@@ -64,7 +61,7 @@ def test_sampling_and_the_solver_never_contradict_the_truth(name: str, statement
         assert check.refutation is not None and check.refutation.counterexample is not None
 
 
-@needs_coq
+@pytest.mark.usefixtures("needs_coq")
 @pytest.mark.parametrize(
     "name, statement, true",
     [pytest.param(*case, id=case[0]) for case in CASES if case[0] in {

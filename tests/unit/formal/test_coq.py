@@ -6,7 +6,6 @@ cannot run here, unless LEMMATA_REQUIRE_COQ=1 (bin/test sets it: bin/setup insta
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import pytest
@@ -366,15 +365,6 @@ def test_prove_reports_unavailable_without_running_anything(monkeypatch: pytest.
 
 # ---------------------------------------------------------------------------------------------
 # With Coq, in the box.
-
-
-@pytest.fixture
-def needs_coq() -> None:
-    problem = coq.coq_problem()
-    if problem:
-        if os.environ.get("LEMMATA_REQUIRE_COQ") == "1":  # bin/test: bin/setup installed Coq
-            pytest.fail(problem)
-        pytest.skip(problem)
 
 
 @pytest.mark.usefixtures("needs_coq")

@@ -10,16 +10,15 @@ import pytest
 
 from lemmata import layout
 from lemmata.artifacts import Theory, read_artifact
-from lemmata.formal.coq import check_file, coq_problem
+from lemmata.formal.coq import check_file
 from lemmata.stages.formal_development import development, write_development
 from support import DATA
 
-needs_coq = pytest.mark.skipif(bool(coq_problem()), reason="Coq cannot run in the box here")
 #: The README's main command on the embedded model (2026-11-26): goal and L3 proved in Coq.
 THEORY = read_artifact(DATA / "theories" / "even-sum-machine-checked.json", Theory)
 
 
-@needs_coq
+@pytest.mark.usefixtures("needs_coq")
 def test_the_development_holds_each_kernel_proof_and_re_checks_on_its_own(tmp_path) -> None:
     source = development(THEORY, 1)
     assert source is not None
@@ -38,7 +37,7 @@ def test_the_development_holds_each_kernel_proof_and_re_checks_on_its_own(tmp_pa
         assert checked.stdout.count("Closed under the global context") == 2
 
 
-@needs_coq
+@pytest.mark.usefixtures("needs_coq")
 def test_a_proof_that_does_not_re_check_is_left_out_and_said(tmp_path) -> None:
     goal = THEORY.goal_check
     assert goal is not None
