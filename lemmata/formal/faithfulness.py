@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from lemmata.formal.language import Const, Expr, Op, Reduce, conjuncts
+from lemmata.formal.language import Const, Expr, Op, Reduce, Var, conjuncts, free_variables
 from lemmata.formal.statement import Statement
 
 #: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that"
@@ -202,7 +202,27 @@ def unfaithful(prose: str, statement: Statement) -> str:
     assumed = {part for assumption in statement.assumptions() for part in conjuncts(assumption)}
     if all(part in assumed for part in conclusion):
         return "the conclusion is one of the hypotheses: the statement would prove nothing"
+    free = free_answer(statement)
+    if free:
+        return (
+            f"the conclusion sets {free} to a value while no hypothesis says anything of {free}: for all "
+            f"{free} that is false; state the conditions that determine {free} as hypotheses"
+        )
     return missing_claim_shape(prose, statement)
+
+
+def free_answer(statement: Statement) -> str:
+    """A variable the conclusion equates with a value of its own while no hypothesis constrains it:
+    `forall a, b, c: b = 2 and c = 6 => a = -2*sqrt(3)/3` (miniF2F's amc12b_2003_p6, the embedded
+    model, 2026-11-26), false for every a but one, whatever the prose meant; "" when there is none."""
+    constrained = set().union(*(free_variables(h) for h in statement.hypotheses)) if statement.hypotheses else set()
+    for part in conjuncts(statement.conclusion):
+        if not (isinstance(part, Op) and part.name == "eq"):
+            continue
+        for side, other in (part.args, part.args[::-1]):
+            if isinstance(side, Var) and side.name not in constrained and side.name not in free_variables(other):
+                return side.name
+    return ""
 
 
 def _number_text(number: Fraction) -> str:
