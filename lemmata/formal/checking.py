@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck, MachineOutcome
+from lemmata.formal import coq
 from lemmata.formal.coq_terms import CoqStatement, NotStatable, coq_statement
 from lemmata.formal.faithfulness import unfaithful
 from lemmata.formal.language import FormalError, expand_reductions
@@ -98,8 +99,6 @@ def prove_in_kernel(check: FormalCheck, model_script: str = "", budget: Budget =
 
 
 def kernel_check(stated: CoqStatement, model_script: str, budget: Budget) -> MachineCheck:
-    from lemmata.formal import coq
-
     verdict = coq.prove(stated.proposition, stated.scope, model_script, stated.hints, budget.kernel)
     outcome: MachineOutcome = "inconclusive"
     if verdict.outcome in ("proved", "unavailable"):

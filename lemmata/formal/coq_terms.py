@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from lemmata.formal.coq import REFUSED_WORDS
 from lemmata.formal.language import Const, Expr, Kind, Op, Reduce, Var, kind_of
 from lemmata.formal.statement import Statement
 
@@ -60,8 +61,6 @@ def coq_statement(statement: Statement) -> CoqStatement:
 
 def _coq_name(name: str) -> str:
     """The variable's name in Coq: itself, unless Coq or the kernel checker reserves it (`R`, `End`)."""
-    from lemmata.formal.coq import REFUSED_WORDS
-
     if name in COQ_RESERVED or name in REFUSED_WORDS or not name.isascii():
         return "v_" + "".join(character if character.isascii() and character.isalnum() else "_" for character in name)
     return name

@@ -13,6 +13,8 @@ import json
 import sys
 
 from lemmata.artifacts import FormalSpec
+from lemmata.formal.sampling import tally
+from lemmata.formal.statement import read_statement
 
 SECONDS = 5.0
 X_LABEL = "largest |input|, order of magnitude"
@@ -23,9 +25,6 @@ def program(spec: FormalSpec) -> str:
 
 
 def print_counts(spec_json: str) -> None:
-    from lemmata.formal.sampling import tally
-    from lemmata.formal.statement import read_statement
-
     spec = FormalSpec.model_validate_json(spec_json)
     statement = read_statement([(v.name, v.type) for v in spec.variables], spec.hypotheses, spec.conclusion)
     counted = tally(statement, seconds=SECONDS)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import z3
 
-from lemmata.formal.evaluate import Interval, Value
+from lemmata.formal.evaluate import Interval, Value, evaluate
 from lemmata.formal.language import Const, Expr, FormalError, Kind, Op, Reduce, Var, kind_of
 from lemmata.formal.statement import Statement
 
@@ -209,13 +209,11 @@ class _Translation:
         return root
 
     def _integer_function(self, expr: Op) -> Any:
-        from lemmata.formal.evaluate import Undefined, evaluate  # exact, on constants only
-
         if any(not isinstance(arg, Const) for arg in expr.args):
             raise NotExpressible(f"{expr.name} of a variable has no counterpart in the solver")
         try:
             value = evaluate(expr, {})
-        except (Undefined, ArithmeticError) as error:
+        except ArithmeticError as error:  # Undefined, TooLarge, Undecided
             raise NotExpressible(f"{expr.name}: {error}") from None
         assert isinstance(value, int)
         return z3.IntVal(value, self.context)

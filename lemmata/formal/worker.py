@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from lemmata.artifacts import FormalSpec, MachineCheck
+from lemmata.formal import smt
 from lemmata.formal.evaluate import Interval, TooLarge, Undecided, Value
 from lemmata.formal.language import FormalError, expand_reductions
 from lemmata.formal.render import value_text
@@ -29,8 +30,6 @@ def main() -> None:
 
 
 def check(statement: Statement, sampling_seconds: float, solver_seconds: float) -> dict[str, Any]:
-    from lemmata.formal import smt  # z3 loads here, in the child only
-
     try:
         expanded: Statement | None = Statement(
             statement.variables,
@@ -82,8 +81,6 @@ def sampling_check(statement: Statement, seconds: float) -> MachineCheck:
 
 
 def solver_check(statement: Statement, expanded: Statement, seconds: float) -> MachineCheck:
-    from lemmata.formal import smt
-
     start = time.monotonic()
     try:
         answer = smt.prove_or_find_model(expanded, seconds)

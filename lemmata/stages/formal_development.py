@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lemmata import layout
 from lemmata.artifacts import FormalCheck, Theory, atomic_write_text
+from lemmata.formal import coq
 from lemmata.formal.checking import read_formal
 from lemmata.formal.coq_terms import NotStatable, coq_statement
 from lemmata.formal.language import FormalError, expand_reductions
@@ -52,8 +53,6 @@ def development(theory: Theory, version: int) -> str | None:
     left_out: list[str] = []
     for _ in range(RECHECKS):
         source = _source(theory, version, proved, left_out)
-        from lemmata.formal import coq  # Coq runs in the box
-
         line, error = coq.check_file(source)
         if line is None:
             return source
