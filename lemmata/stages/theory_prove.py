@@ -1,6 +1,10 @@
 """Theory, step two: one lemma proved and verified, in turns. Runs as its own job, in parallel.
 
-Each turn is one proof attempt and its checks (lemmata/verification). The loop ends at the first
+A lemma whose formal statement a counterexample refuted is never proved. One that has a formal
+statement gets a kernel proof tried in its first turn (formal/checking.py: the prover's ```coq
+block, then lemmata's automation); once a machine checked it, that turn's prose proof is kept as
+the model's and no model check is spent on it. Otherwise each turn is one proof attempt and its
+model checks (lemmata/verification). The loop ends at the first
 attempt the checks accept, or after THEORY_STAGE_MAX_TURNS turns; the best attempt is kept. An
 accepted attempt is verified only when its checker is trusted (measured on labelled proofs). A turn that does not raise the
 best confidence is stagnant; STAGNATION_WINDOW stagnant turns in a row force a refinement: the
@@ -93,9 +97,8 @@ def prove_lemma(
         attempt = parse_proof_attempt(reply.text, lemma.depends_on, reply.finish_reason)
         if formal is not None and number == 1:
             formal = prove_in_kernel(formal, attempt.coq_script, budget)
-        if formal is not None and formal.verdict == "machine_checked":
-            turn = Turn(number, attempt, machine_checked_verdict(formal))
-            best = turn if best is None or attempt.proof_text.strip() else best
+        if formal is not None and formal.verdict == "machine_checked":  # settled in the first turn
+            best = Turn(number, attempt, machine_checked_verdict(formal))
             break
         verdict = check_proof(client, lemma.id, lemma.statement, attempt, settings, refute=checker.can_verify)
         turn = Turn(number, attempt, verdict)
