@@ -81,6 +81,11 @@ class ProofAttempt:
     cut_off: bool = False  # the answer stopped before the model ended it: never a whole proof
     coq_script: str = ""  # a Coq proof of the lemma's formal statement, for the kernel to check
 
+    @property
+    def kernel_scripts(self) -> dict[str, str]:
+        """The model's scripts by language, as formal/kernels.py's kernels read them."""
+        return {"coq": self.coq_script} if self.coq_script else {}
+
 
 #: Why an answer that stopped before the model ended it is no whole proof, by finish reason.
 CUT_OFF_NOTES = {

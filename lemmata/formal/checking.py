@@ -1,10 +1,10 @@
 """The machine checks of one statement, in order: read and type the formal statement, refuse it
 when it cannot be the prose's (faithfulness.py) or no input satisfies its hypotheses, look for a
-counterexample by sampling, ask the SMT solver, then try a kernel proof in Coq.
+counterexample by sampling, ask the SMT solver, then try a kernel proof (kernels.py: Coq).
 
 `falsify` runs the first part (everything but the kernel): cheap — about a second — and run
-before any proof is written, on every lemma of a plan. `prove_in_kernel` adds the Coq check
-(the model's own script first, then lemmata's automation), in the lemma's own job. Sampling and
+before any proof is written, on every lemma of a plan. `prove_in_kernel` adds the kernels'
+checks (the model's own script first, then the kernel's automation), in the lemma's own job. Sampling and
 the solver run in a child process with CPU and memory limits (worker.py): a solver that runs
 away, or crashes, costs that process and not the run. Coq runs in the box (coq.py).
 """
@@ -15,13 +15,13 @@ import json
 import resource
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck, MachineOutcome
-from lemmata.formal import coq
-from lemmata.formal.coq_terms import CoqStatement, NotStatable, coq_statement
+from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
+from lemmata.formal.coq_terms import NotStatable, coq_statement
 from lemmata.formal.faithfulness import unfaithful
+from lemmata.formal.kernels import KERNELS, ProofKernel
 from lemmata.formal.language import FormalError, expand_reductions
 from lemmata.formal.render import statement_latex, statement_text
 from lemmata.formal.statement import Statement, read_statement
@@ -82,36 +82,43 @@ def falsify(prose: str, spec: FormalSpec, budget: Budget = DEFAULT_BUDGET) -> Fo
     return FormalCheck(prose=prose, spec=spec, checks=checks, **derived)
 
 
-def prove_in_kernel(check: FormalCheck, model_script: str = "", budget: Budget = DEFAULT_BUDGET) -> FormalCheck:
-    """`check` with a Coq check added: the model's script first, then lemmata's automation. Not
-    tried on a statement that was refuted, not formalized, or cannot be stated in Coq."""
+def prove_in_kernel(
+    check: FormalCheck,
+    model_scripts: Mapping[str, str] | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+    kernels: Sequence[ProofKernel] = KERNELS,
+) -> FormalCheck:
+    """`check` with the registered proof kernels' checks added, in order, until one proves it:
+    each is given the model's script in its language (`model_scripts`, e.g. {"coq": ...}), then
+    tries its own automation. Not tried on a statement that was refuted or not formalized; a
+    kernel that already checked it is not asked again."""
     if check.spec is None or check.not_formalized or check.refutation is not None:
         return check
-    if any(existing.checker == "coq" for existing in check.checks):
-        return check
     try:
-        statement = _expanded(read_formal(check.spec))
-        stated = coq_statement(statement)
-    except (FormalError, NotStatable) as error:
-        result = MachineCheck(checker="coq", method="kernel proof", outcome="not_applicable", detail=str(error))
-        return check.model_copy(update={"checks": [*check.checks, result]})
-    return check.model_copy(update={"checks": [*check.checks, kernel_check(stated, model_script, budget)]})
-
-
-def kernel_check(stated: CoqStatement, model_script: str, budget: Budget) -> MachineCheck:
-    verdict = coq.prove(stated.proposition, stated.scope, model_script, stated.hints, budget.kernel)
-    outcome: MachineOutcome = "inconclusive"
-    if verdict.outcome in ("proved", "unavailable"):
-        outcome = "proved" if verdict.outcome == "proved" else "unavailable"
-    return MachineCheck(
-        checker="coq",
-        method="kernel proof",
-        outcome=outcome,
-        detail=verdict.detail,
-        seconds=round(verdict.seconds, 3),
-        proof=verdict.script if verdict.proved else "",
-        proof_source=verdict.method if verdict.proved else "",
-    )
+        statement: Statement | None = _expanded(read_formal(check.spec))
+        unstatable = ""
+    except FormalError as error:  # a sum over a range too long to write out
+        statement, unstatable = None, str(error)
+    scripts = model_scripts or {}
+    checks = list(check.checks)
+    for kernel in kernels:
+        if any(existing.checker == kernel.name for existing in checks):
+            continue
+        if statement is None:
+            checks.append(
+                MachineCheck(checker=kernel.name, method="kernel proof", outcome="not_applicable", detail=unstatable)
+            )
+            continue
+        problem = kernel.problem()
+        if problem:  # not installed here: said, never passed
+            checks.append(
+                MachineCheck(checker=kernel.name, method="kernel proof", outcome="unavailable", detail=problem)
+            )
+            continue
+        checks.append(kernel.prove(statement, scripts.get(kernel.script_language, ""), budget.kernel))
+        if checks[-1].outcome == "proved":
+            break
+    return check.model_copy(update={"checks": checks})
 
 
 def _derived(statement: Statement) -> dict[str, str]:

@@ -31,8 +31,8 @@ def check_statement(
     started = time.monotonic()
     asked = not stored_formalization(statement, cache_dir).exists()
     record = formalization(client, statement, cache_dir)
-    script = parse_proof_attempt(proof, []).coq_script if proof else ""
-    formal = prove_in_kernel(formal_check(record), script)
+    scripts = parse_proof_attempt(proof, []).kernel_scripts if proof else {}
+    formal = prove_in_kernel(formal_check(record), scripts)
     formalizer_calls = record.attempts if asked else 0
     if proof is None:
         model = ProofCheck(

@@ -96,7 +96,7 @@ def prove_lemma(
         reply = client.complete_reply("prover", prompt.system, prompt.user)
         attempt = parse_proof_attempt(reply.text, lemma.depends_on, reply.finish_reason)
         if formal is not None and number == 1:
-            formal = prove_in_kernel(formal, attempt.coq_script, budget)
+            formal = prove_in_kernel(formal, attempt.kernel_scripts, budget)
         if formal is not None and formal.verdict == "machine_checked":  # settled in the first turn
             best = Turn(number, attempt, machine_checked_verdict(formal))
             break

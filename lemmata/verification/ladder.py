@@ -17,6 +17,7 @@ beside the prose; "refuted as formalized" says so where the prose may still be t
 from __future__ import annotations
 
 from lemmata.artifacts import FormalCheck, LemmaStatus, MachineCheck, ProvedLemma, refutation_in_words
+from lemmata.formal.kernels import kernel_titles
 from lemmata.verification.calibration import trust_in_words
 
 LABELS: dict[str, str] = {
@@ -33,7 +34,7 @@ PROMISES: dict[str, str] = {
     "reviewed": "the model checks passed its proof, by a checking model measured to tell wrong proofs from right",
     "unverified": "nothing checked it: neither a machine nor a calibrated model",
 }
-CHECKER_NAMES = {"coq": "the Coq proof kernel", "z3": "the SMT solver Z3", "sampling": "sampling"}
+CHECKER_NAMES = {**kernel_titles(), "z3": "the SMT solver Z3", "sampling": "sampling"}
 
 
 def label(status: LemmaStatus | str) -> str:

@@ -206,6 +206,10 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
         expect(page.get_by_test_id("gate-card")).to_contain_text(f"{lemma['id']} [{lemma['id']}]")
     expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(r"^Main result: (established|NOT established)"))
     expect(page.get_by_test_id("gate-card")).to_contain_text("Checked by: ")
+    # Issue 34: the formal statements beside the prose, so the researcher can judge the match.
+    expect(page.get_by_test_id("gate-card")).to_contain_text("Goal, formally: ∀ a, b ∈ ℤ")
+    expect(page.get_by_test_id("gate-card")).to_contain_text("formally: ∀ m, n ∈ ℤ: 2·m + 2·n = 2·(m + n)")
+    expect(page.get_by_test_id("gate-card")).to_contain_text("machine checks: machine-checked by")
     expect(page.get_by_label("Most problematic step (lemma number or id)")).to_be_visible()
     expect(page.locator("#stage-track .stage[data-state='waiting']")).to_have_count(1)
     approve_gate(page, "theory_review", "03-live-theory-gate")
