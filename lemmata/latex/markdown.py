@@ -165,7 +165,12 @@ def remove_qed_inside_proofs(text: str) -> str:
     return "".join(pieces)
 
 
-_LIST_BLOCK = re.compile(r"(?:^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
+# Item lines, each with the indented lines that continue it ("1. **Given**:\n   We write a = 2m").
+_LIST_BLOCK = re.compile(
+    r"(?:^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\S[^\n]*(?:\n|\Z)"
+    r"(?:^[ \t]{2,}(?![-*+][ \t]|\d+[.)][ \t])\S[^\n]*(?:\n|\Z))*)+",
+    re.MULTILINE,
+)
 _LIST_MARKER = re.compile(r"^[ \t]*(?:([-*+])|\d+[.)])[ \t]+", re.MULTILINE)
 _FIRST_NUMBER = re.compile(r"\A[ \t]*(\d+)[.)]")
 _NO_LIST_INSIDE = re.compile(r"(?:equation|align|alignat|flalign|gather|multline|eqnarray|tabular|array)\*?")

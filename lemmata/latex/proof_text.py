@@ -7,8 +7,14 @@ lemmata's, so every opening "Proof" heading and proof tag goes, headings inside 
 titles (a \\section would end the proof environment), and `[L1]` becomes `Lemma~\\ref{lem:L1}`.
 The rest is the shared clean-up (extract.py): markdown, Unicode math, environments closed.
 
+A prover also copies the formal and Coq statements of its prompt into its prose ("#### Coq
+Statement", then `\\[\\text{Theorem lemmata_goal : ... 2%Z ...\\]`, whose `%` comments out the
+rest of the line: the embedded main command, 2026-11-26); the paper prints the formal statement
+itself, so those sections go.
+
 `plain_text_latex` is the fallback for a fragment whose LaTeX still breaks the compile: its words,
-escaped, so that one broken proof cannot sink the paper.
+escaped, so that one broken proof cannot sink the paper. `latex_paragraphs` splits a proof so
+that the fallback takes one paragraph, not the whole proof.
 """
 
 from __future__ import annotations
@@ -41,6 +47,18 @@ _QED_TAIL = re.compile(
 )
 _MARKDOWN_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _SECTIONING = re.compile(r"\\(?:section|subsection|subsubsection|paragraph|chapter)\*?[ \t]*\{([^{}\n]*)\}")
+# A markdown section that restates the prompt's formal or Coq statement, to the next heading.
+_ECHOED_FORMAL_SECTION = re.compile(
+    r"^[ \t]{0,3}#{1,6}[ \t]*(?:\*\*)?[ \t]*(?:Formal|Coq|Lean)[ \t]+(?:Statement|Theorem|Goal)\b[^\n]*(?:\n|\Z)"
+    r"(?:(?![ \t]{0,3}#{1,6}[ \t]).*(?:\n|\Z))*",
+    re.MULTILINE | re.IGNORECASE,
+)
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# What nests across a blank line: environments, \\[ \\] and $$ displays (an escape is skipped whole).
+_NESTING_TOKEN = re.compile(
+    r"(?P<begin>\\begin[ \t]*\{)|(?P<end>\\end[ \t]*\{)|(?P<open>\\\[)|(?P<close>\\\])"
+    r"|\\(?:[A-Za-z@]+|[\s\S])|(?P<dollars>\$\$)"
+)
 _CITATION_GROUP = re.compile(r"(?:\b[Ll]emmas?[ \t~]*)?(?<![}\]A-Za-z@*\\])\[(?P<ids>[^\[\]\n]{1,80})\]")
 _ID_SEPARATORS = re.compile(r"[ \t]*(?:,|;|\band\b)[ \t]*")
 
@@ -93,6 +111,37 @@ def strip_closing_qed(text: str) -> str:
     return _QED_TAIL.sub("", text.rstrip()).rstrip()
 
 
+def drop_echoed_formal_statements(text: str) -> str:
+    """Without the prompt's formal and Coq statements copied into the prose: the sections headed
+    so, and any paragraph that names the Coq theorem `lemmata_goal`."""
+    text = _ECHOED_FORMAL_SECTION.sub("", text)
+    paragraphs = _PARAGRAPH_BREAK.split(text)
+    return "\n\n".join(paragraph for paragraph in paragraphs if "lemmata_goal" not in paragraph)
+
+
+def latex_paragraphs(latex: str) -> list[str]:
+    """The paragraphs of `latex`, split only at blank lines outside every environment and display,
+    so that each part compiles on its own when the whole did."""
+    paragraphs: list[str] = []
+    current: list[str] = []
+    depth, in_dollars = 0, False
+    for block in _PARAGRAPH_BREAK.split(latex.strip()):
+        current.append(block)
+        for token in _NESTING_TOKEN.finditer(block):
+            if token.group("begin") or token.group("open"):
+                depth += 1
+            elif token.group("end") or token.group("close"):
+                depth -= 1
+            elif token.group("dollars"):
+                in_dollars = not in_dollars
+        if depth <= 0 and not in_dollars:
+            paragraphs.append("\n\n".join(current).strip())
+            current, depth = [], 0
+    if current:
+        paragraphs.append("\n\n".join(current).strip())
+    return [paragraph for paragraph in paragraphs if paragraph]
+
+
 def headings_as_run_in_titles(text: str) -> str:
     """Markdown headings and \\section commands inside a proof as bold run-in titles."""
     text = _MARKDOWN_HEADING.sub(lambda m: "\n\\textbf{" + m.group(1).replace("**", "").strip() + "}", text)
@@ -101,7 +150,7 @@ def headings_as_run_in_titles(text: str) -> str:
 
 def proof_latex(text: str, lemma_ids: Iterable[str]) -> str:
     """A prover's proof text as the LaTeX inside lemmata's proof environment."""
-    text = strip_closing_qed(strip_proof_opening(text.replace("\r\n", "\n")))
+    text = strip_closing_qed(strip_proof_opening(drop_echoed_formal_statements(text.replace("\r\n", "\n"))))
     text = _PROOF_TAGS.sub("", headings_as_run_in_titles(text))
     text = cite_lemmas(text, lemma_ids)
     # The clean-up may turn a "**Proof:**" line further down into a proof environment: ours is enough.

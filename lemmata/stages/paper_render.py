@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from lemmata.artifacts import FormalCheck, ProvedLemma, Theory, refutation_in_words
 from lemmata.latex.document import escape_latex_text
-from lemmata.latex.proof_text import fragment_latex, lemma_label, proof_latex
+from lemmata.latex.proof_text import fragment_latex, latex_paragraphs, lemma_label, proof_latex
 from lemmata.stages.paper_fragments import Fragment, Item
 from lemmata.stages.paper_parts import lemma_key
 from lemmata.stages.prompt_echo import normalised
@@ -65,8 +65,23 @@ def _proof_items(lemma: ProvedLemma, lemma_ids: Sequence[str]) -> list[Item]:
         heading = ""
     else:
         heading = "[Attempted proof (rejected)]" if lemma.proof_failed else "[Proof (not verified)]"
-    proof = Fragment(f"proof:{lemma.id}", proof_latex(lemma.proof_text, lemma_ids), lemma.proof_text)
-    return [f"\\begin{{proof}}{heading}", proof, "\\end{proof}"]
+    proof = proof_fragments(f"proof:{lemma.id}", lemma.proof_text, lemma_ids)
+    return [f"\\begin{{proof}}{heading}", *proof, "\\end{proof}"]
+
+
+def proof_fragments(key: str, text: str, lemma_ids: Sequence[str]) -> list[Item]:
+    """A model's proof as one fragment per paragraph (`key/1`, `key/2`, ...), so that a paragraph
+    that breaks the compile is printed as plain text alone: one echoed Coq line had turned a whole
+    proof into escaped LaTeX (the embedded main command, 2026-11-26)."""
+    paragraphs = latex_paragraphs(proof_latex(text, lemma_ids))
+    if len(paragraphs) <= 1:
+        return [Fragment(key, "".join(paragraphs), text)]
+    items: list[Item] = []
+    for number, paragraph in enumerate(paragraphs, start=1):
+        if items:
+            items.append("")  # render joins items with one newline: this keeps the paragraph break
+        items.append(Fragment(f"{key}/{number}", paragraph, paragraph))
+    return items
 
 
 def _status_items(lemma: ProvedLemma) -> list[Item]:
@@ -145,7 +160,7 @@ def main_result_section(theory: Theory) -> list[Item]:
     embedded run of "a^2 + b^2 >= 2ab", 2026-11-25, stated "a_1^2 + ... + a_n^2 >= 2ab"); it is
     shown as what the sketch claims when it differs."""
     ids = [lemma.id for lemma in theory.lemmas]
-    proof = Fragment("main:proof", proof_latex(theory.assembled_proof, ids), theory.assembled_proof)
+    proof = proof_fragments("main:proof", theory.assembled_proof, ids)
     items: list[Item] = ["\\section{Main result}"]
     if theory.main_result_established:
         statement_text = theory.theorem_statement.strip() or theory.goal
@@ -158,7 +173,7 @@ def main_result_section(theory: Theory) -> list[Item]:
             "\\end{theorem}",
             *formal_items("main:formal", theory.goal_check),
             "\\begin{proof}[Proof sketch (the model's prose, not checked)]" if machine else "\\begin{proof}",
-            proof,
+            *proof,
             "\\end{proof}",
         ]
         return items
@@ -181,7 +196,7 @@ def main_result_section(theory: Theory) -> list[Item]:
                 Fragment("main:claimed", fragment_latex(claimed, ids), claimed),
                 "\\par",
             ]
-        items += ["\\begin{proof}[Proof sketch]", proof, "\\end{proof}"]
+        items += ["\\begin{proof}[Proof sketch]", *proof, "\\end{proof}"]
     return items
 
 

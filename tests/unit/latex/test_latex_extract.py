@@ -459,3 +459,16 @@ def test_a_bold_opener_cut_off_before_its_close_is_bold_to_the_end_of_its_line()
     assert convert_markdown_bold(cut) == "By definition, $n = 2k$.\n\n\\textbf{Step 5: Conclusion}"
     assert convert_markdown_bold("**Step 3: Conclusion**\nSince") == "\\textbf{Step 3: Conclusion}\nSince"
     assert convert_markdown_bold("$a ** b$ and x") == "$a ** b$ and x"
+
+
+def test_an_items_indented_lines_stay_in_its_item() -> None:
+    """Malformed model output, the embedded main command 2026-11-26: "1. **Given**:" then indented
+    lines and a display; the list closed after the title and the text ran on outside it."""
+    answer = (
+        "1. **Given**:\n   Both are even, so we write\n   \\[\n   a = 2m\n   \\]\n2. **Sum**:\n   It is $2(m + n)$.\n"
+    )
+    body = extract_latex_body(answer)
+    assert body.count("\\begin{enumerate}") == 1
+    given, total = body.split("\\item ")[1:]
+    assert "Both are even" in given and "a = 2m" in given and "It is $2(m + n)$." in total
+    assert total.rstrip().endswith("\\end{enumerate}")

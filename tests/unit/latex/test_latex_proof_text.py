@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.latex.proof_text import cite_lemmas, lemma_label, plain_text_latex, proof_latex
+from lemmata.latex.proof_text import cite_lemmas, latex_paragraphs, lemma_label, plain_text_latex, proof_latex
 
 IDS = ["L1", "L2", "L3"]
 
@@ -68,3 +68,33 @@ def test_plain_text_prints_every_character_and_keeps_paragraphs() -> None:
         "Let \\$x\\textasciicircum{}\\{1\\}\\textasciicircum{}\\{2\\}\\$ \\& 50\\% \\#1\n\n"
         "Next\\_par \\textbackslash{}foo"
     )
+
+
+def test_the_prompts_formal_and_coq_statements_echoed_in_a_proof_are_dropped() -> None:
+    """Malformed model output, the embedded main command 2026-11-26: the prover copied its prompt's
+    statements into the proof, and `2%Z` commented out the rest of a \\text line, breaking the compile."""
+    proof = (
+        "### Proof of Lemma [L3]: The sum of two even integers is even\n\n"
+        "#### Formal Statement\nThe formal statement is:\n\\[\n\\forall a, b \\in \\mathbb{Z}: a \\mod 2 = 0\n\\]\n\n"
+        "#### Coq Statement\nThe Coq statement is:\n\\[\n\\text{Theorem lemmata_goal : forall (a b : Z), "
+        "((a mod 2%Z)%Z = 0%Z)%Z.\n\\]\n\n"
+        "#### Proof\nWrite $a = 2m$ and $b = 2n$.\n\nThe theorem lemmata_goal holds.\n\nSo $a + b = 2(m + n)$."
+    )
+    latex = proof_latex(proof, IDS)
+    assert "lemmata_goal" not in latex and "Coq" not in latex and "Formal Statement" not in latex
+    assert "Write $a = 2m$ and $b = 2n$." in latex and latex.endswith("So $a + b = 2(m + n)$.")
+
+
+def test_a_proof_splits_into_paragraphs_only_outside_environments_and_displays() -> None:
+    latex = (
+        "First.\n\nA display \\[ x\n\n y \\] ends.\n\n\\begin{align}a\n\nb\\end{align}\n\n"
+        "$$c\n\nd$$\n\nA price of \\$$5.\n\nLast."
+    )
+    assert latex_paragraphs(latex) == [
+        "First.",
+        "A display \\[ x\n\n y \\] ends.",
+        "\\begin{align}a\n\nb\\end{align}",
+        "$$c\n\nd$$",
+        "A price of \\$$5.",
+        "Last.",
+    ]

@@ -345,6 +345,20 @@ def test_a_broken_prover_proof_is_printed_as_plain_text_without_a_turn(tmp_path:
 
 
 @needs_tex
+def test_only_the_broken_paragraph_of_a_proof_is_printed_as_plain_text(tmp_path: Path) -> None:
+    """The embedded main command, 2026-11-26: one broken line had turned a whole proof into escaped
+    LaTeX, every `**` and `\\(x\\)` printed literally."""
+    proof = "**Step 1.** Write $a = 2m$ and $b = 2n$.\n\nThen $x^{1}^{2}$ here.\n\n**Step 3.** So $a + b = 2(m + n)$, by [L1]."
+    proved = theory(lemma("L1"), lemma("L2", "low_confidence", proof=proof))
+    paper, calls = written_with_trials(answer(proved), inputs=writer_inputs(proved))
+    assert len(calls) == 1 and paper.meta.plain_text_fragments == ["proof:L2/2"]
+    text = pdf_text(paper, tmp_path)
+    assert "Then $x^{1}^{2}$ here." in text  # the broken paragraph, word for word
+    assert "Step 1. Write a = 2m" in text and "**" not in text and "$a + b" not in text
+    assert_whole(text, proved)
+
+
+@needs_tex
 def test_a_markdown_proof_heading_becomes_clean_latex(tmp_path: Path) -> None:
     """Malformed model output, the real case: `### Proof of Lemma [L2]: <statement>` opening a proof."""
     proof = (
