@@ -44,6 +44,8 @@ STAGE_OF_RULE = {rule: stage.name for stage in STAGES for rule in stage.rules}
 
 
 def run_once(keep: Path | None) -> tuple[Path, float, str]:
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="lemmata-bench-home-", dir=keep))
     env = {
         **os.environ,

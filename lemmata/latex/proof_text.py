@@ -59,6 +59,7 @@ _NESTING_TOKEN = re.compile(
     r"(?P<begin>\\begin[ \t]*\{)|(?P<end>\\end[ \t]*\{)|(?P<open>\\\[)|(?P<close>\\\])"
     r"|\\(?:[A-Za-z@]+|[\s\S])|(?P<dollars>\$\$)"
 )
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _CITATION_GROUP = re.compile(r"(?:\b[Ll]emmas?[ \t~]*)?(?<![}\]A-Za-z@*\\])\[(?P<ids>[^\[\]\n]{1,80})\]")
 _ID_SEPARATORS = re.compile(r"[ \t]*(?:,|;|\band\b)[ \t]*")
 
@@ -166,3 +167,11 @@ def plain_text_latex(text: str) -> str:
     """The text printed literally (paragraphs kept): for a fragment whose LaTeX breaks the compile."""
     paragraphs = [part.strip() for part in re.split(r"\n[ \t]*\n", text.strip()) if part.strip()]
     return "\n\n".join(escape_latex_text(paragraph) for paragraph in paragraphs)
+
+
+def sentence_latex(text: str) -> str:
+    """A sentence lemmata wrote around model text (a status line, a reason, a refusal quoting the
+    formalizer's expression) as LaTeX. A `%` in it is a percent or Python's modulo, never a
+    comment: `'or(a % 2 == 1, b % 2 == 0)'` cut a status line off at its `%` (the embedded main
+    command, 2026-11-26)."""
+    return fragment_latex(_UNESCAPED_PERCENT.sub(r"\\%", text), ())

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from lemmata.artifacts import FormalCheck, ProvedLemma, Theory, refutation_in_words
 from lemmata.latex.document import escape_latex_text
-from lemmata.latex.proof_text import fragment_latex, latex_paragraphs, lemma_label, proof_latex
+from lemmata.latex.proof_text import fragment_latex, latex_paragraphs, lemma_label, proof_latex, sentence_latex
 from lemmata.stages.paper_fragments import Fragment, Item
 from lemmata.stages.paper_parts import lemma_key
 from lemmata.stages.prompt_echo import normalised
@@ -52,7 +52,7 @@ def formal_items(key: str, formal: FormalCheck | None) -> list[Item]:
         return []
     if formal.spec is None or formal.not_formalized:
         source = f"No formal statement: {not_formalized_in_words(formal).rstrip('.')}."
-        return ["\\noindent\\textit{Formally:}", Fragment(key, fragment_latex(source, ()), source), "\\par"]
+        return ["\\noindent\\textit{Formally:}", Fragment(key, sentence_latex(source), source), "\\par"]
     return ["\\noindent\\textit{Formally:}", Fragment(key, f"\\({formal.latex}\\)", formal.text), "\\par"]
 
 
@@ -123,7 +123,7 @@ def how_checked_items(theory: Theory) -> list[Item]:
     )
     checkers = {lemma.checked_by.model: lemma.checked_by for lemma in theory.lemmas if lemma.checked_by is not None}
     source += "".join(f" {trust_in_words(checker)}" for checker in checkers.values())
-    return ["\\par", Fragment("how-checked", fragment_latex(source, ()), source), "\\par\n"]
+    return ["\\par", Fragment("how-checked", sentence_latex(source), source), "\\par\n"]
 
 
 def refuted_items(theory: Theory, lemma_ids: Sequence[str]) -> list[Item]:

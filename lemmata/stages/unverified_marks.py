@@ -15,7 +15,7 @@ import re
 
 from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.latex.document import escape_latex_text
-from lemmata.latex.proof_text import fragment_latex, lemma_label
+from lemmata.latex.proof_text import lemma_label, sentence_latex
 from lemmata.stages.paper_fragments import Fragment, Item
 from lemmata.verification.ladder import evidence_in_words, label, status_line
 
@@ -44,13 +44,13 @@ def needs_limitations(theory: Theory) -> bool:
 def issues_fragment(key: str, theory: Theory) -> Fragment:
     """`theory.main_result_issues()` as one sentence (a consistency issue may hold the model's math)."""
     source = "; ".join(theory.main_result_issues()) + "."
-    return Fragment(key, fragment_latex(source, ()), source)
+    return Fragment(key, sentence_latex(source), source)
 
 
 def reason_fragment(key: str, lemma: ProvedLemma) -> Fragment:
     """The lemma's status line in words (a gap may quote the prover's math), as one sentence."""
     source = status_line(lemma).rstrip(".") + "."
-    return Fragment(key, fragment_latex(source, ()), source)
+    return Fragment(key, sentence_latex(source), source)
 
 
 def limitations_section(theory: Theory) -> list[Item]:
@@ -67,7 +67,7 @@ def limitations_section(theory: Theory) -> list[Item]:
             source = _limitation(lemma)
             items += [
                 f"  \\item {_limitation_head(lemma)}",
-                Fragment(f"limitation:{lemma.id}", fragment_latex(source, ()), source),
+                Fragment(f"limitation:{lemma.id}", sentence_latex(source), source),
             ]
         items.append("\\end{itemize}")
     if not theory.main_result_established:

@@ -570,3 +570,20 @@ def test_the_main_commands_paper_says_what_the_machines_checked_and_nothing_more
     limitations = text.split("Limitations", 1)[1]
     assert "Lemma 1 (L1; unverified)" in limitations and "L3" not in limitations and "L2" not in limitations
     assert "not established" not in text
+
+
+@needs_tex
+def test_a_refused_formalization_quoting_a_modulo_is_printed_whole(tmp_path: Path) -> None:
+    """Malformed model output, the embedded main command 2026-11-26: the formalizer wrote
+    `or(a % 2 == 1, b % 2 == 0)`; the `%` of the refusal that quoted it commented out the rest
+    of the line, and the Formally and Status lines stopped at "'or(a"."""
+    first = MACHINE_CHECKED.lemmas[0]
+    assert first.formal is not None
+    refusal = "the formal statement was refused: a hypothesis: 'or(a % 2 == 1, b % 2 == 0)' is not an expression"
+    refused = first.model_copy(update={"formal": first.formal.model_copy(update={"not_formalized": refusal})})
+    proved = MACHINE_CHECKED.model_copy(update={"lemmas": [refused, *MACHINE_CHECKED.lemmas[1:]]})
+    paper, _ = written_with_trials(answer(proved), inputs=writer_inputs(proved))
+    section = squeezed(lemma_sections(pdf_text(paper, tmp_path))["L1"])
+    # Once beside "Formally:", once in the status line (the PDF prints ' as a typographic quote).
+    assert section.count(squeezed("or(a % 2 == 1, b % 2 == 0)’ is not an expression")) == 2
+    assert "Printed as plain text" not in paper.tex
