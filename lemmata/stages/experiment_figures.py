@@ -51,6 +51,18 @@ def figure_label(check: LemmaCheck) -> str:
     return "fig:check-" + re.sub(r"[^A-Za-z0-9_-]", "-", check.lemma_id)
 
 
+def test_in_words(check: LemmaCheck) -> str:
+    """Who wrote the test, and so what its count is worth. A model-written test of a false lemma
+    found 0 violations in 10000 trials ("the sum of two integers is even if one of them is even",
+    the embedded main command 2026-11-26): a clean count of an unchecked test is weak evidence."""
+    if check.author == "lemmata":
+        return "The test is the lemma's formal statement, evaluated exactly by lemmata."
+    return (
+        "The test is code the model wrote from the prose statement, not checked to test what the "
+        "lemma says: few violations are weak evidence."
+    )
+
+
 def experiment_figure(check: LemmaCheck) -> str:
     lemma = escape_latex_text(check.lemma_id)
     rate = 100 * (check.violation_rate or 0.0)
@@ -62,7 +74,7 @@ def experiment_figure(check: LemmaCheck) -> str:
     )
     caption = (
         f"Numerical check of Lemma {lemma}: violation rate over {check.trials} random trials{by}. "
-        f"{check.violations} violations, rate {rate:.2f}\\%, {verdict}."
+        f"{check.violations} violations, rate {rate:.2f}\\%, {verdict}. {test_in_words(check)}"
     )
     return (
         "\\begin{figure}[htbp]\n\\centering\n"

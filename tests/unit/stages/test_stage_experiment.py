@@ -762,6 +762,16 @@ def test_the_figure_caption_gives_the_numbers_and_the_verdict() -> None:
     assert "within the 1\\% threshold" in experiment_figure(plotted(ran_check("L2", 100, 0)))
 
 
+def test_a_caption_says_who_wrote_the_test_and_what_a_clean_count_is_worth() -> None:
+    """The embedded main command, 2026-11-26: the model's test of a false lemma ("the sum of two
+    integers is even if one of them is even") found 0 violations in 10000 trials."""
+    by_model = experiment_figure(plotted(ran_check("L2", 10000, 0, author="model")))
+    assert "code the model wrote from the prose statement, not checked" in by_model
+    assert "few violations are weak evidence" in by_model
+    by_lemmata = experiment_figure(plotted(ran_check("L2", 10000, 0, author="lemmata")))
+    assert "the lemma's formal statement, evaluated exactly by lemmata" in by_lemmata and "weak" not in by_lemmata
+
+
 BODY = "\\section{Introduction}\nWe prove it.\n\n\\section{Limitations}\nL4 is unverified.\n"
 
 
