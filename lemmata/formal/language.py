@@ -123,6 +123,11 @@ _WORDS = re.compile(r"\b(?!and\b|or\b|not\b|for\b|in\b|if\b|else\b|range\b)[A-Za
 _IMPLICIT_PRODUCT = re.compile(r"\b(\d+(?:\.\d+)?)(?=(?!e[+-]?\d)[A-Za-z_(])")
 _CLOSE_THEN_OPERAND = re.compile(r"\)(?=[A-Za-z_(0-9])")
 _SINGLE_EQUALS = re.compile(r"(?<![<>=!])=(?!=)")
+#: `036`, an AIME answer: Python refuses leading zeros in an integer (not in `0.36`, `10`, `0`).
+_LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=\d)")
+#: `or(A, B)` and `and(A, B, C)`: the connectives written as functions (the embedded formalizer,
+#: 2026-11-26), where no operand comes before them.
+_CONNECTIVE_CALL = re.compile(r"(?:^|(?<=[(,\[]))\s*\b(and|or)\s*\(")
 
 
 def normalised_source(text: str) -> str:
@@ -138,8 +143,42 @@ def normalised_source(text: str) -> str:
     text = _BARS.sub(r"abs(\1)", text)
     text = re.sub(r"\bmod\b", "%", text)
     text = _SINGLE_EQUALS.sub("==", text)
+    text = _LEADING_ZEROS.sub("", text)
+    text = _connectives_as_operators(text)
     text = _IMPLICIT_PRODUCT.sub(r"\1*", text)
     return _CLOSE_THEN_OPERAND.sub(")*", text)
+
+
+def _connectives_as_operators(text: str) -> str:
+    """`or(A, B)` as `((A) or (B))`, innermost last; a call whose arguments do not split at
+    top-level commas is left for the parser to refuse."""
+    position = 0
+    while (call := _CONNECTIVE_CALL.search(text, position)) is not None:
+        arguments, end = _top_level_arguments(text, call.end())
+        if end is None or len(arguments) < 2:
+            position = call.end()
+            continue
+        joined = f" {call.group(1)} ".join(f"({argument.strip()})" for argument in arguments)
+        text = text[: call.start()] + f"({joined})" + text[end + 1 :]
+        position = call.start() + 1
+    return text
+
+
+def _top_level_arguments(text: str, start: int) -> tuple[list[str], int | None]:
+    """The comma-separated arguments from `start` to the parenthesis that closes the call, and its index."""
+    depth, pieces, piece_start = 0, [], start
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in "([":
+            depth += 1
+        elif char in ")]" and depth > 0:
+            depth -= 1
+        elif char == ")":
+            return [*pieces, text[piece_start:index]], index
+        elif char == "," and depth == 0:
+            pieces.append(text[piece_start:index])
+            piece_start = index + 1
+    return pieces, None
 
 
 def _latex_structures(text: str) -> str:

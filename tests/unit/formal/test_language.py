@@ -32,6 +32,15 @@ from lemmata.formal.statement import read_statement, resolve_domain
         pytest.param("a \\cdot b \\leq c", "a * b <= c", id="latex-operators"),
         pytest.param("a mod 2 = 0 && b >= 0", "a % 2 == 0  and  b >= 0", id="mod-and-c-style-and"),
         pytest.param("x1 + 1e6", "x1 + 1e6", id="names-and-scientific-numbers-kept"),
+        pytest.param("x == 036", "x == 36", id="leading-zeros-of-an-aime-answer"),
+        pytest.param("x == 0 or y == 0.05", "x == 0 or y == 0.05", id="zero-and-decimals-kept"),
+        pytest.param(
+            "or(a % 2 == 1, b % 2 == 0)", "((a % 2 == 1) or (b % 2 == 0))", id="or-written-as-a-function"
+        ),  # the embedded formalizer, the README's main command 2026-11-26
+        pytest.param(
+            "and(x > 0, or(y > 0, z > 0))", "((x > 0) and (((y > 0) or (z > 0))))", id="nested-connective-calls"
+        ),
+        pytest.param("x > 0 or (y > 0)", "x > 0 or (y > 0)", id="an-operator-before-parentheses-kept"),
     ],
 )
 def test_the_spellings_models_use_become_python(written: str, python: str) -> None:
