@@ -203,7 +203,8 @@ def _fallback_source(key: str, theory: Theory, goal: str, brief: str) -> str:
         )
     if key == "preliminaries":
         return (
-            f"Formally, the statement reads: {theory.formal_statement.strip()}"
+            # Not "Formally": the paper keeps that word for the statement the machines checked.
+            f"Stated precisely, the result reads: {theory.formal_statement.strip()}"
             if theory.formal_statement.strip()
             else ""
         )

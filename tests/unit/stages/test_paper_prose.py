@@ -350,6 +350,8 @@ def test_lemmata_writes_what_the_model_never_did() -> None:
         "not established" in filled["conclusion"].latex and "2 lemmas, 1 of them verified" in filled["abstract"].latex
     )
     assert not any(fragment.by_writer for fragment in filled.values())
+    # "Formally" is the word of the statement the machines checked, not of the crystallized prose.
+    assert filled["preliminaries"].latex == "Stated precisely, the result reads: $\\forall n$"
     assert "verified lemmas" in fallback_parts(["conclusion"], theory(True), "g", "")["conclusion"].latex
 
 
