@@ -120,6 +120,9 @@ _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _BARS = re.compile(r"\|([^|]+)\|")
 #: Words of prose in an expression ("p and q are prime numbers"): not a name a statement declares.
 _WORDS = re.compile(r"\b(?!and\b|or\b|not\b|for\b|in\b|if\b|else\b|range\b)[A-Za-z]{3,}\b(?!\s*\()")
+#: An existence claim in words, which the language states as a divisibility (the embedded
+#: formalizer wrote "there exists an integer k such that a = 2*k", 2026-11-26).
+_EXISTENCE = re.compile(r"\b(?:there\s+(?:exists?|is|are)|for\s+some|exists?)\b", re.IGNORECASE)
 _IMPLICIT_PRODUCT = re.compile(r"\b(\d+(?:\.\d+)?)(?=(?!e[+-]?\d)[A-Za-z_(])")
 _CLOSE_THEN_OPERAND = re.compile(r"\)(?=[A-Za-z_(0-9])")
 _SINGLE_EQUALS = re.compile(r"(?<![<>=!])=(?!=)")
@@ -203,6 +206,8 @@ def parse_expression(text: str) -> Expr:
     except SyntaxError as error:
         words = _WORDS.findall(source)
         hint = f" (it holds words: {', '.join(words[:3])}; write only a Python expression)" if words else ""
+        if _EXISTENCE.search(text):
+            hint += "; 'there is an integer k with a = 2*k' is written a % 2 == 0, 'b = a*k for some k' b % a == 0"
         raise FormalError(f"{text.strip()!r} is not an expression: {error.msg}{hint}") from None
     return _Reader(source).read(tree.body)
 

@@ -84,6 +84,9 @@ def test_sums_counts_and_all_are_reductions_over_ranges() -> None:
         pytest.param("a in [1, 2]", "only ==, !=", id="membership"),
         pytest.param("'text'", "not a number", id="string"),
         pytest.param("x = ", "is not an expression", id="syntax-error"),
+        pytest.param(
+            "there exists an integer k such that a = 2*k", "is written a % 2 == 0", id="existence-in-words"
+        ),  # the embedded formalizer, the README's main command 2026-11-26
     ],
 )
 def test_anything_outside_the_language_is_refused_with_what_to_write(text: str, complaint: str) -> None:
