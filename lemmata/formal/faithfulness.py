@@ -23,6 +23,7 @@ import re
 from fractions import Fraction
 
 from lemmata.formal.language import Const, Expr, Op, Reduce, Var, conjuncts, free_variables
+from lemmata.formal.render import expression_text
 from lemmata.formal.statement import Statement
 
 #: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that"
@@ -208,7 +209,45 @@ def unfaithful(prose: str, statement: Statement) -> str:
             f"the conclusion sets {free} to a value while no hypothesis says anything of {free}: for all "
             f"{free} that is false; state the conditions that determine {free} as hypotheses"
         )
+    ruled_out = ruled_out_case(statement)
+    if ruled_out:
+        return ruled_out
     return missing_claim_shape(prose, statement)
+
+
+def ruled_out_case(statement: Statement) -> str:
+    """A hypothesis `P or Q` one of whose cases another hypothesis contradicts, as `x == c` against
+    `x == d`: the prose's cases, mangled. "The sum of two integers is even if one of them is even"
+    came as `a % 2 == 0` and `or(a % 2 == 1, b % 2 == 0)` (the embedded formalizer, the main
+    command 2026-11-26): true, as it assumes both even, and so machine-checkable, but not the prose's
+    (false) claim. "" when there is none."""
+    parts = [part for hypothesis in statement.hypotheses for part in conjuncts(hypothesis)]
+    settled = dict(fixed for part in parts if (fixed := _fixed_value(part)) is not None)
+    for part in parts:
+        if not (isinstance(part, Op) and part.name == "or"):
+            continue
+        for case in part.args:
+            fixed = _fixed_value(case)
+            if fixed is not None and fixed[0] in settled and settled[fixed[0]] != fixed[1]:
+                other = expression_text(Op("eq", (fixed[0], Const(settled[fixed[0]]))))
+                return (
+                    f"the case {expression_text(case)} of the hypothesis {expression_text(part)} contradicts "
+                    f"the hypothesis {other}: write the hypotheses the statement makes, each once, "
+                    "without cases another rules out"
+                )
+    return ""
+
+
+def _fixed_value(expr: Expr) -> tuple[Expr, int | Fraction] | None:
+    """(e, c) for `e == c` with c a number and e not one."""
+    if not (isinstance(expr, Op) and expr.name == "eq" and len(expr.args) == 2):
+        return None
+    left, right = expr.args
+    if isinstance(right, Const) and not isinstance(left, Const):
+        return left, right.value
+    if isinstance(left, Const) and not isinstance(right, Const):
+        return right, left.value
+    return None
 
 
 def free_answer(statement: Statement) -> str:

@@ -124,3 +124,15 @@ def test_a_free_variable_set_to_the_answer_is_refused() -> None:
     assert unfaithful(prose, free).startswith("the conclusion sets a to a value while no hypothesis")
     bound = statement("a == -2*sqrt(3)/3", ("b == 2", "c == 6", "a*c == b*b*b/a"), variables)
     assert "sets a to a value" not in unfaithful(prose, bound)
+
+
+def test_a_case_another_hypothesis_rules_out_is_refused() -> None:
+    """Malformed model output, the README's main command 2026-11-26: "one of them is even" came as
+    `a % 2 == 0` and `or(a % 2 == 1, b % 2 == 0)`, which assumes both even: true, and not the prose."""
+    prose = "The sum of two integers is even if one of them is even."
+    integers = [("a", "integer"), ("b", "integer")]
+    mangled = read_statement(integers, ["a % 2 == 0", "or(a % 2 == 1, b % 2 == 0)"], "(a + b) % 2 == 0")
+    assert "the case a mod 2 = 1 of the hypothesis" in unfaithful(prose, mangled)
+    assert "contradicts the hypothesis a mod 2 = 0" in unfaithful(prose, mangled)
+    faithful = read_statement(integers, ["a % 2 == 0 or b % 2 == 0"], "(a + b) % 2 == 0")
+    assert unfaithful(prose, faithful) == ""  # false, and for the counterexample search to refute
