@@ -169,7 +169,8 @@ def _connectives_as_operators(text: str) -> str:
 
 def _top_level_arguments(text: str, start: int) -> tuple[list[str], int | None]:
     """The comma-separated arguments from `start` to the parenthesis that closes the call, and its index."""
-    depth, pieces, piece_start = 0, [], start
+    depth, piece_start = 0, start
+    pieces: list[str] = []
     for index in range(start, len(text)):
         char = text[index]
         if char in "([":
