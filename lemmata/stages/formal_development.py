@@ -156,5 +156,6 @@ def _identifier(lemma_id: str) -> str:
 
 
 def _comment_safe(text: str) -> str:
-    """Text inside a Coq comment: `(*` and `*)` would open or close one."""
-    return text.replace("(*", "( *").replace("*)", "* )")
+    """Text inside a Coq comment: `(*` and `*)` would open or close one, and Coq reads strings in
+    comments, so one `"` (a statement quoting a word) would leave the file an unterminated string."""
+    return text.replace("(*", "( *").replace("*)", "* )").replace('"', "''")

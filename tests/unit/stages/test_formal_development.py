@@ -57,3 +57,14 @@ def test_nothing_the_kernel_proved_means_no_file_and_no_stale_one(tmp_path) -> N
     stale.parent.mkdir(parents=True)
     stale.write_text("old", encoding="utf-8")
     assert write_development(tmp_path, 1, unproved) is None and not stale.exists()
+
+
+@pytest.mark.usefixtures("needs_coq")
+def test_prose_with_a_quote_or_comment_marks_cannot_break_the_file() -> None:
+    """Coq reads strings inside comments: one `"` in a lemma's prose left an unterminated string."""
+    lemma, prose = THEORY.lemmas[-1], 'The "even (* case *) holds.'
+    assert lemma.formal is not None
+    odd = lemma.model_copy(update={"statement": prose, "formal": lemma.formal.model_copy(update={"prose": prose})})
+    source = development(THEORY.model_copy(update={"lemmas": [*THEORY.lemmas[:-1], odd]}), 1)
+    assert source is not None and "''even ( * case * ) holds." in source
+    assert check_file(source) == (None, "")
