@@ -68,6 +68,6 @@ def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path,
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
     assert meta.lemmas_stated == len(theory.lemmas)
     # The theorem is a statement: a crystallizer that went on with a proof and markdown sections
-    # (even-sum-rerun) made them the theorem and sections of the paper.
+    # (an earlier recording of even-sum, 2026-11-25) made them the theorem and sections of the paper.
     assert "**Proof" not in theory.theorem_statement and "\n#" not in theory.theorem_statement
     assert "Limitations" in pdf_text(pdf)
