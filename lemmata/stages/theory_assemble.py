@@ -101,6 +101,11 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
     return theory.model_copy(update={"proof_status": proof_status(theory)})
 
 
+#: The header of a lemma entry of the assembler's prompt: "[L2] (machine-checked, confidence 0.80)".
+_LISTING_HEADER = re.compile(r"^\s*\[(?P<id>[^\]\n]+)\]\s*\([^()\n]*confidence\s+\d(?:\.\d+)?\)")
+_PROOF_LABEL = re.compile(r"^\s*Proof:\s*")
+
+
 def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: str = "") -> str:
     listing = "\n\n".join(
         f"[{lemma.id}] ({label(lemma.status)}, confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text}"
@@ -112,7 +117,7 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
     answer = without_self_assessment(
         proof_of_json_answer(strip_fences(client.complete("assembler", prompt.system, prompt.user)))
     )
-    return without_feedback_echo(answer, feedback).strip()
+    return without_listing_echo(without_feedback_echo(answer, feedback), lemmas).strip()
 
 
 def proof_of_json_answer(answer: str) -> str:
@@ -148,6 +153,30 @@ def without_feedback_echo(answer: str, feedback: str) -> str:
             if len(rest) >= MIN_ECHO_CHARS and SequenceMatcher(None, rest, note).ratio() >= ECHO_SIMILARITY:
                 line = " ".join(sentences[:start]).rstrip()
                 break
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def without_listing_echo(answer: str, lemmas: list[ProvedLemma]) -> str:
+    """The answer without the lemma entries of its prompt copied into it: the embedded assembler
+    (the AM-GM recording, 2026-11-26) wrote its proof and then pasted "[L2] (machine-checked,
+    confidence 0.80) <statement>" and "Proof: <the prover's proof>" for each lemma, which the paper
+    printed as the main result's proof sketch, markdown headings and all. From an entry's header
+    line, every line of that lemma's proof (and blank line) goes; the first other line stays."""
+    proofs = {
+        lemma.id: {_normalised(line) for line in lemma.proof_text.splitlines() if line.strip()} for lemma in lemmas
+    }
+    kept: list[str] = []
+    copied: set[str] | None = None
+    for line in answer.splitlines():
+        header = _LISTING_HEADER.match(line)
+        if header and header.group("id") in proofs:
+            copied = proofs[header.group("id")]
+            continue
+        if copied is not None:
+            if not line.strip() or _normalised(_PROOF_LABEL.sub("", line)) in copied:
+                continue
+            copied = None
         kept.append(line)
     return "\n".join(kept)
 

@@ -23,6 +23,7 @@ from lemmata.stages.theory_assemble import (
     retry_note,
     statement_from,
     without_feedback_echo,
+    without_listing_echo,
 )
 from lemmata.stages.theory_plan import MAIN_RESULT, normalise_plan, plan_theory
 from lemmata.stages.theory_prove import CONTEXT_STATEMENT_CHARS, prove_lemma
@@ -609,6 +610,26 @@ def test_a_proof_sentence_that_only_mentions_the_check_is_kept() -> None:
     proof = "By [L1] the sum is even. The consistency of the two bounds follows from [L2]."
     assert without_feedback_echo(proof, note) == proof
     assert without_feedback_echo(proof + " " + note, note) == proof
+
+
+def test_the_prompts_lemma_entries_pasted_into_the_proof_are_dropped() -> None:
+    """Malformed model output, the AM-GM recording on the embedded model (2026-11-26): after its
+    proof the assembler pasted each lemma's entry of its prompt, the prover's markdown proof with it."""
+    l2 = proved_lemma("L2").model_copy(
+        update={"proof_text": "### Proof of Lemma [L2]: a^2 + b^2 = 2ab iff a = b\n\n#### Step 1\nExpand $(a - b)^2$."}
+    )
+    answer = (
+        "By [L1], $(a - b)^2 \\geq 0$, so $a^2 + b^2 \\geq 2ab$.\n\n"
+        "[L2] (machine-checked, confidence 0.80) a^2 + b^2 = 2ab iff a = b\n"
+        "Proof: ### Proof of Lemma [L2]: a^2 + b^2 = 2ab iff a = b\n\n#### Step 1\nExpand $(a - b)^2$.\n\n"
+        "Hence the goal holds."
+    )
+    kept = without_listing_echo(answer, [proved_lemma("L1"), l2])
+    assert kept == "By [L1], $(a - b)^2 \\geq 0$, so $a^2 + b^2 \\geq 2ab$.\n\nHence the goal holds."
+    # A proof that cites a lemma in words of its own keeps them.
+    assert (
+        without_listing_echo("By [L2] (as proved above) we conclude.", [l2]) == "By [L2] (as proved above) we conclude."
+    )
 
 
 def test_consistency_check_returns_uncited_lemmas() -> None:
