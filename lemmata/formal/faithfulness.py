@@ -169,6 +169,16 @@ CLAIM_SHAPES = (
         "asks for all solutions",
         "both directions: iff(CONDITION, ANSWER)",
     ),
+    # "a^2 + b^2 = 2ab if and only if a = b" came as its forward direction alone, and was
+    # machine-checked as the lemma (the AM-GM recording on the embedded model, 2026-11-26).
+    (
+        re.compile(
+            r"\bif and only if\b|\biff\b|\\iff\b|\\Leftrightarrow\b|⟺|⇔|\b(?:exactly|precisely) when\b", re.IGNORECASE
+        ),
+        {"iff"},
+        "says 'if and only if'",
+        "both directions: iff(P, Q)",
+    ),
 )
 
 

@@ -136,3 +136,14 @@ def test_a_case_another_hypothesis_rules_out_is_refused() -> None:
     assert "contradicts the hypothesis a mod 2 = 0" in unfaithful(prose, mangled)
     faithful = read_statement(integers, ["a % 2 == 0 or b % 2 == 0"], "(a + b) % 2 == 0")
     assert unfaithful(prose, faithful) == ""  # false, and for the counterexample search to refute
+
+
+def test_one_direction_of_an_if_and_only_if_is_refused() -> None:
+    """Malformed model output, the AM-GM recording on the embedded model (2026-11-26): the lemma
+    "a^2 + b^2 = 2ab if and only if a = b" came as its forward direction and was machine-checked."""
+    prose = "For all real numbers $a$ and $b$, $a^2 + b^2 = 2ab$ if and only if $a = b$."
+    reals = [("a", "real"), ("b", "real")]
+    forward = read_statement(reals, ["a**2 + b**2 == 2*a*b"], "a == b")
+    assert "says 'if and only if'" in unfaithful(prose, forward) and "iff(P, Q)" in unfaithful(prose, forward)
+    both = read_statement(reals, [], "iff(a**2 + b**2 == 2*a*b, a == b)")
+    assert unfaithful(prose, both) == ""
