@@ -22,6 +22,7 @@ import pytest
 from conftest import cli_environment
 
 from lemmata.artifacts import PaperMeta, Theory, read_artifact
+from lemmata.stages.unverified_marks import needs_limitations
 from support import DATA
 from support.paper_audit import audit_run, pdf_text
 
@@ -70,4 +71,5 @@ def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path,
     # The theorem is a statement: a crystallizer that went on with a proof and markdown sections
     # (an earlier recording of even-sum, 2026-11-25) made them the theorem and sections of the paper.
     assert "**Proof" not in theory.theorem_statement and "\n#" not in theory.theorem_statement
-    assert "Limitations" in pdf_text(pdf)
+    # Limitations when something is left unchecked; a run the machines checked whole has none.
+    assert ("Limitations" in pdf_text(pdf)) == needs_limitations(theory)
