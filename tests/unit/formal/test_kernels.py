@@ -14,7 +14,7 @@ from lemmata.formal.checking import prove_in_kernel
 from lemmata.formal.kernels import KERNELS, CoqKernel
 from lemmata.formal.statement import Statement
 from lemmata.verification.ladder import evidence_in_words, proof_in_words
-from tests.support.formal import EVEN_SUM, SAMPLED, SOLVED, formal
+from support.formal import EVEN_SUM, SAMPLED, SOLVED, formal
 
 
 @dataclass
