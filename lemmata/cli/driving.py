@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from lemmata import layout
+from lemmata.errors import UserError
 from lemmata.run.outcome import run_outcome
 from lemmata.run.record import load_record
 
@@ -39,6 +40,8 @@ def drive(
         console, offer_review = AnswersFromTheBrowser(run_dir, TerminalConsole(interactive=False)), False
     driver = Driver(run_dir, console, jobs=jobs, profile=profile)
     record = drive_rewrite(driver, instructions) if rewrite else driver.drive()
+    if record.status == "completed" and record.undelivered is not None:
+        raise UserError(record.message)  # one line: where the paper is, and how it is delivered
     click.echo(
         f"run {record.session_id}: {run_outcome(run_dir, record.status).text}"
         + (f" — {record.message}" if record.message else ""),

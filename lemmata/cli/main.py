@@ -26,6 +26,7 @@ from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.run.budget import Budget, change_budget
 from lemmata.run.costs import run_costs, usd
 from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.finished import damage_advice, damaged_files
 from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.gates import waiting_gate
 from lemmata.run.outcome import outcome_of
@@ -53,9 +54,10 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "--output",
         "-o",
         type=click.Path(file_okay=False, path_type=Path),
-        default=Path("results"),
-        show_default=True,
-        help="where the paper, its PDF and references.bib are copied",
+        default=None,
+        help="the folder the paper, its PDF and references.bib are copied to (default: "
+        "results/<run id>); made when missing, refused before any model call when it is not yours, "
+        "writable by others, or another run's",
     )(command)
     command = click.option(
         "--gate",
@@ -91,7 +93,7 @@ def domain_option(command: Callable[..., Any]) -> Callable[..., Any]:
 @domain_option
 @run_options
 @reports_errors
-def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | None, **choices: Any) -> None:
+def prove(task: str, domain: str, output: Path | None, gate: str | None, jobs: int | None, **choices: Any) -> None:
     """Prove TASK, a statement in words or LaTeX, and write the paper."""
     start_run("prove", task, output, gate, jobs, choices, {"domain": domain.strip()} if domain.strip() else {})
 
@@ -100,7 +102,7 @@ def prove(task: str, domain: str, output: Path, gate: str | None, jobs: int | No
 @click.argument("domain")
 @run_options
 @reports_errors
-def explore(domain: str, output: Path, gate: str | None, jobs: int | None, **choices: Any) -> None:
+def explore(domain: str, output: Path | None, gate: str | None, jobs: int | None, **choices: Any) -> None:
     """Explore DOMAIN: find a direction worth proving, prove it, write the paper.
     DOMAIN is also the run's research domain (plugin, skills, memories)."""
     start_run("explore", domain, output, gate, jobs, choices, {"domain": domain})
@@ -112,7 +114,7 @@ def explore(domain: str, output: Path, gate: str | None, jobs: int | None, **cho
 @run_options
 @reports_errors
 def from_papers(
-    paper_ids: tuple[str, ...], domain: str, output: Path, gate: str | None, jobs: int | None, **choices: Any
+    paper_ids: tuple[str, ...], domain: str, output: Path | None, gate: str | None, jobs: int | None, **choices: Any
 ) -> None:
     """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
     start_run(
@@ -129,7 +131,7 @@ def from_papers(
 def start_run(
     mode: str,
     task: str,
-    output: Path,
+    output: Path | None,
     gate: str | None,
     jobs: int | None,
     choices: dict[str, Any],
@@ -149,6 +151,7 @@ def start_run(
         announced_embedded_model,
         profile=profile,
         budget=Budget(choices["budget_usd"], choices["budget_tokens"]),
+        results=Path("results"),
         **task_fields,
     )
     where = f"; jobs under the {profile} profile" if profile and profile != DEFAULT_PROFILE else ""
@@ -195,12 +198,17 @@ def resume(
     budget_tokens: int | None,
 ) -> None:
     """Continue run SESSION_ID (or its unfinished rewrite); finished stages are not recomputed.
-    --budget and --budget-tokens replace the run's budget (one paused by its budget goes on)."""
+    --budget and --budget-tokens replace the run's budget (one paused by its budget goes on).
+    A completed run is finished: resume delivers its paper when that failed, else changes nothing."""
+    from lemmata.run.finished import resume_completed
     from lemmata.run.rewrite import pending_rewrite
 
     Settings.from_environment()
     data_home = DataHome.from_environment()
     run_dir = data_home.existing_run_dir(session_id)
+    if load_record(run_dir).status == "completed" and pending_rewrite(run_dir) is None:
+        click.echo(resume_completed(run_dir))  # the delivered paper's path; UserError when nothing to do
+        return
     if budget_usd is not None or budget_tokens is not None:
         change_budget(run_dir, data_home.home, Budget(budget_usd, budget_tokens))
     drive(run_dir, jobs, rewrite=pending_rewrite(run_dir) is not None, wait_at_gates=wait_at_gates, profile=profile)
@@ -259,6 +267,8 @@ def show_run(run_dir: Path) -> None:
         click.echo(outcome.why)
     if outcome.statuses:
         click.echo(f"statuses: {outcome.statuses}" + (f" ({outcome.evidence})" if outcome.established else ""))
+    if record.status == "completed" and (problems := damaged_files(run_dir)):
+        click.echo(damage_advice(run_dir, problems))
     click.echo(f"task ({record.mode}): {record.task}")
     failed_rule = record.message.split(":", 1)[0] if record.status == "failed" else None
     if record.status in ("stopped", "paused"):  # a gate question may be what the run waits on

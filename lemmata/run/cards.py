@@ -27,7 +27,13 @@ from lemmata.run.events import TokenTally
 from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
-from lemmata.run.pipeline import USER_FIGURES, USER_FILES, delivered_formal_development, delivered_lemma_graph
+from lemmata.run.pipeline import (
+    USER_FIGURES,
+    delivered_formal_development,
+    delivered_lemma_graph,
+    figures_of,
+    user_files,
+)
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.ladder import evidence_in_words, label
 
@@ -245,9 +251,12 @@ def check_lines(check: LemmaCheck) -> list[str]:
     return lines + [f"    note: {_shorten(note, 80)}" for note in check.notes]
 
 
-def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path, version: int = 1) -> str:
+def writer_card(
+    run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Path, version: int = 1, undelivered: str = ""
+) -> str:
     """The session summary after the writer and the compile of paper version `version`, whether
-    the compile succeeded (its report beside the paper) or failed (its report in logs/)."""
+    the compile succeeded (its report beside the paper) or failed (its report in logs/);
+    `undelivered`: why the output folder did not receive it."""
     directions = read_artifact(run_dir / layout.DIRECTIONS, Directions)
     theory = read_artifact(run_dir / layout.theory_of(version), Theory)
     meta = read_artifact(run_dir / layout.paper_meta(version), PaperMeta)
@@ -271,7 +280,9 @@ def writer_card(run_dir: Path, tally: TokenTally, elapsed: float, output_dir: Pa
             else []
         ),
         *([forecasts_line(run_dir)] if version == 1 and read_forecasts(run_dir) else []),
-        f"Files in {output_dir}: " + ", ".join(delivered_files(run_dir)),
+        f"Files in {output_dir}: " + ", ".join(delivered_files(run_dir, version))
+        if not undelivered
+        else f"Not delivered: {undelivered}; the paper is in {run_dir}",
     ]
     return _box("writer: session summary" if version == 1 else f"writer: version {version}", lines)
 
@@ -299,13 +310,16 @@ def forecast_card_line(run_dir: Path, stage: str) -> list[str]:
     return [f"Calls: {forecast_against_actual(forecast, actual_by_stage(run_dir).get(stage))}"] if forecast else []
 
 
-def delivered_files(run_dir: Path) -> list[str]:
-    """What the output folder receives: the paper's files and what its .tex needs to compile."""
-    plots = len(list((run_dir / USER_FIGURES).glob("*.pdf")))
-    graph = [delivered_lemma_graph(1)] if (run_dir / layout.lemma_graph_of(1)).is_file() else []
-    development = [delivered_formal_development(1)] if (run_dir / layout.formal_development_of(1)).is_file() else []
+def delivered_files(run_dir: Path, version: int = 1) -> list[str]:
+    """What the output folder receives of `version`: the paper's files and what its .tex needs to
+    compile (run/delivery.py planned)."""
+    plots = len(list((run_dir / figures_of(version)).glob("*.pdf")))
+    graph = [delivered_lemma_graph(version)] if (run_dir / layout.lemma_graph_of(version)).is_file() else []
+    development = (
+        [delivered_formal_development(version)] if (run_dir / layout.formal_development_of(version)).is_file() else []
+    )
     return [
-        *USER_FILES,
+        *user_files(version),
         *(source.name for source in support_files()),
         *graph,
         *development,

@@ -18,6 +18,7 @@ from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.budget import Budget, budget_from_environment, check_priced
+from lemmata.run.delivery import OutputFolderError, check_output_folder
 from lemmata.run.record import DataHome, RunRecord, new_session_id, save_record
 from lemmata.settings import Settings
 
@@ -44,10 +45,13 @@ def create_new_run(
     embedded_model: Callable[[Settings], Path],
     profile: str | None = None,
     budget: Budget | None = None,
+    results: Path | None = None,
     **task_fields: Any,
 ) -> NewRun:
     """A run directory ready to drive; UserError/SettingsError before anything is written.
-    `output` receives the paper's copy (None: `results/<id>/` in the data directory).
+    `output` receives the paper's copy (None: `<results>/<id>/`, `results` None: the data
+    directory's `results/`); it is checked here, before any model call (run/delivery.py), and a
+    folder that another run delivers to, or that holds a paper already, is refused.
     `embedded_model(settings)` returns the model file an embedded run loads (it may install the
     default model, or refuse); it is called before the backend is built. `budget` limits what the
     run may spend; what it leaves unset comes from LEMMATA_BUDGET_USD / LEMMATA_BUDGET_TOKENS."""
@@ -71,12 +75,12 @@ def create_new_run(
     settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
     session_id = new_session_id()
     run_dir = data_home.run_dir(session_id)
-    output = output if output is not None else data_home.home / "results" / session_id
+    output = output if output is not None else (results or data_home.home / "results") / session_id
     record = RunRecord(
         session_id=session_id,
         mode=mode,
         task=task,
-        output_dir=str(output.resolve()),
+        output_dir=str(claim_output_folder(data_home, output)),
         gate_mode=settings.GATE_MODE,
         backend=backend.name,
         profile=execution.name,
@@ -86,6 +90,27 @@ def create_new_run(
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
     return NewRun(run_dir, backend.name, backend.models.active)
+
+
+def claim_output_folder(data_home: DataHome, output: Path) -> Path:
+    """The real path of a safe output folder (made when missing) that no other run delivers to:
+    two runs never overwrite each other's paper_v1.* (a run's rewrites deliver next to its own)."""
+    folder = check_output_folder(output)
+    others = [record.session_id for record in data_home.run_records() if Path(record.output_dir) == folder]
+    # A link under a paper's name is no paper: delivery replaces it (run/delivery.py).
+    papers = sorted(
+        path.name
+        for pattern in ("paper_v*.tex", "paper_v*.pdf")
+        for path in folder.glob(pattern)
+        if path.is_file() and not path.is_symlink()
+    )
+    if others or papers:
+        holder = f"is the output folder of run {others[0]}" if others else f"holds {papers[0]} already"
+        raise OutputFolderError(
+            f"the output folder {folder} {holder}: give this run another --output "
+            "(without --output, each run gets results/<run id>/)"
+        )
+    return folder
 
 
 def check_domain(domain: str) -> None:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from lemmata import layout
 from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, read_artifact
-from lemmata.errors import LemmataError, RunBusyError
+from lemmata.errors import LemmataError, RunBusyError, UserError
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.budget import Budget
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
 from lemmata.run.console import RunConsole
-from lemmata.run.delivery import deliver
+from lemmata.run.delivery import check_output_folder, deliver
 from lemmata.run.events import JobBoard, TailReader, TokenTally
 from lemmata.run.forecast import forecast_text, parse_forecast
 from lemmata.run.gate_answers import GateAwaited
@@ -79,6 +79,8 @@ class Driver:
             withdraw_pause_request(self.run_dir)  # left by a run that died before it paused
             execution = resolve_profile(self.profile or load_record(self.run_dir).profile)
             self._profile_arguments = profile_arguments(execution)
+            # A folder that cannot take the paper stops the run before any model call, not after.
+            check_output_folder(Path(load_record(self.run_dir).output_dir))
             if prepare is not None:
                 prepare()
             self._repair()
@@ -165,8 +167,8 @@ class Driver:
                 self._show_writer_card(record)  # what was written, and why it did not compile
             # A compile failure of the first run: the LaTeX is worth having. A failed rewrite
             # delivers nothing: its version does not exist (rewrite.record_failure).
-            if self.version == 1 and deliver(self.run_dir, self.version, Path(record.output_dir)):
-                message += f"; the LaTeX written so far is in {record.output_dir}"
+            if self.version == 1:
+                message += self._deliver_what_was_written(record)
             save_record(self.run_dir, record, status="failed", message=message)
             raise LemmataError(message)
 
@@ -180,7 +182,10 @@ class Driver:
         log_start = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")
         process = subprocess.Popen(
-            [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
+            [
+                *snakemake_command(self.run_dir, self.jobs, self._profile_arguments),
+                *version_targets(self.version),
+            ],
             cwd=self.run_dir,
             env={**workflow_environment(self.run_dir), **self._model_environment, **self._gate_answers()},
             stdin=subprocess.DEVNULL,
@@ -316,12 +321,17 @@ class Driver:
         if card:
             self.console.card(card)
 
-    def _show_writer_card(self, record: RunRecord) -> None:
+    def _show_writer_card(self, record: RunRecord, undelivered: str = "") -> None:
         """The writer's summary of this version, with its compile's outcome (failed too)."""
         if (self.run_dir / layout.paper_meta(self.version)).exists():
             self.console.card(
                 writer_card(
-                    self.run_dir, self.tally, time.monotonic() - self.started, Path(record.output_dir), self.version
+                    self.run_dir,
+                    self.tally,
+                    time.monotonic() - self.started,
+                    Path(record.output_dir),
+                    self.version,
+                    undelivered=undelivered,
                 )
             )
 
@@ -363,13 +373,39 @@ class Driver:
         it); its message says where the paper is and, when so, that its main result is not established."""
         clear_checkpoint(self.run_dir)
         output = Path(record.output_dir)
-        deliver(self.run_dir, self.version, output)
+        try:
+            deliver(self.run_dir, self.version, output)
+        except UserError as error:  # the run's work is done and kept: only the copy-out is owed
+            self._show_writer_card(record, undelivered=str(error))
+            return save_record(
+                self.run_dir,
+                record,
+                status="completed",
+                undelivered=self.version,
+                message=f"run {record.session_id} completed, but {error}; the paper is in "
+                f"{self.run_dir / layout.paper_pdf(self.version)}: `lemmata resume {record.session_id}` "
+                "delivers it once the folder can take it",
+            )
         self._show_writer_card(record)
         where = f"paper in {output}" if self.version == 1 else f"paper version {self.version} in {output}"
         issues = run_outcome(self.run_dir, "completed").issues  # after "completed (main result not established)"
         return save_record(
-            self.run_dir, record, status="completed", message=where + (f"; {'; '.join(issues)}" if issues else "")
+            self.run_dir,
+            record,
+            status="completed",
+            undelivered=None,
+            message=where + (f"; {'; '.join(issues)}" if issues else ""),
         )
+
+    def _deliver_what_was_written(self, record: RunRecord) -> str:
+        """The first run's LaTeX after its compile failed, delivered when possible; what to add to
+        the failure's message."""
+        try:
+            if deliver(self.run_dir, self.version, Path(record.output_dir)):
+                return f"; the LaTeX written so far is in {record.output_dir}"
+        except UserError as error:
+            return f"; the LaTeX written so far is in {self.run_dir} ({error})"
+        return ""
 
 
 def _answered(gate: str) -> str:

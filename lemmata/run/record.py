@@ -45,6 +45,9 @@ class RunRecord(Artifact):
     #: The run's limits (issue 26, run/budget.py): it pauses before a stage that would pass one.
     budget_usd: float | None = Field(None, gt=0)
     budget_tokens: int | None = Field(None, gt=0)
+    #: The paper version whose delivery to output_dir failed (full disk, read-only): the run is
+    #: completed, its paper in the run directory; `lemmata resume` delivers the current version.
+    undelivered: int | None = None
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ def test_enter_at_the_survey_fallback_continues_without_papers_and_shows_the_out
     assert survey.papers == [] and survey.note.endswith("no papers: the run proceeds without them")
     assert not survey.tool_calls[0].ok and len(user_texts(llm, "survey")) == 2  # not run again
     assert read_artifact(run_dir / "gates/survey_papers.json", GateDecision).feedback == ""
-    assert (tmp_path / "results/paper_v1.pdf").is_file()
+    assert (tmp_path / "results" / run_dir.name / "paper_v1.pdf").is_file()  # without --output: results/<run id>/
 
 
 def test_ctrl_c_at_the_survey_fallback_pauses_there_and_resume_asks_again(llm, tmp_path):
@@ -484,7 +484,8 @@ def test_a_pause_at_every_stage_boundary_ends_with_the_paper_of_an_uninterrupted
         stdin=subprocess.DEVNULL,
     )
     assert replay.returncode == 0, replay.stderr
-    assert (tmp_path / "replayed/paper_v1.tex").read_bytes() == (tmp_path / "results/paper_v1.tex").read_bytes()
+    first = tmp_path / "results" / run_dir.name / "paper_v1.tex"  # without --output: results/<run id>/
+    assert (tmp_path / "replayed/paper_v1.tex").read_bytes() == first.read_bytes()
     made = call_multiset(run_dir)
     assert call_multiset(run_dir_of(replay_home)) == made and sum(made.values()) > 20
 

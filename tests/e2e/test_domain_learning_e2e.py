@@ -61,7 +61,7 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
         env = cli_environment(
             home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
         )
-        for domain in ("parity", "parity", "multi-armed bandits"):
+        for number, domain in enumerate(("parity", "parity", "multi-armed bandits")):
             if domain == "multi-armed bandits":
                 llm.set_default("experiment", json.dumps({"code": BANDIT_CHECK, "rationale": "UCB1 against its bound"}))
             result = subprocess.run(
@@ -74,7 +74,7 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
                     "--domain",
                     domain,
                     "-o",
-                    str(home / "out"),
+                    str(home / f"out-{number}"),  # a folder per run: a second run may not take the first's
                 ],
                 env=env,
                 cwd=home.parent,

@@ -515,7 +515,7 @@ def test_the_recorded_demo_replays_from_a_relative_path(home, tmp_path):
     shutil.rmtree(home / "calibration")  # a user's home: the recorded model's checks were never measured
     result = run_lemmata(["prove", TASK], env, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "results/paper_v1.pdf").is_file()
+    assert (tmp_path / "results" / only_run_dir(home).name / "paper_v1.pdf").is_file()  # results/<run id>/
     assert read_artifact(only_run_dir(home) / "gates/survey_papers.json", GateDecision).decided_by == "automatic"
 
 

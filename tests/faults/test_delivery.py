@@ -1,0 +1,236 @@
+"""Faults at the copy-out to the output folder (issue 35, findings 1, 2 and 4), on the real CLI,
+workflow and pdflatex with the fake model: links planted in a shared folder, a folder that is not
+the user's or that others may write, a read-only folder, a full disk at delivery, two runs naming
+one folder. Each test says what was lost: nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from conftest import cli_environment
+
+from lemmata.run.qa_history import read_history
+from lemmata.run.record import load_record, save_record
+from support import even_sum_session
+
+pytestmark = pytest.mark.e2e
+NOBODY = 65534
+INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs and chown need root")
+
+
+def lemmata(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lemmata", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def environment(services, home: Path) -> dict[str, str]:
+    llm, search = services
+    return cli_environment(
+        home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
+    )
+
+
+@contextmanager
+def tmpfs(at: Path, size: str, *options: str) -> Iterator[Path]:
+    """A small file system of its own at `at` (a full disk, a read-only folder), always unmounted."""
+    at.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join([f"size={size}", *options]), "tmpfs", str(at)], check=True)
+    try:
+        yield at
+    finally:
+        subprocess.run(["umount", "-l", str(at)], check=False)
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    """A refusal or failure the user can act on: one line, no traceback."""
+    assert "Traceback" not in result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("lemmata: error: ")]
+    assert len(errors) == 1, result.stderr
+    return errors[0]
+
+
+@pytest.fixture
+def run(services, completed_home, tmp_path) -> tuple[Path, dict[str, str]]:
+    """(run directory, environment) of a copy of the completed even-sum run."""
+    home = tmp_path / "home"
+    shutil.copytree(completed_home, home, symlinks=True)
+    (run_dir,) = (home / "runs").iterdir()
+    return run_dir, environment(services, home)
+
+
+def test_links_planted_in_a_shared_sticky_folder_are_replaced_not_followed(services, tmp_path):
+    """Another user plants `paper_v1.tex` -> the victim's file and `lemma_graph_v1.svg` -> a new
+    path in a 1777 folder of the victim's. Lost: nothing: the victim's file keeps its text, no
+    file appears where the second link points, the folder holds the paper itself."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name, target in (("paper_v1.tex", victim), ("lemma_graph_v1.svg", elsewhere / "made.svg")):
+        (shared / name).symlink_to(target)
+        if os.geteuid() == 0:
+            os.lchown(shared / name, NOBODY, NOBODY)  # planted by another user
+
+    result = lemmata(
+        ["prove", even_sum_session.TASK, "-o", str(shared)], environment(services, tmp_path / "home"), tmp_path
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "precious\n"
+    assert not (elsewhere / "made.svg").exists()
+    (run_dir,) = (tmp_path / "home" / "runs").iterdir()
+    for name in ("paper_v1.tex", "paper_v1.pdf", "lemma_graph_v1.svg"):
+        assert not (shared / name).is_symlink() and (shared / name).is_file(), name
+    assert (shared / "paper_v1.tex").read_bytes() == (run_dir / "paper_v1.tex").read_bytes()
+    assert not list(shared.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("kind", ["writable by others", "another user's", "under a file"])
+def test_an_unsafe_output_folder_is_refused_before_any_model_call(services, tmp_path, kind):
+    """A folder others may write (not sticky), one of another user, one below a file: refused with one line
+    and exit 2 before the first model call. Lost: nothing: no call spent, no run made."""
+    llm, _ = services
+    output = tmp_path / "out"
+    if kind == "writable by others":
+        output.mkdir()
+        output.chmod(0o777)
+    elif kind == "another user's":
+        if os.geteuid() != 0:
+            pytest.skip("chown to another user needs root")
+        output.mkdir()
+        os.chown(output, NOBODY, NOBODY)
+    else:  # a file as --output is click's to refuse (file_okay=False); a folder below one is ours
+        output.write_text("not a folder\n")
+        output = output / "paper"
+    calls = len(llm.requests)
+
+    result = lemmata(
+        ["prove", even_sum_session.TASK, "-o", str(output)], environment(services, tmp_path / "home"), tmp_path
+    )
+
+    assert result.returncode == 2, result.stderr
+    assert "output folder" in one_error_line(result)
+    assert len(llm.requests) == calls
+    assert not (tmp_path / "home" / "runs").exists() or not list((tmp_path / "home" / "runs").iterdir())
+
+
+@needs_root
+def test_a_read_only_output_folder_is_refused_before_any_model_call(services, tmp_path):
+    """A read-only --output (root writes through modes, so a read-only mount): one line, exit 2,
+    before the first model call. Lost: nothing: no call spent."""
+    llm, _ = services
+    calls = len(llm.requests)
+    with tmpfs(tmp_path / "ro", "1m", "ro") as output:
+        result = lemmata(
+            ["prove", even_sum_session.TASK, "-o", str(output)], environment(services, tmp_path / "home"), tmp_path
+        )
+    assert result.returncode == 2, result.stderr
+    assert "not writable" in one_error_line(result)
+    assert len(llm.requests) == calls
+
+
+@needs_root
+def test_a_read_only_output_folder_stops_a_rewrite_before_any_model_call(services, run, tmp_path):
+    """A rewrite (48 calls in the issue) into a folder that became read-only: refused first.
+    Lost: nothing: no call, no request left pending, version 1 current."""
+    llm, _ = services
+    run_dir, env = run
+    with tmpfs(tmp_path / "ro", "1m", "ro") as output:
+        save_record(run_dir, load_record(run_dir), output_dir=str(output))
+        calls = len(llm.requests)
+        result = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "not writable" in one_error_line(result)
+    assert len(llm.requests) == calls
+    assert not (run_dir / "revisions").exists() or not list((run_dir / "revisions").glob("v*.json"))
+    assert load_record(run_dir).status == "completed"
+
+
+@needs_root
+def test_a_full_disk_at_delivery_keeps_every_earlier_file_and_resume_delivers_the_current_version(run, tmp_path):
+    """A rewrite whose delivery meets a full disk: one line saying where the paper is, exit 2; the
+    user's edited paper_v1.tex whole, no part of version 2 in the folder. Once there is room,
+    `resume` delivers version 2, the current one (as `status` says). Lost: nothing."""
+    run_dir, env = run
+    with tmpfs(tmp_path / "full", "512k") as output:
+        save_record(run_dir, load_record(run_dir), output_dir=str(output))
+        edited = "% my own edits\n" + (run_dir / "paper_v1.tex").read_text()
+        (output / "paper_v1.tex").write_text(edited)
+        free = os.statvfs(output)
+        filler = output / "filler"
+        filler.write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 8192))
+
+        result = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+
+        line = one_error_line(result)
+        assert result.returncode == 2
+        assert "No space left on device" in line and str(run_dir / "paper_v2.pdf") in line
+        assert f"lemmata resume {run_dir.name}" in line
+        assert (output / "paper_v1.tex").read_text() == edited
+        assert sorted(p.name for p in output.iterdir()) == ["filler", "paper_v1.tex"]
+        record = load_record(run_dir)
+        assert (record.status, record.undelivered) == ("completed", 2)
+        status = lemmata(["status", run_dir.name], env, tmp_path)
+        assert "current: v2" in status.stdout and "lemmata resume" in status.stdout
+
+        filler.unlink()
+        resumed = lemmata(["resume", run_dir.name], env, tmp_path)
+
+        assert resumed.returncode == 0, resumed.stderr
+        assert resumed.stdout.strip().splitlines()[-1] == str(output / "paper_v2.pdf")
+        assert (output / "paper_v2.pdf").read_bytes() == (run_dir / "paper_v2.pdf").read_bytes()
+        assert (output / "paper_v2.tex").read_bytes() == (run_dir / "paper_v2.tex").read_bytes()
+        assert (output / "paper_v1.tex").read_text() == edited
+        assert load_record(run_dir).undelivered is None
+        assert [record.marker for record in read_history(run_dir) if record.marker][-1] == "rewrite_saved"
+
+
+def test_two_runs_never_share_an_output_folder(services, completed_home, tmp_path):
+    """Without --output each run gets results/<run id>/; naming the folder of another run, or one
+    holding a paper, is refused before any model call. Lost: nothing: the first run's paper whole."""
+    llm, _ = services
+    home = tmp_path / "home"
+    shutil.copytree(completed_home, home, symlinks=True)
+    env = environment(services, home)
+    (first,) = (home / "runs").iterdir()
+    taken = Path(load_record(first).output_dir)
+    before = (taken / "paper_v1.pdf").read_bytes()
+    calls = len(llm.requests)
+
+    second = lemmata(["prove", even_sum_session.TASK, "-o", str(taken)], env, tmp_path)
+    assert second.returncode == 2, second.stderr
+    assert f"is the output folder of run {first.name}" in one_error_line(second)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "paper_v1.pdf").write_bytes(b"%PDF another paper")
+    third = lemmata(["prove", even_sum_session.TASK, "-o", str(elsewhere)], env, tmp_path)
+    assert third.returncode == 2, third.stderr
+    assert "holds paper_v1.pdf already" in one_error_line(third)
+    assert len(llm.requests) == calls
+    assert (taken / "paper_v1.pdf").read_bytes() == before
+    assert (elsewhere / "paper_v1.pdf").read_bytes() == b"%PDF another paper"
+
+    fourth = lemmata(["prove", even_sum_session.TASK], env, tmp_path)
+    assert fourth.returncode == 0, fourth.stderr
+    (new,) = {path.name for path in (home / "runs").iterdir()} - {first.name}
+    assert fourth.stdout.strip().splitlines()[-1] == str(tmp_path / "results" / new / "paper_v1.pdf")
+    assert (taken / "paper_v1.pdf").read_bytes() == before
