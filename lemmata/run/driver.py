@@ -46,6 +46,7 @@ from lemmata.run.pipeline import (
     COMPILE_RULES,
     card_artifacts,
     incomplete_outputs,
+    version_rules,
     version_targets,
 )
 from lemmata.run.record import RunLock, RunRecord, load_record, save_record
@@ -185,6 +186,7 @@ class Driver:
             [
                 *snakemake_command(self.run_dir, self.jobs, self._profile_arguments),
                 *version_targets(self.version),
+                *version_rules(self.version),  # last: the option takes every word after it
             ],
             cwd=self.run_dir,
             env={**workflow_environment(self.run_dir), **self._model_environment, **self._gate_answers()},

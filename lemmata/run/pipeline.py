@@ -110,6 +110,18 @@ def version_targets(version: int) -> tuple[str, ...]:
     return () if version == 1 else (layout.paper_pdf(version), layout.rewrite_context(version))
 
 
+#: The rules that make a rewrite's version (rules/rewrite.smk).
+REWRITE_RULES = ("rewrite_theory", "rewrite_experiment", "rewrite_writer", "rewrite_compile", "rewrite_context")
+
+
+def version_rules(version: int) -> tuple[str, ...]:
+    """The options that confine a rewrite to its own rules: ancient() keeps a newer file of the
+    first run from rerunning a rewrite's job, not from rerunning the first run's own jobs (a lemma
+    file written again made a rewrite redo the theory, its review, experiment and paper_v1). The
+    first run's files are finished: a rewrite reads them as they are."""
+    return () if version == 1 else ("--allowed-rules", *REWRITE_RULES)
+
+
 USER_FILES = user_files(1)
 
 

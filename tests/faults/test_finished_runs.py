@@ -1,7 +1,7 @@
 """Faults at a completed run (issue 35, finding 3), on the real CLI and workflow with the fake
 model: a re-saved lemma file, a user's edit of the delivered paper, a corrupt lemma, a deleted
 theory. A completed run is finished: `resume` reports and changes nothing (as the API's 409),
-a damaged run says what is damaged and what to do.
+a rewrite reruns nothing of version 1, a damaged run says what is damaged and what to do.
 Each test says what was lost: nothing."""
 
 from __future__ import annotations
@@ -94,6 +94,23 @@ def test_resume_of_a_completed_run_changes_nothing_after_a_resaved_lemma_and_an_
     assert len(llm.requests) == calls
     assert snapshot(run_dir) == before
     assert (tmp_path / "out/paper_v1.tex").read_text() == edited
+
+
+def test_a_rewrite_after_a_resaved_lemma_reruns_nothing_of_version_1(services, run, tmp_path):
+    """Version 1's theory, its review decision, experiment and paper are finished: a lemma file
+    written again (same data) does not make a rewrite make them again. Lost: nothing of v1."""
+    llm, _ = services
+    run_dir, env = run
+    lemma = run_dir / "theory/lemmas/L2.json"
+    resave(lemma, json.dumps(json.loads(lemma.read_text()), indent=4))
+    finished = ["theory.json", "gates/theory_review.json", "experiment.json", "paper_v1.tex", "paper_v1.pdf"]
+    before = {name: v for name, v in snapshot(run_dir).items() if name in finished}
+
+    result = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert {name: v for name, v in snapshot(run_dir).items() if name in finished} == before
+    assert (run_dir / "paper_v2.pdf").is_file() and (tmp_path / "out/paper_v2.pdf").is_file()
 
 
 def test_a_corrupt_lemma_file_keeps_the_theory_and_the_completed_run(run, tmp_path):
