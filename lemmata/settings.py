@@ -45,14 +45,20 @@ BACKEND_ALIASES = {"anthropic": "vendora"}
 SAVED_SETTINGS = "settings.json"
 
 
+#: The highest token limit a setting may have: no model answers more in one call (the largest
+#: output windows are 128k tokens), so a value above it is a typo that would be sent to every call.
+MAX_TOKENS_CEILING = 1_000_000
+
+
 def _tokens(default: int, applies_to: str) -> Any:
-    return Field(default, gt=0, description=f"max output tokens: {applies_to}")
+    return Field(default, gt=0, le=MAX_TOKENS_CEILING, description=f"max output tokens: {applies_to}")
 
 
 class Settings(BaseModel):
     """Every setting lemmata reads; field names are the environment variable names."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN and infinity are no timeouts or thresholds: a .env's `nan` is refused, not compared.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     MAX_TOKENS_AGENT: int = _tokens(8192, "all agent reasoning loops")
     MAX_TOKENS_PROVER: int = _tokens(4096, "proof generation")
@@ -238,7 +244,7 @@ class Settings(BaseModel):
 
 def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
-    home = environ.get("LEMMATA_HOME") or dotenv_values(Path.cwd() / ".env").get("LEMMATA_HOME")
+    home = environ.get("LEMMATA_HOME") or read_dotenv(Path.cwd() / ".env").get("LEMMATA_HOME")
     return Path(home).expanduser() if home else Path.home() / ".lemmata"
 
 
@@ -254,10 +260,21 @@ def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]
     merged: dict[str, str] = {}
     for dotenv in (lemmata_home(environ) / ".env", Path.cwd() / ".env"):
         if dotenv.is_file():
-            merged.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
+            merged.update({k: v for k, v in read_dotenv(dotenv).items() if v is not None})
     merged.update({name: str(value) for name, value in saved_settings(environ).items()})
     merged.update(environ)
     return merged
+
+
+def read_dotenv(path: Path) -> dict[str, str | None]:
+    """The variables of a `.env` file (none if there is no file); SettingsError naming it when it
+    cannot be read or is not UTF-8 text."""
+    try:
+        return dict(dotenv_values(path)) if path.is_file() else {}
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path} is not UTF-8 text: save it as UTF-8, or remove it") from None
+    except OSError as exc:
+        raise SettingsError(f"{path} cannot be read ({exc.strerror}): fix its permissions, or remove it") from None
 
 
 def saved_settings_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -298,7 +315,9 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
         wait_max = values.get(high, Settings.model_fields[high].default)
         return f"{low}={wait_min!r} exceeds {high}={wait_max!r}: lower the first or raise the second"
     name = str(error["loc"][0])
-    return f"{name}={values.get(name)!r} is not valid: {allowed_values(name)}"
+    shown = repr(values.get(name))
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."  # a pasted paragraph is not echoed whole
+    return f"{name}={shown} is not valid: {allowed_values(name)}"
 
 
 def allowed_values(name: str) -> str:
@@ -313,12 +332,17 @@ def allowed_values(name: str) -> str:
     ]
     bounds = []
     if "exclusiveMinimum" in schema:
-        bounds.append(f"greater than {schema['exclusiveMinimum']:g}")
+        bounds.append(f"greater than {_number(schema['exclusiveMinimum'])}")
     if "minimum" in schema:
-        bounds.append(f"at least {schema['minimum']:g}")
+        bounds.append(f"at least {_number(schema['minimum'])}")
     if "maximum" in schema:
-        bounds.append(f"at most {schema['maximum']:g}")
+        bounds.append(f"at most {_number(schema['maximum'])}")
     return "expected " + kind + (" " + " and ".join(bounds) if bounds else "")
+
+
+def _number(value: float) -> str:
+    """A bound as people write it: 1000000, 0.5 (not 1e+06)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def render_config_yaml() -> str:

@@ -4,7 +4,9 @@ model checks of a proof of it when one is brought."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -12,10 +14,13 @@ import click
 
 from lemmata import layout
 from lemmata.cli.errors import reports_errors
-from lemmata.errors import UserError
+from lemmata.errors import LemmataError, ProviderError, UserError
 from lemmata.settings import Settings, lemmata_home, load_environment
 
 CHECKS_DIR = "checks"  # under $LEMMATA_HOME: one folder per check, with its model calls
+#: The largest statement or proof file `check` reads (1 MB): a proof of many pages is ~100 kB, and
+#: the whole text goes to the model; /dev/zero or a 50 MB file must not be read into memory.
+MAX_CHECK_FILE_BYTES = 1_000_000
 
 
 @click.command()
@@ -52,7 +57,8 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
     as a lemma's proof: open [GAP: ...] tags, the verifier, then a referee asked for the first
     error. The status is one of machine_checked, refuted, tested, reviewed, unverified
     (docs/verification.md); a model's checks count (reviewed) only when the model was measured to
-    tell wrong proofs from right ones. Exit status: 0 verified (machine_checked or reviewed), 1 not.
+    tell wrong proofs from right ones. Exit status: 0 verified (machine_checked or reviewed), 1 not,
+    2 an error (a file too large or not text, the model provider unreachable: nothing checked).
     """
     from lemmata.agents.client import make_client
     from lemmata.llm.resolve import choose_backend
@@ -71,14 +77,23 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
         from lemmata.cli.main import announced_embedded_model
 
         announced_embedded_model(settings)
-    log_dir = log_dir or new_check_dir(statement, proof or "")
+    log_dir = usable_log_dir(log_dir) if log_dir is not None else new_check_dir(statement, proof or "")
     client = make_client(settings, environ, log_dir, scope=check_scope(statement, proof or ""))
     checker = checker_for(choice.name, client.models.active, lemmata_home(environ))
-    if model_only:
-        assert proof is not None
-        result = check_user_proof(client, statement, proof, settings, checker)
-    else:
-        result = check_statement(client, statement, proof, settings, checker, log_dir / layout.FORMALIZER_CACHE)
+    click.echo(
+        f"lemmata check: model {client.models.active} ({choice.name}); a call that fails to connect is "
+        f"retried {settings.LLM_RETRY_ATTEMPTS} times (LLM_RETRY_ATTEMPTS, waits up to "
+        f"{settings.LLM_RETRY_WAIT_MAX:g} s) before the check gives up",
+        err=True,
+    )
+    try:
+        if model_only:
+            assert proof is not None
+            result = check_user_proof(client, statement, proof, settings, checker)
+        else:
+            result = check_statement(client, statement, proof, settings, checker, log_dir / layout.FORMALIZER_CACHE)
+    except ProviderError as exc:  # exit 1 means "not verified": a check that never ran is an error
+        raise CheckNotRun(f"{str(exc).rstrip('.')}; nothing was checked (log: {log_dir / layout.LLM_CALLS})") from None
     if as_json:
         click.echo(result.model_dump_json())
     else:
@@ -86,16 +101,52 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
     sys.exit(0 if result.verified else 1)
 
 
+class CheckNotRun(LemmataError):
+    """The model could not be reached: exit 2, since 1 would say the statement is not verified."""
+
+    exit_code = 2
+
+
 def read_text(path: Path, name: str) -> str:
+    """The file's text: a regular file (not /dev/zero, a pipe or a folder) of at most
+    MAX_CHECK_FILE_BYTES, refused by its size before it is read; at most that much is read
+    whatever the size claims (a file that grows meanwhile)."""
+    too_big = (
+        f"{name} {path} is larger than {MAX_CHECK_FILE_BYTES:,} bytes, the most `lemmata check` reads: "
+        "a statement or a proof is text of a few pages; give only that"
+    )
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{name} {path} is not UTF-8 text") from None
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise UserError(f"{name} {path} is not a regular file: give a text file")
+            if info.st_size > MAX_CHECK_FILE_BYTES:
+                raise UserError(too_big)
+            raw = handle.read(MAX_CHECK_FILE_BYTES + 1)
     except OSError as exc:
         raise UserError(f"cannot read {name} {path}: {exc.strerror}") from None
+    if len(raw) > MAX_CHECK_FILE_BYTES:
+        raise UserError(too_big)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{name} {path} is not UTF-8 text") from None
     if not text.strip():
         raise UserError(f"{name} {path} is empty")
     return text
+
+
+def usable_log_dir(log_dir: Path) -> Path:
+    """--log-dir, made if need be and written to once before any model call."""
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=log_dir):
+            pass
+    except OSError as exc:
+        raise UserError(
+            f"--log-dir {log_dir} cannot be written ({exc.strerror}): give a folder you can write to"
+        ) from None
+    return log_dir
 
 
 def new_check_dir(statement: str, proof: str) -> Path:

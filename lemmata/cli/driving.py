@@ -14,6 +14,11 @@ from lemmata.errors import UserError
 from lemmata.run.outcome import run_outcome
 from lemmata.run.record import load_record
 
+#: The exit status of a run that ended before its paper: paused (Ctrl+C, `lemmata pause`, its
+#: budget), stopped or waiting at a gate. 0 means done: a script that goes on after `lemmata prove`
+#: must not go on without a paper. (A failed run exits 1 too, through its LemmataError.)
+NOT_DONE = 1
+
 
 def drive(
     run_dir: Path,
@@ -23,12 +28,13 @@ def drive(
     offer_review: bool = True,
     wait_at_gates: bool = False,
     profile: str | None = None,
+    exit_unless_done: bool = True,
 ) -> None:
     """Drive the run (or a rewrite of its paper: `rewrite`, with new `instructions` or None to
     continue the unfinished one) and report how it ended; a completed first run on a terminal
     then offers the review loop (questions, rewrites). `wait_at_gates`: a gate is answered in
     the browser, so the run stops there with status "waiting" until it is. `profile` None:
-    the run's own."""
+    the run's own. A run that did not complete exits NOT_DONE, unless not `exit_unless_done`."""
     from lemmata.cli.console import TerminalConsole
     from lemmata.cli.review_loop import offer_review as offer
     from lemmata.run.driver import Driver
@@ -47,8 +53,10 @@ def drive(
         + (f" — {record.message}" if record.message else ""),
         err=True,
     )
-    if record.status == "stopped":
-        sys.exit(1)
+    if (
+        record.status != "completed" and exit_unless_done
+    ):  # paused (from anywhere, or by its budget), stopped, waiting: not done
+        sys.exit(NOT_DONE)
     if record.status == "completed":
         # The last line on stdout: scripts can take the paper's path from it.
         click.echo(Path(record.output_dir) / layout.paper_pdf(driver.version))
@@ -60,7 +68,15 @@ def rewriter(run_dir: Path, jobs: int | None, profile: str | None = None) -> Cal
     """A rewrite from the review loop; one that did not complete (paused) leaves the loop."""
 
     def rewrite(instructions: str) -> None:
-        drive(run_dir, jobs, rewrite=True, instructions=instructions, offer_review=False, profile=profile)
+        drive(
+            run_dir,
+            jobs,
+            rewrite=True,
+            instructions=instructions,
+            offer_review=False,
+            profile=profile,
+            exit_unless_done=False,
+        )
         if load_record(run_dir).status != "completed":
             raise click.Abort
 

@@ -25,7 +25,7 @@ from lemmata.errors import LemmataError, UserError
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.run.budget import Budget, change_budget
 from lemmata.run.costs import run_costs, usd
-from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.create import MAX_PAPERS, PAPERS_TASK, create_new_run
 from lemmata.run.finished import damage_advice, damaged_files
 from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.gates import waiting_gate
@@ -116,7 +116,11 @@ def explore(domain: str, output: Path | None, gate: str | None, jobs: int | None
 def from_papers(
     paper_ids: tuple[str, ...], domain: str, output: Path | None, gate: str | None, jobs: int | None, **choices: Any
 ) -> None:
-    """Start from PAPER_IDS (arXiv ids, DOIs or titles) and build on them."""
+    """Start from PAPER_IDS (1 to 20 arXiv ids, DOIs or titles) and build on them."""
+    if len(paper_ids) > MAX_PAPERS:
+        raise click.UsageError(f"from-papers takes 1 to {MAX_PAPERS} paper ids, not {len(paper_ids)}")
+    if not all(paper_id.strip() for paper_id in paper_ids):
+        raise click.UsageError("a paper id is empty: give arXiv ids, DOIs or titles")
     start_run(
         "from-papers",
         PAPERS_TASK + ", ".join(paper_ids),
@@ -243,9 +247,12 @@ def status(session_id: str | None) -> None:
 
 
 def list_runs(data_home: DataHome) -> None:
-    records = data_home.run_records()
+    records, damaged = data_home.run_records(), data_home.damaged_runs()
+    for run in damaged:
+        click.echo(f"{run.session_id:<24} damaged: {run.advice}")
     if not records:
-        click.echo(f"no runs yet in {data_home.home / 'runs'}")
+        if not damaged:
+            click.echo(f"no runs yet in {data_home.home / 'runs'}")
         return
     states = [outcome_of(data_home.run_dir(record.session_id), record).text for record in records]
     costs = [run_costs(data_home.run_dir(record.session_id)).text for record in records]

@@ -9,6 +9,7 @@ that job boundary as with `lemmata pause`: running jobs finish, nothing is half-
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,12 @@ from lemmata.llm.prices import FREE_BACKENDS, USER_PRICES, PriceTable, load_pric
 from lemmata.llm.resolve import resolve_models
 from lemmata.run.costs import CostSummary, stage_of_scope, usd
 from lemmata.run.record import load_record, run_settings, save_record
+
+#: The largest budgets accepted: finite, so that every comparison with what is spent means
+#: something; far above any run (a full run costs dollars and a few million tokens), so a value
+#: above them is a typo.
+MAX_BUDGET_USD = 100_000
+MAX_BUDGET_TOKENS = 10_000_000_000
 
 
 @dataclass(frozen=True)
@@ -112,9 +119,28 @@ def _positive(environ: Mapping[str, str], name: str, kind: type[float] | type[in
         value = kind(text.replace("_", ""))
     except ValueError:
         value = 0
-    if value <= 0:
-        raise UserError(f"{name}={text!r} is not {what}: fix it or unset it")
+    ceiling = MAX_BUDGET_USD if kind is float else MAX_BUDGET_TOKENS
+    if not 0 < value <= ceiling:  # NaN is not in any range
+        raise UserError(f"{name}={text[:40]!r} is not {what}, at most {ceiling:,}: fix it or unset it")
     return value
+
+
+def budget_problem(amount: object, tokens: object) -> str | None:
+    """What is wrong with a budget given as values (a request's JSON, an option), or None: a USD
+    amount must be a finite number in (0, MAX_BUDGET_USD], tokens a whole number in
+    [1, MAX_BUDGET_TOKENS]. NaN, infinity and 1e999 are refused, never dropped or compared."""
+    if amount is not None and (
+        isinstance(amount, bool)
+        or not isinstance(amount, int | float)
+        or not math.isfinite(amount)
+        or not 0 < amount <= MAX_BUDGET_USD
+    ):
+        return f"a budget in USD must be a positive number of dollars of at most {MAX_BUDGET_USD:,}, e.g. 2.5"
+    if tokens is not None and (
+        isinstance(tokens, bool) or not isinstance(tokens, int) or not 0 < tokens <= MAX_BUDGET_TOKENS
+    ):
+        return f"a budget in tokens must be a positive whole number of at most {MAX_BUDGET_TOKENS:,}"
+    return None
 
 
 def check_priced(budget: Budget, backend: str, models: Iterable[str], prices: PriceTable, home: Path) -> None:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,15 @@ from lemmata.settings import Settings
 PAPERS_TASK = "Build on these papers: "
 #: A domain is a name ("multi-armed bandits"), not a description.
 MAX_DOMAIN_CHARS = 100
+#: The longest task: a statement with its definitions takes a few thousand characters. The
+#: briefing embeds the whole task on the CPU to find memories of earlier runs, about 0.6 s per
+#: 1,000 characters (a 127 kB task took 74 s), before any model call.
+MAX_TASK_CHARS = 10_000
+#: Paper ids `from-papers` takes (the CLI and the API alike).
+MAX_PAPERS = 20
+#: Control characters a task may hold: the rest (NUL, BEL, ESC, ...) would reach the terminal,
+#: the prompts and the paper as they are.
+ALLOWED_CONTROLS = "\t\n\r"
 
 
 @dataclass(frozen=True)
@@ -55,8 +65,7 @@ def create_new_run(
     `embedded_model(settings)` returns the model file an embedded run loads (it may install the
     default model, or refuse); it is called before the backend is built. `budget` limits what the
     run may spend; what it leaves unset comes from LEMMATA_BUDGET_USD / LEMMATA_BUDGET_TOKENS."""
-    if not task.strip():
-        raise UserError("the task is empty: say what to prove or explore")
+    check_task(task)
     check_domain(str(task_fields.get("domain", "")))
     execution = resolve_profile(profile)
     profile_arguments(execution)  # a profile that cannot work here stops us before any work
@@ -111,6 +120,24 @@ def claim_output_folder(data_home: DataHome, output: Path) -> Path:
             "(without --output, each run gets results/<run id>/)"
         )
     return folder
+
+
+def check_task(task: str) -> None:
+    """A task is text of at most MAX_TASK_CHARS, without control characters but tab and newline."""
+    if not task.strip():
+        raise UserError("the task is empty: say what to prove or explore")
+    if len(task) > MAX_TASK_CHARS:
+        raise UserError(
+            f"the task has {len(task):,} characters, more than the {MAX_TASK_CHARS:,} a run takes: the "
+            "briefing embeds the whole task on this machine's CPU (about 0.6 s per 1,000 characters) "
+            "before any model call; state the problem and its definitions, and leave the rest to the survey"
+        )
+    control = next((c for c in task if unicodedata.category(c) == "Cc" and c not in ALLOWED_CONTROLS), None)
+    if control is not None:
+        raise UserError(
+            f"the task holds the control character U+{ord(control):04X} (at position {task.index(control)}): "
+            "a task is text; only tabs and line breaks are allowed"
+        )
 
 
 def check_domain(domain: str) -> None:

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from lemmata import layout
 from lemmata.artifacts import Artifact, Mode, read_artifact, write_artifact
-from lemmata.errors import RunBusyError, UserError
+from lemmata.errors import ArtifactError, RunBusyError, UserError
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.settings import Settings, lemmata_home
 
@@ -70,19 +70,50 @@ class DataHome:
         return run_dir
 
     def run_records(self) -> list[RunRecord]:
-        records = []
+        """The runs whose record reads; `damaged_runs` says which do not."""
+        return self._scan()[0]
+
+    def damaged_runs(self) -> list[DamagedRun]:
+        """The runs whose `run.json` cannot be read: listed as damaged, never silently left out."""
+        return self._scan()[1]
+
+    def _scan(self) -> tuple[list[RunRecord], list[DamagedRun]]:
+        records, damaged = [], []
         for path in sorted((self.home / "runs").glob(f"*/{RUN_RECORD}")):
             try:
                 records.append(read_artifact(path, RunRecord))
-            except Exception:  # a corrupt record must not hide the other runs
-                continue
-        return sorted(records, key=lambda record: record.created)
+            except (ArtifactError, OSError, UnicodeDecodeError, ValueError) as exc:  # not the other runs
+                reason = f"{path} cannot be read: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+                if isinstance(exc, UnicodeDecodeError):
+                    reason = f"{path} is not UTF-8 text"
+                damaged.append(DamagedRun(path.parent.name, reason))
+        return sorted(records, key=lambda record: record.created), damaged
+
+
+@dataclass(frozen=True)
+class DamagedRun:
+    """A run directory whose record does not read: `why` names the file and what is wrong."""
+
+    session_id: str
+    why: str
+
+    @property
+    def advice(self) -> str:
+        return (
+            f"its record {RUN_RECORD} is damaged ({self.why}); the run's other files are kept in its "
+            "directory; restore the record from a backup, or move the directory away"
+        )
 
 
 def validate_session_id(session_id: str) -> str:
     if not SESSION_ID.match(session_id or ""):
+        shown = (
+            repr(session_id)
+            if len(session_id or "") <= 70
+            else f"{session_id[:64]!r}... ({len(session_id):,} characters)"
+        )
         raise UserError(
-            f"{session_id!r} is not a valid session id: use 1-64 letters, digits, '_' or '-', starting with a letter or digit"
+            f"{shown} is not a valid session id: use 1-64 letters, digits, '_' or '-', starting with a letter or digit"
         )
     return session_id
 

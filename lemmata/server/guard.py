@@ -39,7 +39,7 @@ class RequestGuard:
     def __init__(self, app: ASGIApp, access: ServerAccess) -> None:
         self.app = app
         self.access = access
-        self._expected = f"Bearer {access.token}".encode() if access.token else None
+        self._expected = access.token.encode() if access.token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -84,7 +84,9 @@ class RequestGuard:
         if self._expected is None:
             return
         given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
-        if not hmac.compare_digest(given, self._expected):
+        scheme, _, credentials = given.strip().partition(b" ")
+        # The scheme is case-insensitive (RFC 7235: `bearer` is `Bearer`); the token is not.
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self._expected):
             raise Refused(
                 401,
                 "this server needs its API token: send `Authorization: Bearer <token>` with the "

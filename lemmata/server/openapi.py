@@ -7,6 +7,8 @@ from typing import Any, get_args
 
 from lemmata import __version__
 from lemmata.artifacts import Mode
+from lemmata.run.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD
+from lemmata.run.create import MAX_TASK_CHARS
 from lemmata.run.gates import GATE_INPUTS
 from lemmata.run.record import RunStatus
 from lemmata.server.paper_api import PAPER_FILES
@@ -111,11 +113,13 @@ BUDGET: dict[str, Any] = {
     "budget_usd_": {
         "type": "number",
         "exclusiveMinimum": 0,
+        "maximum": MAX_BUDGET_USD,
         "description": "dollars; absent: LEMMATA_BUDGET_USD at a start, the run's own at a resume",
     },
     "budget_tokens_": {
         "type": "integer",
         "minimum": 1,
+        "maximum": MAX_BUDGET_TOKENS,
         "description": "absent: LEMMATA_BUDGET_TOKENS at a start, the run's own at a resume",
     },
 }
@@ -123,19 +127,27 @@ BUDGET: dict[str, Any] = {
 PATHS: dict[str, dict[str, Any]] = {
     "/api/runs": {
         "get": _op(
-            "All runs, oldest first",
-            "`{runs: [RunSummary]}`",
-            content={"application/json": {"schema": _object(runs={"type": "array", "items": RUN_SUMMARY_REF})}},
+            "All runs, oldest first; `damaged`, when there are any: the runs whose run.json does not read",
+            "`{runs: [RunSummary], damaged?: [{id, error}]}`",
+            content={
+                "application/json": {
+                    "schema": _object(
+                        runs={"type": "array", "items": RUN_SUMMARY_REF},
+                        damaged_={"type": "array", "items": _object(id=TEXT, error=TEXT)},
+                    )
+                }
+            },
         ),
         "post": _op(
             "Start a run; a supervised process drives it, its gates wait for decisions",
             "`{id, status, poll, events}`",
             400,
             413,
+            429,
             ok_code=202,
             body=_object(
                 mode_={"enum": MODES, "default": "prove"},
-                task_=TEXT,
+                task_={"type": "string", "maxLength": MAX_TASK_CHARS},
                 papers_={"type": "array", "items": TEXT, "description": "from-papers: 1 to 20 ids or titles"},
                 gate_={"enum": GATE_MODES, "description": "absent: the GATE_MODE setting"},
                 domain_={"type": "string", "maxLength": 100, "description": "the research domain (prove, from-papers)"},
@@ -163,6 +175,7 @@ PATHS: dict[str, dict[str, Any]] = {
             404,
             409,
             413,
+            429,
             ok_code=202,
             body=_object(
                 approved_={"type": "boolean"}, feedback_=TEXT, step_=TEXT, issue_=TEXT, papers_=TEXT, direction_=TEXT
@@ -180,6 +193,7 @@ PATHS: dict[str, dict[str, Any]] = {
             404,
             409,
             413,
+            429,
             ok_code=202,
             body=_object(**BUDGET),
             body_required=False,
@@ -237,6 +251,7 @@ PATHS: dict[str, dict[str, Any]] = {
             404,
             409,
             413,
+            429,
             ok_code=202,
             body=_object(instructions=TEXT),
         )

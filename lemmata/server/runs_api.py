@@ -19,7 +19,7 @@ from lemmata.errors import ArtifactError, UserError
 from lemmata.llm import embedded_model as em
 from lemmata.run.budget import Budget, change_budget
 from lemmata.run.cards import stage_card
-from lemmata.run.create import PAPERS_TASK, create_new_run
+from lemmata.run.create import MAX_PAPERS, PAPERS_TASK, create_new_run
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.run.gates import GATE_INPUTS, waiting_gate
@@ -39,7 +39,6 @@ from lemmata.settings import Settings, lemmata_home, load_environment
 log = logging.getLogger("lemmata.server")
 MODES = ("prove", "explore", "from-papers")
 GATE_MODES = ("human", "auto", "none")
-MAX_PAPERS = 20
 
 
 def summary(data_home: DataHome, record: RunRecord) -> dict[str, object]:
@@ -64,8 +63,12 @@ def summary(data_home: DataHome, record: RunRecord) -> dict[str, object]:
 
 
 async def list_runs(request: Request) -> JSONResponse:
+    """The runs, and, when there are any, under "damaged" those whose run.json does not read (id
+    and what is wrong): a damaged run is never silently left out."""
     data_home: DataHome = request.app.state.data_home
-    return JSONResponse({"runs": [summary(data_home, r) for r in data_home.run_records()]})
+    body: dict[str, object] = {"runs": [summary(data_home, r) for r in data_home.run_records()]}
+    damaged = [{"id": run.session_id, "error": run.advice} for run in data_home.damaged_runs()]
+    return JSONResponse({**body, "damaged": damaged} if damaged else body)
 
 
 def _task_of(body: dict) -> tuple[str, str, dict[str, Any]]:
@@ -121,6 +124,7 @@ async def start_run(request: Request) -> JSONResponse:
     budget = budget_of(body)
     data_home: DataHome = request.app.state.data_home
     environ = request.app.state.environ
+    request.app.state.supervisor.check_capacity()  # before a run directory is made for nothing
     new = await run_in_threadpool(
         lambda: create_new_run(
             data_home,

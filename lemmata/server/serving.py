@@ -7,7 +7,9 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable
+import socket
+import traceback
+from collections.abc import Iterable, Mapping
 
 import click
 
@@ -54,6 +56,24 @@ class StatusPollsAtDebug(logging.Filter):
         return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
 
 
+class RedactsTracebacks(logging.Filter):
+    """A bug's traceback in the server log (uvicorn's "Exception in ASGI application") without a
+    secret of the server or its runs: a traceback can quote a request's headers or a key."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        self.environ = environ
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info or record.exc_text:
+            from lemmata.redaction import redact_known
+
+            text = record.exc_text or "".join(traceback.format_exception(*record.exc_info))  # type: ignore[misc]
+            record.exc_text, record.exc_info = redact_known(text, self.environ).rstrip(), None
+            record.msg, record.args = redact_known(record.getMessage(), self.environ), None
+        return True
+
+
 def server_access(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str]) -> tuple[ServerAccess, bool]:
     """(the access, whether its token was made here: then the URL printed must carry it, the
     only place the researcher can learn it)."""
@@ -86,8 +106,26 @@ def announcement(access: ServerAccess, token_made_here: bool) -> str:
     )
 
 
+def check_port_free(bind: str, port: int) -> None:
+    """UserError when `bind`:`port` cannot be listened on (another server has it, a name that does
+    not resolve), before a URL with a fresh token is printed for a server that will not start."""
+    try:
+        infos = socket.getaddrinfo(bind or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UserError(
+            f"cannot listen on {bind}:{port} ({reason}): another server may use that port; "
+            "choose another with --port, or stop it"
+        ) from None
+
+
 def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_level: str = "info") -> None:
     access, token_made_here = server_access(bind, port, no_token, allow_hosts)
+    check_port_free(bind, port)
     import uvicorn
 
     from lemmata.server.app import create_app
@@ -98,4 +136,6 @@ def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_
     access_log.addFilter(HidesPageToken())
     # The runs it starts (and the model-written code they run) have no use for the API token.
     runs_environment = {name: value for name, value in os.environ.items() if name != TOKEN_VARIABLE}
+    for name in ("uvicorn.error", "lemmata.server"):
+        logging.getLogger(name).addFilter(RedactsTracebacks(runs_environment))
     uvicorn.run(create_app(environ=runs_environment, access=access), host=bind, port=port, log_level=log_level)

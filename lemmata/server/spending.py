@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lemmata.run.budget import Budget
+from lemmata.run.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD, Budget, budget_problem
 from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.record import RunRecord
 from lemmata.server.http import ApiError
@@ -14,10 +14,15 @@ from lemmata.server.http import ApiError
 def budget_of(body: dict) -> Budget:
     """The optional "budget_usd" (dollars) and "budget_tokens" of a start or resume request."""
     amount, tokens = body.get("budget_usd"), body.get("budget_tokens")
-    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int | float) or amount <= 0):
-        raise ApiError(400, '"budget_usd" must be a positive number of dollars, e.g. 2.5, or absent')
-    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens <= 0):
-        raise ApiError(400, '"budget_tokens" must be a positive whole number of tokens, or absent')
+    if budget_problem(amount, None):
+        raise ApiError(
+            400, f'"budget_usd" must be a positive number of dollars of at most {MAX_BUDGET_USD:,}, e.g. 2.5, or absent'
+        )
+    if budget_problem(None, tokens):
+        raise ApiError(
+            400,
+            f'"budget_tokens" must be a positive whole number of tokens of at most {MAX_BUDGET_TOKENS:,}, or absent',
+        )
     return Budget(None if amount is None else float(amount), tokens)
 
 

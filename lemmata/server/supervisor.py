@@ -22,11 +22,27 @@ from typing import TypeVar
 from lemmata import layout
 from lemmata.errors import RunBusyError
 from lemmata.run.record import RunLock, is_run_active, load_record
+from lemmata.server.http import ApiError
 
 LOG_NAME = layout.SERVER_DRIVES_LOG
+#: The most runs this server drives at once: each is a process with up to 10 jobs of its own, and
+#: a run's briefing alone takes a CPU core for seconds; more at once would slow them all, and let
+#: anyone with the token start work without end. A run waiting at a gate holds no process.
+MAX_DRIVEN_RUNS = 4
 #: How long a decision waits for our process that has just stopped the run to exit.
 EXIT_GRACE_SECONDS = 5.0
 Prepared = TypeVar("Prepared")
+
+
+class TooManyRuns(ApiError):
+    """This server drives MAX_DRIVEN_RUNS runs already: a 429 until one ends."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            429,
+            f"this server drives {limit} runs at once already (its limit, MAX_DRIVEN_RUNS): wait until "
+            "one finishes or stops at a gate, or pause one, then try again",
+        )
 
 
 class RunBusy(Exception):
@@ -40,6 +56,7 @@ class RunSupervisor:
     the server's environment)."""
 
     environ: Mapping[str, str] | None = None
+    max_runs: int = MAX_DRIVEN_RUNS
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _started_at: dict[str, float] = field(default_factory=dict)  # when each process was started
@@ -52,6 +69,7 @@ class RunSupervisor:
             self._let_a_stopping_process_exit(run_dir)
             if self.working(run_dir):
                 raise RunBusy(f"run {session_id} is in progress (a rewrite or the run itself)")
+            self.check_capacity()
             try:
                 with RunLock(run_dir):
                     prepared = prepare()
@@ -69,6 +87,11 @@ class RunSupervisor:
                     env=dict(self.environ) if self.environ is not None else None,
                 )
             return prepared
+
+    def check_capacity(self) -> None:
+        """TooManyRuns when this server's processes drive `max_runs` runs already."""
+        if sum(process.poll() is None for process in self.processes.values()) >= self.max_runs:
+            raise TooManyRuns(self.max_runs)
 
     def _let_a_stopping_process_exit(self, run_dir: Path) -> None:
         """Our process has recorded how it stopped (waiting at a gate, paused, ...) and is exiting:

@@ -350,10 +350,11 @@ def test_gate_mode_auto_turns_human_when_a_lemma_is_not_verified_and_n_stops_at_
 
 
 def paused(terminal: pexpect.spawn, run_dir: Path) -> Checkpoint:
-    """The run ended paused: exit 0, the flag consumed, the checkpoint saved."""
+    """The run ended paused: exit 1 (not done: 0 means the paper exists), the flag consumed, the
+    checkpoint saved."""
     terminal.expect(pexpect.EOF)
     terminal.close()
-    assert terminal.exitstatus == 0 and "Traceback" not in terminal.before, terminal.before
+    assert terminal.exitstatus == 1 and "Traceback" not in terminal.before, terminal.before
     assert load_record(run_dir).status == "paused" and not pause_flag(run_dir).exists()
     return read_artifact(checkpoint_file(run_dir), Checkpoint)
 

@@ -579,7 +579,7 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         assert f"lemmata resume {run_dir.name}" in stderr
         assert not checkpoint_file(run_dir).exists()  # not a pause: nobody asked for one
     else:
-        assert first.returncode == 0, stderr
+        assert first.returncode == 1, stderr  # paused, not done (issue 35: 0 means done)
         assert load_record(run_dir).status == "paused"
         checkpoint = read_artifact(checkpoint_file(run_dir), Checkpoint)
         assert checkpoint.stage_name == "theory" and checkpoint.completed_stages == ["survey", "direction planning"]
@@ -735,7 +735,7 @@ def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_large
     budget = round(before_theory + cost.by_stage["theory"] / 2, 6)
 
     second = run_lemmata(["prove", TASK, "--output", "second", "--budget", str(budget)], env, tmp_path)
-    assert second.returncode == 0, second.stderr  # a pause is no failure
+    assert second.returncode == 1, second.stderr  # paused: not done (0 means the paper exists)
     [run_dir] = [path for path in (home / "runs").iterdir() if path != first_dir]
     record = load_record(run_dir)
     assert record.status == "paused" and record.budget_usd == budget
