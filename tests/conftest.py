@@ -43,7 +43,7 @@ PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "http
 
 
 @pytest.fixture(autouse=True)
-def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """LEMMATA_HOME in a tmp dir, no keys, no backend choice, no MAX_TOKENS_*, cwd in another tmp dir."""
     home = tmp_path_factory.mktemp("lemmata_home")
     workdir = tmp_path_factory.mktemp("cwd")
@@ -56,7 +56,13 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
         if name.startswith("MAX_TOKENS_"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(workdir)
-    return home
+    # The CLI run in-process (CliRunner) makes this process's files private (lemmata/private_files.py):
+    # the next test starts from the umask and environment the session had.
+    monkeypatch.delenv("LEMMATA_USER_UMASK", raising=False)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    yield home
+    os.umask(umask)
 
 
 @pytest.fixture

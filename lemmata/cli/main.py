@@ -22,6 +22,7 @@ from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
+from lemmata.private_files import make_data_home_private, make_files_private
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.run.budget import Budget, change_budget
 from lemmata.run.costs import run_costs, usd
@@ -33,7 +34,7 @@ from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import artifact_states, stage_states
 from lemmata.run.record import DataHome, is_run_active, live_status, load_record, validate_session_id
 from lemmata.run.versions import paper_versions
-from lemmata.settings import Settings, load_environment
+from lemmata.settings import Settings, lemmata_home, load_environment
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -46,6 +47,9 @@ def cli() -> None:
     (or ANTHROPIC_API_KEY, or a login of Anthropic's CLI) exists, else the embedded offline
     model (`lemmata model status`).
     """
+    # Before anything is written: the data home is for this user alone (lemmata/private_files.py).
+    make_files_private()
+    make_data_home_private(lemmata_home())
 
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
