@@ -165,6 +165,7 @@ def cli_environment(home: Path, **extra: str) -> dict[str, str]:
             **extra,
         }
     )
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # as lemmata makes it (lemmata/private_files.py)
     # The fake model plays a measured, trusted checker, so that verified lemmas are seen end to end;
     # tests of untrusted checkers remove $LEMMATA_HOME/calibration or use another model.
     even_sum_session.trust_the_fake_model(home)
@@ -210,6 +211,7 @@ SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/
 
 def make_run(layout: DataHome, session_id: str, status: str = "completed", **files: str) -> Path:
     """A hand-made run: its record, and `files` by name (`__` for `/`) with their text."""
+    layout.home.mkdir(mode=0o700, parents=True, exist_ok=True)  # as lemmata makes it (lemmata/private_files.py)
     run_dir = layout.run_dir(session_id)
     record = RunRecord(
         session_id=session_id,

@@ -77,7 +77,6 @@ def test_a_base_url_in_the_working_directorys_env_is_ignored_with_a_warning(tmp_
 def test_a_plain_http_base_url_to_another_machine_is_refused_in_one_line(tmp_path, setting, url):
     # Hosts that never resolve or route (.invalid, TEST-NET-1): nothing leaves even if the refusal goes.
     env = cli_environment(tmp_path / "home", LLM_BACKEND="vendora", VENDORA_API_KEY=KEY, **{setting: url})
-    (tmp_path / "home").chmod(0o700)
     result = check(env, tmp_path)
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().splitlines() == [

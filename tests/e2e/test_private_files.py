@@ -50,6 +50,7 @@ def test_a_cli_run_with_umask_022_writes_nothing_others_can_read(services, tmp_p
     llm, search = services
     home = tmp_path / "home"
     env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    home.chmod(0o755)  # as an older lemmata left it
     before = paths_under(home)  # the test's own calibration files, made with the test's umask
     result = subprocess.run(
         [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", str(tmp_path / "out")],
@@ -67,7 +68,7 @@ def test_a_cli_run_with_umask_022_writes_nothing_others_can_read(services, tmp_p
         assert run_dir / name in written
     assert any(p.parent.name == "figures" for p in written) and any(".snakemake" in p.parts for p in written)
     assert readable_by_others(written | {home}) == []
-    assert f"made the data directory {home} private (mode 755 -> 700)" in result.stderr  # the test made it 0755
+    assert f"made the data directory {home} private (mode 755 -> 700)" in result.stderr
 
 
 def test_the_server_and_the_runs_it_starts_write_nothing_others_can_read(services, tmp_path, umask_022):
