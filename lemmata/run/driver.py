@@ -15,6 +15,9 @@ from pathlib import Path
 from lemmata import layout
 from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, read_artifact
 from lemmata.errors import LemmataError, RunBusyError
+from lemmata.isolation.cgroups import remove_boxes_of
+from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
+from lemmata.llm.interrupted_calls import keep_interrupted_calls
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.budget import Budget
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
@@ -143,7 +146,10 @@ class Driver:
                 return self._pause(record)
             result = self._invoke_snakemake(calls, forecasts)
             if result.returncode == 0:
+                (self.run_dir / layout.INTERRUPTED_CALLS).unlink(missing_ok=True)  # every job finished
                 return self._complete(record)
+            if result.killed():
+                return self._killed(record, result)
             if result.paused or pause_request(self.run_dir):  # a job the budget stopped asked for it
                 return self._pause(record)
             if result.stopped_from_outside():
@@ -178,11 +184,17 @@ class Driver:
         done_before |= {_answered(gate) for gate in DEFAULT_ANSWERED if (self.run_dir / layout.gate(gate)).exists()}
         log_path = self.run_dir / layout.SNAKEMAKE_LOG
         log_start = log_path.stat().st_size if log_path.exists() else 0
+        calls_made = TailReader(self.run_dir / layout.LLM_CALLS, start_at_end=True)  # by this invocation
         log = open(log_path, "ab")
         process = subprocess.Popen(
             [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
             cwd=self.run_dir,
-            env={**workflow_environment(self.run_dir), **self._model_environment, **self._gate_answers()},
+            env={
+                **workflow_environment(self.run_dir),
+                **self._model_environment,
+                **self._gate_answers(),
+                **self._interrupted_calls(),
+            },
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -204,7 +216,30 @@ class Driver:
         with open(log_path, "rb") as written:
             written.seek(log_start)
             log_text = written.read().decode("utf-8", "replace")
-        return Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
+        invocation = Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
+        if invocation.killed():
+            invocation.calls = calls_made.read_new()
+            invocation.boxes_removed = remove_boxes_of(process.pid)  # its jobs' boxes: it cannot any more
+        return invocation
+
+    def _interrupted_calls(self) -> dict[str, str]:
+        """The answers a killed invocation got, for the jobs that ask again (llm/interrupted_calls.py)."""
+        kept = self.run_dir / layout.INTERRUPTED_CALLS
+        return {INTERRUPTED_CALLS_VARIABLE: str(kept)} if kept.is_file() else {}
+
+    def _killed(self, record: RunRecord, result: Invocation) -> RunRecord:
+        """Snakemake was killed (SIGKILL: by hand, or the out-of-memory killer): not a failure of the
+        run. Finished outputs are kept, a killed job's half-made ones are made again on resume
+        (`--rerun-incomplete`), and the answers its calls got are given again, not asked twice."""
+        keep_interrupted_calls(self.run_dir / layout.INTERRUPTED_CALLS, result.calls)
+        signal_name = signal.Signals(result.signal).name if result.signal else "a signal"
+        return save_record(
+            self.run_dir,
+            record,
+            status="stopped",
+            message=f"the workflow process was killed ({signal_name}: by hand, or the out-of-memory killer); "
+            f"finished work is kept: continue with `lemmata resume {record.session_id}`",
+        )
 
     @contextmanager
     def _signals_ask_for_a_pause(self) -> Iterator[None]:
