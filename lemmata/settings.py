@@ -264,11 +264,10 @@ _warned_about: set[Path] = set()  # the ./.env files whose ignored settings were
 
 
 def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
-    """$LEMMATA_HOME from the environment (never from `./.env`), else ~/.lemmata."""
+    """$LEMMATA_HOME from the environment (never from `./.env`: working_directory_dotenv says so), else
+    ~/.lemmata."""
     environ = os.environ if environ is None else environ
-    home = Path(environ["LEMMATA_HOME"]).expanduser() if environ.get("LEMMATA_HOME") else Path.home() / ".lemmata"
-    working_directory_dotenv(home)  # says once what it may not set (LEMMATA_HOME among them)
-    return home
+    return Path(environ["LEMMATA_HOME"]).expanduser() if environ.get("LEMMATA_HOME") else Path.home() / ".lemmata"
 
 
 def data_home_of(run_dir: Path) -> Path:
