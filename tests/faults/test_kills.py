@@ -3,10 +3,11 @@ seeded random points (issue 35, finding 10). Each kill is recorded `stopped` wit
 resume, not `failed`; the cgroups of the boxes its jobs had open are removed; `lemmata resume`
 goes on to completion; and the model is asked nothing twice: the answers of a killed job's calls
 are given again to its rerun, so the call log holds exactly the calls of an uninterrupted run.
-What was lost: nothing."""
+A job whose box is killed records that, and the run goes on. What was lost: nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -114,36 +115,88 @@ def test_seeded_kills_of_snakemake_are_stops_and_resume_completes_with_no_call_t
     assert (tmp_path / "out" / "paper_v1.pdf").is_file()
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the experiment box's cgroup needs root (or a delegated subtree)")
-def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(services, tmp_path):
+@pytest.fixture
+def slow_experiment(services):
+    """(model, search): the experiment's numerical test sleeps 5 s first, so that its box is there
+    to be killed; the session's own answer again afterwards (the server is the module's)."""
     llm, search = services
     slow = "import time\ntime.sleep(5)\n" + even_sum_session.EXPERIMENT_CODE
     llm.set_default("experiment", json.dumps({"code": slow, "rationale": "random even pairs; parity of the sum"}))
-    asked_before = len(llm.requests)  # the module's server: earlier tests asked it too
     try:
-        home = tmp_path / "home"
-        env = cli_environment(
-            home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
-        )
-        driver = start(["prove", even_sum_session.TASK, "-o", str(tmp_path / "out")], env, tmp_path)
-        run_dir = the_run_dir(home)
-        boxes: list[Path] = []
-
-        def a_box_is_open() -> bool:
-            pids = workflow_processes(run_dir)
-            boxes[:] = box_cgroups_of(pids[0]) if pids else []
-            return bool(boxes)
-
-        pid = kill_the_workflow(run_dir, a_box_is_open, driver)
-        assert pid is not None and boxes, "the run ended before an experiment box opened"
-        assert_stopped_with_advice(driver, run_dir)
-        assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
-
-        resumed = start(["resume", run_dir.name], env, tmp_path)
-        _, stderr = resumed.communicate(timeout=180)
-        assert resumed.returncode == 0 and load_record(run_dir).status == "completed", stderr
-        experiment_asks = [r for r in llm.requests[asked_before:] if r.role == "experiment"]
-        assert len(experiment_asks) == 2  # its two turns, each asked once: the killed job's answer was given again
-        assert len({json.dumps(r.body["messages"]) for r in experiment_asks}) == 2
+        yield llm, search
     finally:
         even_sum_session.install(llm)
+
+
+def open_boxes(run_dir: Path, boxes: list[Path]):
+    """A condition: a box cgroup of the run's Snakemake process exists (left in `boxes`)."""
+
+    def condition() -> bool:
+        pids = workflow_processes(run_dir)
+        boxes[:] = box_cgroups_of(pids[0]) if pids else []
+        return bool(boxes)
+
+    return condition
+
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0, reason="the experiment box's cgroup needs root (or a delegated subtree)"
+)
+
+
+@needs_root
+def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment, tmp_path):
+    llm, search = slow_experiment
+    asked_before = len(llm.requests)  # the module's server: earlier tests asked it too
+    home = tmp_path / "home"
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    driver = start(["prove", even_sum_session.TASK, "-o", str(tmp_path / "out")], env, tmp_path)
+    run_dir = the_run_dir(home)
+    boxes: list[Path] = []
+    pid = kill_the_workflow(run_dir, open_boxes(run_dir, boxes), driver)
+    assert pid is not None and boxes, "the run ended before an experiment box opened"
+    assert_stopped_with_advice(driver, run_dir)
+    assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
+
+    resumed = start(["resume", run_dir.name], env, tmp_path)
+    _, stderr = resumed.communicate(timeout=180)
+    assert resumed.returncode == 0 and load_record(run_dir).status == "completed", stderr
+    experiment_asks = [r for r in llm.requests[asked_before:] if r.role == "experiment"]
+    assert len(experiment_asks) == 2  # its two turns, each asked once: the killed job's answer was given again
+    assert len({json.dumps(r.body["messages"]) for r in experiment_asks}) == 2
+
+
+@needs_root
+def test_a_job_whose_box_is_killed_says_so_and_the_run_completes(slow_experiment, tmp_path):
+    """SIGKILL of the processes of a job's box (what the out-of-memory killer does to a test that
+    takes too much): the job records that test as killed, tries again, and the run goes on."""
+    llm, search = slow_experiment
+    home = tmp_path / "home"
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    driver = start(["prove", even_sum_session.TASK, "-o", str(tmp_path / "out")], env, tmp_path)
+    run_dir = the_run_dir(home)
+    boxes: list[Path] = []
+    a_box_is_open = open_boxes(run_dir, boxes)
+
+    def box_processes() -> list[int]:
+        if not a_box_is_open():
+            return []
+        return [int(pid) for box in boxes for pid in _read(box / "cgroup.procs").split()]
+
+    processes = wait_until(lambda: box_processes() or driver.poll() is not None, 120, 0.02)
+    assert processes is not True, "the run ended before an experiment box opened"
+    for pid in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _, stderr = driver.communicate(timeout=180)
+
+    assert driver.returncode == 0 and load_record(run_dir).status == "completed", stderr
+    checks = json.loads((run_dir / "experiment.json").read_text())["checks"]
+    assert any("killed by the system (SIGKILL)" in failure for check in checks for failure in check["failures"])
+    assert max(call_multiset(run_dir).values()) == 1  # nothing asked twice
+
+
+def _read(path: Path) -> str:
+    with contextlib.suppress(OSError):
+        return path.read_text()
+    return ""
