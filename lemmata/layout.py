@@ -61,6 +61,7 @@ EVENTS = f"{LOGS}/events.jsonl"
 LAST_FAILURE = f"{LOGS}/last_failure.txt"
 SNAKEMAKE_LOG = f"{LOGS}/snakemake.log"
 INTERRUPTED_CALLS = f"{LOGS}/interrupted_calls.jsonl"  # answers a killed workflow got (llm/interrupted_calls.py)
+INVOCATION_CALLS_START = f"{LOGS}/invocation_calls_start"  # where the running invocation's calls begin in LLM_CALLS
 MODEL_SERVER_LOG = f"{LOGS}/model_server.log"  # the run's shared embedded model (run/model_service.py)
 SERVER_DRIVES_LOG = f"{LOGS}/server_drives.log"
 GATES = "gates"

@@ -3,8 +3,8 @@
 A job killed part-way (Snakemake SIGKILLed, or the out-of-memory killer) runs again from its start
 when the run is resumed, and asks the model what it asked before. Those calls are in
 `llm_calls.jsonl` already, and paid for: the driver keeps the records of a killed Snakemake
-invocation (run/driver.py) in INTERRUPTED_CALLS, and names the file to the next invocations in
-VARIABLE. There a client answers a request identical to a kept one (role, scope, model, token
+invocation (run/driver.py; after a crash that killed the driver too, the resuming driver does) in
+INTERRUPTED_CALLS, and names the file to the next invocations in VARIABLE. There a client answers a request identical to a kept one (role, scope, model, token
 limit, every message) with the kept answer, in the order they were made, instead of calling the
 model; the call log keeps one record per call the model answered. Once the workflow completes,
 the file goes: later requests (a rewrite, a rework) differ or are meant to be asked anew.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lemmata import layout
-from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, read_artifact
+from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, atomic_write_text, read_artifact
 from lemmata.errors import LemmataError, RunBusyError
 from lemmata.isolation.cgroups import remove_boxes_of
 from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
@@ -131,6 +131,7 @@ class Driver:
                 check=True,
             )
             self.console.info("repaired: removed the lock a killed run left on its workflow directory")
+        self._keep_the_calls_of_a_crashed_invocation()
         incomplete = sorted(incomplete_outputs(self.run_dir))
         if incomplete:
             self.console.info(
@@ -185,6 +186,8 @@ class Driver:
         log_path = self.run_dir / layout.SNAKEMAKE_LOG
         log_start = log_path.stat().st_size if log_path.exists() else 0
         calls_made = TailReader(self.run_dir / layout.LLM_CALLS, start_at_end=True)  # by this invocation
+        start_file = self.run_dir / layout.INVOCATION_CALLS_START  # for a resume after a crash (_repair)
+        atomic_write_text(start_file, f"{calls_made.offset}\n")
         log = open(log_path, "ab")
         process = subprocess.Popen(
             [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
@@ -212,6 +215,7 @@ class Driver:
         finally:
             self._workflow = None
             log.close()
+            start_file.unlink(missing_ok=True)  # ended under our eyes: _killed keeps what is to be kept
         self._update(events, calls, forecasts, board, done_before)
         with open(log_path, "rb") as written:
             written.seek(log_start)
@@ -221,6 +225,23 @@ class Driver:
             invocation.calls = calls_made.read_new()
             invocation.boxes_removed = remove_boxes_of(process.pid)  # its jobs' boxes: it cannot any more
         return invocation
+
+    def _keep_the_calls_of_a_crashed_invocation(self) -> None:
+        """A driver killed with its workflow (a crash) could not keep the answers its killed jobs got:
+        the calls its invocation made, from where INVOCATION_CALLS_START says they began, are kept now."""
+        start_file = self.run_dir / layout.INVOCATION_CALLS_START
+        if not start_file.is_file():
+            return
+        try:
+            start = int(start_file.read_text(encoding="utf-8").strip() or 0)
+        except ValueError:  # a torn write: the driver died as it began
+            start = None
+        calls = self.run_dir / layout.LLM_CALLS
+        if start is not None and calls.is_file() and start <= calls.stat().st_size:
+            reader = TailReader(calls)
+            reader.offset = start
+            keep_interrupted_calls(self.run_dir / layout.INTERRUPTED_CALLS, reader.read_new())
+        start_file.unlink()
 
     def _interrupted_calls(self) -> dict[str, str]:
         """The answers a killed invocation got, for the jobs that ask again (llm/interrupted_calls.py)."""

@@ -3,7 +3,8 @@ seeded random points (issue 35, finding 10). Each kill is recorded `stopped` wit
 resume, not `failed`; the cgroups of the boxes its jobs had open are removed; `lemmata resume`
 goes on to completion; and the model is asked nothing twice: the answers of a killed job's calls
 are given again to its rerun, so the call log holds exactly the calls of an uninterrupted run.
-A job whose box is killed records that, and the run goes on. What was lost: nothing."""
+The same when the driver is killed too (a crash). A job whose box is killed records that, and the
+run goes on. What was lost: nothing."""
 
 from __future__ import annotations
 
@@ -59,8 +60,9 @@ def the_run_dir(home: Path) -> Path:
     return wait_until(lambda: next((home / "runs").glob("*/run.json"), None), 60).parent
 
 
-def kill_the_workflow(run_dir: Path, when, driver: subprocess.Popen[str]) -> int | None:
-    """SIGKILL the Snakemake process once `when()` holds; None when the run ended first."""
+def kill_the_workflow(run_dir: Path, when, driver: subprocess.Popen[str], crash: bool = False) -> int | None:
+    """SIGKILL the Snakemake process once `when()` holds, and with `crash` its driver just before
+    (a driver that saw its workflow die would record it); None when the run ended first."""
 
     def ready() -> int | bool:
         if driver.poll() is not None:
@@ -69,8 +71,11 @@ def kill_the_workflow(run_dir: Path, when, driver: subprocess.Popen[str]) -> int
         return pids[0] if pids and when() else False
 
     pid = wait_until(ready, 120, 0.02)
-    if pid is True or driver.poll() is not None:
+    if pid is True:
         return None
+    if crash:
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.communicate(timeout=60)
     os.kill(pid, signal.SIGKILL)
     return pid
 
@@ -87,10 +92,19 @@ def box_cgroups_of(pid: int) -> list[Path]:
     return [d for _, parent in _box_parents() for d in parent.glob(f"lemmata-box-{pid}-*")]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(
+    "seed, crash",
+    [
+        pytest.param(1, False, id="seed-1-snakemake"),
+        pytest.param(2, False, id="seed-2-snakemake"),
+        pytest.param(3, True, id="seed-3-driver-and-snakemake"),
+    ],
+)
 def test_seeded_kills_of_snakemake_are_stops_and_resume_completes_with_no_call_twice(
-    services, completed_home, tmp_path, seed
+    services, completed_home, tmp_path, seed, crash
 ):
+    """`crash`: the driver is killed too, as in a power loss; nobody records the stop then, and the
+    resume finds what the dead driver left (run/driver.py, _repair)."""
     llm, search = services
     clean_run = next((completed_home / "runs").iterdir())
     total = logged_calls(clean_run)
@@ -102,10 +116,13 @@ def test_seeded_kills_of_snakemake_are_stops_and_resume_completes_with_no_call_t
     run_dir = the_run_dir(home)
     kills = 0
     for point in kill_points:
-        if kill_the_workflow(run_dir, lambda point=point: logged_calls(run_dir) >= point, driver) is None:
+        if kill_the_workflow(run_dir, lambda point=point: logged_calls(run_dir) >= point, driver, crash) is None:
             break  # the run got past this point while we waited: the remaining kills have no target
         kills += 1
-        assert_stopped_with_advice(driver, run_dir)
+        if crash:
+            wait_until(lambda: not workflow_processes(run_dir), 30)
+        else:
+            assert_stopped_with_advice(driver, run_dir)
         driver = start(["resume", run_dir.name], env, tmp_path)
     _, stderr = driver.communicate(timeout=180)
 
