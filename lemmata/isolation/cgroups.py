@@ -98,11 +98,12 @@ class BoxCgroup:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.01)
 
-    def remove(self) -> None:
-        """Kill what is left and remove the directories (a cgroup goes once its processes are gone)."""
+    def remove(self, patience: float = 2.0) -> None:
+        """Kill what is left and remove the directories (a cgroup goes once its processes are gone:
+        reaped, which for orphans is up to the machine's init, hence `patience` seconds)."""
         self.kill()
         for directory in self.directories.values():
-            for _ in range(200):
+            for _ in range(max(1, round(patience / 0.01))):
                 try:
                     directory.rmdir()
                     break
@@ -133,7 +134,8 @@ def remove_boxes_of(creator: int) -> int:
     for key, parent in _box_parents():
         for directory in parent.glob(f"lemmata-box-{creator}-*"):
             if directory.is_dir():
-                BoxCgroup({key: directory}, 2 if key == "unified" else 1).remove()
+                # Its processes died with it, orphans: removable once init has reaped them.
+                BoxCgroup({key: directory}, 2 if key == "unified" else 1).remove(patience=15.0)
                 removed += not directory.exists()
     return removed
 
