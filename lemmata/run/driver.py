@@ -131,7 +131,7 @@ class Driver:
                 check=True,
             )
             self.console.info("repaired: removed the lock a killed run left on its workflow directory")
-        self._keep_the_calls_of_a_crashed_invocation()
+        self._after_a_crashed_invocation()
         incomplete = sorted(incomplete_outputs(self.run_dir))
         if incomplete:
             self.console.info(
@@ -186,8 +186,6 @@ class Driver:
         log_path = self.run_dir / layout.SNAKEMAKE_LOG
         log_start = log_path.stat().st_size if log_path.exists() else 0
         calls_made = TailReader(self.run_dir / layout.LLM_CALLS, start_at_end=True)  # by this invocation
-        start_file = self.run_dir / layout.INVOCATION_CALLS_START  # for a resume after a crash (_repair)
-        atomic_write_text(start_file, f"{calls_made.offset}\n")
         log = open(log_path, "ab")
         process = subprocess.Popen(
             [*snakemake_command(self.run_dir, self.jobs, self._profile_arguments), *version_targets(self.version)],
@@ -205,7 +203,9 @@ class Driver:
             preexec_fn=terminate_with_parent,  # a killed driver: Snakemake finishes its running jobs, starts none
         )
         self._workflow = process
+        start_file = self.run_dir / layout.INVOCATION_CALLS_START  # for a resume after a crash (_repair)
         try:
+            atomic_write_text(start_file, f"{calls_made.offset} {process.pid}\n")
             while process.poll() is None:
                 if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
                     self._request_pause(process)
@@ -226,21 +226,25 @@ class Driver:
             invocation.boxes_removed = remove_boxes_of(process.pid)  # its jobs' boxes: it cannot any more
         return invocation
 
-    def _keep_the_calls_of_a_crashed_invocation(self) -> None:
-        """A driver killed with its workflow (a crash) could not keep the answers its killed jobs got:
-        the calls its invocation made, from where INVOCATION_CALLS_START says they began, are kept now."""
+    def _after_a_crashed_invocation(self) -> None:
+        """A driver killed with its workflow (a crash) could not clean up after it: the calls the
+        invocation made, from where INVOCATION_CALLS_START says they began, are kept for the reruns
+        of its killed jobs, and the cgroups of their boxes are removed."""
         start_file = self.run_dir / layout.INVOCATION_CALLS_START
         if not start_file.is_file():
             return
         try:
-            start = int(start_file.read_text(encoding="utf-8").strip() or 0)
+            start, workflow = map(int, start_file.read_text(encoding="utf-8").split())
         except ValueError:  # a torn write: the driver died as it began
-            start = None
+            start_file.unlink()
+            return
         calls = self.run_dir / layout.LLM_CALLS
-        if start is not None and calls.is_file() and start <= calls.stat().st_size:
+        if calls.is_file() and start <= calls.stat().st_size:
             reader = TailReader(calls)
             reader.offset = start
             keep_interrupted_calls(self.run_dir / layout.INTERRUPTED_CALLS, reader.read_new())
+        if not _alive(workflow):  # gone (_repair refuses to go on while it works): its boxes are orphans
+            remove_boxes_of(workflow)
         start_file.unlink()
 
     def _interrupted_calls(self) -> dict[str, str]:
@@ -426,6 +430,15 @@ class Driver:
         return save_record(
             self.run_dir, record, status="completed", message=where + (f"; {'; '.join(issues)}" if issues else "")
         )
+
+
+def _alive(pid: int) -> bool:
+    """A process `pid` runs (a zombie does not: an orphan waits for the machine's init to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def _answered(gate: str) -> str:

@@ -114,11 +114,12 @@ def test_seeded_kills_of_snakemake_are_stops_and_resume_completes_with_no_call_t
 
     driver = start(["prove", even_sum_session.TASK, "-o", str(tmp_path / "out")], env, tmp_path)
     run_dir = the_run_dir(home)
-    kills = 0
+    killed: list[int] = []
     for point in kill_points:
-        if kill_the_workflow(run_dir, lambda point=point: logged_calls(run_dir) >= point, driver, crash) is None:
+        pid = kill_the_workflow(run_dir, lambda point=point: logged_calls(run_dir) >= point, driver, crash)
+        if pid is None:
             break  # the run got past this point while we waited: the remaining kills have no target
-        kills += 1
+        killed.append(pid)
         if crash:
             wait_until(lambda: not workflow_processes(run_dir), 30)
         else:
@@ -127,7 +128,8 @@ def test_seeded_kills_of_snakemake_are_stops_and_resume_completes_with_no_call_t
     _, stderr = driver.communicate(timeout=180)
 
     assert driver.returncode == 0 and load_record(run_dir).status == "completed", stderr
-    assert kills >= 2, f"the kills at {kill_points} calls did not happen"
+    assert len(killed) >= 2, f"the kills at {kill_points} calls did not happen"
+    assert [box for pid in killed for box in box_cgroups_of(pid)] == []
     assert call_multiset(run_dir) == call_multiset(clean_run)  # every call of a clean run, each once
     assert (tmp_path / "out" / "paper_v1.pdf").is_file()
 
@@ -162,7 +164,9 @@ needs_root = pytest.mark.skipif(
 
 
 @needs_root
-def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment, tmp_path):
+@pytest.mark.parametrize("crash", [pytest.param(False, id="snakemake"), pytest.param(True, id="driver-and-snakemake")])
+def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment, tmp_path, crash):
+    """`crash`: the driver dies too; the resume removes the cgroups the dead workflow left."""
     llm, search = slow_experiment
     asked_before = len(llm.requests)  # the module's server: earlier tests asked it too
     home = tmp_path / "home"
@@ -170,14 +174,17 @@ def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment
     driver = start(["prove", even_sum_session.TASK, "-o", str(tmp_path / "out")], env, tmp_path)
     run_dir = the_run_dir(home)
     boxes: list[Path] = []
-    pid = kill_the_workflow(run_dir, open_boxes(run_dir, boxes), driver)
+    pid = kill_the_workflow(run_dir, open_boxes(run_dir, boxes), driver, crash)
     assert pid is not None and boxes, "the run ended before an experiment box opened"
-    assert_stopped_with_advice(driver, run_dir)
-    assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
+    if not crash:
+        assert_stopped_with_advice(driver, run_dir)
+        assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
+    wait_until(lambda: not workflow_processes(run_dir), 30)
 
     resumed = start(["resume", run_dir.name], env, tmp_path)
     _, stderr = resumed.communicate(timeout=180)
     assert resumed.returncode == 0 and load_record(run_dir).status == "completed", stderr
+    assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
     experiment_asks = [r for r in llm.requests[asked_before:] if r.role == "experiment"]
     assert len(experiment_asks) == 2  # its two turns, each asked once: the killed job's answer was given again
     assert len({json.dumps(r.body["messages"]) for r in experiment_asks}) == 2
