@@ -34,7 +34,7 @@ def append_line(path: Path, line: str) -> None:
     path = Path(path)
     data = (line + "\n").encode("utf-8")
     # Read and write: the last byte is read to tell a torn line of an older version.
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # one appender at a time: also makes the size below exact
         size = os.fstat(fd).st_size

@@ -4,11 +4,14 @@ This model is the single source of truth: `config/config.yaml` and `config/schem
 are generated from it (`python -m lemmata.settings`), and a test fails if they drift.
 Values come from, highest first: environment variables, the values saved from the browser's
 Settings tab (`$LEMMATA_HOME/settings.json`), `./.env`, `$LEMMATA_HOME/.env`, the defaults below. Credentials are not settings: they stay in the environment and never
-reach a config file, a log or an artifact.
+reach a config file, a log or an artifact. `./.env` (the working directory's, perhaps a cloned
+repository's) may not say where keys and research go (REDIRECTING_SETTINGS), and no key goes over
+plain http to another machine (KEYED_BASE_URLS).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -16,6 +19,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
 from dotenv import dotenv_values
@@ -39,6 +43,10 @@ CREDENTIAL_VARIABLES = (
     "SEMANTIC_SCHOLAR_API_KEY",  # search services (lemmata/tools)
     "LEMMATA_API_TOKEN",  # the HTTP API's token (lemmata/server/access.py)
 )
+
+#: Base URLs a key is sent to (an API key; the provider CLI's login, through its proxy, for
+#: VENDORA_BASE_URL): plain http to another machine would show the key to the network.
+KEYED_BASE_URLS = ("VENDORA_BASE_URL", "COMPAT_BASE_URL", "VENDORX_BASE_URL", "SCHOLAR_BASE_URL", "WEB_SEARCH_BASE_URL")
 
 BACKEND_ALIASES = {"anthropic": "vendora"}
 #: Settings saved from the browser's Settings tab, in the data directory.
@@ -229,9 +237,17 @@ class Settings(BaseModel):
         """Validate the known names in `values`; one-line SettingsError on a bad value."""
         known = {name: values[name] for name in cls.model_fields if name in values}
         try:
-            return cls(**known)
+            settings = cls(**known)
         except ValidationError as exc:
             raise SettingsError(_one_line(exc, known)) from None
+        for name in KEYED_BASE_URLS:
+            url = getattr(settings, name)
+            if _plain_http_to_another_machine(url):
+                raise SettingsError(
+                    f"{name}={url!r} would send a key over plain http to another machine: use https://, "
+                    "or http:// to a loopback address (127.0.0.1, localhost, [::1])"
+                )
+        return settings
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -242,10 +258,22 @@ class Settings(BaseModel):
         return self.model_dump()
 
 
+#: What a `./.env` may not set: where keys are sent (every base URL), which login is used, where
+#: research is written. A `.env` in the working directory may be a cloned repository's, written by
+#: anyone; these come from the environment, the saved settings or $LEMMATA_HOME/.env (SECURITY.md).
+REDIRECTING_SETTINGS = (
+    *(name for name in Settings.model_fields if name.endswith("_BASE_URL")),
+    "VENDORA_CREDENTIALS_FILE",
+    "LEMMATA_HOME",
+)
+_warned_about: set[Path] = set()  # the ./.env files whose ignored settings were named already
+
+
 def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
+    """$LEMMATA_HOME from the environment (never from `./.env`: working_directory_dotenv says so), else
+    ~/.lemmata."""
     environ = os.environ if environ is None else environ
-    home = environ.get("LEMMATA_HOME") or read_dotenv(Path.cwd() / ".env").get("LEMMATA_HOME")
-    return Path(home).expanduser() if home else Path.home() / ".lemmata"
+    return Path(environ["LEMMATA_HOME"]).expanduser() if environ.get("LEMMATA_HOME") else Path.home() / ".lemmata"
 
 
 def data_home_of(run_dir: Path) -> Path:
@@ -257,10 +285,11 @@ def data_home_of(run_dir: Path) -> Path:
 def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The process environment over the saved settings over `./.env` over `$LEMMATA_HOME/.env`."""
     environ = dict(os.environ if environ is None else environ)
+    home = lemmata_home(environ)
     merged: dict[str, str] = {}
-    for dotenv in (lemmata_home(environ) / ".env", Path.cwd() / ".env"):
-        if dotenv.is_file():
-            merged.update({k: v for k, v in read_dotenv(dotenv).items() if v is not None})
+    if (home / ".env").is_file():
+        merged.update({k: v for k, v in read_dotenv(home / ".env").items() if v is not None})
+    merged.update(working_directory_dotenv(home))
     merged.update({name: str(value) for name, value in saved_settings(environ).items()})
     merged.update(environ)
     return merged
@@ -275,6 +304,40 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
         raise SettingsError(f"{path} is not UTF-8 text: save it as UTF-8, or remove it") from None
     except OSError as exc:
         raise SettingsError(f"{path} cannot be read ({exc.strerror}): fix its permissions, or remove it") from None
+
+
+def working_directory_dotenv(home: Path) -> dict[str, str]:
+    """`./.env`'s values but REDIRECTING_SETTINGS, which are named once per process on stderr (the
+    data home's own `.env`, when the working directory is the home, is trusted as such)."""
+    dotenv = Path.cwd() / ".env"
+    if not dotenv.is_file():
+        return {}
+    values = {k: v for k, v in read_dotenv(dotenv).items() if v is not None}
+    if dotenv.resolve() == (home / ".env").resolve():
+        return values
+    ignored = [name for name in values if name in REDIRECTING_SETTINGS]
+    if ignored and dotenv.resolve() not in _warned_about:
+        _warned_about.add(dotenv.resolve())
+        where = "the environment" if ignored == ["LEMMATA_HOME"] else f"the environment or in {home / '.env'}"
+        which = "which is" if len(ignored) == 1 else "which are"
+        sys.stderr.write(
+            f"lemmata: warning: {dotenv} sets {', '.join(ignored)}, {which} ignored there (they decide where "
+            f"your keys and research go): set {'it' if len(ignored) == 1 else 'them'} in {where}\n"
+        )
+    return {k: v for k, v in values.items() if k not in ignored}
+
+
+def _plain_http_to_another_machine(url: str) -> bool:
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() != "http":
+        return False
+    host = (parts.hostname or "").rstrip(".")
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name: it could resolve anywhere
+        return True
 
 
 def saved_settings_path(environ: Mapping[str, str] | None = None) -> Path:

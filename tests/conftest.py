@@ -43,7 +43,7 @@ PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "http
 
 
 @pytest.fixture(autouse=True)
-def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """LEMMATA_HOME in a tmp dir, no keys, no backend choice, no MAX_TOKENS_*, cwd in another tmp dir."""
     home = tmp_path_factory.mktemp("lemmata_home")
     workdir = tmp_path_factory.mktemp("cwd")
@@ -56,7 +56,13 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
         if name.startswith("MAX_TOKENS_"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(workdir)
-    return home
+    # The CLI run in-process (CliRunner) makes this process's files private (lemmata/private_files.py):
+    # the next test starts from the umask and environment the session had.
+    monkeypatch.delenv("LEMMATA_USER_UMASK", raising=False)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    yield home
+    os.umask(umask)
 
 
 @pytest.fixture
@@ -159,6 +165,7 @@ def cli_environment(home: Path, **extra: str) -> dict[str, str]:
             **extra,
         }
     )
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # as lemmata makes it (lemmata/private_files.py)
     # The fake model plays a measured, trusted checker, so that verified lemmas are seen end to end;
     # tests of untrusted checkers remove $LEMMATA_HOME/calibration or use another model.
     even_sum_session.trust_the_fake_model(home)
@@ -204,6 +211,7 @@ SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/
 
 def make_run(layout: DataHome, session_id: str, status: str = "completed", **files: str) -> Path:
     """A hand-made run: its record, and `files` by name (`__` for `/`) with their text."""
+    layout.home.mkdir(mode=0o700, parents=True, exist_ok=True)  # as lemmata makes it (lemmata/private_files.py)
     run_dir = layout.run_dir(session_id)
     record = RunRecord(
         session_id=session_id,

@@ -15,6 +15,7 @@ from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message, ModelChoice
 from lemmata.llm.calllog import CallLog, CallRecord
+from lemmata.llm.interrupted_calls import InterruptedCalls, interrupted_calls
 from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import build_backend, choose_backend
 from lemmata.redaction import Redactor, known_secrets
@@ -31,6 +32,7 @@ class LLMClient:
         scope: str = "",
         redact: Redactor | None = None,
         briefing: Mapping[str, str] | None = None,
+        interrupted: InterruptedCalls | None = None,
     ) -> None:
         self.backend = backend
         self.settings = settings
@@ -40,6 +42,8 @@ class LLMClient:
         self.redact = redact or Redactor(known_secrets)  # default: every secret this process knows
         #: The run's briefing (stages/briefing.py): text added to a role's system prompt in every call.
         self.briefing = dict(briefing or {})
+        #: Answers a killed workflow already got (llm/interrupted_calls.py): not asked for twice.
+        self.interrupted = interrupted
 
     def scoped(self, suffix: str) -> LLMClient:
         """The same client for one of several concurrent calls of a job: its own scope, so the
@@ -52,6 +56,7 @@ class LLMClient:
             f"{self.scope}:{suffix}",
             self.redact,
             self.briefing,
+            self.interrupted,
         )
 
     def complete(
@@ -120,6 +125,11 @@ class LLMClient:
         on_text: Callable[[str], None] | None = None,
         on_restart: Callable[[], None] | None = None,
     ) -> ChatResponse:
+        kept = self.interrupted.take(request) if self.interrupted is not None else None
+        if kept is not None:  # asked and answered before the workflow was killed: logged then
+            if on_text is not None and kept.text:
+                on_text(kept.text)
+            return kept
         started = time.monotonic()
         attempts = 0
         response: ChatResponse | None = None
@@ -230,7 +240,16 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
     backend = build_backend(choice.name, settings, environ, run_dir)
     redact = Redactor(lambda: known_secrets(environ))  # read at each use: a refreshed CLI login is known too
     log = CallLog(Path(run_dir) / layout.LLM_CALLS, redact, load_prices(data_home_of(Path(run_dir))))
-    return LLMClient(backend, settings, choice.models, log, scope=scope, redact=redact, briefing=run_briefing(run_dir))
+    return LLMClient(
+        backend,
+        settings,
+        choice.models,
+        log,
+        scope=scope,
+        redact=redact,
+        briefing=run_briefing(run_dir),
+        interrupted=interrupted_calls(environ),
+    )
 
 
 def run_briefing(run_dir: Path) -> dict[str, str]:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
+from lemmata.private_files import make_data_home_private, make_files_private
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.run.budget import Budget, change_budget
 from lemmata.run.costs import run_costs, usd
@@ -34,7 +36,7 @@ from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import artifact_states, stage_states
 from lemmata.run.record import DataHome, is_run_active, live_status, load_record, validate_session_id
 from lemmata.run.versions import paper_versions
-from lemmata.settings import Settings, load_environment
+from lemmata.settings import Settings, lemmata_home, load_environment, working_directory_dotenv
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,6 +49,12 @@ def cli() -> None:
     (or ANTHROPIC_API_KEY, or a login of Anthropic's CLI) exists, else the embedded offline
     model (`lemmata model status`).
     """
+    # Before anything is written: the data home is for this user alone (lemmata/private_files.py).
+    make_files_private()
+    with suppress(OSError, ValueError):  # an unreadable .env or home: the command reports it in one line
+        home = lemmata_home()
+        working_directory_dotenv(home)  # names, once, what ./.env may not set (every command, `status` too)
+        make_data_home_private(home)
 
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -98,11 +98,12 @@ class BoxCgroup:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.01)
 
-    def remove(self) -> None:
-        """Kill what is left and remove the directories (a cgroup goes once its processes are gone)."""
+    def remove(self, patience: float = 2.0) -> None:
+        """Kill what is left and remove the directories (a cgroup goes once its processes are gone:
+        reaped, which for orphans is up to the machine's init, hence `patience` seconds)."""
         self.kill()
         for directory in self.directories.values():
-            for _ in range(200):
+            for _ in range(max(1, round(patience / 0.01))):
                 try:
                     directory.rmdir()
                     break
@@ -123,6 +124,34 @@ def open_cgroup() -> BoxCgroup:
         except CgroupUnavailable as error:
             reasons.append(str(error))
     raise CgroupUnavailable("; ".join(reasons))
+
+
+def remove_boxes_of(creator: int) -> int:
+    """Empty and remove the cgroups of the boxes process `creator` made (they are named after it)
+    and left behind: it was killed before it could (a SIGKILLed Snakemake, whose jobs open boxes).
+    Only call this once `creator` is gone; how many directories were removed."""
+    removed = 0
+    for key, parent in _box_parents():
+        for directory in parent.glob(f"lemmata-box-{creator}-*"):
+            if directory.is_dir():
+                # Its processes died with it, orphans: removable once init has reaped them.
+                BoxCgroup({key: directory}, 2 if key == "unified" else 1).remove(patience=15.0)
+                removed += not directory.exists()
+    return removed
+
+
+def _box_parents() -> list[tuple[str, Path]]:
+    """(controller, or "unified" for v2; the directory) where this process makes its boxes' cgroups."""
+    mounts, own = list(_cgroup_mounts()), _own_cgroups()
+    parents = []
+    for controller in V1_CONTROLLERS:
+        mount = next((m for m in mounts if m[2] == "cgroup" and controller in m[3]), None)
+        if mount is not None and controller in own:
+            parents.append((controller, _child_path(mount, own[controller]).parent))
+    mount = next((m for m in mounts if m[2] == "cgroup2"), None)
+    if mount is not None and "" in own:
+        parents.append(("unified", _child_path(mount, own[""]).parent))
+    return parents
 
 
 def _open_v1(mounts: list[tuple[str, str, str, set[str]]], own: dict[str, str]) -> BoxCgroup:

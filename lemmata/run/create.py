@@ -17,6 +17,7 @@ from lemmata.artifacts import TaskInput, atomic_write_text
 from lemmata.errors import UserError
 from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
+from lemmata.private_files import private_directory
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.budget import Budget, budget_from_environment, check_priced
 from lemmata.run.delivery import OutputFolderError, check_output_folder
@@ -160,7 +161,7 @@ def checked_replay_settings(settings: Settings) -> Settings:
 
 def create_run(run_dir: Path, record: RunRecord, task: TaskInput, settings: Settings) -> None:
     """A new run directory: record, the complete workflow config (no credentials), logs dir."""
-    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    private_directory(run_dir / "logs")  # the home and runs/ too, when this run is their first
     config = {**settings.workflow_config(), **task.model_dump()}
     atomic_write_text(run_dir / layout.CONFIG, yaml.safe_dump(config, sort_keys=False))
     save_record(run_dir, record)

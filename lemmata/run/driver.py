@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lemmata import layout
-from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, read_artifact
+from lemmata.artifacts import Checkpoint, GateDecision, StageForecast, Theory, atomic_write_text, read_artifact
 from lemmata.errors import LemmataError, RunBusyError, UserError
+from lemmata.isolation.cgroups import remove_boxes_of
+from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
+from lemmata.llm.interrupted_calls import keep_interrupted_calls
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.budget import Budget
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
@@ -131,6 +134,7 @@ class Driver:
                 check=True,
             )
             self.console.info("repaired: removed the lock a killed run left on its workflow directory")
+        self._after_a_crashed_invocation()
         incomplete = sorted(incomplete_outputs(self.run_dir))
         if incomplete:
             self.console.info(
@@ -146,7 +150,10 @@ class Driver:
                 return self._pause(record)
             result = self._invoke_snakemake(calls, forecasts)
             if result.returncode == 0:
+                (self.run_dir / layout.INTERRUPTED_CALLS).unlink(missing_ok=True)  # every job finished
                 return self._complete(record)
+            if result.killed():
+                return self._killed(record, result)
             if result.paused or pause_request(self.run_dir):  # a job the budget stopped asked for it
                 return self._pause(record)
             if result.stopped_from_outside():
@@ -181,6 +188,7 @@ class Driver:
         done_before |= {_answered(gate) for gate in DEFAULT_ANSWERED if (self.run_dir / layout.gate(gate)).exists()}
         log_path = self.run_dir / layout.SNAKEMAKE_LOG
         log_start = log_path.stat().st_size if log_path.exists() else 0
+        calls_made = TailReader(self.run_dir / layout.LLM_CALLS, start_at_end=True)  # by this invocation
         log = open(log_path, "ab")
         process = subprocess.Popen(
             [
@@ -189,7 +197,12 @@ class Driver:
                 *version_rules(self.version),  # last: the option takes every word after it
             ],
             cwd=self.run_dir,
-            env={**workflow_environment(self.run_dir), **self._model_environment, **self._gate_answers()},
+            env={
+                **workflow_environment(self.run_dir),
+                **self._model_environment,
+                **self._gate_answers(),
+                **self._interrupted_calls(),
+            },
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -197,7 +210,9 @@ class Driver:
             preexec_fn=terminate_with_parent,  # a killed driver: Snakemake finishes its running jobs, starts none
         )
         self._workflow = process
+        start_file = self.run_dir / layout.INVOCATION_CALLS_START  # for a resume after a crash (_repair)
         try:
+            atomic_write_text(start_file, f"{calls_made.offset} {process.pid}\n")
             while process.poll() is None:
                 if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
                     self._request_pause(process)
@@ -207,11 +222,56 @@ class Driver:
         finally:
             self._workflow = None
             log.close()
+            start_file.unlink(missing_ok=True)  # ended under our eyes: _killed keeps what is to be kept
         self._update(events, calls, forecasts, board, done_before)
         with open(log_path, "rb") as written:
             written.seek(log_start)
             log_text = written.read().decode("utf-8", "replace")
-        return Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
+        invocation = Invocation(process.returncode, board, paused=self._pause_requested, log_text=log_text)
+        if invocation.killed():
+            invocation.calls = calls_made.read_new()
+            invocation.boxes_removed = remove_boxes_of(process.pid)  # its jobs' boxes: it cannot any more
+        return invocation
+
+    def _after_a_crashed_invocation(self) -> None:
+        """A driver killed with its workflow (a crash) could not clean up after it: the calls the
+        invocation made, from where INVOCATION_CALLS_START says they began, are kept for the reruns
+        of its killed jobs, and the cgroups of their boxes are removed."""
+        start_file = self.run_dir / layout.INVOCATION_CALLS_START
+        if not start_file.is_file():
+            return
+        try:
+            start, workflow = map(int, start_file.read_text(encoding="utf-8").split())
+        except ValueError:  # a torn write: the driver died as it began
+            start_file.unlink()
+            return
+        calls = self.run_dir / layout.LLM_CALLS
+        if calls.is_file() and start <= calls.stat().st_size:
+            reader = TailReader(calls)
+            reader.offset = start
+            keep_interrupted_calls(self.run_dir / layout.INTERRUPTED_CALLS, reader.read_new())
+        if not _alive(workflow):  # gone (_repair refuses to go on while it works): its boxes are orphans
+            remove_boxes_of(workflow)
+        start_file.unlink()
+
+    def _interrupted_calls(self) -> dict[str, str]:
+        """The answers a killed invocation got, for the jobs that ask again (llm/interrupted_calls.py)."""
+        kept = self.run_dir / layout.INTERRUPTED_CALLS
+        return {INTERRUPTED_CALLS_VARIABLE: str(kept)} if kept.is_file() else {}
+
+    def _killed(self, record: RunRecord, result: Invocation) -> RunRecord:
+        """Snakemake was killed (SIGKILL: by hand, or the out-of-memory killer): not a failure of the
+        run. Finished outputs are kept, a killed job's half-made ones are made again on resume
+        (`--rerun-incomplete`), and the answers its calls got are given again, not asked twice."""
+        keep_interrupted_calls(self.run_dir / layout.INTERRUPTED_CALLS, result.calls)
+        signal_name = signal.Signals(result.signal).name if result.signal else "a signal"
+        return save_record(
+            self.run_dir,
+            record,
+            status="stopped",
+            message=f"the workflow process was killed ({signal_name}: by hand, or the out-of-memory killer); "
+            f"finished work is kept: continue with `lemmata resume {record.session_id}`",
+        )
 
     @contextmanager
     def _signals_ask_for_a_pause(self) -> Iterator[None]:
@@ -408,6 +468,15 @@ class Driver:
         except UserError as error:
             return f"; the LaTeX written so far is in {self.run_dir} ({error})"
         return ""
+
+
+def _alive(pid: int) -> bool:
+    """A process `pid` runs (a zombie does not: an orphan waits for the machine's init to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def _answered(gate: str) -> str:

@@ -5,6 +5,8 @@ thing a run waits for):
 - Snakemake's scheduler arms a one-second `threading.Timer` after each pass (its job-rate limit),
   and Python waits for every such timer before the process may exit. With nothing left to
   schedule they are cancelled.
+- Its metadata records (`.snakemake/metadata/`) are made 0600 instead of Snakemake's 0660 (a
+  project folder shared by a group): a run folder is its user's alone (lemmata/private_files.py).
 - Tearing down the interpreter (its modules, the jobs' too: they run in this process) took
   0.3 s. Once Snakemake has returned, its logging is stopped and flushed, its records written, its
   jobs ended; so after the exit handlers and a flush of the streams, the process ends at once.
@@ -14,10 +16,15 @@ from __future__ import annotations
 
 import atexit
 import os
+import stat
 import sys
 import threading
 
 from snakemake.cli import main as snakemake_main
+from snakemake.persistence.file import FilePersistence
+
+SNAKEMAKE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IWGRP
+PRIVATE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR
 
 
 def cancel_idle_timers() -> int:
@@ -38,7 +45,17 @@ def exit_status(code: object) -> int:
     return 1
 
 
+def private_metadata_records() -> None:
+    """Snakemake writes each record and then chmods it to the `mode` its writer defaults to (0660);
+    0600 instead. Where a later Snakemake no longer has that default, nothing is changed (the test
+    of a run's file modes then says so)."""
+    write = FilePersistence._io_write
+    if write.__defaults__ == (SNAKEMAKE_RECORD_MODE,):
+        write.__defaults__ = (PRIVATE_RECORD_MODE,)
+
+
 def main() -> None:
+    private_metadata_records()
     try:
         snakemake_main()  # ends with sys.exit(status)
         status = 0

@@ -4,11 +4,13 @@ its environment, how many jobs at once, and the processes already running it."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import lemmata
 from lemmata import layout
@@ -22,12 +24,32 @@ EMBEDDED_JOBS = 2
 STOP_NOTICE = "Will exit after finishing currently running jobs"
 
 
+#: Signals that end a process without letting it say anything: SIGKILL (by hand, the
+#: out-of-memory killer). Snakemake handles SIGTERM and SIGINT itself (STOP_NOTICE).
+KILLING_SIGNALS = (signal.SIGKILL,)
+
+
 @dataclass
 class Invocation:
     returncode: int
     board: JobBoard
     paused: bool = False
     log_text: str = ""  # what Snakemake wrote during this invocation
+    calls: list[dict[str, Any]] = field(default_factory=list)  # the call records it made, when killed
+    boxes_removed: int = 0  # cgroups of its jobs' boxes it left, removed after it was killed
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended Snakemake: a negative status from Popen, or 128 + the signal's
+        number where a shell or container wrapper reported it (137 for SIGKILL)."""
+        if self.returncode < 0:
+            return -self.returncode
+        return self.returncode - 128 if self.returncode - 128 in KILLING_SIGNALS else None
+
+    def killed(self) -> bool:
+        """Snakemake was ended by a signal it could not handle (not our pause's SIGTERM): its running
+        jobs died with it, no job failed."""
+        return self.signal is not None and not self.paused
 
     def stopped_from_outside(self) -> bool:
         """Snakemake got a signal (not from us): it let running jobs finish, and no job failed."""

@@ -55,6 +55,20 @@ def test_a_workflow_stopped_by_a_signal_is_told_from_a_failure(invocation: Invoc
     assert invocation.stopped_from_outside() is stopped
 
 
+@pytest.mark.parametrize(
+    "invocation, killed",
+    [
+        pytest.param(Invocation(-9, board()), True, id="sigkill-or-the-oom-killer"),
+        pytest.param(Invocation(137, board()), True, id="sigkill-reported-by-a-wrapper"),
+        pytest.param(Invocation(-9, board(), paused=True), False, id="killed-while-our-pause-ran"),
+        pytest.param(Invocation(1, board("prove_lemma")), False, id="a-job-failed"),
+        pytest.param(Invocation(130, board()), False, id="an-exit-status-that-is-not-a-kill"),
+    ],
+)
+def test_a_killed_workflow_is_told_from_a_failure(invocation: Invocation, killed: bool) -> None:
+    assert invocation.killed() is killed
+
+
 def looks_like_snakemake(*args: str) -> subprocess.Popen:
     """A sleeping process whose command line reads like a Snakemake invocation."""
     return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", "snakemake", *args])
