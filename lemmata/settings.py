@@ -259,12 +259,14 @@ class Settings(BaseModel):
 
 
 #: What a `./.env` may not set: where keys are sent (every base URL), which login is used, where
-#: research is written. A `.env` in the working directory may be a cloned repository's, written by
-#: anyone; these come from the environment, the saved settings or $LEMMATA_HOME/.env (SECURITY.md).
+#: research is written, and the HTTP API's token (a token its writer knows opens `lemmata serve` to
+#: them). A `.env` in the working directory may be a cloned repository's, written by anyone; these
+#: come from the environment, the saved settings or $LEMMATA_HOME/.env (SECURITY.md).
 REDIRECTING_SETTINGS = (
     *(name for name in Settings.model_fields if name.endswith("_BASE_URL")),
     "VENDORA_CREDENTIALS_FILE",
     "LEMMATA_HOME",
+    "LEMMATA_API_TOKEN",
 )
 _warned_about: set[Path] = set()  # the ./.env files whose ignored settings were named already
 
@@ -322,7 +324,7 @@ def working_directory_dotenv(home: Path) -> dict[str, str]:
         which = "which is" if len(ignored) == 1 else "which are"
         sys.stderr.write(
             f"lemmata: warning: {dotenv} sets {', '.join(ignored)}, {which} ignored there (they decide where "
-            f"your keys and research go): set {'it' if len(ignored) == 1 else 'them'} in {where}\n"
+            f"your keys and research go and who reaches your server): set {'it' if len(ignored) == 1 else 'them'} in {where}\n"
         )
     return {k: v for k, v in values.items() if k not in ignored}
 

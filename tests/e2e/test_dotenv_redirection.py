@@ -57,8 +57,8 @@ def test_a_base_url_in_the_working_directorys_env_is_ignored_with_a_warning(tmp_
         assert "Traceback" not in result.stderr
         warning = (
             f"lemmata: warning: {repository / '.env'} sets VENDORA_BASE_URL, LEMMATA_HOME, which are ignored "
-            "there (they decide where your keys and research go): set them in the environment or in "
-            f"{home / '.env'}"
+            "there (they decide where your keys and research go and who reaches your server): set them in the "
+            f"environment or in {home / '.env'}"
         )
         assert result.stderr.count(warning) == 1, result.stderr
         assert not (tmp_path / "elsewhere").exists() and (home / "checks").is_dir()

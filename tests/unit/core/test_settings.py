@@ -310,3 +310,22 @@ def test_schema_accepts_the_anthropic_alias_like_settings_do() -> None:
     schema = yaml.safe_load((CONFIG_DIR / "schema.yaml").read_text())
     jsonschema.validate({"LLM_BACKEND": "anthropic"}, schema)
     assert Settings.from_mapping({"LLM_BACKEND": "anthropic"}).LLM_BACKEND == "vendora"
+
+
+def test_the_working_directorys_env_cannot_set_the_api_token(tmp_path, monkeypatch, capsys) -> None:
+    """A cloned repository's `.env` naming LEMMATA_API_TOKEN would open `lemmata serve` to whoever
+    wrote it: ignored there, with the warning; the data home's `.env` still sets it."""
+    from lemmata.settings import load_environment
+
+    repository = tmp_path / "repository"
+    repository.mkdir()
+    (repository / ".env").write_text("LEMMATA_API_TOKEN=known-to-the-repository-author\nMAX_TOKENS_VERIFIER=900\n")
+    monkeypatch.chdir(repository)
+
+    loaded = load_environment()
+
+    assert "LEMMATA_API_TOKEN" not in loaded and loaded["MAX_TOKENS_VERIFIER"] == "900"
+    assert "sets LEMMATA_API_TOKEN, which is ignored there" in capsys.readouterr().err
+    home = Path(os.environ["LEMMATA_HOME"])
+    (home / ".env").write_text("LEMMATA_API_TOKEN=the-researchers-own\n")
+    assert load_environment()["LEMMATA_API_TOKEN"] == "the-researchers-own"
