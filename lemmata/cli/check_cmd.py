@@ -21,6 +21,8 @@ CHECKS_DIR = "checks"  # under $LEMMATA_HOME: one folder per check, with its mod
 #: The largest statement or proof file `check` reads (1 MB): a proof of many pages is ~100 kB, and
 #: the whole text goes to the model; /dev/zero or a 50 MB file must not be read into memory.
 MAX_CHECK_FILE_BYTES = 1_000_000
+#: Backends that connect to nothing: no line about connecting and retrying.
+OFFLINE_BACKENDS = ("embedded", "replay")
 
 
 @click.command()
@@ -80,12 +82,13 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
     log_dir = usable_log_dir(log_dir) if log_dir is not None else new_check_dir(statement, proof or "")
     client = make_client(settings, environ, log_dir, scope=check_scope(statement, proof or ""))
     checker = checker_for(choice.name, client.models.active, lemmata_home(environ))
-    click.echo(
-        f"lemmata check: model {client.models.active} ({choice.name}); a call that fails to connect is "
-        f"retried {settings.LLM_RETRY_ATTEMPTS} times (LLM_RETRY_ATTEMPTS, waits up to "
-        f"{settings.LLM_RETRY_WAIT_MAX:g} s) before the check gives up",
-        err=True,
-    )
+    if choice.name not in OFFLINE_BACKENDS:  # a provider that cannot be reached is retried silently for minutes
+        click.echo(
+            f"lemmata check: model {client.models.active} ({choice.name}); a call that fails to connect is "
+            f"retried {settings.LLM_RETRY_ATTEMPTS} times (LLM_RETRY_ATTEMPTS, waits up to "
+            f"{settings.LLM_RETRY_WAIT_MAX:g} s) before the check gives up",
+            err=True,
+        )
     try:
         if model_only:
             assert proof is not None

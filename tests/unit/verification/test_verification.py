@@ -401,6 +401,7 @@ def test_check_prints_one_json_object_and_exits_1_when_not_verified(
         monkeypatch, script, "--json", "--no-machine-checks", "--log-dir", str(tmp_path / "log"), *map(str, proof_files)
     )
     assert result.exit_code == 1, result.output
+    assert "fails to connect" not in result.output  # a replay connects to nothing: no retry notice
     answer = json.loads(result.stdout)
     assert (answer["verified"], answer["accepted"], answer["method"]) == (False, True, "verifier_pass")
     assert answer["checker"] == {
