@@ -51,3 +51,16 @@ def describe_os_error(exc: OSError) -> str:
     if home and (inside or exc.filename is None):
         where = f" (LEMMATA_HOME is {home})"
     return f"{path}: {reason}: {advice}{where}"
+
+
+#: Less free space than this on a run's disk after its workflow failed: the disk is why.
+FULL_DISK_BYTES = 1 << 20
+
+
+def disk_is_full(path: os.PathLike[str] | str) -> bool:
+    """The file system of `path` has (almost) no room left for an unprivileged writer."""
+    try:
+        status = os.statvfs(path)
+    except OSError:
+        return False
+    return status.f_bavail * status.f_frsize < FULL_DISK_BYTES

@@ -51,7 +51,7 @@ def cli() -> None:
     """
     # Before anything is written: the data home is for this user alone (lemmata/private_files.py).
     make_files_private()
-    with suppress(OSError, ValueError):  # an unreadable .env or home: the command reports it in one line
+    with suppress(OSError, ValueError, LemmataError):  # an unreadable .env or home: the command reports it
         home = lemmata_home()
         working_directory_dotenv(home)  # names, once, what ./.env may not set (every command, `status` too)
         make_data_home_private(home)

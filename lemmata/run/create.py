@@ -83,6 +83,8 @@ def create_new_run(
         settings = checked_replay_settings(settings)
     # The run keeps the backend it started with, on resume too.
     settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
+    # The data home before the output folder in it: a home that is a file is named as the home.
+    private_directory(data_home.home / "runs")
     session_id = new_session_id()
     run_dir = data_home.run_dir(session_id)
     output = output if output is not None else (results or data_home.home / "results") / session_id

@@ -49,7 +49,7 @@ class Delivery:
     """One file to deliver: `source` in the run directory, `name` in the output folder."""
 
     source: Path
-    name: str  # relative: "paper_v1.tex" or "figures/L1.pdf"
+    name: str  # relative to the output folder: a paper file's name, or "figures/<lemma>.pdf"
 
 
 def check_output_folder(output: Path) -> Path:

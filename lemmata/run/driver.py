@@ -18,6 +18,7 @@ from lemmata.errors import LemmataError, RunBusyError, UserError
 from lemmata.isolation.cgroups import remove_boxes_of
 from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
 from lemmata.llm.interrupted_calls import keep_interrupted_calls
+from lemmata.os_errors import disk_is_full
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.budget import Budget
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
@@ -170,6 +171,8 @@ class Driver:
                 if stopped:
                     return stopped
                 continue
+            if not (self.run_dir / layout.LAST_FAILURE).exists() and disk_is_full(self.run_dir):
+                return self._stop_on_a_full_disk(record)
             message = self._failure_message(result)
             if set(result.board.failed_rules) & set(COMPILE_RULES):
                 self._show_writer_card(record)  # what was written, and why it did not compile
@@ -422,6 +425,17 @@ class Driver:
             raise LemmataError(message) from None
         finally:
             self._asking = False
+
+    def _stop_on_a_full_disk(self, record: RunRecord) -> RunRecord:
+        """A job that could not even say why it failed, on a full disk: a stop the user can resume
+        once there is room (exit 2: the machine's fault), not a failed run."""
+        message = (
+            f"{self.run_dir}: No space left on device: the disk is full: free some space, then continue "
+            f"with `lemmata resume {record.session_id}`; nothing finished is lost"
+        )
+        with suppress(OSError):  # the record too may find no room; the line below says it all
+            save_record(self.run_dir, record, status="stopped", message=message)
+        raise UserError(message)
 
     def _failure_message(self, result: Invocation) -> str:
         failure = self.run_dir / layout.LAST_FAILURE

@@ -225,8 +225,12 @@ def bound(layout, monkeypatch):
     """`lemmata serve ARGS` up to the app it would serve: (result, app, host)."""
     import uvicorn
 
+    from lemmata.server import serving
+
     served: dict = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **_: served.update(app=app, host=host))
+    # No socket is opened, so none is probed: 10.1.2.3 is not an address of this machine.
+    monkeypatch.setattr(serving, "check_port_free", lambda bind, port: None)
 
     def serve(*args: str):
         result = CliRunner().invoke(cli, ["serve", *args])

@@ -469,7 +469,7 @@ def _wait_for_calls(home: Path) -> Path:
 @pytest.mark.parametrize(
     ("variable", "value", "allowed"),
     [
-        ("MAX_TOKENS_PROVER", "abc", "expected an integer greater than 0"),
+        ("MAX_TOKENS_PROVER", "abc", "expected an integer greater than 0 and at most 1000000"),
         ("GATE_MODE", "sometimes", "allowed values are none, auto, human"),
     ],
 )
@@ -481,7 +481,7 @@ def test_a_wrong_setting_stops_before_any_work(home, tmp_path, variable, value, 
 
 
 def test_a_broken_price_table_stops_before_any_work(home, tmp_path):
-    home.mkdir(parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, as lemmata makes it
     (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0}\n")  # no output price
     result = run_lemmata(["prove", TASK], lemmata_env(home, LLM_BACKEND="local"), tmp_path)
     assert result.returncode == 2
