@@ -39,8 +39,11 @@ _REFERENCES = re.compile(
 #: A subscript is part of a name (x_1, a_{12}), not a quantity.
 _SUBSCRIPT = re.compile(r"_\{[^}]*\}|_\d+")
 #: An exponent is structure, not a quantity of the claim: x^2 - y^2 may be formalized as
-#: (x - y)*(x + y), x^{-1} as 1/x. A power of a number (10^6, 2^{100}) keeps its base.
+#: (x - y)*(x + y), x^{-1} as 1/x. A power of a number (10^6, 2^{100}, (30)^4) is a quantity:
+#: it keeps its base and its exponent.
 _EXPONENT = re.compile(r"\^\s*(?:\{[^{}]*\}|[-−]?\d+)")
+#: What ends a number written as the base of a power: 10^6, (30)^4, {2}^{100}.
+_NUMERIC_BASE = re.compile(r"(?:\d|\(\s*\d+\s*\)|\{\s*\d+\s*\})\s*$")
 #: A quantity: a fraction (\frac{1}{9}, 1/9), a number with thousands separators, or a decimal.
 _NUMBER = re.compile(
     r"\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
@@ -59,7 +62,7 @@ def prose_numbers(prose: str) -> list[Fraction]:
     text = _CHOICE_MARK.sub(" ", text)
     text = _REFERENCES.sub(" ", text)
     text = _SUBSCRIPT.sub(" ", text)
-    text = _EXPONENT.sub(" ", text)
+    text = _EXPONENT.sub(_exponent_of_a_variable_dropped, text)
     text = _SHORT_FRACTION.sub(r"\\frac{\1}{\2}", text.replace("−", "-"))
     numbers: list[Fraction] = []
     for match in _NUMBER.finditer(text):
@@ -76,6 +79,15 @@ def prose_numbers(prose: str) -> list[Fraction]:
         if value not in numbers:
             numbers.append(value)
     return numbers
+
+
+def _exponent_of_a_variable_dropped(match: re.Match[str]) -> str:
+    """x^2 goes; the exponent of a number's power stays a number of the prose. "(30)^4" had been
+    read as 30 alone, and "n != 30" put a 30 in a statement about every n (miniF2F's
+    mathd_numbertheory_543 on the embedded model, 2026-11-27: a true statement refuted)."""
+    if _NUMERIC_BASE.search(match.string, 0, match.start()):
+        return " " + match.group(0)[1:]
+    return " "
 
 
 def formal_numbers(statement: Statement) -> set[Fraction]:

@@ -31,6 +31,7 @@ CHOICES = (
         pytest.param("By Lemma 2 and [L3], for $x_1, x_{12}$ it is -2.", ["-2"], id="references-and-subscripts"),
         pytest.param("The value is 1,000 or 0.5.", ["1000", "1/2"], id="thousands-and-decimals"),
         pytest.param("We have $x - 2 = 5$.", ["2", "5"], id="a-subtraction-is-no-sign"),
+        pytest.param("$(30)^4$, $2^{100}$ and $10^{-3}$, but $x^3$.", ["30", "4", "2", "100", "10", "-3"], id="powers"),
     ],
 )
 def test_the_numbers_a_statement_names(prose: str, numbers: list[str]) -> None:
@@ -147,3 +148,17 @@ def test_one_direction_of_an_if_and_only_if_is_refused() -> None:
     assert "says 'if and only if'" in unfaithful(prose, forward) and "iff(P, Q)" in unfaithful(prose, forward)
     both = read_statement(reals, [], "iff(a**2 + b**2 == 2*a*b, a == b)")
     assert unfaithful(prose, both) == ""
+
+
+def test_a_number_whose_power_the_prose_names_is_not_a_hypothesis_about_every_n() -> None:
+    """Malformed model output, miniF2F's mathd_numbertheory_543 on the embedded model (2026-11-27):
+    "the number of divisors of $(30)^4$ excluding 1 and $(30)^4$ is 123" came as "for every
+    positive n with n != 1 and n != 30 it has 123 divisors", which n = 2 refuted: a true statement
+    refuted. The 30 was there only to please the number check; the 4 was never asked for."""
+    prose = "Find the number of distinct positive divisors of $(30)^4$ excluding 1 and $(30)^4$. Show that it is 123."
+    every_n = read_statement(
+        [("n", "positive integer")], ["n != 1", "n != 30"], "len([d for d in range(2, n) if n % d == 0]) == 123"
+    )
+    assert unfaithful(prose, every_n).startswith("the formal statement leaves out 4")
+    this_number = read_statement([], [], "len([d for d in range(2, 30**4) if 30**4 % d == 0]) == 123")
+    assert unfaithful(prose, this_number) == ""
