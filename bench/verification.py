@@ -27,7 +27,9 @@ import time
 from datetime import date
 from pathlib import Path
 
+from lemmata.errors import UserError
 from lemmata.settings import lemmata_home
+from lemmata.verification.calibrate import LabelledProof, interleaved, parse_labelled
 from lemmata.verification.calibration import (
     BUNDLED_CALIBRATIONS,
     STACK_VERSION,
@@ -41,35 +43,20 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "proof-verification" / "dev.jso
 DATASET_NAMES = {"dev.jsonl": "Open Proof Corpus sample"}
 
 
-def load_rows(path: Path, limit: int | None) -> list[dict]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for number, row in enumerate(rows, start=1):
-        if not {"id", "problem", "proof", "label"} <= row.keys() or row["label"] not in ("correct", "incorrect"):
-            sys.exit(f"{path}:{number}: a row needs id, problem, proof and a label correct|incorrect")
+def load_rows(path: Path, limit: int | None) -> list[LabelledProof]:
+    try:
+        rows = parse_labelled(path.read_text(encoding="utf-8"), str(path))
+    except UserError as exc:
+        sys.exit(str(exc))
     return interleaved(rows)[:limit] if limit else rows
 
 
-def interleaved(rows: list[dict]) -> list[dict]:
-    """Incorrect and correct proofs alternating (file order within each), so that a --limit
-    sample holds both kinds in about the file's proportion."""
-    incorrect = [row for row in rows if row["label"] == "incorrect"]
-    correct = [row for row in rows if row["label"] == "correct"]
-    mixed: list[dict] = []
-    ratio = len(incorrect) / max(1, len(rows))
-    while incorrect or correct:
-        take_incorrect = incorrect and (
-            not correct or sum(r["label"] == "incorrect" for r in mixed) <= ratio * len(mixed)
-        )
-        mixed.append((incorrect if take_incorrect else correct).pop(0))
-    return mixed
-
-
-def check_one(row: dict, folder: Path, calls_dir: Path, environ: dict[str, str]) -> dict:
+def check_one(row: LabelledProof, folder: Path, calls_dir: Path, environ: dict[str, str]) -> dict:
     """One `lemmata check --json` of the row's proof; its answer, or why there is none."""
-    case = folder / "proofs" / model_slug(row["id"])
+    case = folder / "proofs" / model_slug(row.id)
     case.mkdir(parents=True, exist_ok=True)
-    (case / "statement.txt").write_text(row["problem"], encoding="utf-8")
-    (case / "proof.txt").write_text(row["proof"], encoding="utf-8")
+    (case / "statement.txt").write_text(row.problem, encoding="utf-8")
+    (case / "proof.txt").write_text(row.proof, encoding="utf-8")
     started = time.monotonic()
     done = subprocess.run(
         [
@@ -92,16 +79,16 @@ def check_one(row: dict, folder: Path, calls_dir: Path, environ: dict[str, str])
     seconds = time.monotonic() - started
     if done.returncode not in (0, 1) or not done.stdout.strip():
         return {
-            "id": row["id"],
-            "label": row["label"],
+            "id": row.id,
+            "label": row.label,
             "error": done.stderr.strip()[-500:] or f"exit {done.returncode}",
             "wall_seconds": seconds,
             "stack_version": STACK_VERSION,
         }
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return {
-        "id": row["id"],
-        "label": row["label"],
+        "id": row.id,
+        "label": row.label,
         "result": result,
         "wall_seconds": seconds,
         "stack_version": STACK_VERSION,
@@ -180,7 +167,7 @@ def main() -> None:
     environ = {**os.environ, "LLM_BACKEND": args.backend}
     entries = []
     for number, row in enumerate(rows, start=1):
-        entry = earlier.get(row["id"])
+        entry = earlier.get(row.id)
         if entry is None:
             entry = check_one(row, folder, folder / "calls", environ)
             with open(results_file, "a", encoding="utf-8") as handle:
@@ -192,7 +179,7 @@ def main() -> None:
             else ("accepted" if entry["result"]["accepted"] else entry["result"]["method"])
         )
         print(
-            f"[{number}/{len(rows)}] {row['label']:9} {verdict} ({entry['wall_seconds']:.0f} s) {row['id']}",
+            f"[{number}/{len(rows)}] {row.label:9} {verdict} ({entry['wall_seconds']:.0f} s) {row.id}",
             file=sys.stderr,
             flush=True,
         )

@@ -7,6 +7,7 @@ a file either holds a complete, valid artifact or does not exist.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -371,6 +372,11 @@ class Checker(Artifact):
         return self.trust == "calibrated"
 
 
+def calibrate_command(backend: str, model: str) -> str:
+    """The command that measures a checker, named wherever lemmata says one is unmeasured."""
+    return f"`lemmata calibrate --backend {shlex.quote(backend)} --model {shlex.quote(model)}`"
+
+
 class CheckStep(Artifact):
     """One check of a proof attempt, in the order they ran."""
 
@@ -547,6 +553,16 @@ class Theory(Artifact):
             issues.append(f"the proof of {_listed(failed)} failed")
         if unverified:
             issues.append(f"{_listed(unverified)} {'is' if len(unverified) == 1 else 'are'} not verified")
+            unmeasured = {
+                (lemma.checked_by.backend, lemma.checked_by.model)
+                for lemma in self.lemmas
+                if lemma.id in unverified and lemma.checked_by is not None and lemma.checked_by.trust == "uncalibrated"
+            }
+            issues += [
+                f"the checks of {model} were never measured on human-labelled proofs, so they verify nothing "
+                f"({calibrate_command(backend, model)} measures them)"
+                for backend, model in sorted(unmeasured)
+            ]
         if not self.assembled_proof.strip():
             issues.append("no proof of the main result was assembled")
         elif not self.consistency.passed:

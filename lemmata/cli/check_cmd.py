@@ -40,7 +40,7 @@ OFFLINE_BACKENDS = ("embedded", "replay")
     "model_only",
     is_flag=True,
     help="skip the formalization and the machine checks: only the model checks of PROOF_FILE (what "
-    "bench/verification.py measures)",
+    "`lemmata calibrate` measures)",
 )
 @click.option(
     "--log-dir",

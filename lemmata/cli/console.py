@@ -10,8 +10,8 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from lemmata.artifacts import Survey, Theory
+from lemmata.llm.prices import usd
 from lemmata.run.cards import theory_review
-from lemmata.run.costs import usd
 from lemmata.run.events import JobBoard, TokenTally
 from lemmata.run.gates import THEORY_REVIEW_QUESTION, GateInterrupted, Review
 from lemmata.run.pipeline import stage_of_rule

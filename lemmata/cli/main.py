@@ -14,6 +14,7 @@ import click
 
 from lemmata import __version__
 from lemmata.agents.roles import ROLES
+from lemmata.cli.calibrate_cmd import calibrate
 from lemmata.cli.check_cmd import check
 from lemmata.cli.driving import drive
 from lemmata.cli.errors import reports_errors
@@ -23,10 +24,11 @@ from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
+from lemmata.llm.prices import usd
 from lemmata.private_files import make_data_home_private, make_files_private
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.run.budget import Budget, change_budget
-from lemmata.run.costs import run_costs, usd
+from lemmata.run.costs import run_costs
 from lemmata.run.create import MAX_PAPERS, PAPERS_TASK, create_new_run
 from lemmata.run.finished import damage_advice, damaged_files
 from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
@@ -416,6 +418,7 @@ def serve(host: str, port: int, no_token: bool, allow_hosts: tuple[str, ...], lo
 
 
 cli.add_command(check)
+cli.add_command(calibrate)
 cli.add_command(model)
 cli.add_command(ask)
 cli.add_command(rewrite)

@@ -60,6 +60,9 @@ _NESTING_TOKEN = re.compile(
     r"|\\(?:[A-Za-z@]+|[\s\S])|(?P<dollars>\$\$)"
 )
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+#: A lemmata command lemmata names in a sentence (`lemmata calibrate --backend ...`): typewriter,
+#: its `--` kept two hyphens (LaTeX would print an en dash, and a reader could not type it).
+_COMMAND_SPAN = re.compile(r"`(lemmata [^`$\n]+)`")
 _CITATION_GROUP = re.compile(r"(?:\b[Ll]emmas?[ \t~]*)?(?<![}\]A-Za-z@*\\])\[(?P<ids>[^\[\]\n]{1,80})\]")
 _ID_SEPARATORS = re.compile(r"[ \t]*(?:,|;|\band\b)[ \t]*")
 
@@ -173,5 +176,6 @@ def sentence_latex(text: str) -> str:
     """A sentence lemmata wrote around model text (a status line, a reason, a refusal quoting the
     formalizer's expression) as LaTeX. A `%` in it is a percent or Python's modulo, never a
     comment: `'or(a % 2 == 1, b % 2 == 0)'` cut a status line off at its `%` (the embedded main
-    command, 2026-11-26)."""
-    return fragment_latex(_UNESCAPED_PERCENT.sub(r"\\%", text), ())
+    command, 2026-11-26). A lemmata command in backticks is set in typewriter type."""
+    latex = fragment_latex(_UNESCAPED_PERCENT.sub(r"\\%", text), ())
+    return _COMMAND_SPAN.sub(lambda match: "\\texttt{" + match.group(1).replace("--", "-{}-") + "}", latex)

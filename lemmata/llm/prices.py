@@ -79,6 +79,11 @@ class PriceTable:
         return round(total * PER_TOKEN, 6)
 
 
+def usd(amount: float) -> str:
+    """Dollars to the cent from one dollar up, to a hundredth of a cent below."""
+    return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
+
+
 def bundled_prices() -> PriceFile:
     return _parse(yaml.safe_load((files("lemmata.llm") / "prices.yaml").read_text(encoding="utf-8")), "bundled")
 

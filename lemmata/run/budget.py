@@ -18,9 +18,9 @@ from typing import Any
 from lemmata.artifacts import StageForecast
 from lemmata.errors import UserError
 from lemmata.llm.calllog import call_tokens
-from lemmata.llm.prices import FREE_BACKENDS, USER_PRICES, PriceTable, load_prices
+from lemmata.llm.prices import FREE_BACKENDS, USER_PRICES, PriceTable, load_prices, usd
 from lemmata.llm.resolve import resolve_models
-from lemmata.run.costs import CostSummary, stage_of_scope, usd
+from lemmata.run.costs import CostSummary, stage_of_scope
 from lemmata.run.record import load_record, run_settings, save_record
 
 #: The largest budgets accepted: finite, so that every comparison with what is spent means

@@ -22,7 +22,7 @@ from lemmata.artifacts import (
     refutation_in_words,
 )
 from lemmata.latex.document import support_files
-from lemmata.run.costs import usd
+from lemmata.llm.prices import usd
 from lemmata.run.events import TokenTally
 from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION

@@ -16,6 +16,7 @@ from typing import Any
 from lemmata import layout
 from lemmata.artifacts import ModelCosts
 from lemmata.llm.calllog import read_call_records
+from lemmata.llm.prices import usd
 from lemmata.run.pipeline import STAGES, stage_of_rule
 
 #: The stage of a rule that no first-run stage has: a rewrite's.
@@ -71,11 +72,6 @@ class CostSummary:
             by_role={role: round(amount, 6) for role, amount in self.by_role.items()},
             by_stage={stage: round(amount, 6) for stage, amount in self.by_stage.items()},
         )
-
-
-def usd(amount: float) -> str:
-    """Dollars to the cent from one dollar up, to a hundredth of a cent below."""
-    return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
 
 
 def stage_of_scope(scope: str) -> str:

@@ -33,7 +33,8 @@ from lemmata.artifacts import Experiment, StageForecast, Theory, TheoryPlan, rea
 from lemmata.errors import ArtifactError
 from lemmata.jsonl import read_json_lines
 from lemmata.llm.calllog import call_tokens, read_call_records
-from lemmata.run.costs import REWRITE_STAGE, CostSummary, stage_of_scope, usd
+from lemmata.llm.prices import usd
+from lemmata.run.costs import REWRITE_STAGE, CostSummary, stage_of_scope
 from lemmata.run.pipeline import STAGES
 
 log = logging.getLogger(__name__)

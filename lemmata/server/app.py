@@ -20,6 +20,7 @@ from lemmata.errors import SettingsError
 from lemmata.run.record import DataHome
 from lemmata.server import paper_api, runs_api
 from lemmata.server.access import ServerAccess
+from lemmata.server.calibrations import CalibrationRunner, checking_models
 from lemmata.server.guard import RequestGuard
 from lemmata.server.http import ERROR_HANDLERS, ApiError, json_body
 from lemmata.server.openapi import openapi_document
@@ -66,6 +67,26 @@ async def put_settings(request: Request) -> JSONResponse:
     return JSONResponse({"settings": token_limits(request.app.state.environ)})
 
 
+async def get_calibrations(request: Request) -> JSONResponse:
+    return JSONResponse(_calibrations(request))
+
+
+async def start_calibration(request: Request) -> JSONResponse:
+    """Measure a backend's checking model (`lemmata calibrate --yes` in a process of its own)."""
+    body = await json_body(request)
+    backend = body.get("backend")
+    if not isinstance(backend, str) or set(body) != {"backend"}:
+        raise ApiError(400, 'the body is {"backend": NAME}: the backend whose checking model to measure')
+    request.app.state.calibrations.start(backend, request.app.state.data_home.home)
+    return JSONResponse(_calibrations(request), status_code=202)
+
+
+def _calibrations(request: Request) -> dict:
+    runner = request.app.state.calibrations
+    models = checking_models(request.app.state.environ, request.app.state.data_home.home, runner)
+    return {"models": models, "running": runner.running()}
+
+
 async def no_such_endpoint(request: Request, exc: Exception) -> JSONResponse:
     """Starlette's own 404/405 (no route; a method the route lacks) as our `{"error": ...}`."""
     assert isinstance(exc, HTTPException)  # registered for the status codes only Starlette raises
@@ -78,11 +99,12 @@ async def no_such_endpoint(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-def _stops_drives_at_shutdown(supervisor: RunSupervisor):
+def _stops_drives_at_shutdown(supervisor: RunSupervisor, calibrations: CalibrationRunner):
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         supervisor.stop_all()
+        calibrations.stop()
 
     return lifespan
 
@@ -103,6 +125,8 @@ ROUTES = [
     Route("/api/runs/{id}/rewrite", paper_api.rewrite, methods=["POST"]),
     Route("/api/settings", get_settings, methods=["GET"]),
     Route("/api/settings", put_settings, methods=["PUT"]),
+    Route("/api/calibrations", get_calibrations, methods=["GET"]),
+    Route("/api/calibrations", start_calibration, methods=["POST"]),
     Route("/api/openapi.json", openapi, methods=["GET"]),
     Route("/", page, methods=["GET"]),
     Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
@@ -115,15 +139,16 @@ def create_app(
     """The app over `data_home` (default: $LEMMATA_HOME); the processes it starts get `environ`
     (default: the server's). `access` is required: every app answers only its Host names, its
     own page and, unless it is a loopback app without one, the holders of its token."""
-    supervisor = RunSupervisor(environ)
+    supervisor, calibrations = RunSupervisor(environ), CalibrationRunner(environ)
     app = Starlette(
         routes=ROUTES,
         middleware=[Middleware(RequestGuard, access=access)],
-        lifespan=_stops_drives_at_shutdown(supervisor),
+        lifespan=_stops_drives_at_shutdown(supervisor, calibrations),
         exception_handlers={404: no_such_endpoint, 405: no_such_endpoint, **ERROR_HANDLERS},
     )
     app.state.data_home = data_home or DataHome.from_environment()
     app.state.supervisor = supervisor
+    app.state.calibrations = calibrations
     app.state.environ = environ
     app.state.live_runs = runs_api.LiveRuns()
     return app

@@ -266,6 +266,22 @@ PATHS: dict[str, dict[str, Any]] = {
             body={"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
         ),
     },
+    "/api/calibrations": {
+        "get": _op(
+            "Each backend's checking model: backend, model, available, trust, in_words, command, forecast, "
+            "measured, proofs, running, output",
+            "`{models: [...], running}`",
+        ),
+        "post": _op(
+            "Measure a backend's checking model on the shipped human-labelled proofs (`lemmata calibrate --yes`)",
+            "`{models: [...], running}`",
+            400,
+            409,
+            413,
+            ok_code=202,
+            body=_object(backend=TEXT),
+        ),
+    },
     "/api/openapi.json": {"get": _op("This description", "OpenAPI 3.1")},
 }
 

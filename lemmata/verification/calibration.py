@@ -1,7 +1,8 @@
 """How far a model's checks are trusted: measured on human-labelled proofs, stored per model.
 
-`bench/verification.py --save-calibration` runs `lemmata check` over labelled proofs and stores
-what it measured in `$LEMMATA_HOME/calibration/<model>.json`; records measured by the lemmata
+`lemmata calibrate` (verification/calibrate.py) runs the model checks over the labelled proofs the
+package ships and stores what it measured in `$LEMMATA_HOME/calibration/<model>.json` (so does
+`bench/verification.py --save-calibration` on other labelled proofs); records measured by the lemmata
 developers ship in `calibrations/` beside this module (a user's own record wins). A model whose
 checks accepted at most MAX_FALSE_ACCEPT_RATE of the proofs humans judged incorrect, and at least
 MIN_DISCRIMINATION more of the correct ones, measured on enough of both with the current checks, is
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from lemmata.artifacts import Artifact, Checker, CheckerTrust, read_artifact, write_artifact
+from lemmata.artifacts import Artifact, Checker, CheckerTrust, calibrate_command, read_artifact, write_artifact
 from lemmata.errors import ArtifactError
 
 #: Raised whenever the checks change (prompts, order, acceptance rules): older measurements then
@@ -102,9 +103,7 @@ def checker_for(backend: str, model: str, home: Path) -> Checker:
     try:
         calibration = load_calibration(home, model)
     except ArtifactError as exc:
-        raise ArtifactError(
-            f"{exc}; remove it or measure again with bench/verification.py --save-calibration"
-        ) from None
+        raise ArtifactError(f"{exc}; remove it or measure again with {calibrate_command(backend, model)}") from None
     if calibration is None:
         return Checker(backend=backend, model=model, trust="uncalibrated")
     return Checker(
@@ -122,8 +121,10 @@ def checker_for(backend: str, model: str, home: Path) -> Checker:
     )
 
 
-def trust_in_words(checker: Checker) -> str:
-    """One sentence on what the checker's verdicts are worth, for the paper, cards and `lemmata check`."""
+def trust_in_words(checker: Checker, *, how_to_measure: bool = True) -> str:
+    """One sentence on what the checker's verdicts are worth, for the paper, cards and `lemmata check`;
+    for an unmeasured checker, the command that measures it (unless `how_to_measure` is False:
+    the Settings tab shows it beside its own button)."""
     if checker.trust == "calibrated":
         return (
             f"Checked by {checker.model}, whose checks accepted {_percent(checker.false_accept_rate)} of the "
@@ -137,10 +138,10 @@ def trust_in_words(checker: Checker) -> str:
             "they can only reject a proof."
         )
     measured = f" (measured only {checker.measured_on})" if checker.measured_on else ""
+    how = f" Measure them with {calibrate_command(checker.backend, checker.model)}." if how_to_measure else ""
     return (
         f"The checks of {checker.model} have not been measured on human-labelled proofs{measured}, so they "
-        "verify nothing; they can only reject a proof. Measure them with bench/verification.py "
-        "--save-calibration."
+        f"verify nothing; they can only reject a proof.{how}"
     )
 
 

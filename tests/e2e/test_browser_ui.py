@@ -20,7 +20,9 @@ from conftest import TEST_API_TOKEN, cli_environment
 
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.record import load_record
+from lemmata.verification.calibrate import bundled_proofs
 from support import REPO, even_sum_session
+from support.fake_llm_server import FakeLLMServer, prompt_text
 from support.served import lemmata_serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -326,6 +328,49 @@ def test_a_token_limit_saved_in_the_settings_tab_is_kept_and_a_bad_one_is_refuse
     screenshot(page, "12-settings-refused")
     page.reload()
     expect(prover).to_have_value("5000")
+
+
+def test_the_settings_tab_shows_each_checking_models_trust_and_calibrates_one(page, environment, tmp_path):
+    """A data directory of its own and a fake judge of its own: the calibration must not touch
+    the module's run (its model's trust, its scripted answers)."""
+    proofs, _ = bundled_proofs()
+    correct = {proof.proof.strip()[:300]: proof.label == "correct" for proof in proofs}
+
+    def discerning(request) -> str:
+        text = prompt_text(request.body)
+        right = next(label for head, label in correct.items() if head in text)
+        if request.role == "verifier":
+            return (
+                '{"verdict": "valid", "issues": []}' if right else '{"verdict": "invalid", "issues": ["Step 2 fails."]}'
+            )
+        return (
+            '{"error_found": false, "first_error": ""}' if right else '{"error_found": true, "first_error": "Step 2."}'
+        )
+
+    home = tmp_path / "home"
+    with FakeLLMServer(models=["judge-model"], latency=0.02) as judge:
+        judge.set_default(None, discerning)
+        env = {
+            **cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=judge.openai_base_url),
+            "LOCAL_LLM_MODEL": "judge-model",
+        }
+        with lemmata_serve(env, tmp_path) as served:
+            page.goto(opened(served.base_url, "#tab=settings"))
+            # No embedded model in this data directory: its row says so, the others are still shown.
+            expect(page.get_by_test_id("trust-embedded")).to_have_text("not available here")
+            expect(page.get_by_test_id("trust-local")).to_have_text("not measured")
+            row = page.locator(".checking-model[data-backend='local']")
+            expect(row).to_contain_text("lemmata calibrate --backend local --model judge-model")
+            expect(page.locator(".checking-model[data-backend='vendora'] button")).to_be_disabled()  # no key here
+            screenshot(page, "13-checking-models")
+            page.once("dialog", lambda dialog: dialog.accept())
+            row.get_by_role("button", name="Calibrate").click()
+            expect(row.get_by_role("button")).to_have_text("Calibrating…")
+            expect(page.get_by_test_id("trust-local")).to_have_text("calibrated", timeout=RUN_MS)
+            expect(row.get_by_role("button")).to_have_text("Calibrate")
+            expect(page.get_by_test_id("output-local")).to_contain_text("trust: calibrated")
+            screenshot(page, "14-checking-model-calibrated")
+    assert len(judge.calls("verifier")) == 120
 
 
 def test_the_page_asks_for_the_api_token_and_sends_it_with_every_call(page, environment):

@@ -37,8 +37,9 @@ from lemmata.artifacts import (
     write_artifact,
 )
 from lemmata.llm.calllog import read_call_records
+from lemmata.llm.prices import usd
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
-from lemmata.run.costs import run_costs, stage_of_scope, usd
+from lemmata.run.costs import run_costs, stage_of_scope
 from lemmata.run.forecast import read_forecasts
 from lemmata.run.pausing import checkpoint_file, pause_flag
 from lemmata.run.record import load_record

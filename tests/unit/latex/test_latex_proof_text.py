@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.latex.proof_text import cite_lemmas, latex_paragraphs, lemma_label, plain_text_latex, proof_latex
+from lemmata.latex.proof_text import (
+    cite_lemmas,
+    latex_paragraphs,
+    lemma_label,
+    plain_text_latex,
+    proof_latex,
+    sentence_latex,
+)
 
 IDS = ["L1", "L2", "L3"]
 
@@ -98,3 +105,10 @@ def test_a_proof_splits_into_paragraphs_only_outside_environments_and_displays()
         "A price of \\$$5.",
         "Last.",
     ]
+
+
+def test_a_lemmata_command_in_a_sentence_is_typewriter_with_its_double_hyphens():
+    latex = sentence_latex("Measure them with `lemmata calibrate --backend local --model q4_k_m`; 10% of $x$.")
+    assert latex == (
+        "Measure them with \\texttt{lemmata calibrate -{}-backend local -{}-model q4\\_k\\_m}; 10\\% of $x$."
+    )

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from lemmata import layout
-from lemmata.run.costs import run_costs, stage_of_scope, usd
+from lemmata.llm.prices import usd
+from lemmata.run.costs import run_costs, stage_of_scope
 
 
 def write_calls(run_dir: Path, *calls: tuple[str, str, float | None]) -> None:

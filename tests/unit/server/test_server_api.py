@@ -567,3 +567,33 @@ def test_a_decision_waits_for_the_process_that_just_stopped_at_the_gate_but_not_
         assert prepared == ["answer saved"]
     finally:
         supervisor.stop_all(wait_seconds=5)
+
+
+def test_the_checking_models_list_every_backend_with_its_trust_but_the_test_backend(layout, client):
+    models = {row["backend"]: row for row in client.get("/api/calibrations").json()["models"]}
+    assert "replay" not in models and {"vendora", "local", "embedded"} <= set(models)
+    assert models["local"]["trust"] == "uncalibrated" and models["local"]["proofs"] == 120
+    assert models["local"]["command"] == f"lemmata calibrate --backend local --model {models['local']['model']}"
+    assert models["local"]["forecast"].startswith("120 proofs, at most 240 calls")
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({}, 'the body is {"backend": NAME}'),
+        ({"backend": "local", "model": "x"}, 'the body is {"backend": NAME}'),
+        ({"backend": "replay"}, "'replay' is not a backend: use one of vendora"),
+        ({"backend": "nope"}, "'nope' is not a backend"),
+    ],
+)
+def test_a_calibration_of_no_backend_is_400_and_starts_nothing(layout, client, body, message):
+    response = client.post("/api/calibrations", json=body)
+    assert response.status_code == 400 and message in response.json()["error"]
+    assert client.get("/api/calibrations").json()["running"] is False
+
+
+def test_a_calibration_of_a_backend_without_its_credential_is_400_naming_it(layout, client, monkeypatch):
+    monkeypatch.delenv("VENDORA_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    response = client.post("/api/calibrations", json={"backend": "vendorx"})
+    assert response.status_code == 400 and "VENDORX_API_KEY" in response.json()["error"]
