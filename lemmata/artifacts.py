@@ -7,6 +7,7 @@ a file either holds a complete, valid artifact or does not exist.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import time
 from collections.abc import Sequence
@@ -370,6 +371,20 @@ class Checker(Artifact):
     @property
     def can_verify(self) -> bool:
         return self.trust == "calibrated"
+
+
+#: A lemma id that carries its own number: L1, L2, ...
+NUMBERED_ID = re.compile(r"^L([1-9][0-9]*)$")
+
+
+def chain_numbers(lemma_ids: Sequence[str]) -> list[int]:
+    """The number each lemma of a chain goes by, the same at the gate, in the paper ("Lemma 3") and
+    in `status`: its own when every id is L<n> in increasing order (so a chain L2, L3, L4 left by a
+    refuted L1 stays L2, L3, L4, never a second numbering 1, 2, 3), else its place in the chain."""
+    own = [int(match.group(1)) if (match := NUMBERED_ID.match(lemma_id)) else 0 for lemma_id in lemma_ids]
+    if all(own) and all(a < b for a, b in zip(own, own[1:])):
+        return own
+    return list(range(1, len(lemma_ids) + 1))
 
 
 def calibrate_command(backend: str, model: str) -> str:

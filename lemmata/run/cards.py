@@ -18,6 +18,7 @@ from lemmata.artifacts import (
     ProvedLemma,
     Survey,
     Theory,
+    chain_numbers,
     read_artifact,
     refutation_in_words,
 )
@@ -159,14 +160,15 @@ def checker_lines(theory: Theory) -> list[str]:
 
 
 def lemma_chain(theory: Theory) -> list[str]:
-    """The chain L1, L2, … each tagged 'verified' or 'low confidence' (or 'failed'), with how it
-    was checked, the checks that ran and, when not verified, why."""
+    """The chain L1, L2, … (one numbering: artifacts.chain_numbers), each tagged 'verified' or 'low
+    confidence' (or 'failed'), with how it was checked, the checks that ran and, when not verified, why."""
     lines = []
-    for number, lemma in enumerate(theory.lemmas, start=1):
+    for number, lemma in zip(chain_numbers([lemma.id for lemma in theory.lemmas]), theory.lemmas):
         turns = f", {lemma.attempts} turns" if lemma.attempts > 1 else ""
         method = "prose proof not checked" if lemma.machine_checked else METHOD_LABELS[lemma.verification_method]
+        name = lemma.id if lemma.id == f"L{number}" else f"L{number} [{lemma.id}]"  # one numbering of the chain
         lines.append(
-            f"L{number} [{lemma.id}] {lemma_tag(lemma)} ({method}{turns}), "
+            f"{name} {lemma_tag(lemma)} ({method}{turns}), "
             f"confidence {lemma.confidence:.2f}: {_shorten(lemma.statement, 70)}"
         )
         if lemma.formal is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from lemmata import layout
-from lemmata.artifacts import GateDecision, Theory, write_artifact
+from lemmata.artifacts import GateDecision, Theory, chain_numbers, write_artifact
 from lemmata.errors import GateClosed
 
 GATE_CLOSED = "GATE CLOSED"
@@ -76,11 +76,13 @@ class Review:
 
 
 def lemma_named(theory: Theory, step: str) -> str:
-    """The lemma identifier a reviewer means by `step`: its number in the chain (1 = the first),
-    its identifier in any case, else the text as typed."""
+    """The lemma identifier a reviewer means by `step`: its number as the chain shows it
+    (artifacts.chain_numbers: 3 is L3, also when a refuted L1 left the chain; else the place, 1 =
+    the first), its identifier in any case, else the text as typed."""
     step = step.strip()
-    if step.isdigit() and 1 <= int(step) <= len(theory.lemmas):
-        return theory.lemmas[int(step) - 1].id
+    numbers = chain_numbers([lemma.id for lemma in theory.lemmas])
+    if step.isdigit() and int(step) in numbers:
+        return theory.lemmas[numbers.index(int(step))].id
     return next((lemma.id for lemma in theory.lemmas if lemma.id.casefold() == step.casefold()), step)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from lemmata.artifacts import FormalCheck, ProvedLemma, Theory, refutation_in_words
+from lemmata.artifacts import FormalCheck, ProvedLemma, Theory, chain_numbers, refutation_in_words
 from lemmata.latex.document import escape_latex_text
 from lemmata.latex.proof_text import fragment_latex, latex_paragraphs, lemma_label, proof_latex, sentence_latex
 from lemmata.stages.paper_fragments import Fragment, Item
@@ -28,11 +28,12 @@ MAIN_LABEL = "thm:main"
 # --- lemmas -----------------------------------------------------------------------------------
 
 
-def lemma_items(lemma: ProvedLemma, explanation: Fragment | None, lemma_ids: Sequence[str]) -> list[Item]:
-    """One lemma: statement, marker, explanation, the checked proof (or why there is none), status."""
+def lemma_items(lemma: ProvedLemma, explanation: Fragment | None, lemma_ids: Sequence[str], number: int) -> list[Item]:
+    """One lemma, as Lemma `number` (artifacts.chain_numbers): statement, marker, explanation, the
+    checked proof (or why there is none), status."""
     title = escape_latex_text(lemma.id)
     items: list[Item] = [
-        f"\\begin{{lemma}}[{{{title}}}]\\label{{{lemma_label(lemma.id)}}}",
+        f"\\setcounter{{lemma}}{{{number - 1}}}\\begin{{lemma}}[{{{title}}}]\\label{{{lemma_label(lemma.id)}}}",
         Fragment(f"statement:{lemma.id}", fragment_latex(lemma.statement, lemma_ids), lemma.statement),
         "\\end{lemma}",
         *formal_items(f"formal:{lemma.id}", lemma.formal),
@@ -106,8 +107,8 @@ def lemmas_section(theory: Theory, explanations: Mapping[str, Fragment]) -> list
         + ". Each is followed by its formal statement, the proof the model wrote and one status line.",
         *how_checked_items(theory),
     ]
-    for lemma in theory.lemmas:
-        items += lemma_items(lemma, explanations.get(lemma_key(lemma.id)), ids)
+    for lemma, number in zip(theory.lemmas, chain_numbers(ids)):
+        items += lemma_items(lemma, explanations.get(lemma_key(lemma.id)), ids, number)
     items += refuted_items(theory, ids)
     return items
 

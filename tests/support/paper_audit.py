@@ -14,7 +14,7 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from lemmata import layout
-from lemmata.artifacts import VERIFIED_MIN_CONFIDENCE, Experiment, Theory, read_artifact
+from lemmata.artifacts import VERIFIED_MIN_CONFIDENCE, Experiment, Theory, chain_numbers, read_artifact
 from lemmata.errors import ArtifactError
 from lemmata.latex.macros import _MACRO_GROUPS
 from lemmata.verification.ladder import label
@@ -41,9 +41,10 @@ def pdf_text(pdf: Path) -> str:
 def audit_paper(theory: Theory, pdf: Path) -> list[str]:
     """The problems of the paper `pdf` as an account of `theory`."""
     text = pdf_text(pdf)
+    numbers = chain_numbers([lemma.id for lemma in theory.lemmas])  # L2, L3 stay Lemma 2, 3 after a refuted L1
     problems = [
         f"lemma {number} ({lemma.id}) is not stated as 'Lemma {number} ({lemma.id})'"
-        for number, lemma in enumerate(theory.lemmas, start=1)
+        for number, lemma in zip(numbers, theory.lemmas)
         if f"Lemma {number} ({lemma.id})" not in text
     ]
     unverified = [lemma for lemma in theory.lemmas if not lemma.verified]

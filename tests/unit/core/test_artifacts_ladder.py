@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from lemmata.artifacts import CheckStep, MachineCheck, ProvedLemma, lemma_status
+from lemmata.artifacts import CheckStep, MachineCheck, ProvedLemma, chain_numbers, lemma_status
 from support import formal as formal_checks
 from support.checkers import TRUSTED, UNCALIBRATED
 
@@ -84,3 +84,19 @@ def test_a_lemma_recorded_before_the_ladder_still_reads(older: str, method: str,
     record = {"id": "L1", "statement": "s", "proof_text": "p", "confidence": 0.9, "verified": older == "proved",
               "status": older, "verification_method": method}  # fmt: skip
     assert ProvedLemma.model_validate(record).status == status
+
+
+@pytest.mark.parametrize(
+    "ids, numbers",
+    [
+        pytest.param(["L1", "L2", "L3"], [1, 2, 3], id="plan-order"),
+        pytest.param(["L2", "L3", "L5"], [2, 3, 5], id="refuted-ones-left-gaps"),
+        pytest.param(["parity", "sum"], [1, 2], id="word-ids-by-place"),
+        pytest.param(["L1", "parity"], [1, 2], id="mixed-by-place"),
+        pytest.param(["L3", "L2"], [1, 2], id="out-of-order-by-place"),
+        pytest.param(["L0", "L01"], [1, 2], id="not-a-plan-number"),
+        pytest.param([], [], id="empty"),
+    ],
+)
+def test_a_chain_goes_by_its_own_numbers_only_when_every_id_carries_one_in_order(ids, numbers):
+    assert chain_numbers(ids) == numbers

@@ -38,6 +38,7 @@ from lemmata.run.cards import (
     writer_card,
 )
 from lemmata.run.events import TokenTally
+from lemmata.run.gates import lemma_named
 from lemmata.verification.calibration import trust_in_words
 
 
@@ -163,11 +164,19 @@ def test_the_theory_card_says_when_the_main_result_is_not_established_and_why() 
     card = flat(theory_card(PARTLY_VERIFIED_THEORY))
     assert "Main result: NOT established: lemma L2 is not verified" in card
     assert (
-        "L1 [L1] verified: reviewed (verifier pass)" in card
-        and "L2 [L2] low confidence: unverified (flagged by a check)" in card
+        "L1 verified: reviewed (verifier pass)" in card and "L2 low confidence: unverified (flagged by a check)" in card
     )
     assert "checks: structure passed, verifier objected" in card
     assert "why: verifier: uncertain (step 2 is unjustified)" in card
+
+
+def test_a_chain_whose_ids_start_at_l2_keeps_its_own_numbers_at_the_gate() -> None:
+    """A refuted L1 left L2, L3: the gate must not number them 1, 2 beside their ids (issue 36)."""
+    card = flat(
+        theory_card(checked_theory(checked("L2", CALIBRATED, "verifier_pass"), checked("L3", CALIBRATED, "flagged")))
+    )
+    assert "L2 verified: reviewed" in card and "L3 low confidence: unverified" in card
+    assert "L1" not in card and "[L2]" not in card
 
 
 def test_a_fully_verified_theory_card_says_the_main_result_is_established() -> None:
@@ -181,7 +190,7 @@ def test_an_untrusted_checker_is_named_once_with_what_its_verdicts_are_worth() -
     assert "Main result: NOT established: lemmas L1, L2 are not verified" in card
     assert card.count("Checked by: qwen-small (embedded), trust: uncalibrated.") == 1
     assert card.count(trust_in_words(UNCALIBRATED)) == 1  # not repeated in each lemma's why
-    assert "L1 [L1] low confidence: unverified (verifier pass)" in card
+    assert "L1 low confidence: unverified (verifier pass)" in card
     assert "accepted by the checks, but not verified: its checker verifies nothing (see Checked by)" in card
 
 
@@ -412,3 +421,13 @@ def test_a_stage_card_and_the_writer_card_set_each_forecast_beside_what_the_stag
     writer = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
     # The writer's model has no price: its forecast is set against its calls.
     assert "Forecasts: theory $0.0800 (used $0.0600), writer 2 calls (used 1)" in writer
+
+
+@pytest.mark.parametrize(
+    "step, meant",
+    [("2", "L2"), ("3", "L3"), ("l3", "L3"), ("1", "1"), ("the bound", "the bound")],
+)
+def test_a_reviewer_names_a_step_by_the_number_the_gate_shows(step, meant) -> None:
+    """The chain L2, L3 (a refuted L1 left it): "2" is L2, as shown, not the second lemma."""
+    theory = checked_theory(checked("L2", CALIBRATED, "verifier_pass"), checked("L3", CALIBRATED, "flagged"))
+    assert lemma_named(theory, step) == meant

@@ -160,5 +160,5 @@ def test_the_theory_review_shows_the_same_main_result_checker_and_tags_in_the_te
     for shown in (terminal, browser):
         assert "Main result: NOT established: lemmas L1, L2 are not verified" in shown
         assert f"Checked by: qwen-small (embedded), trust: uncalibrated. {trust_in_words(UNCALIBRATED)}" in shown
-        assert "L1 [L1] low confidence: unverified (verifier pass)" in shown
-        assert "L2 [L2] low confidence: unverified (flagged by a check)" in shown
+        assert "L1 low confidence: unverified (verifier pass)" in shown
+        assert "L2 low confidence: unverified (flagged by a check)" in shown
