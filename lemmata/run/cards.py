@@ -107,13 +107,12 @@ def default_answer_card(gate: str, theory: Theory | None, escalated: bool) -> st
 def theory_review(theory: Theory) -> list[str]:
     """What the theory card and the theory review gate (terminal and browser) show: the main
     result, who checked the proofs and how far they are trusted, then the lemma chain."""
-    return [
-        main_result_line(theory),
-        *goal_lines(theory),
-        *checker_lines(theory),
-        *lemma_chain(theory),
-        *refuted_lines(theory),
-    ]
+    return [*review_head(theory), *lemma_chain(theory), *refuted_lines(theory)]
+
+
+def review_head(theory: Theory) -> list[str]:
+    """The review's lines before its lemma chain: the main result, the goal's formal statement, who checked."""
+    return [main_result_line(theory), *goal_lines(theory), *checker_lines(theory)]
 
 
 def goal_lines(theory: Theory) -> list[str]:
@@ -181,6 +180,26 @@ def lemma_chain(theory: Theory) -> list[str]:
         if not lemma.verified:
             lines.append(f"    why: {_shorten(why_not_verified(lemma), 160)}")
     return lines
+
+
+def lemma_chain_view(theory: Theory) -> list[dict[str, str]]:
+    """The lemma chain of `lemma_chain` as data, for the browser to typeset: each lemma's name as the
+    chain shows it, its tag, its whole statement (model text, with its mathematics), its formal
+    statement in LaTeX (empty when there is none) and, when not verified, why."""
+    view = []
+    for number, lemma in zip(chain_numbers([lemma.id for lemma in theory.lemmas]), theory.lemmas):
+        formal = lemma.formal
+        view.append(
+            {
+                "id": lemma.id,
+                "name": lemma.id if lemma.id == f"L{number}" else f"L{number} [{lemma.id}]",
+                "tag": lemma_tag(lemma),
+                "statement": lemma.statement,
+                "formal": formal.latex if formal is not None and not formal.not_formalized else "",
+                "why": "" if lemma.verified else why_not_verified(lemma),
+            }
+        )
+    return view
 
 
 def lemma_tag(lemma: ProvedLemma) -> str:

@@ -11,7 +11,15 @@ from typing import Literal
 
 from lemmata import layout
 from lemmata.artifacts import Artifact, ArtifactError, Directions, Survey, Theory, read_artifact, write_artifact
-from lemmata.run.cards import stage_card, survey_card, theory_review, wrapped
+from lemmata.run.cards import (
+    lemma_chain_view,
+    refuted_lines,
+    review_head,
+    stage_card,
+    survey_card,
+    theory_review,
+    wrapped,
+)
 from lemmata.run.gates import (
     DIRECTION,
     DIRECTION_REVIEW,
@@ -85,9 +93,12 @@ def waiting_question(run_dir: Path) -> dict[str, object] | None:
     gate = rule.removesuffix("_gate")
     kind = gate_kind(gate)
     run_dir = Path(run_dir)
+    extra: dict[str, object] = {}
     if kind == "theory_review":
         theory = read_artifact(run_dir / layout.THEORY, Theory)
         question, card = THEORY_QUESTION, "\n".join(wrapped(theory_review(theory)))
+        # The same review as data, for the browser to typeset the mathematics; the card stays its text.
+        extra = {"head": review_head(theory), "lemmas": lemma_chain_view(theory), "refuted": refuted_lines(theory)}
     elif kind == "survey_papers":
         question = "The survey kept no papers: paper identifiers or titles to survey, comma-separated (empty: go on without papers)"
         card = survey_card(read_artifact(run_dir / layout.SURVEY_FIRST, Survey))
@@ -109,6 +120,7 @@ def waiting_question(run_dir: Path) -> dict[str, object] | None:
         "question": question,
         "card": card,
         "second_look": kind == "theory_review" and gate_path(run_dir, THEORY_REWORK).exists(),
+        **extra,
     }
 
 

@@ -11,6 +11,7 @@ paused (or killed) rewrite is continued by `lemmata resume`.
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -29,11 +30,15 @@ from lemmata.artifacts import (
     write_artifact,
 )
 from lemmata.errors import LemmataError, UserError
+from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.driver import Driver
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.record import RunRecord, load_record, save_record
 from lemmata.run.versions import paper_versions
+from lemmata.settings import data_home_of
 from lemmata.stages.rewrite import qa_summary
+
+log = logging.getLogger(__name__)
 
 MAX_INSTRUCTION_CHARS = 20_000
 #: What every rewrite reads besides the latest paper: the run's task, survey, direction, formal
@@ -148,9 +153,23 @@ def record_failure(run_dir: Path, request: RevisionRequest, error: LemmataError)
     append_record(
         run_dir, ChatRecord(role="event", marker="rewrite_failed", content=message, paper_version=request.base_version)
     )
+    restore_knowledge_graph(run_dir, request.base_version)
     status = "completed" if (run_dir / layout.paper_pdf(request.base_version)).exists() else "failed"
     save_record(run_dir, load_record(run_dir), status=status, message=message)
     return message
+
+
+def restore_knowledge_graph(run_dir: Path, version: int) -> None:
+    """The session's knowledge graph as the version that stays current made it: a failed
+    rewrite's theory (written before its writer failed, or its lemmas before its assembly) must
+    not stay remembered as the session's."""
+    try:
+        theory = read_artifact(run_dir / layout.theory_of(version), Theory)
+    except ArtifactError as error:  # the version's own theory is gone: nothing to restore from
+        log.warning("the knowledge graph keeps the failed rewrite's lemmas: %s", error)
+        return
+    session_id = load_record(run_dir).session_id
+    record_graph(data_home_of(run_dir), build_graph(session_id, theory.goal, theory.lemmas, theory))
 
 
 def drive_rewrite(driver: Driver, instructions: str | None = None) -> RunRecord:

@@ -25,6 +25,10 @@ def run(job: StageJob) -> None:
             read_artifact(job.input("formal"), FormalStatement),
             checker=job.checker(job.client()),
             formalizer_cache=job.run_dir / layout.FORMALIZER_CACHE,
+            # As in a first run: the new lemmas are remembered before the assembly, which may fail.
+            before_assembly=lambda plan, lemmas: record_graph(
+                lemmata_home(), build_graph(job.task_input().session_id, plan.goal, lemmas)
+            ),
         )
         write_artifact(job.output(), theory)
         write_theory_graph(job.run_dir, version, theory)

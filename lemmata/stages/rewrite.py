@@ -13,7 +13,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lemmata.agents.client import LLMClient
-from lemmata.artifacts import ChatRecord, Checker, FormalStatement, ProvedLemma, RevisionRequest, Survey, Theory
+from lemmata.artifacts import (
+    ChatRecord,
+    Checker,
+    FormalStatement,
+    ProvedLemma,
+    RevisionRequest,
+    Survey,
+    Theory,
+    TheoryPlan,
+)
 from lemmata.settings import Settings
 from lemmata.stages.feedback import revision_feedback
 from lemmata.stages.paper_reader import literature_digest
@@ -52,11 +61,14 @@ def rewrite_theory(
     *,
     checker: Checker,
     formalizer_cache: Path,
+    before_assembly: Callable[[TheoryPlan, list[ProvedLemma]], object] | None = None,
 ) -> Theory:
     """Plan again with the instructions, falsify the new plan's lemmas (refuted ones repaired or
     removed), prove the rest, assemble. `client_for(scope)` gives each concurrent proof its own
     call-log scope; `checker` is who checks the proofs; the formalizer's answers are kept in
-    `formalizer_cache` (a statement seen before is not formalized again)."""
+    `formalizer_cache` (a statement seen before is not formalized again). `before_assembly` gets
+    the plan and its proved lemmas before the assembly starts (the knowledge graph, as in a first
+    run: the lemmas are kept even if the assembly fails)."""
     feedback = revision_feedback(request)
     if previous.theorem_statement:
         feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
@@ -92,4 +104,7 @@ def rewrite_theory(
             for lemma_id, future in futures.items():
                 proved[lemma_id] = future.result()
             waiting = [lemma for lemma in waiting if lemma.id not in proved]
-    return assemble_theory(client_for("assemble"), plan, [proved[lemma.id] for lemma in plan.lemmas])
+    lemmas = [proved[lemma.id] for lemma in plan.lemmas]
+    if before_assembly is not None:
+        before_assembly(plan, lemmas)
+    return assemble_theory(client_for("assemble"), plan, lemmas)

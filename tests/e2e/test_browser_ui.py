@@ -33,7 +33,8 @@ expect = sync_api.expect
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; `playwright install` is never run
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 QUESTION = "Why is the sum of two even integers even?"
-ANSWER = "Write a = 2m and b = 2n; then a + b = 2(m + n) by distributivity, an even integer."
+ANSWER = "Write $a = 2m$ and $b = 2n$; then $a + b = 2(m + n)$ by distributivity, an even integer."
+FORMULAS = ["$a = 2m$", "$b = 2n$", "$a + b = 2(m + n)$"]  # typeset by KaTeX once the answer is kept
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 RUN_MS = 180_000  # a workflow stage, or a rewrite through Snakemake and pdflatex, on 2 slow cores
 # Answers the UI expects and handles (a token asked for, a 400 shown beside its form, a 409 as a
@@ -204,8 +205,19 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
         re.compile(r"L4: \w[\w ]*\s+prover turns: \d+; model calls: \d+; cost: ")
     )
     expect(page.get_by_test_id("lemma-graph-box")).to_be_hidden()
+    # Issue 36: the chain typeset (KaTeX), one numbering (L1, not "L1 [L1]"), its text one click away.
+    chain = page.get_by_test_id("gate-lemmas")
     for lemma in even_sum_session.LEMMAS:
-        expect(page.get_by_test_id("gate-card")).to_contain_text(f"{lemma['id']} [{lemma['id']}]")
+        expect(chain.locator(f"li[data-lemma='{lemma['id']}'] > strong")).to_have_text(lemma["id"])
+        expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(rf"\b{lemma['id']} (verified|low confidence)"))
+    formula = chain.locator("li[data-lemma='L1'] .statement .math").first
+    expect(formula.locator(".katex")).to_have_count(1)
+    expect(formula).to_have_attribute("data-source", "$n$")
+    formula.click()
+    expect(formula.locator("code")).to_have_text("$n$")
+    formula.click()
+    expect(formula.locator(".katex")).to_have_count(1)
+    expect(page.locator("#gate-card-box")).not_to_have_attribute("open", "")
     expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(r"^Main result: (established|NOT established)"))
     expect(page.get_by_test_id("gate-card")).to_contain_text("Checked by: ")
     # Issue 34: the formal statements beside the prose, so the researcher can judge the match.
@@ -271,13 +283,18 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     page.get_by_role("button", name="Ask").click()
     expect(page.get_by_test_id("pending-answer")).to_contain_text(re.compile(r"\S"))
     screenshot(page, "07-paper-pdf-and-answer-streaming")
-    expect(page.get_by_test_id("chat")).to_contain_text(ANSWER)
     expect(page.get_by_test_id("pending-answer")).to_have_count(0)
+    answer = page.get_by_test_id("chat").locator(".msg-assistant").last
+    expect(answer).to_contain_text("by distributivity, an even integer.")
+    expect(answer.locator(".math")).to_have_count(len(FORMULAS))  # its mathematics typeset
     pieces = page.evaluate("window.seenPieces")
     assert len(pieces) >= 2 and all(ANSWER.startswith(p) for p in pieces) and len(pieces[0]) < len(ANSWER), pieces
     page.reload()
     expect(page.get_by_test_id("chat").locator(".msg-user")).to_have_text(re.compile(re.escape(QUESTION)))
-    expect(page.get_by_test_id("chat").locator(".msg-assistant")).to_contain_text(ANSWER)
+    kept = page.get_by_test_id("chat").locator(".msg-assistant").last
+    for number, source in enumerate(FORMULAS):
+        expect(kept.locator(".math").nth(number)).to_have_attribute("data-source", source)
+    expect(kept.locator(".katex")).to_have_count(len(FORMULAS))
     screenshot(page, "08-paper-answer-kept")
 
     # (e, f) A rewrite starts; a second request while it works is refused with a toast.

@@ -8,6 +8,7 @@ import importlib.util
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -164,12 +165,17 @@ def test_a_writer_failure_keeps_the_latest_version_and_leaves_a_marker(run, serv
     run_dir, env = run
     llm, _ = services
     v1 = digests(run_dir, 1)
+    remembered = remembered_graph(run_dir)
     llm.inject_fault("writer", Fault(status=400, message="the writer is down"))
     result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "rewrite to version 2 failed" in result.stderr and "version 1 stays current" in result.stderr
     assert not (run_dir / "paper_v2.tex").exists() and not (run_dir / "rewrite_context_v2.json").exists()
     assert digests(run_dir, 1) == v1
+    # Version 2's theory was written (and remembered) before its writer failed: the session's
+    # knowledge graph is version 1's again (issue 36).
+    assert (run_dir / "versions/v2/theory.json").is_file()
+    assert remembered_graph(run_dir) == remembered
     failed = [r for r in read_history(run_dir) if r.marker == "rewrite_failed"]
     assert len(failed) == 1 and "the writer is down" in failed[0].content and failed[0].paper_version == 1
     assert load_record(run_dir).status == "completed"
@@ -177,6 +183,51 @@ def test_a_writer_failure_keeps_the_latest_version_and_leaves_a_marker(run, serv
     again = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert again.returncode == 0, again.stderr
     assert (run_dir / "paper_v2.pdf").is_file()
+
+
+def test_a_theory_failure_keeps_the_latest_version_and_its_graph_and_leaves_a_marker(run, services, tmp_path):
+    """The spec's rewrite rule: the theory agent fails, the previous version is restored, a marker."""
+    run_dir, env = run
+    llm, _ = services
+    v1, remembered = digests(run_dir, 1), remembered_graph(run_dir)
+    llm.inject_fault("prover", Fault(status=400, message="the prover is down"))
+    result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "rewrite to version 2 failed" in result.stderr and "version 1 stays current" in result.stderr
+    assert not (run_dir / "versions/v2/theory.json").exists() and not (run_dir / "paper_v2.tex").exists()
+    assert digests(run_dir, 1) == v1 and remembered_graph(run_dir) == remembered
+    failed = [record for record in read_history(run_dir) if record.marker == "rewrite_failed"]
+    assert len(failed) == 1 and "the prover is down" in failed[0].content and failed[0].paper_version == 1
+    assert load_record(run_dir).status == "completed"
+
+
+def remembered_graph(run_dir: Path) -> tuple[list, list]:
+    """The session's knowledge graph, its nodes and edges (not when it was written)."""
+    graph = read_artifact(graph_path(run_dir.parent.parent, run_dir.name), KnowledgeGraph)
+    return [node.model_dump() for node in graph.nodes], [edge.model_dump() for edge in graph.edges]
+
+
+def test_a_rewrite_remembers_its_lemmas_before_its_assembly_as_a_first_run_does(run, services, tmp_path):
+    run_dir, env = run
+    llm, _ = services
+    seen: list[KnowledgeGraph] = []
+
+    def at_the_assembly(request) -> None:
+        if request.role == "assembler" and not seen:
+            seen.append(read_artifact(graph_path(run_dir.parent.parent, run_dir.name), KnowledgeGraph))
+
+    started = time.time()
+    llm.before_answer = at_the_assembly
+    try:
+        result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    finally:
+        llm.before_answer = None
+    assert result.returncode == 0, result.stderr
+    (before_assembly,) = seen
+    v2_lemmas = read_artifact(run_dir / "versions/v2/theory.json", Theory).lemmas
+    assert before_assembly.updated >= started  # version 2's, written during the rewrite
+    assert [node.id for node in before_assembly.nodes] == [lemma.id for lemma in v2_lemmas]  # no theorem yet
+    assert all(node.kind == "lemma" for node in before_assembly.nodes)
 
 
 def test_an_experiment_failure_does_not_stop_the_rewrite(run, services, tmp_path):

@@ -3,6 +3,7 @@
 
 import { errorOf, getJson, request, sendJson, serverEvents } from "./api.js";
 import { byId, count, el, fill, toast } from "./ui.js";
+import { mathOf, withMath } from "./math.js";
 
 const POLL_MS = 2500;
 const MAX_LOG_LINES = 2000;
@@ -96,7 +97,9 @@ function render(current) {
   renderSpending(forecasts, current.budget, current.stages || []);
   fill("cards", (current.cards || []).map((card) =>
     el("section", { class: "card", "data-stage": card.stage },
-      el("h3", {}, card.stage), el("pre", {}, card.text))));
+      el("h3", {}, card.stage),
+      // Line by line: a formula the card's wrapping split across lines stays its source.
+      el("pre", {}, card.text.split("\n").flatMap((line) => [...withMath(line), "\n"])))));
   // A decision starts a process, so it is taken only once the one that reached the gate has
   // exited (for a moment the run can report "waiting" while that process still works).
   renderGate(current.status === "waiting" && !current.working ? current.gate : null);
@@ -195,8 +198,25 @@ function renderGate(gate) {
   section.dataset.kind = gate.kind;
   byId("gate-question").textContent = gate.question;
   byId("gate-card").textContent = gate.card || "";
+  renderReview(gate);
   byId("gate-error").textContent = "";
   fill("gate-form", gateFields(gate));
+}
+
+/** The theory review typeset (mathematics by KaTeX); the card's text stays below, folded. */
+function renderReview(gate) {
+  const lemmas = gate.lemmas || [];
+  const typeset = lemmas.length > 0;
+  byId("gate-review").hidden = !typeset;
+  byId("gate-card-box").open = !typeset;
+  fill("gate-head", (gate.head || []).map((line) => el("p", {}, withMath(line))));
+  fill("gate-lemmas", lemmas.map((lemma) => el("li", { "data-lemma": lemma.id },
+    el("strong", {}, lemma.name), " ",
+    el("span", { class: `tag ${lemma.tag.startsWith("verified") ? "tag-verified" : "tag-low"}` }, lemma.tag),
+    el("div", { class: "statement" }, withMath(lemma.statement)),
+    lemma.formal && el("div", { class: "formal" }, "formally: ", mathOf(lemma.formal)),
+    lemma.why && el("div", { class: "why" }, "why: ", withMath(lemma.why)))));
+  fill("gate-refuted", (gate.refuted || []).map((line) => el("p", { class: "why" }, withMath(line))));
 }
 
 /** The inputs and buttons of one gate kind; each button sends its decision. */

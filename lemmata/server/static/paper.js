@@ -3,6 +3,7 @@
 
 import { ApiError, errorOf, getJson, getText, request, sendJson, serverEvents, viewableUrl } from "./api.js";
 import { byId, el, fill, toast } from "./ui.js";
+import { withMath } from "./math.js";
 
 const REWRITE_POLL_MS = 2000;
 const MARKER_LABELS = {
@@ -137,7 +138,7 @@ function recordNode(record) {
   const tools = (record.tool_calls || []).map((call) => `${call.tool} ${call.argument ?? ""}`.trim());
   return el("div", { class: `msg msg-${record.role}` },
     el("div", { class: "msg-meta" }, [who, version].filter(Boolean).join(" · ")),
-    el("div", { class: "msg-text" }, record.content),
+    el("div", { class: "msg-text" }, record.role === "assistant" ? withMath(record.content) : record.content),
     tools.length > 0 && el("div", { class: "msg-tools" }, `tools: ${tools.join("; ")}`));
 }
 
