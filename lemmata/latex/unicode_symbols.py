@@ -6,7 +6,7 @@ import re
 
 # Letter-like symbols are wrapped in braces so `x_α` becomes `x_{\ensuremath{\alpha}}`:
 # a bare \ensuremath after _ or ^ would be taken as the whole subscript and break.
-_LETTER_LIKE: dict[str, str] = {
+LETTER_LIKE: dict[str, str] = {
     "α": r"\alpha",
     "β": r"\beta",
     "γ": r"\gamma",
@@ -75,7 +75,7 @@ _LETTER_LIKE: dict[str, str] = {
 }
 
 # Relations, operators, arrows and delimiters keep their math spacing: no braces.
-_OPERATORS: dict[str, str] = {
+OPERATORS: dict[str, str] = {
     "≤": r"\leq",
     "≥": r"\geq",
     "⩽": r"\leqslant",
@@ -166,16 +166,16 @@ _OPERATORS: dict[str, str] = {
     "¾": r"\tfrac{3}{4}",
 }
 
-_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻ⁿⁱ", "0123456789+-ni"))
-_SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-"))
+SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻ⁿⁱ", "0123456789+-ni"))
+SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-"))
 
 
 def _build_table() -> dict[str, str]:
     """Every symbol mapped to text that works in both text and math mode."""
-    table = {char: "{\\ensuremath{" + cmd + "}}" for char, cmd in _LETTER_LIKE.items()}
-    table.update({char: "\\ensuremath{" + cmd + "}" for char, cmd in _OPERATORS.items()})
-    table.update({char: "\\ensuremath{^{" + s + "}}" for char, s in _SUPERSCRIPTS.items()})
-    table.update({char: "\\ensuremath{_{" + s + "}}" for char, s in _SUBSCRIPTS.items()})
+    table = {char: "{\\ensuremath{" + cmd + "}}" for char, cmd in LETTER_LIKE.items()}
+    table.update({char: "\\ensuremath{" + cmd + "}" for char, cmd in OPERATORS.items()})
+    table.update({char: "\\ensuremath{^{" + s + "}}" for char, s in SUPERSCRIPTS.items()})
+    table.update({char: "\\ensuremath{_{" + s + "}}" for char, s in SUBSCRIPTS.items()})
     return table
 
 

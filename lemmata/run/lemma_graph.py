@@ -12,8 +12,9 @@ depend on (the mean position of their dependencies).
 The SVG has no script, no style sheet, no reference (not even an id: arrowheads are drawn, not
 markers), and every text of the plan or of the model is XML-escaped: the browser shows it inline
 and the run directory keeps it as `theory/lemma_graph.svg` (`versions/v<n>/lemma_graph.svg` for
-a rewrite), which a paper may include as a figure. Each box has a `<title>` (a tooltip): id,
-status, prover turns, model calls, cost and the full statement.
+a rewrite), which a paper may include as a figure. A box's statement shows its mathematics as
+plain Unicode (latex/readable.py: `$a \\in \\mathbb{Z}$` reads `a ∈ ℤ`); its `<title>` (a tooltip)
+has the id, status, prover turns, model calls, cost and the full statement as written.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.artifacts import Lemma, ProvedLemma, Theory, TheoryPlan, atomic_write_text, read_artifact
+from lemmata.latex.readable import readable_math
 from lemmata.errors import ArtifactError
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.costs import CostSummary
@@ -337,7 +339,7 @@ def _box(node: LemmaNode, x: float, y: float, boxes: Collection[str]) -> str:
     width = "2.5" if node.status == RUNNING else "1.5"
     lines = "".join(
         f'<text x="{x + 9:.0f}" y="{y + 35 + 14 * i:.0f}" font-size="11" fill="{TEXT}">{xml_text(line)}</text>'
-        for i, line in enumerate(shortened(node.statement))
+        for i, line in enumerate(shortened(readable_math(node.statement)))
     )
     return (
         f'<g class="lemma" data-lemma="{xml_text(node.id)}" data-status="{node.status}">'

@@ -186,6 +186,13 @@ def test_a_long_statement_is_shortened_in_its_box_and_whole_in_its_title() -> No
     assert " ".join(statement.split()) in " ".join(title_of(boxes(root)["L1"]).split())
 
 
+def test_a_box_reads_its_mathematics_as_unicode_and_its_title_keeps_the_source() -> None:
+    statement = r"For all $a, b \in \mathbb{Z}$: $a^2 \geq 0$."
+    box = boxes(parsed(render_svg(lemma_nodes([planned("L1", statement=statement)], {}))))["L1"]
+    assert "For all a, b ∈ ℤ: a² ≥ 0." in " ".join(t.text or "" for t in box.iter(f"{SVG}text"))
+    assert title_of(box).endswith(statement)
+
+
 def test_turns_calls_and_cost_of_each_lemma_are_in_its_box_and_title() -> None:
     records = [
         {"scope": "prove_lemma:L1", "role": "prover", "cost_usd": 0.25},
