@@ -512,6 +512,8 @@ class Theory(Artifact):
     proof_status: Literal["proved", "partial", "failed"]
     formal_statement: str = ""
     crystallization_error: str = Field("", description="why the theorem statement fell back to the goal")
+    sketch: str = Field("", description="the model's sketch of the argument, for the theory review (never the paper)")
+    sketch_note: str = Field("", description="why there is no sketch")
     goal_check: FormalCheck | None = Field(None, description="the goal's formal statement and its machine checks")
     refuted: list[RefutedLemma] = Field(
         default_factory=list, description="the plan's statements refuted before any proof"

@@ -76,8 +76,6 @@ ROLES: dict[str, Role] = {
             "fast",
             None,
             "proof sketch",
-            not_called="the theory review's sketch is the lemma chain as checked, from the artifacts: a model's "
-            "summary could claim more than was verified",
         ),
         Role("compress", "MAX_TOKENS_COMPRESS", "fast", None, "agent history compression"),
         Role("experiment", "MAX_TOKENS_AGENT", "active", answers.ExperimentAnswer, "numerical checks"),

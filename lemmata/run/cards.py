@@ -111,8 +111,24 @@ def theory_review(theory: Theory) -> list[str]:
 
 
 def review_head(theory: Theory) -> list[str]:
-    """The review's lines before its lemma chain: the main result, the goal's formal statement, who checked."""
-    return [main_result_line(theory), *goal_lines(theory), *checker_lines(theory)]
+    """The review's lines before its lemma chain: the main result, the sketch of its argument, the
+    goal's formal statement, who checked."""
+    return [main_result_line(theory), *sketch_lines(theory), *goal_lines(theory), *checker_lines(theory)]
+
+
+#: The most of a sketch a review shows: a few sentences (MAX_TOKENS_SKETCH caps the model at ~2,400).
+SKETCH_CHARS = 1200
+
+
+def sketch_lines(theory: Theory) -> list[str]:
+    """The model's sketch of the argument (stages/theory_sketch.py), said to be the model's: the
+    statuses of the chain below are what was checked. A theory from before sketches shows none."""
+    if theory.sketch:
+        return [
+            f"Sketch (the model's summary of the argument; the chain below says what was checked): "
+            f"{_shorten(theory.sketch, SKETCH_CHARS)}"
+        ]
+    return [f"Sketch: none ({theory.sketch_note})"] if theory.sketch_note else []
 
 
 def goal_lines(theory: Theory) -> list[str]:

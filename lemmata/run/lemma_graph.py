@@ -29,8 +29,8 @@ from typing import Any
 
 from lemmata import layout
 from lemmata.artifacts import Lemma, ProvedLemma, Theory, TheoryPlan, atomic_write_text, read_artifact
-from lemmata.latex.readable import readable_math
 from lemmata.errors import ArtifactError
+from lemmata.latex.readable import readable_math
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.costs import CostSummary
 from lemmata.verification.ladder import label

@@ -13,11 +13,6 @@ from lemmata.settings import Settings, save_settings, saved_settings
 PREFIX = "MAX_TOKENS_"
 #: Field name on the wire -> setting name: the spec's field mapping.
 FIELDS = {name.removeprefix(PREFIX).lower(): name for name in Settings.model_fields if name.startswith(PREFIX)}
-#: Limits of the spec whose role no stage calls (docs/spec-coverage.md, deliberate deviations): the
-#: tab says so, or a researcher would raise one and wonder why nothing changed.
-WITHOUT_EFFECT = {
-    "MAX_TOKENS_SKETCH": "no effect: no stage calls the sketch role; the theory review shows the lemma chain as checked",
-}
 
 
 def token_limits(environ: Mapping[str, str] | None) -> list[dict[str, Any]]:
@@ -43,11 +38,7 @@ def token_limits(environ: Mapping[str, str] | None) -> list[dict[str, Any]]:
                 "name": name,
                 "value": value,
                 "default": info.default,
-                "used_for": "; ".join(
-                    filter(
-                        None, [(info.description or "").removeprefix("max output tokens: "), WITHOUT_EFFECT.get(name)]
-                    )
-                ),
+                "used_for": (info.description or "").removeprefix("max output tokens: "),
                 "source": source,
             }
         )

@@ -1,4 +1,5 @@
-"""Theory, step three: assemble the proved lemmas, check consistency, crystallize the theorem."""
+"""Theory, step three: assemble the proved lemmas, check consistency, crystallize the theorem,
+sketch the argument for the review (theory_sketch.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan, proven_count
 from lemmata.errors import ModelOutputError, ProviderError
+from lemmata.stages.theory_sketch import sketch_theory
 from lemmata.verification.ladder import label
 
 #: A tail of a line this long (normalised) that is this alike the note the model was sent is a copy of it.
@@ -66,6 +68,7 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
             formal_statement=plan.formal_statement,
             refuted=plan.refuted,
             goal_check=goal_check,
+            sketch_note="no lemma was proved",
         )
         return theory.model_copy(update={"proof_status": proof_status(theory)})
     proof = assemble(client, plan.goal, usable)
@@ -98,7 +101,9 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
         refuted=plan.refuted,
         goal_check=goal_check,
     )
-    return theory.model_copy(update={"proof_status": proof_status(theory)})
+    theory = theory.model_copy(update={"proof_status": proof_status(theory)})
+    sketch, note = sketch_theory(client, theory)
+    return theory.model_copy(update={"sketch": sketch, "sketch_note": note})
 
 
 #: The header of a lemma entry of the assembler's prompt: "[L2] (machine-checked, confidence 0.80)".

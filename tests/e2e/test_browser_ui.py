@@ -209,7 +209,9 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     chain = page.get_by_test_id("gate-lemmas")
     for lemma in even_sum_session.LEMMAS:
         expect(chain.locator(f"li[data-lemma='{lemma['id']}'] > strong")).to_have_text(lemma["id"])
-        expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(rf"\b{lemma['id']} (verified|low confidence)"))
+        expect(page.get_by_test_id("gate-card")).to_contain_text(
+            re.compile(rf"\b{lemma['id']} (verified|low confidence)")
+        )
     formula = chain.locator("li[data-lemma='L1'] .statement .math").first
     expect(formula.locator(".katex")).to_have_count(1)
     expect(formula).to_have_attribute("data-source", "$n$")
@@ -218,6 +220,9 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     formula.click()
     expect(formula.locator(".katex")).to_have_count(1)
     expect(page.locator("#gate-card-box")).not_to_have_attribute("open", "")
+    # The sketch of the argument above the chain, typeset (issue 36).
+    sketch = page.locator("#gate-head p", has_text="Sketch (the model's summary of the argument")
+    expect(sketch.locator(".katex")).to_have_count(3)
     expect(page.get_by_test_id("gate-card")).to_contain_text(re.compile(r"^Main result: (established|NOT established)"))
     expect(page.get_by_test_id("gate-card")).to_contain_text("Checked by: ")
     # Issue 34: the formal statements beside the prose, so the researcher can judge the match.

@@ -237,7 +237,12 @@ def request_text(record: dict) -> str:
     return record["messages"][-1]["content"]
 
 
+#: The sketch of the argument the theory review shows above the lemma chain (issue 36).
+SKETCH_LINE = r"Sketch \(the model's summary of the argument"
+
+
 def reject_once(terminal: pexpect.spawn, step: str, issue: str) -> None:
+    terminal.expect(SKETCH_LINE)
     terminal.expect(APPROVE_PROMPT)
     terminal.sendline("n")
     terminal.expect(STEP_PROMPT)
@@ -246,6 +251,7 @@ def reject_once(terminal: pexpect.spawn, step: str, issue: str) -> None:
     terminal.sendline(issue)
     terminal.expect("re-running the theory once with your objection")
     terminal.expect("Theory review, after your objection: the updated lemma chain")
+    terminal.expect(SKETCH_LINE)  # the spec: the updated sketch is shown once more
 
 
 def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, search, tmp_path):
@@ -271,6 +277,7 @@ def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, s
         "prove_lemma:L4": 12,
     }
     assert "The reviewer rejected the earlier proof of this step: closure of Z" in request_text(provers[-1])
+    assert len(calls(run_dir, "sketch")) == 2  # the first theory's and the re-run's
     # The approval's feedback reaches the agents after the gate: the experiment's and the writer's.
     experiment = calls(run_dir, "experiment")[0]
     assert "Reviewer feedback to take into account: Stress the parity argument" in request_text(experiment)

@@ -32,6 +32,13 @@ SURVEY = {
 SURVEY_QUERY = "sum of even integers"
 
 
+#: The sketch of the argument the theory review shows above the lemma chain.
+SKETCH = (
+    "Write $a = 2m$ and $b = 2n$ by [L2]; then $a + b = 2m + 2n = 2(m + n)$ by [L3], and [L1] says that "
+    "this is even, which is [L4]."
+)
+
+
 def survey_answer(request: Any) -> str:
     """Search once for the task, then keep the records the search returned (at most two), and
     name from memory a paper no tool returned (which lemmata must drop)."""
@@ -266,6 +273,7 @@ def answers() -> dict[str, Any]:
         "assembler": ASSEMBLED,
         "consistency": json.dumps(CONSISTENCY),
         "crystallizer": THEOREM,
+        "sketch": SKETCH,
         "experiment": json.dumps({"code": EXPERIMENT_CODE, "rationale": "random even pairs; parity of the sum"}),
         "writer": WRITER,
     }

@@ -431,3 +431,16 @@ def test_a_reviewer_names_a_step_by_the_number_the_gate_shows(step, meant) -> No
     """The chain L2, L3 (a refuted L1 left it): "2" is L2, as shown, not the second lemma."""
     theory = checked_theory(checked("L2", CALIBRATED, "verifier_pass"), checked("L3", CALIBRATED, "flagged"))
     assert lemma_named(theory, step) == meant
+
+
+def test_the_review_shows_the_models_sketch_above_the_chain_said_to_be_the_models() -> None:
+    theory = VERIFIED_THEORY.model_copy(update={"sketch": "By [L1] and then [L2], the sum is $2(m+n)$."})
+    review = theory_review(theory)
+    assert review[1] == (
+        "Sketch (the model's summary of the argument; the chain below says what was checked): "
+        "By [L1] and then [L2], the sum is $2(m+n)$."
+    )
+    assert review.index(review[1]) < next(i for i, line in enumerate(review) if line.startswith("L1 "))
+    unsketched = theory_review(VERIFIED_THEORY.model_copy(update={"sketch_note": "the model's sketch was empty"}))
+    assert unsketched[1] == "Sketch: none (the model's sketch was empty)"
+    assert not any(line.startswith("Sketch") for line in theory_review(VERIFIED_THEORY))  # a theory from before

@@ -1003,3 +1003,54 @@ def test_latex_in_a_json_assembly_keeps_its_backslashes_and_json_escapes_still_w
 def test_an_assembly_that_is_prose_with_braces_stays_as_it_is() -> None:
     assert proof_of_json_answer("{x : x > 0} is open by [L1].") == "{x : x > 0} is open by [L1]."
     assert proof_of_json_answer('{"reasoning": "no proof key"}') == '{"reasoning": "no proof key"}'
+
+
+SKETCH = "By [L1] write $a = 2m$ and $b = 2n$; by [L2] their sum is $2(m+n)$, which is even."
+
+
+@pytest.mark.parametrize(
+    "answer, sketch",
+    [
+        pytest.param(SKETCH, SKETCH, id="prose"),
+        pytest.param(f"Sure! Here is a sketch of the argument:\n{SKETCH}", SKETCH, id="preamble-line-dropped"),
+        pytest.param(f"```\n{SKETCH}\n```", SKETCH, id="fenced"),
+        pytest.param(
+            "By [L1]\n   write $a = 2m$\n\nand so on.", "By [L1] write $a = 2m$ and so on.", id="lines-joined"
+        ),
+    ],
+)
+def test_the_assembled_theory_carries_the_models_sketch_for_the_review(answer: str, sketch: str) -> None:
+    client, backend = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": [answer],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert (theory.sketch, theory.sketch_note) == (sketch, "")
+    asked = user_text(backend.calls("sketch")[0])
+    assert STATEMENT in asked and "[L1] (reviewed) statement L1" in asked and "By [L1] and [L2]" in asked
+    assert backend.calls("sketch")[0].max_tokens == 600  # MAX_TOKENS_SKETCH
+
+
+def test_a_sketch_that_cannot_be_had_says_why_and_never_stops_the_theory() -> None:
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": ["  \n"],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert (theory.sketch, theory.sketch_note) == ("", "the model's sketch was empty")
+    client, _ = scripted_client(
+        {"assembler": ["By [L1] and [L2] the goal follows."], "consistency": [CONSISTENT], "crystallizer": [STATEMENT]}
+    )
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert theory.sketch == "" and theory.sketch_note.startswith("the sketch could not be written: ")
+    assert theory.proof_status == "proved"
+    empty = assemble_theory(scripted_client()[0], plan_for("L1"), [proved_lemma("L1", "failed")])
+    assert (empty.sketch, empty.sketch_note) == ("", "no lemma was proved")

@@ -1,0 +1,40 @@
+"""The theory review's sketch: the shape of the main result's argument in a few sentences (the
+spec's `sketch` role, at most MAX_TOKENS_SKETCH tokens), shown at the review gate above the lemma
+chain and again after a rejection's re-run. A model's summary could claim more than was checked,
+so it is labelled as the model's, each lemma's status stands beside it, and the paper never
+prints it: the paper has the assembled proof and the statuses."""
+
+from __future__ import annotations
+
+import re
+
+from lemmata.agents.client import LLMClient
+from lemmata.agents.parsing import strip_fences
+from lemmata.agents.prompts import render_prompt
+from lemmata.artifacts import Theory
+from lemmata.errors import ProviderError
+from lemmata.verification.ladder import label
+
+#: How much of the assembled proof the sketcher reads: its head carries the argument's shape.
+PROOF_CHARS = 3000
+#: A first line that introduces the answer instead of sketching ("Sure! Here is a sketch:").
+_PREAMBLE = re.compile(
+    r"^\s*(?:sure|certainly|of course|okay|here(?:'s| is)|below is|proof sketch|sketch)\b[^\n]{0,80}[:.!]\s*\n",
+    re.IGNORECASE,
+)
+
+
+def sketch_theory(client: LLMClient, theory: Theory) -> tuple[str, str]:
+    """(the sketch, "") or ("", why there is none): a sketch that cannot be had never stops the theory."""
+    if not theory.assembled_proof.strip():
+        return "", "no proof of the main result was assembled"
+    lemmas = "\n".join(f"[{lemma.id}] ({label(lemma.status)}) {lemma.statement}" for lemma in theory.lemmas)
+    prompt = render_prompt(
+        "sketch", theorem=theory.theorem_statement, lemmas=lemmas, proof=theory.assembled_proof[:PROOF_CHARS]
+    )
+    try:
+        answer = client.complete("sketch", prompt.system, prompt.user)
+    except ProviderError as error:
+        return "", f"the sketch could not be written: {error}"
+    sketch = " ".join(_PREAMBLE.sub("", strip_fences(answer), count=1).split())
+    return (sketch, "") if sketch else ("", "the model's sketch was empty")
