@@ -272,6 +272,23 @@ def test_auto_accept_without_a_verifier_call(confidence: float) -> None:
     assert len(backend.calls("prover")) == 1
 
 
+#: The spec's confidence calibration for the prover prompt, band by band.
+CONFIDENCE_TABLE = [
+    ">= 0.95: every step elementary or from a named theorem",
+    "0.80 to 0.94: all key steps present, at most one routine calculation implicit",
+    "0.60 to 0.79: sketch correct, one non-trivial step not fully worked",
+    "0.40 to 0.59: main idea right, genuine gap flagged with [GAP: ...]",
+    "< 0.40: incomplete proof or possibly wrong approach",
+]
+
+
+def test_the_prover_is_sent_the_specs_confidence_table() -> None:
+    client, backend = scripted_client({"prover": [prover_answer(0.9)]})
+    prove_lemma(client, the_plan(), "L2", client.settings, checker=TRUSTED)
+    system = backend.calls("prover")[0].system
+    assert [band for band in CONFIDENCE_TABLE if band in system] == CONFIDENCE_TABLE
+
+
 def test_auto_verify_threshold_is_0_85_by_default() -> None:
     client, _ = scripted_client()
     assert client.settings.AUTO_VERIFY_CONFIDENCE == pytest.approx(0.85)
