@@ -1071,3 +1071,37 @@ def test_a_sketch_that_cannot_be_had_says_why_and_never_stops_the_theory() -> No
     assert theory.proof_status == "proved"
     empty = assemble_theory(scripted_client()[0], plan_for("L1"), [proved_lemma("L1", "failed")])
     assert (empty.sketch, empty.sketch_note) == ("", "no lemma was proved")
+
+
+SKETCH_COPY = DATA / "embedded_outputs" / "sketch-copies-the-assembled-proof.txt"
+
+
+def test_a_sketch_that_repeats_the_assembled_proof_is_no_sketch() -> None:
+    """The README's task on the embedded model (2026-11-27): asked for three to five sentences, it
+    answered with the assembled proof itself, headings, steps and box."""
+    proof = (DATA / "embedded_outputs" / "sketch-copies-the-assembled-proof.proof.txt").read_text(encoding="utf-8")
+    client, _ = scripted_client(
+        {
+            "assembler": [proof],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": [SKETCH_COPY.read_text(encoding="utf-8")],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L1", "L3"), [proved_lemma("L1"), proved_lemma("L3")])
+    assert theory.assembled_proof.startswith("### Proof of the Goal")
+    assert (theory.sketch, theory.sketch_note) == ("", "the model repeated the assembled proof instead of sketching it")
+
+
+def test_a_sketch_in_markdown_loses_its_marks() -> None:
+    answer = "### Sketch\n**Idea.** By [L1] write $a = 2m$; then __[L2]__ gives $a + b = 2(m + n)$."
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": [answer],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert theory.sketch == "Idea. By [L1] write $a = 2m$; then [L2] gives $a + b = 2(m + n)$."
