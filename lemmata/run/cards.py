@@ -35,7 +35,7 @@ from lemmata.run.pipeline import (
     figures_of,
     user_files,
 )
-from lemmata.verification.calibration import trust_in_words
+from lemmata.verification.calibration import trust_in_words, without_trust
 from lemmata.verification.ladder import evidence_in_words, label
 
 WIDTH = 78
@@ -237,7 +237,7 @@ def why_not_verified(lemma: ProvedLemma) -> str:
     'Checked by' line already gives once for the whole chain."""
     if lemma.checked_by is None:
         return lemma.verification
-    return lemma.verification.replace(trust_in_words(lemma.checked_by), "its checker verifies nothing (see Checked by)")
+    return without_trust(lemma.verification, lemma.checked_by, "its checker verifies nothing (see Checked by)")
 
 
 def theory_card(theory: Theory, footer: Sequence[str] = ()) -> str:

@@ -145,5 +145,12 @@ def trust_in_words(checker: Checker, *, how_to_measure: bool = True) -> str:
     )
 
 
+def without_trust(words: str, checker: Checker, instead: str) -> str:
+    """`words` (a lemma's verification) with the sentence on its checker's trust replaced by
+    `instead`: the paper and the cards say it once for all lemmas. verification_in_words joins its
+    parts without their final period, so the sentence is looked for without it."""
+    return words.replace(trust_in_words(checker).rstrip(". "), instead)
+
+
 def _percent(rate: float | None) -> str:
     return "an unknown share" if rate is None else f"{100 * rate:.0f}%"

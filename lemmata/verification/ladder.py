@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from lemmata.artifacts import FormalCheck, LemmaStatus, MachineCheck, ProvedLemma, refutation_in_words
 from lemmata.formal.kernels import kernel_titles
-from lemmata.verification.calibration import trust_in_words
+from lemmata.verification.calibration import without_trust
 
 LABELS: dict[str, str] = {
     "machine_checked": "machine-checked",
@@ -88,7 +88,7 @@ def model_checks_in_words(lemma: ProvedLemma) -> str:
     trust: the paper and the cards explain that once, not on every lemma."""
     words = lemma.verification
     if lemma.checked_by is not None:
-        words = words.replace(trust_in_words(lemma.checked_by), "").replace(";  ", "; ")
+        words = without_trust(words, lemma.checked_by, "its checker verifies nothing (see How the lemmas were checked)")
     return " ".join(words.split()).strip(" ;")
 
 

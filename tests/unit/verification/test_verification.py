@@ -20,6 +20,7 @@ from lemmata.artifacts import Checker, CheckStep, Lemma, ProvedLemma, TheoryPlan
 from lemmata.cli.main import cli
 from lemmata.errors import ArtifactError
 from lemmata.llm.replay import recorded_model
+from lemmata.run.cards import why_not_verified
 from lemmata.stages.theory_prove import prove_lemma
 from lemmata.verification.calibration import (
     MAX_FALSE_ACCEPT_RATE,
@@ -33,6 +34,7 @@ from lemmata.verification.calibration import (
     trust_in_words,
 )
 from lemmata.verification.checks import REFUTER_PROOF_CHARS, check_proof, named_flaws
+from lemmata.verification.ladder import status_line
 from lemmata.verification.user_proof import check_scope
 from support.checkers import NOT_DISCRIMINATING, TRUSTED, UNCALIBRATED
 from support.scripted_backend import scripted_client
@@ -204,6 +206,23 @@ def test_an_untrusted_checker_accepts_but_never_verifies(checker: Checker) -> No
     assert proved.accepted is True and proved.verified is False and proved.status == "unverified"
     assert "accepted by the checks, but not verified" in proved.verification
     assert proved.checked_by == checker
+
+
+@pytest.mark.parametrize("checker", [NOT_DISCRIMINATING, UNCALIBRATED], ids=["not-discriminating", "uncalibrated"])
+def test_the_checkers_trust_is_said_once_not_again_in_each_lemmas_status_line(checker: Checker) -> None:
+    """The README's task on the embedded model (2026-11-27): the paper explained the checker before
+    the lemmas, then again in L1's status line, since the lemma's words hold the sentence without
+    its period and only the sentence with it was looked for."""
+    proved, _ = prove({"prover": [prover(0.6)], "verifier": [verifier("valid")]}, checker)
+    assert trust_in_words(checker).rstrip(".") in proved.verification
+    line = status_line(proved)
+    assert "they can only reject a proof" not in line
+    assert (
+        "accepted by the checks, but not verified: its checker verifies nothing (see How the lemmas were checked)"
+        in line
+    )
+    assert "its checker verifies nothing (see Checked by)" in why_not_verified(proved)
+    assert trust_in_words(checker).rstrip(".") not in why_not_verified(proved)
 
 
 @pytest.mark.parametrize("checker", [TRUSTED, UNCALIBRATED], ids=["trusted", "uncalibrated"])
