@@ -97,11 +97,24 @@ def clean_parts(
             without_echo, claims = _without_claims_of_proof(without_echo)
             cleaned.unfounded_claims += claims
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
+        latex = without_empty_pieces(latex)
         cleaned.echoed_lines += echoed
         cleaned.removed_citations += [k for k in removed if k not in cleaned.removed_citations]
         if latex.strip():
             cleaned.fragments[key] = Fragment(f"part:{key}", latex.strip(), without_echo, by_writer=True)
     return cleaned
+
+
+#: Display math with nothing in it, and a heading with nothing after it (before the next heading
+#: or the part's end): the README's task on the embedded model (2026-11-27) printed an empty
+#: "1.1 Proof" in its introduction and a Conclusion of one empty display.
+_EMPTY_DISPLAY = re.compile(r"\\\[\s*\\\]|\$\$\s*\$\$|\\begin\{(equation|align|gather|multline)(\*?)\}\s*\\end\{\1\2\}")
+_EMPTY_HEADING = re.compile(r"\\(?:sub)*section\*?\{[^{}]*\}\s*(?=\\(?:sub)*section\*?\{|\Z)")
+
+
+def without_empty_pieces(latex: str) -> str:
+    """`latex` without empty displays and without headings that head nothing."""
+    return _EMPTY_HEADING.sub("", _EMPTY_DISPLAY.sub("", latex)).strip()
 
 
 def _without_claims_of_proof(text: str) -> tuple[str, int]:

@@ -451,3 +451,21 @@ def test_a_paragraph_about_the_requests_own_material_goes() -> None:
     )
     kept, _ = echo.remove(own + "\n\n" + retold)
     assert kept.strip() == own
+
+
+def test_a_heading_that_heads_nothing_and_an_empty_display_are_dropped():
+    """The README's task on the embedded model (2026-11-27): the introduction ended in an empty
+    `\\subsection{Proof}` ("1.1 Proof" and nothing) and the Conclusion was one empty display."""
+    parts = clean_parts(
+        {
+            "introduction": "Modulo 2 tells even from odd.\n\n#### Proof\n\\[\n\\]\n",
+            "conclusion": "\\[\n\\]\n",
+            "discussion": "\\subsection{Outlook} Sums of $k$ evens. \\begin{equation}\n\\end{equation}",
+        },
+        ECHO,
+        ["L1", "L2"],
+        set(),
+    ).fragments
+    assert parts["introduction"].latex == "Modulo 2 tells even from odd."
+    assert "conclusion" not in parts  # nothing left: the paper has no empty Conclusion
+    assert parts["discussion"].latex == "Sums of $k$ evens."  # (a leading heading goes: the skeleton has one)
