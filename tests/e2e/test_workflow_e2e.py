@@ -66,6 +66,7 @@ ROLES_OF_A_RUN = {
     "refiner",
     "assembler",
     "consistency",
+    "sketch",
     "experiment",
     "writer",
 }
@@ -77,10 +78,10 @@ ROLES_OF_A_RUN = {
 PROVER_CALLS = {"L1": 1, "L2": 1, "L3": 1, "L4": 6}
 #: Upstream: survey (a search turn and a final turn), the paper reader (two papers), ideation,
 #: planner, the formalizer (the goal, then each of the four lemmas), decomposer, architect. Checks:
-#: a verifier and a refuter call for L2. Assembly: the assembler and the consistency check (the
-#: goal's formal statement is machine-checked: the theorem is the goal, no crystallizer call).
-#: Rest: an experiment per unverified lemma (L1, L4), the writer.
-CALLS_OF_A_RUN = 13 + sum(PROVER_CALLS.values()) + 2 + 1 + 2 + 3  # upstream, prover, checks, refiner, assembly, rest
+#: a verifier and a refuter call for L2. Assembly: the assembler, the consistency check (the
+#: goal's formal statement is machine-checked: the theorem is the goal, no crystallizer call) and
+#: the sketch for the theory review. Rest: an experiment per unverified lemma (L1, L4), the writer.
+CALLS_OF_A_RUN = 13 + sum(PROVER_CALLS.values()) + 2 + 1 + 3 + 3  # upstream, prover, checks, refiner, assembly, rest
 
 
 @pytest.fixture(scope="module", autouse=True)
