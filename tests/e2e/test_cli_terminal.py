@@ -332,9 +332,9 @@ def test_gate_mode_auto_turns_human_when_a_lemma_is_not_verified_and_n_stops_at_
     env = environment(tmp_path / "home", llm, search)
     terminal = spawn(["prove", TASK], env, tmp_path)  # GATE_MODE auto: no review after survey or directions
     terminal.expect(r"GATE_MODE auto -> human: L1, L4 not verified; every later gate asks too")
-    terminal.expect(r"L3 \[L3\] verified: machine-checked \(prose proof not checked\)")
+    terminal.expect(r"L3 verified: machine-checked \(prose proof not checked\)")
     terminal.expect(r"formally: ∀ m, n ∈ ℤ: 2·m \+ 2·n = 2·\(m \+ n\)")
-    terminal.expect(r"L4 \[L4\] low confidence: unverified \(flagged by a check, 6 turns\), confidence 0\.70")
+    terminal.expect(r"L4 low confidence: unverified \(flagged by a check, 6 turns\), confidence 0\.70")
     answer(terminal, APPROVE_PROMPT, "", "")  # Enter approves
     terminal.expect(EXPERIMENT_PROMPT)
     terminal.sendline("n")
