@@ -190,7 +190,7 @@ def stopped_words(outcomes: dict[str, ProofOutcome], chosen: list[LabelledProof]
 
 
 def report(backend: str, model: str, outcomes: list[ProofOutcome], *, stored: bool, home: Path) -> None:
-    from lemmata.verification.calibrate import calibration_of
+    from lemmata.verification.calibrate import calibration_of, estimate_in_words
     from lemmata.verification.calibration import MAX_FALSE_ACCEPT_RATE, MIN_DISCRIMINATION, save_calibration
 
     calibration = calibration_of(outcomes, backend, model)
@@ -202,6 +202,7 @@ def report(backend: str, model: str, outcomes: list[ProofOutcome], *, stored: bo
         f"{calibration.calls} calls in {calibration.seconds:.0f} s"
     )
     if not stored:
+        click.echo(estimate_in_words(calibration))
         click.echo(
             "a quick estimate, not stored: run `lemmata calibrate` without --limit to measure all proofs "
             "(those checked now are kept)"

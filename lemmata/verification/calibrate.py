@@ -26,6 +26,8 @@ from lemmata.jsonl import append_line, read_json_lines
 from lemmata.llm.prices import PriceTable, usd
 from lemmata.verification.calibration import (
     BUNDLED_CALIBRATIONS,
+    MAX_FALSE_ACCEPT_RATE,
+    MIN_DISCRIMINATION,
     STACK_VERSION,
     USER_CALIBRATIONS,
     Calibration,
@@ -248,6 +250,22 @@ def calibration_of(outcomes: Sequence[ProofOutcome], backend: str, model: str) -
         unreadable=sum(outcome.unreadable for outcome in outcomes),
         calls=sum(outcome.calls for outcome in outcomes),
         seconds=round(sum(outcome.seconds for outcome in outcomes), 1),
+    )
+
+
+def estimate_in_words(calibration: Calibration) -> str:
+    """What a `--limit` sample's rates would mean over the whole set: too few proofs earn nothing,
+    but a researcher deciding whether to spend on the full measurement wants to know which way it leans."""
+    false_rate, correct_rate = calibration.false_accept_rate, calibration.correct_accept_rate
+    if false_rate is None or correct_rate is None:
+        return "the sample holds only one label: it says nothing yet of how the checks tell right from wrong"
+    margin = correct_rate - false_rate
+    leaning = false_rate <= MAX_FALSE_ACCEPT_RATE and margin >= MIN_DISCRIMINATION
+    verdict = "would earn trust" if leaning else "would not earn trust"
+    return (
+        f"at these rates the checks {verdict}: {false_rate:.0%} of wrong proofs accepted "
+        f"(at most {MAX_FALSE_ACCEPT_RATE:.0%} allowed), {margin * 100:+.0f} points more of the right ones "
+        f"({MIN_DISCRIMINATION * 100:.0f} needed)"
     )
 
 

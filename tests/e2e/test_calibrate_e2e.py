@@ -181,6 +181,7 @@ def test_a_limited_sample_is_a_quick_estimate_never_stored(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "a quick estimate on 6 of the 120" in done.stderr
     assert "accepted 0 of 3 proofs humans judged incorrect" in done.stdout
+    assert "at these rates the checks would earn trust" in done.stdout
     assert "a quick estimate, not stored" in done.stdout
     assert load_calibration(tmp_path / "home", JUDGE) is None
 

@@ -14,6 +14,7 @@ from lemmata.verification.calibrate import (
     ProofOutcome,
     bundled_proofs,
     calibration_of,
+    estimate_in_words,
     forecast,
     interleaved,
     parse_labelled,
@@ -91,3 +92,21 @@ def test_the_calibration_counts_what_the_checks_accepted_against_the_human_label
     assert calibration.calls == 60 and calibration.seconds == 90.0
     assert calibration.trust() == "calibrated"
     assert calibration_of(outcomes[:25], "local", "judge").trust() == "not_discriminating"  # 5 correct: too few
+
+
+def test_a_quick_estimate_says_which_way_its_rates_lean_and_never_more():
+    leaning_yes = [outcome(f"i{n}", "incorrect", False) for n in range(5)] + [
+        outcome(f"c{n}", "correct", n < 3) for n in range(5)
+    ]
+    assert estimate_in_words(calibration_of(leaning_yes, "local", "judge")).startswith(
+        "at these rates the checks would earn trust: 0% of wrong proofs accepted"
+    )
+    # The embedded model's 20-proof estimate (2026-11-27): 1 of 10 wrong accepted, 0 of 10 right.
+    rejects_all = [outcome(f"i{n}", "incorrect", n < 1) for n in range(10)] + [
+        outcome(f"c{n}", "correct", False) for n in range(10)
+    ]
+    words = estimate_in_words(calibration_of(rejects_all, "embedded", "qwen"))
+    assert words.startswith("at these rates the checks would not earn trust: 10% of wrong proofs accepted")
+    assert "-10 points more of the right ones (20 needed)" in words
+    one_label = [outcome(f"i{n}", "incorrect", False) for n in range(3)]
+    assert "only one label" in estimate_in_words(calibration_of(one_label, "local", "judge"))
