@@ -1,4 +1,4 @@
-"""Forecast error: how far each stage's forecast (run/forecast.py) falls from what the stage used,
+"""Forecast error: how far each stage's forecast (run/spending/forecast.py) falls from what the stage used,
 over recorded runs.
 
 The runs are taken in the order they were made. Each is forecast the way lemmata forecasts it:
@@ -12,7 +12,7 @@ tokens in and out as a provider would bill them.
 It prints, per stage: the runs forecast, the mean calls and tokens used and forecast, the mean
 absolute error of calls, tokens and cost in percent of the actual, and the mean signed error of
 the cost (positive: the forecast was too high). `--prior` prints, instead, the prior that
-lemmata/run/forecast_prior.yaml holds, measured on the given runs.
+lemmata/run/spending/forecast_prior.yaml holds, measured on the given runs.
 
 Usage: python bench/forecast_error.py [RUN ...]   (a call log, a run directory or a data directory;
 default: bench/data/recorded_runs/*.jsonl and tests/data/embedded_runs/*/llm_calls.jsonl)
@@ -29,7 +29,7 @@ from pathlib import Path
 from lemmata import layout
 from lemmata.llm.calllog import read_call_records
 from lemmata.llm.prices import load_prices
-from lemmata.run.forecast import (
+from lemmata.run.spending.forecast import (
     FORECAST_STAGES,
     PER_LEMMA_STAGES,
     RecordedRun,
@@ -38,7 +38,7 @@ from lemmata.run.forecast import (
     recorded_run,
     run_history,
 )
-from lemmata.run.stage_boundary import turns_allowed
+from lemmata.run.spending.stage_boundary import turns_allowed
 from lemmata.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent

@@ -33,7 +33,7 @@ from lemmata.artifacts import (
     Theory,
 )
 from lemmata.latex.compile import compile_paper
-from lemmata.stages.writer import BIB_STEM, WriterInputs, WrittenPaper, write_paper
+from lemmata.stages.paper.writer import BIB_STEM, WriterInputs, WrittenPaper, write_paper
 from support.scripted_backend import scripted_client
 
 PAPERS = [

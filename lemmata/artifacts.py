@@ -820,7 +820,7 @@ class PaperVersion(Artifact):
 
 class StageForecast(Artifact):
     """One line of `forecasts.jsonl`: what a stage was expected to use, made before its first job
-    (issue 26; run/forecast.py). `runs` counts the earlier runs it learned from; 0: the prior."""
+    (issue 26; run/spending/forecast.py). `runs` counts the earlier runs it learned from; 0: the prior."""
 
     stage: str
     made_at: float
@@ -838,7 +838,7 @@ class StageForecast(Artifact):
 
 
 class ModelCosts(Artifact):
-    """What a run's model calls cost (issue 26; run/costs.py): in USD, the calls of known cost
+    """What a run's model calls cost (issue 26; run/spending/costs.py): in USD, the calls of known cost
     only; `unknown_calls` counts the others (a model without a price, a failed call)."""
 
     calls: int

@@ -57,5 +57,5 @@ class GateClosed(Exception):
 
 
 class BudgetReached(Exception):
-    """A job did not start: the run's budget would be passed (run/stage_boundary.py). Not a
+    """A job did not start: the run's budget would be passed (run/spending/stage_boundary.py). Not a
     LemmataError: the run does not fail, it pauses, and a resume with a larger budget goes on."""

@@ -8,13 +8,13 @@ version also takes a wildcard: `theory_of("{n}")` is the rule pattern, `theory_o
     survey/first.json  survey.json  references.bib            literature
     directions/ideas.json  directions.json                     research direction
     theory/formal.json  theory/plan.json  theory/lemmas/<id>.json  theory.json
-    theory/lemma_graph.svg                                     the lemmas as a picture (run/lemma_graph.py)
+    theory/lemma_graph.svg                                     the lemmas as a picture (pictures/lemma_graph.py)
     experiment.json  figures/  learned.json                    numerical checks, memories
     paper_v<n>.tex .json .pdf .compile.json  research_output.json
     gates/<gate>.json                                          the researcher's decisions
     revisions/v<n>.json  versions/v<n>/  rewrite_context_v<n>.json   rewrites (n >= 2)
     llm_calls.jsonl  paper_qa_history.jsonl  logs/             records
-    forecasts.jsonl                                            each stage's forecast (run/forecast.py)
+    forecasts.jsonl                                            each stage's forecast (run/spending/forecast.py)
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ class LLMClient:
         self.call_log = call_log
         self.scope = scope
         self.redact = redact or Redactor(known_secrets)  # default: every secret this process knows
-        #: The run's briefing (stages/briefing.py): text added to a role's system prompt in every call.
+        #: The run's briefing (stages/survey/briefing.py): text added to a role's system prompt in every call.
         self.briefing = dict(briefing or {})
         #: Answers a killed workflow already got (llm/interrupted_calls.py): not asked for twice.
         self.interrupted = interrupted

@@ -87,7 +87,7 @@ def calibrate(
         (log_dir / layout.LLM_CALLS).unlink(missing_ok=True)
     prices = load_prices(home)
     if budget_usd is not None:
-        from lemmata.run.budget import Budget, check_priced
+        from lemmata.run.spending.budget import Budget, check_priced
 
         check_priced(Budget(budget_usd, None), choice.name, (model_name,), prices, home)
     plan = plan_calibration(home, choice.name, model_name, settings.MAX_TOKENS_VERIFIER, prices, limit)

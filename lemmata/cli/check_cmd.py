@@ -64,7 +64,7 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
     """
     from lemmata.agents.client import make_client
     from lemmata.llm.resolve import choose_backend
-    from lemmata.stages.statement_check import check_statement
+    from lemmata.stages.formal.statement_check import check_statement
     from lemmata.verification.calibration import checker_for
     from lemmata.verification.user_proof import check_scope, check_user_proof
 
@@ -161,7 +161,7 @@ def new_check_dir(statement: str, proof: str) -> Path:
 
 
 def report(result: object, log_dir: Path) -> str:
-    from lemmata.stages.statement_check import NO_PROOF
+    from lemmata.stages.formal.statement_check import NO_PROOF
     from lemmata.verification.ladder import PROMISES, label
     from lemmata.verification.user_proof import ProofCheck
 

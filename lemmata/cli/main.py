@@ -27,16 +27,16 @@ from lemmata.errors import LemmataError, UserError
 from lemmata.llm.prices import usd
 from lemmata.private_files import make_data_home_private, make_files_private
 from lemmata.profiles import DEFAULT_PROFILE
-from lemmata.run.budget import Budget, change_budget
-from lemmata.run.costs import run_costs
 from lemmata.run.create import MAX_PAPERS, PAPERS_TASK, create_new_run
 from lemmata.run.finished import damage_advice, damaged_files
-from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.gates import waiting_gate
 from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import artifact_states, stage_states
 from lemmata.run.record import DataHome, is_run_active, live_status, load_record, validate_session_id
+from lemmata.run.spending.budget import Budget, change_budget
+from lemmata.run.spending.costs import run_costs
+from lemmata.run.spending.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.versions import paper_versions
 from lemmata.settings import Settings, lemmata_home, load_environment, working_directory_dotenv
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from lemmata.run.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD, budget_problem
+from lemmata.run.spending.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD, budget_problem
 
 
 class Dollars(click.FloatRange):

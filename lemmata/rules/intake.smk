@@ -8,7 +8,7 @@ rule intake:
 
 
 # Skills, the domain plugin's guidance and memories of earlier runs in the domain, chosen once
-# for the whole run (stages/briefing.py); every model call of the run reads it.
+# for the whole run (stages/survey/briefing.py); every model call of the run reads it.
 rule briefing:
     input:
         task=layout.INPUT,

@@ -25,7 +25,6 @@ from lemmata.artifacts import (
 from lemmata.latex.document import support_files
 from lemmata.llm.prices import usd
 from lemmata.run.events import TokenTally
-from lemmata.run.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import (
@@ -35,6 +34,7 @@ from lemmata.run.pipeline import (
     figures_of,
     user_files,
 )
+from lemmata.run.spending.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
 from lemmata.verification.calibration import trust_in_words, without_trust
 from lemmata.verification.ladder import evidence_in_words, label
 
@@ -121,7 +121,7 @@ SKETCH_CHARS = 1200
 
 
 def sketch_lines(theory: Theory) -> list[str]:
-    """The model's sketch of the argument (stages/theory_sketch.py), said to be the model's: the
+    """The model's sketch of the argument (stages/theory/sketch.py), said to be the model's: the
     statuses of the chain below are what was checked. A theory from before sketches shows none."""
     if theory.sketch:
         return [

@@ -19,9 +19,9 @@ from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.private_files import private_directory
 from lemmata.profiles import profile_arguments, resolve_profile
-from lemmata.run.budget import Budget, budget_from_environment, check_priced
 from lemmata.run.delivery import OutputFolderError, check_output_folder
 from lemmata.run.record import DataHome, RunRecord, new_session_id, save_record
+from lemmata.run.spending.budget import Budget, budget_from_environment, check_priced
 from lemmata.settings import Settings
 
 #: What a run says it is about, by mode, when `from-papers` gets only paper ids.

@@ -20,12 +20,10 @@ from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
 from lemmata.llm.interrupted_calls import keep_interrupted_calls
 from lemmata.os_errors import disk_is_full
 from lemmata.profiles import profile_arguments, resolve_profile
-from lemmata.run.budget import Budget
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
 from lemmata.run.console import RunConsole
 from lemmata.run.delivery import check_output_folder, deliver
 from lemmata.run.events import JobBoard, TailReader, TokenTally
-from lemmata.run.forecast import forecast_text, parse_forecast
 from lemmata.run.gate_answers import GateAwaited
 from lemmata.run.gate_dialog import GateDialog
 from lemmata.run.gates import (
@@ -54,6 +52,8 @@ from lemmata.run.pipeline import (
     version_targets,
 )
 from lemmata.run.record import RunLock, RunRecord, load_record, save_record
+from lemmata.run.spending.budget import Budget
+from lemmata.run.spending.forecast import forecast_text, parse_forecast
 from lemmata.run.workflow import Invocation, default_jobs, snakemake_command, workflow_environment, workflow_processes
 
 POLL_SECONDS = 0.2
@@ -95,7 +95,7 @@ class Driver:
             record = save_record(
                 self.run_dir, load_record(self.run_dir), status="running", message="", profile=execution.name
             )
-            if self.version == 1:  # a rewrite is not held to the budget (run/stage_boundary.py)
+            if self.version == 1:  # a rewrite is not held to the budget (run/spending/stage_boundary.py)
                 self.tally.budget = Budget(record.budget_usd, record.budget_tokens)  # the progress line shows it
             if not execution.remote:
                 self.jobs = self.jobs or default_jobs(record.backend)

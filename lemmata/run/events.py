@@ -9,8 +9,8 @@ from typing import Any
 from lemmata import layout
 from lemmata.jsonl import parse_line
 from lemmata.llm.calllog import call_tokens
-from lemmata.run.budget import Budget
-from lemmata.run.costs import CostSummary
+from lemmata.run.spending.budget import Budget
+from lemmata.run.spending.costs import CostSummary
 
 EVENTS_FILE = layout.EVENTS
 

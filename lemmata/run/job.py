@@ -51,8 +51,8 @@ class RuleJob:
 
 def run_script(name: str, rule_job: RuleJob) -> None:
     """The job body `lemmata/scripts/<name>.py` defines (`run(job)`), for this job, once its stage
-    has a forecast and the run's budget lets it start (run/stage_boundary.py)."""
-    from lemmata.run.stage_boundary import before_job
+    has a forecast and the run's budget lets it start (run/spending/stage_boundary.py)."""
+    from lemmata.run.spending.stage_boundary import before_job
 
     job = StageJob(rule_job)
     try:

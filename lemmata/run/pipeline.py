@@ -79,7 +79,7 @@ def user_files(version: int) -> tuple[str, ...]:
 
 
 def delivered_lemma_graph(version: int) -> str:
-    """The name the output folder gives the picture of a version's lemmas (run/lemma_graph.py)."""
+    """The name the output folder gives the picture of a version's lemmas (pictures/lemma_graph.py)."""
     return f"lemma_graph_v{version}.svg"
 
 

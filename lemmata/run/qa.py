@@ -13,7 +13,7 @@ from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.record import run_settings
 from lemmata.run.versions import current_paper
 from lemmata.settings import load_environment
-from lemmata.stages.paper_qa import answer_question
+from lemmata.stages.qa_agent import answer_question
 from lemmata.tools import make_tools
 
 #: A question longer than this is a pasted document, not a question: refused before any call.

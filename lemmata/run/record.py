@@ -42,7 +42,7 @@ class RunRecord(Artifact):
     updated: float = Field(default_factory=time.time)
     status: RunStatus = "running"
     message: str = ""
-    #: The run's limits (issue 26, run/budget.py): it pauses before a stage that would pass one.
+    #: The run's limits (issue 26, run/spending/budget.py): it pauses before a stage that would pass one.
     budget_usd: float | None = Field(None, gt=0)
     budget_tokens: int | None = Field(None, gt=0)
     #: The paper version whose delivery to output_dir failed (full disk, read-only): the run is

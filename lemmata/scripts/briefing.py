@@ -2,7 +2,7 @@
 
 from lemmata.artifacts import TaskInput, read_artifact, write_artifact
 from lemmata.run.job import StageJob
-from lemmata.stages.briefing import brief_run
+from lemmata.stages.survey.briefing import brief_run
 
 
 def run(job: StageJob) -> None:

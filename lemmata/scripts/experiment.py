@@ -5,7 +5,7 @@ review, or with the revision instructions) -> experiment.json and a plot per che
 from lemmata.artifacts import Theory, read_artifact, write_artifact
 from lemmata.plugins import plugin_for
 from lemmata.run.job import StageJob
-from lemmata.stages.experiment_stage import experiment_stage
+from lemmata.stages.experiment.job import experiment_stage
 from lemmata.stages.feedback import job_feedback
 
 

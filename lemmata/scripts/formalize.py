@@ -3,7 +3,7 @@
 from lemmata import layout
 from lemmata.artifacts import Directions, read_artifact, write_artifact
 from lemmata.run.job import StageJob
-from lemmata.stages.formalize import formalize
+from lemmata.stages.formal.formalize import formalize
 
 
 def run(job: StageJob) -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from lemmata.artifacts import ProvedLemma, TheoryPlan, read_artifact, write_artifact
 from lemmata.run.job import StageJob
-from lemmata.stages.theory_prove import prove_lemma
+from lemmata.stages.theory.prove import prove_lemma
 
 
 def run(job: StageJob) -> None:

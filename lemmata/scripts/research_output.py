@@ -2,9 +2,9 @@
 and what the model calls cost)."""
 
 from lemmata.artifacts import CompileReport, PaperMeta, Survey, Theory, read_artifact, write_artifact
-from lemmata.run.costs import run_costs
 from lemmata.run.job import StageJob
-from lemmata.stages.research_output import research_output
+from lemmata.run.spending.costs import run_costs
+from lemmata.stages.paper.research_output import research_output
 
 
 def run(job: StageJob) -> None:

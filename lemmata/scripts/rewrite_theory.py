@@ -6,10 +6,10 @@ now of this theory."""
 from lemmata import layout
 from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
+from lemmata.pictures.lemma_graph import write_theory_graph
 from lemmata.run.job import StageJob
-from lemmata.run.lemma_graph import write_theory_graph
 from lemmata.settings import lemmata_home
-from lemmata.stages.formal_development import write_development
+from lemmata.stages.formal.development import write_development
 from lemmata.stages.rewrite import rewrite_theory
 
 

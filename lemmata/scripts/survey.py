@@ -7,8 +7,8 @@ import os
 
 from lemmata.artifacts import GateDecision, Survey, TaskInput, read_artifact, write_artifact
 from lemmata.run.job import StageJob
-from lemmata.stages.paper_reader import with_paper_notes
-from lemmata.stages.survey import final_survey, paper_excerpt, run_survey, survey_limits
+from lemmata.stages.survey.literature import final_survey, paper_excerpt, run_survey, survey_limits
+from lemmata.stages.survey.paper_reader import with_paper_notes
 from lemmata.tools import make_tools
 
 

@@ -3,11 +3,11 @@
 
 from lemmata.artifacts import ProvedLemma, TheoryPlan, read_artifact, write_artifact
 from lemmata.memory.knowledge_graph import build_graph, record_graph
+from lemmata.pictures.lemma_graph import write_theory_graph
 from lemmata.run.job import StageJob
-from lemmata.run.lemma_graph import write_theory_graph
 from lemmata.settings import lemmata_home
-from lemmata.stages.formal_development import write_development
-from lemmata.stages.theory_assemble import assemble_theory
+from lemmata.stages.formal.development import write_development
+from lemmata.stages.theory.assemble import assemble_theory
 
 
 def run(job: StageJob) -> None:

@@ -8,9 +8,9 @@ from lemmata import layout
 from lemmata.artifacts import Directions, FormalStatement, Survey, TheoryRework, read_artifact, write_artifact
 from lemmata.run.job import StageJob
 from lemmata.stages.feedback import job_feedback
-from lemmata.stages.paper_reader import literature_digest
-from lemmata.stages.theory_falsify import falsified_plan
-from lemmata.stages.theory_plan import plan_theory, rework_feedback
+from lemmata.stages.survey.paper_reader import literature_digest
+from lemmata.stages.theory.falsify import falsified_plan
+from lemmata.stages.theory.plan import plan_theory, rework_feedback
 
 
 def run(job: StageJob) -> None:

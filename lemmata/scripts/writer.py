@@ -11,7 +11,7 @@ import sys
 
 from lemmata.artifacts import atomic_write_text, write_artifact
 from lemmata.run.job import StageJob
-from lemmata.stages.writer import read_writer_inputs, write_paper
+from lemmata.stages.paper.writer import read_writer_inputs, write_paper
 
 
 def run(job: StageJob) -> None:

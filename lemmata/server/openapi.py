@@ -7,10 +7,10 @@ from typing import Any, get_args
 
 from lemmata import __version__
 from lemmata.artifacts import Mode
-from lemmata.run.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD
 from lemmata.run.create import MAX_TASK_CHARS
 from lemmata.run.gates import GATE_INPUTS
 from lemmata.run.record import RunStatus
+from lemmata.run.spending.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD
 from lemmata.server.paper_api import PAPER_FILES
 from lemmata.settings import Settings
 

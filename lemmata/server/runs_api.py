@@ -17,18 +17,18 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from lemmata import layout
 from lemmata.errors import ArtifactError, UserError
 from lemmata.llm import embedded_model as em
-from lemmata.run.budget import Budget, change_budget
+from lemmata.pictures.lemma_graph import lemma_costs, live_lemma_graph, proof_scope
 from lemmata.run.cards import stage_card
 from lemmata.run.create import MAX_PAPERS, PAPERS_TASK, create_new_run
 from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.run.gates import GATE_INPUTS, waiting_gate
-from lemmata.run.lemma_graph import lemma_costs, live_lemma_graph, proof_scope
 from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
 from lemmata.run.pipeline import STAGES, card_artifacts, stage_states
 from lemmata.run.record import DataHome, RunRecord, live_status, load_record
 from lemmata.run.rewrite import pending_rewrite, rewrite_unsettled
+from lemmata.run.spending.budget import Budget, change_budget
 from lemmata.run.versions import paper_versions
 from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.live_events import run_events

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lemmata.run.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD, Budget, budget_problem
-from lemmata.run.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.run.record import RunRecord
+from lemmata.run.spending.budget import MAX_BUDGET_TOKENS, MAX_BUDGET_USD, Budget, budget_problem
+from lemmata.run.spending.forecast import actual_by_stage, forecast_against_actual, read_forecasts
 from lemmata.server.http import ApiError
 
 

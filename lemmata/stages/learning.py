@@ -29,7 +29,7 @@ from lemmata.errors import UserError
 from lemmata.memory.domain_memories import MemoryKind, forget_session, write_memory
 from lemmata.memory.embeddings import Embedder, default_embedder
 from lemmata.plugins import plugin_for
-from lemmata.stages.briefing import memory_domain
+from lemmata.stages.survey.briefing import memory_domain
 
 #: More would crowd the domain's memory with one run's details.
 MAX_MEMORIES_PER_RUN = 6

@@ -25,11 +25,11 @@ from lemmata.artifacts import (
 )
 from lemmata.settings import Settings
 from lemmata.stages.feedback import revision_feedback
-from lemmata.stages.paper_reader import literature_digest
-from lemmata.stages.theory_assemble import assemble_theory
-from lemmata.stages.theory_falsify import falsified_plan
-from lemmata.stages.theory_plan import plan_theory
-from lemmata.stages.theory_prove import prove_lemma
+from lemmata.stages.survey.paper_reader import literature_digest
+from lemmata.stages.theory.assemble import assemble_theory
+from lemmata.stages.theory.falsify import falsified_plan
+from lemmata.stages.theory.plan import plan_theory
+from lemmata.stages.theory.prove import prove_lemma
 
 #: The conversation a rewrite takes along: the latest exchanges, each cut short.
 SUMMARY_EXCHANGES = 6

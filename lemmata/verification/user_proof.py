@@ -1,5 +1,5 @@
 """`lemmata check`: the verification stack of the theory stage on a proof the user brings, and
-the JSON object it prints (with the machine checks of the statement: stages/statement_check.py)."""
+the JSON object it prints (with the machine checks of the statement: stages/formal/statement_check.py)."""
 
 from __future__ import annotations
 

@@ -24,5 +24,5 @@ def test_the_bench_prints_the_forecast_error_of_each_stage_over_the_recorded_run
 
 def test_the_shipped_prior_is_the_one_measured_on_the_recorded_runs() -> None:
     done = subprocess.run([*BENCH, "--prior"], capture_output=True, text=True, check=True, cwd=REPO)
-    shipped = yaml.safe_load((REPO / "lemmata/run/forecast_prior.yaml").read_text(encoding="utf-8"))
+    shipped = yaml.safe_load((REPO / "lemmata/run/spending/forecast_prior.yaml").read_text(encoding="utf-8"))
     assert yaml.safe_load(done.stdout) == shipped

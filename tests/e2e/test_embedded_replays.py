@@ -22,7 +22,7 @@ import pytest
 from conftest import cli_environment
 
 from lemmata.artifacts import PaperMeta, Theory, read_artifact
-from lemmata.stages.unverified_marks import needs_limitations
+from lemmata.stages.paper.unverified_marks import needs_limitations
 from support import DATA
 from support.paper_audit import audit_run, pdf_text
 

@@ -138,7 +138,7 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     assert graph.updated >= (run_dir / "versions/v2/theory.json").stat().st_mtime - 1
 
     # A code update between rewrites: the writer now marks its papers. Only v3 may show it.
-    writer = code / "lemmata/stages/writer.py"
+    writer = code / "lemmata/stages/paper/writer.py"
     writer.write_text(
         writer.read_text().replace(
             "    tex = render_document(",

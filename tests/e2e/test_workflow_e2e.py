@@ -39,10 +39,10 @@ from lemmata.artifacts import (
 from lemmata.llm.calllog import read_call_records
 from lemmata.llm.prices import usd
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
-from lemmata.run.costs import run_costs, stage_of_scope
-from lemmata.run.forecast import read_forecasts
 from lemmata.run.pausing import checkpoint_file, pause_flag
 from lemmata.run.record import load_record
+from lemmata.run.spending.costs import run_costs, stage_of_scope
+from lemmata.run.spending.forecast import read_forecasts
 from lemmata.run.workflow import snakemake_command, workflow_environment
 from support import DATA, REPO, even_sum_session
 from support.fake_llm_server import Answer, FakeLLMServer, Fault

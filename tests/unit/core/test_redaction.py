@@ -30,10 +30,10 @@ from lemmata.run.job import JobFailed, StageJob
 from lemmata.run.qa_history import ChatRecord, append_record
 from lemmata.server.http import ERROR_HANDLERS
 from lemmata.settings import CREDENTIAL_VARIABLES, Settings
-from lemmata.stages.experiment import run_experiment
+from lemmata.stages.experiment.lemma_checks import run_experiment
 from support import REPO
 from support.scripted_backend import scripted_client
-from unit.stages.test_stage_experiment import lemma, theory
+from unit.stages.experiment.test_stage_experiment import lemma, theory
 
 #: What must never be written or shown, named here rather than read from the code under test.
 SECRET_VARIABLES = (

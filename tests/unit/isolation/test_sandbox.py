@@ -18,7 +18,7 @@ import pytest
 
 from lemmata.isolation.launcher import Guard
 from lemmata.isolation.sandbox import Limits, run_python, stop_reason
-from lemmata.stages.experiment_counts import read_counts
+from lemmata.stages.experiment.counts import read_counts
 
 QUICK = Limits(wall_seconds=10, cpu_seconds=1, memory_bytes=512 << 20, file_bytes=1 << 20)
 SECRET = "sk-fake-test-0123456789"

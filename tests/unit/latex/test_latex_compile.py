@@ -28,9 +28,9 @@ from lemmata.latex.document import (
     preamble_text,
     render_document,
 )
-from lemmata.stages.experiment_figures import add_experiment_figures
-from lemmata.stages.experiment_plot import add_plots
-from lemmata.stages.unverified_marks import add_numerical_warnings
+from lemmata.stages.experiment.figures import add_experiment_figures
+from lemmata.stages.experiment.plot import add_plots
+from lemmata.stages.paper.unverified_marks import add_numerical_warnings
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 

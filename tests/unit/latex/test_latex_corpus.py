@@ -32,7 +32,7 @@ from lemmata.artifacts import (
     Theory,
 )
 from lemmata.latex.compile import LatexCompileError, compile_paper, success_report
-from lemmata.stages.writer import BIB_STEM, WriterInputs, write_paper
+from lemmata.stages.paper.writer import BIB_STEM, WriterInputs, write_paper
 from support.scripted_backend import scripted_client
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")

@@ -15,7 +15,7 @@ import pytest
 from lemmata.artifacts import Lemma, ProvedLemma, TheoryPlan
 from lemmata.errors import ProviderError
 from lemmata.memory.knowledge_graph import KnowledgeGraph, build_graph, graph_path, record_graph
-from lemmata.stages.theory_assemble import assemble_theory
+from lemmata.stages.theory.assemble import assemble_theory
 from support.scripted_backend import scripted_client
 
 GOAL = "The sum of two even integers is even."

@@ -413,7 +413,7 @@ def test_the_settings_tab_maps_the_twelve_token_limits_and_saves_them_for_the_ne
     monkeypatch.setenv("MAX_TOKENS_SKETCH", "800")  # the environment wins, and says so
     sketch = next(s for s in client.get("/api/settings").json()["settings"] if s["field"] == "sketch")
     assert (sketch["value"], sketch["source"]) == (800, "environment")
-    assert sketch["used_for"] == "proof sketch"  # the theory review's sketch (stages/theory_sketch.py)
+    assert sketch["used_for"] == "proof sketch"  # the theory review's sketch (stages/theory/sketch.py)
 
 
 @pytest.mark.parametrize(

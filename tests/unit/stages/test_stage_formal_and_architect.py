@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lemmata.artifacts import Formalization
-from lemmata.stages.formalize import formal_check, formalization, formalize
-from lemmata.stages.theory_plan import plan_theory
+from lemmata.stages.formal.formalize import formal_check, formalization, formalize
+from lemmata.stages.theory.plan import plan_theory
 from support.scripted_backend import scripted_client
 
 GOAL = "The sum of two even integers is even."

@@ -11,7 +11,7 @@ import pytest
 from lemmata.errors import ModelOutputError, UserError
 from lemmata.run.qa_history import HISTORY_FILE, ChatRecord, append_record, read_history
 from lemmata.run.versions import current_paper, paper_versions
-from lemmata.stages.paper_qa import MAX_TOOL_ROUNDS, AnswerStream, answer_question, conversation, tool_requests
+from lemmata.stages.qa_agent import MAX_TOOL_ROUNDS, AnswerStream, answer_question, conversation, tool_requests
 from lemmata.tools.latex_sections import LatexSectionRead
 from support.scripted_backend import scripted_client
 

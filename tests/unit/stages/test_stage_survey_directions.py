@@ -21,8 +21,8 @@ from lemmata.errors import LemmataError, ModelOutputError, ProviderError
 from lemmata.llm.base import ChatRequest
 from lemmata.run.cards import survey_card
 from lemmata.stages.directions import run_directions, run_ideation, statement_of
-from lemmata.stages.paper_reader import literature_digest, read_papers, with_paper_notes
-from lemmata.stages.survey import SurveyLimits, final_survey, run_survey, split_paper_list
+from lemmata.stages.survey.literature import SurveyLimits, final_survey, run_survey, split_paper_list
+from lemmata.stages.survey.paper_reader import literature_digest, read_papers, with_paper_notes
 from lemmata.tools.base import ToolResult, tool_error
 from support.scripted_backend import scripted_client
 

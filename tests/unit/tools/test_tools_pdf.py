@@ -118,7 +118,7 @@ def test_the_core_installs_and_runs_without_pypdf() -> None:
             if module.name.startswith("lemmata.scripts.") or module.name == "lemmata.__main__":
                 continue  # Snakemake's scripts run inside a job
             importlib.import_module(module.name)
-        from lemmata.stages.paper_reader import pdf_extra_installed
+        from lemmata.stages.survey.paper_reader import pdf_extra_installed
         print(pdf_extra_installed())
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -21,7 +21,7 @@ from lemmata.cli.main import cli
 from lemmata.errors import ArtifactError
 from lemmata.llm.replay import recorded_model
 from lemmata.run.cards import why_not_verified
-from lemmata.stages.theory_prove import prove_lemma
+from lemmata.stages.theory.prove import prove_lemma
 from lemmata.verification.calibration import (
     MAX_FALSE_ACCEPT_RATE,
     STACK_VERSION,

@@ -1,0 +1,1 @@
+"""Pictures lemmata draws itself: the theory's lemmas as an SVG graph."""

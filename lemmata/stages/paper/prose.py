@@ -1,0 +1,248 @@
+"""The writer model's parts as LaTeX for lemmata's skeleton, and lemmata's own text for a part the
+model never wrote.
+
+A part is cleaned in this order: the model's `[Unverified step]` markers go (lemmata places
+them), lines that echo the prompt go (prompt_echo), `[L1]` becomes `Lemma~\\ref{lem:L1}`, the
+shared clean-up converts markdown and repairs the LaTeX, a heading the model put first goes
+(the skeleton has it) and a remaining \\section becomes a \\subsection (it would renumber the
+paper). A lemma or theorem the model restates, with
+the proof after it, goes: lemmata prints every lemma and the main result once, from the theory.
+An abstract keeps only its text, a lemma's explanation its first paragraph without environments.
+Unknown citations are removed. A paragraph that repeats (nearly) one of an earlier part goes: the
+embedded model (2026-11-25) gave its introduction again as the discussion, the conclusion and a
+lemma's idea. The abstract may be repeated by the introduction. When the main result is not
+established, a sentence claiming it is ("This result is established by showing ...", "we have
+proved", "the checks showed that the proof was correct") goes: the embedded model wrote such
+sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
+unverified (2026-11-25, 2026-11-26).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from lemmata.artifacts import Theory
+from lemmata.latex.bibliography import remove_unknown_citations
+from lemmata.latex.extract import extract_latex_body
+from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
+from lemmata.stages.paper.fragments import Fragment
+from lemmata.stages.paper.parts import LEMMA_PREFIX, part_keys
+from lemmata.stages.paper.prompt_echo import PromptEcho, alike, normalised
+from lemmata.stages.paper.render import MAIN_LABEL
+from lemmata.stages.paper.unverified_marks import remove_model_markers
+
+_LEADING_HEADING = re.compile(r"\A\s*\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}[ \t]*\n?")
+_ABSTRACT_TAGS = re.compile(r"\\(?:begin|end)\{abstract\}")
+_ANY_HEADING = re.compile(r"\\(?:section|subsection|subsubsection|paragraph)\*?\{[^{}\n]*\}")
+_BLOCK = re.compile(r"\\begin\{(?P<name>[A-Za-z*]+)\}.*?\\end\{(?P=name)\}", re.DOTALL)
+_APPENDIX = re.compile(r"\\appendix(?![A-Za-z@])[ \t]*")  # inside a part it would letter lemmata's sections
+#: Paragraphs shorter than this (normalised) are never taken for a repetition: "Proof." or "See below."
+MIN_REPEATED_CHARS = 40
+#: How alike (difflib ratio) a paragraph must be to an earlier one to count as its repetition.
+REPEAT_SIMILARITY = 0.85
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
+_FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
+_MATH_SPAN = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)|\$[^$]*\$", re.DOTALL)
+#: A sentence that calls a result proved, or its proof correct: said of the main result, only a
+#: verified theory may say it. "The numerical checks showed that the proof was correct": the
+#: embedded model's discussion of a paper whose checks tested one lemma of two (2026-11-26).
+CLAIMS_PROOF = re.compile(
+    r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
+    r"(?:established|proven|proved|verified)\b|\bwe\s+(?:have\s+)?(?:proved|proven|established|"
+    r"verified)\b|\b(?:proof|proofs|argument|result|theorem)\s+(?:is|are|was|were)\s+"
+    r"(?:correct|valid|sound|rigorous)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
+_RESTATED = re.compile(
+    r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
+    r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?",
+    re.DOTALL,
+)
+
+
+@dataclass
+class CleanParts:
+    """The model's parts as fragments, with what the clean-up removed."""
+
+    fragments: dict[str, Fragment] = field(default_factory=dict)
+    removed_citations: list[str] = field(default_factory=list)
+    echoed_lines: int = 0
+    repeated_paragraphs: int = 0
+    unfounded_claims: int = 0
+
+
+def clean_parts(
+    raw: Mapping[str, str],
+    echo: PromptEcho,
+    lemma_ids: Sequence[str],
+    known_keys: set[str],
+    *,
+    established: bool = True,
+) -> CleanParts:
+    """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
+    proof are kept only when the main result is `established`."""
+    cleaned = CleanParts()
+    order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
+    seen: set[str] = set()
+    for key, text in sorted(raw.items(), key=lambda item: order.get(item[0], len(order))):
+        without_echo, echoed = echo.remove(remove_model_markers(text))
+        # The abstract summarises what follows: the introduction may say it again.
+        without_echo, repeated = _without_repeated_paragraphs(without_echo, set() if key == "abstract" else seen)
+        cleaned.repeated_paragraphs += repeated
+        if not established and not key.startswith(LEMMA_PREFIX):
+            without_echo, claims = _without_claims_of_proof(without_echo)
+            cleaned.unfounded_claims += claims
+        latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
+        latex = without_empty_pieces(latex)
+        cleaned.echoed_lines += echoed
+        cleaned.removed_citations += [k for k in removed if k not in cleaned.removed_citations]
+        if latex.strip():
+            cleaned.fragments[key] = Fragment(f"part:{key}", latex.strip(), without_echo, by_writer=True)
+    return cleaned
+
+
+#: Display math with nothing in it, and a heading with nothing after it (before the next heading
+#: or the part's end): the README's task on the embedded model (2026-11-27) printed an empty
+#: "1.1 Proof" in its introduction and a Conclusion of one empty display.
+_EMPTY_DISPLAY = re.compile(r"\\\[\s*\\\]|\$\$\s*\$\$|\\begin\{(equation|align|gather|multline)(\*?)\}\s*\\end\{\1\2\}")
+_EMPTY_HEADING = re.compile(r"\\(?:sub)*section\*?\{[^{}]*\}\s*(?=\\(?:sub)*section\*?\{|\Z)")
+
+
+def without_empty_pieces(latex: str) -> str:
+    """`latex` without empty displays and without headings that head nothing."""
+    return _EMPTY_HEADING.sub("", _EMPTY_DISPLAY.sub("", latex)).strip()
+
+
+def _without_claims_of_proof(text: str) -> tuple[str, int]:
+    """`text` without its sentences that call something proved (CLAIMS_PROOF), line by line."""
+    kept_lines, dropped = [], 0
+    for line in text.splitlines():
+        sentences = _SENTENCE_END.split(line)
+        kept = [sentence for sentence in sentences if not CLAIMS_PROOF.search(sentence)]
+        dropped += len(sentences) - len(kept)
+        if kept or not line.strip():
+            kept_lines.append(" ".join(kept))
+    return "\n".join(kept_lines), dropped
+
+
+def _without_repeated_paragraphs(text: str, seen: set[str]) -> tuple[str, int]:
+    """`text` without the paragraphs already in `seen` (normalised), which it then joins."""
+    kept, repeated = [], 0
+    for paragraph in _PARAGRAPH_BREAK.split(text):
+        key = normalised(paragraph)
+        if len(key) >= MIN_REPEATED_CHARS and (key in seen or any(alike(key, old, REPEAT_SIMILARITY) for old in seen)):
+            repeated += 1
+            continue
+        if len(key) >= MIN_REPEATED_CHARS:
+            seen.add(key)
+        kept.append(paragraph)
+    return "\n\n".join(kept), repeated
+
+
+def _part_latex(key: str, text: str, lemma_ids: Sequence[str]) -> str:
+    latex = extract_latex_body(cite_lemmas(_ABSTRACT_TAGS.sub("", text), lemma_ids).strip() + "\n")
+    latex = _LEADING_HEADING.sub("", _RESTATED.sub("", _APPENDIX.sub("", latex)).strip())
+    if key == "abstract":
+        return _ANY_HEADING.sub("", latex)
+    if key.startswith(LEMMA_PREFIX):
+        return _explanation(latex)
+    return re.sub(r"\\section(?=\*?\{)", r"\\subsection", latex)
+
+
+def _explanation(latex: str) -> str:
+    """The first paragraph of prose: no statement, no proof, no heading, no display (lemmata prints
+    the lemma and its proof). A heading or a display ends the paragraph, and so does a run of
+    escaped hashes: the embedded model (2026-11-25) went on after its idea with the request's
+    shortened proof, whose markdown headings the request had flattened into one line."""
+    latex = _ANY_HEADING.sub("\n\n", _BLOCK.sub("\n\n", latex))
+    latex = _DISPLAY_START.sub("\n\n", latex)
+    for paragraph in re.split(r"\n[ \t]*\n", latex):
+        prose = _without_dangling_introduction(_FLATTENED_HEADING.split(paragraph, maxsplit=1)[0].strip())
+        if _has_prose(prose):
+            return prose
+    return ""
+
+
+def _has_prose(latex: str) -> bool:
+    """Words outside math: a display alone ("\\[ \\]", the embedded model, 2026-11-25: printed as
+    an empty Idea) is no explanation."""
+    return bool(re.search(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", " ", _MATH_SPAN.sub(" ", latex))))
+
+
+def _without_dangling_introduction(prose: str) -> str:
+    """Without its last sentence when that ends with a colon: it introduced the display the
+    explanation stops before ("... there exists an integer $k_a$ such that:", the README's main
+    command on the embedded model, 2026-11-25, after issue 24)."""
+    if not prose.endswith(":"):
+        return prose
+    sentences = _SENTENCE_END.split(prose)
+    return " ".join(sentences[:-1]).strip()
+
+
+# --- lemmata's text for a part the model never wrote ------------------------------------------
+
+
+def fallback_parts(missing: Sequence[str], theory: Theory, goal: str, brief: str) -> dict[str, Fragment]:
+    """lemmata's own text for each missing part that has one (preliminaries and discussion may stay out)."""
+    ids = [lemma.id for lemma in theory.lemmas]
+    fragments = {}
+    for key in missing:
+        source = _fallback_source(key, theory, goal, brief)
+        if source:
+            fragments[key] = Fragment(f"part:{key}", _fallback_latex(key, source, ids), source)
+    return fragments
+
+
+def _fallback_latex(key: str, source: str, ids: Sequence[str]) -> str:
+    if key.startswith(LEMMA_PREFIX) or key == "conclusion":
+        return source  # made of references only: LaTeX already
+    return fragment_latex(source, ids)
+
+
+def _fallback_source(key: str, theory: Theory, goal: str, brief: str) -> str:
+    count, verified = len(theory.lemmas), sum(lemma.verified for lemma in theory.lemmas)
+    if key == "abstract":
+        return (
+            f"We study the following statement. {goal.strip()} Its proof is organised as a chain of {count} "
+            f"lemmas, {verified} of them verified."
+        )
+    if key == "introduction":
+        return f"This paper addresses the following goal. {goal.strip()}" + (
+            f"\n\n{brief.strip()}" if brief.strip() else ""
+        )
+    if key == "preliminaries":
+        return (
+            # Not "Formally": the paper keeps that word for the statement the machines checked.
+            f"Stated precisely, the result reads: {theory.formal_statement.strip()}"
+            if theory.formal_statement.strip()
+            else ""
+        )
+    if key == "conclusion":
+        if theory.main_result_established:
+            return f"We proved the main result, Theorem~\\ref{{{MAIN_LABEL}}}, from {count} verified lemmas."
+        return (
+            f"The main result, stated as Conjecture~\\ref{{{MAIN_LABEL}}}, is not established; the Limitations "
+            "section lists what remains to be verified."
+        )
+    if key.startswith(LEMMA_PREFIX):
+        return _dependency_sentence(theory, key[len(LEMMA_PREFIX) :])
+    return ""
+
+
+def _dependency_sentence(theory: Theory, lemma_id: str) -> str:
+    """What the lemma builds on: the one explanation lemmata can give without the model."""
+    lemma = next(lemma for lemma in theory.lemmas if lemma.id == lemma_id)
+    known = {other.id for other in theory.lemmas}
+    used = [f"Lemma~\\ref{{{lemma_label(d)}}}" for d in lemma.depends_on if d in known]
+    if not used:
+        return "This lemma does not rely on an earlier lemma of the chain."
+    return "This lemma builds on " + (used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]) + "."
+
+
+def required_parts(lemma_ids: Sequence[str], enforce_style: bool) -> list[str]:
+    """The parts the model is asked for until it writes them (explanations under the style rules)."""
+    return [key for key in part_keys(lemma_ids) if enforce_style or not key.startswith(LEMMA_PREFIX)]

@@ -1,0 +1,125 @@
+"""Falsify before proving (issue 34, item 2): each lemma of the plan is formalized and checked by
+sampling and the solver; a counterexample refutes it, the decomposer is asked to repair the plan
+with the counterexample in hand, and a lemma that cannot be repaired is removed and reported.
+A refuted statement never reaches the prover and is never printed as a step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lemmata.artifacts import Lemma, TheoryPlan
+from lemmata.stages.theory.falsify import falsified_plan
+from lemmata.stages.theory.prove import prove_lemma
+from support.checkers import TRUSTED
+from support.scripted_backend import scripted_client
+
+GOAL = "The sum of two even integers is even."
+EVEN_PLUS_EVEN = "The sum of two even integers is even, for all integers."
+EVEN_PLUS_ODD = "The sum of two integers is even if one of them is even and the other is odd."
+ODD_PLUS_ODD = "The sum of two odd integers is even."
+
+
+def formal(hypotheses: list[str], conclusion: str = "(a + b) % 2 == 0") -> str:
+    return json.dumps(
+        {
+            "formal_statement": "",
+            "variables": [{"name": "a", "type": "integer"}, {"name": "b", "type": "integer"}],
+            "hypotheses": hypotheses,
+            "conclusion": conclusion,
+            "not_formalizable_because": "",
+        }
+    )
+
+
+def repair(statement: str, lemma_id: str = "L2") -> str:
+    return "```json\n" + json.dumps({"lemmas": [{"id": lemma_id, "statement": statement, "depends_on": []}]}) + "\n```"
+
+
+def plan_of(*statements: str) -> TheoryPlan:
+    lemmas = [
+        Lemma(id=f"L{n}", statement=statement, depends_on=[f"L{n - 1}"] if n > 1 else [])
+        for n, statement in enumerate(statements, start=1)
+    ]
+    return TheoryPlan(goal=GOAL, level="full", lemmas=lemmas)
+
+
+def test_a_false_lemma_is_refuted_with_its_counterexample_and_repaired(tmp_path: Path) -> None:
+    client, backend = scripted_client(
+        {
+            "formalizer": [
+                formal(["a % 2 == 0", "b % 2 == 0"]),
+                formal(["a % 2 == 0", "b % 2 == 1"]),  # the false lemma, faithfully formalized
+                formal(["a % 2 == 1", "b % 2 == 1"]),  # the replacement
+            ],
+            "decomposer": [repair(ODD_PLUS_ODD)],
+        }
+    )
+    plan = falsified_plan(client, plan_of(EVEN_PLUS_EVEN, EVEN_PLUS_ODD), tmp_path, client.settings)
+    assert [lemma.statement for lemma in plan.lemmas] == [EVEN_PLUS_EVEN, ODD_PLUS_ODD]
+    assert [lemma.formal.verdict for lemma in plan.lemmas if lemma.formal] == ["machine_checked", "machine_checked"]
+    [refuted] = plan.refuted
+    assert (refuted.id, refuted.statement, refuted.replaced_by) == ("L2", EVEN_PLUS_ODD, ODD_PLUS_ODD)
+    assert refuted.formal.refutation is not None and refuted.formal.refutation.counterexample == {"a": "0", "b": "1"}
+    assert plan.repair_note == "repaired after a counterexample: L2" and plan.removed == []
+    prompt = backend.calls("decomposer")[0].messages[-1].content
+    assert f"The false lemma [L2]: {EVEN_PLUS_ODD}" in prompt and "Counterexample: a = 0, b = 1" in prompt
+
+
+def test_a_lemma_that_cannot_be_repaired_is_removed_and_its_dependents_lose_it(tmp_path: Path) -> None:
+    client, backend = scripted_client(
+        {
+            "formalizer": [formal(["a % 2 == 0", "b % 2 == 1"]), formal(["a % 2 == 0", "b % 2 == 0"])],
+            "decomposer": [repair(EVEN_PLUS_ODD, "L1")],  # the same statement again: no repair
+        }
+    )
+    plan = falsified_plan(client, plan_of(EVEN_PLUS_ODD, EVEN_PLUS_EVEN), tmp_path, client.settings)
+    assert [(lemma.id, lemma.depends_on) for lemma in plan.lemmas] == [("L2", [])]
+    assert [attempt.id for attempt in plan.removed] == ["L1"] and plan.repair_note == "refuted and removed: L1"
+    assert len(backend.calls("decomposer")) == 1
+
+
+def test_repairs_stop_after_the_turns_and_each_refuted_try_is_told_to_the_next(tmp_path: Path) -> None:
+    client, backend = scripted_client(
+        {
+            "formalizer": [formal(["a % 2 == 0", "b % 2 == 1"]), formal(["a % 2 == 1"]), formal(["b % 2 == 1"])],
+            "decomposer": [
+                repair("The sum of an odd integer and any integer is even."),
+                repair("The sum is even when b is odd."),
+            ],
+        },
+        THEORY_STAGE_MAX_TURNS=2,
+    )
+    plan = falsified_plan(client, plan_of(EVEN_PLUS_ODD), tmp_path, client.settings)
+    assert len(backend.calls("decomposer")) == 2  # THEORY_STAGE_MAX_TURNS repairs at most
+    assert "Replacements already refuted" in backend.calls("decomposer")[1].messages[-1].content
+    assert [attempt.statement for attempt in plan.refuted] == [
+        EVEN_PLUS_ODD,
+        "The sum of an odd integer and any integer is even.",
+        "The sum is even when b is odd.",
+    ]
+    # Nothing is left: the plan is the goal itself, as the spec's last fallback.
+    assert plan.level == "single_goal" and [lemma.id for lemma in plan.lemmas] == ["main_result"]
+
+
+def test_a_refuted_statement_never_reaches_the_prover(tmp_path: Path) -> None:
+    client, backend = scripted_client(
+        {"formalizer": [formal(["a % 2 == 0", "b % 2 == 1"])], "decomposer": [repair("")]}
+    )
+    plan = falsified_plan(client, plan_of(EVEN_PLUS_ODD), tmp_path, client.settings)
+    # Only the single goal is left, and it carries no formal check here: give it the refuted one.
+    refuted_goal = plan.model_copy(
+        update={"lemmas": [plan.lemmas[0].model_copy(update={"formal": plan.refuted[0].formal})]}
+    )
+    proved = prove_lemma(client, refuted_goal, "main_result", client.settings, checker=TRUSTED)
+    assert backend.calls("prover") == []
+    assert (proved.status, proved.verified, proved.proof_text) == ("refuted", False, "")
+
+
+def test_the_single_goal_takes_the_goals_own_check_and_is_not_formalized_again(tmp_path: Path) -> None:
+    from support.formal import machine_checked
+
+    client, backend = scripted_client()
+    plan = TheoryPlan(goal=GOAL, level="single_goal", lemmas=[Lemma(id="main_result", statement=GOAL)])
+    checked = falsified_plan(client, plan, tmp_path, client.settings, machine_checked(GOAL))
+    assert checked.lemmas[0].formal == machine_checked(GOAL) and backend.calls("formalizer") == []
