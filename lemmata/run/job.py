@@ -25,6 +25,7 @@ from lemmata import layout
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
 from lemmata.errors import BudgetReached, GateClosed, LemmataError
 from lemmata.redaction import redact_known
+from lemmata.run.job_harness import ProcessStateChanged, job_harness
 from lemmata.settings import Settings, data_home_of
 
 if TYPE_CHECKING:
@@ -55,15 +56,20 @@ def run_script(name: str, rule_job: RuleJob) -> None:
     from lemmata.run.spending.stage_boundary import before_job
 
     job = StageJob(rule_job)
+    started = time.monotonic()
     try:
-        before_job(job.run_dir, job.rule, job.version, job.settings, job.home)
-    except BudgetReached as reached:
-        job.log(f"{job.rule}: not started: {reached}")
-        raise
-    except LemmataError as error:  # e.g. a prices.yaml broken since the run started
-        raise job.failed(error, started=time.monotonic()) from None
-    script = importlib.import_module(f"lemmata.scripts.{name}")
-    script.run(job)
+        with job_harness(job.log_file, expected=(JobFailed, GateClosed, BudgetReached)):
+            try:
+                before_job(job.run_dir, job.rule, job.version, job.settings, job.home)
+            except BudgetReached as reached:
+                job.log(f"{job.rule}: not started: {reached}")
+                raise
+            except LemmataError as error:  # e.g. a prices.yaml broken since the run started
+                raise job.failed(error, started) from None
+            script = importlib.import_module(f"lemmata.scripts.{name}")
+            script.run(job)
+    except ProcessStateChanged as changed:
+        raise job.failed(changed, started) from None
 
 
 class StageJob:

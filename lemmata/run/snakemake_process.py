@@ -1,21 +1,17 @@
 """Snakemake's command line, as lemmata starts it (`python -m lemmata.run.snakemake_process ARGS`).
 
-It is `python -m snakemake ARGS`, but it leaves faster once Snakemake is done (it is the last
-thing a run waits for):
-- Snakemake's scheduler arms a one-second `threading.Timer` after each pass (its job-rate limit),
-  and Python waits for every such timer before the process may exit. With nothing left to
-  schedule they are cancelled.
+It is `python -m snakemake ARGS`, with two differences:
+- It leaves as soon as Snakemake is done (it is the last thing a run waits for): Snakemake's
+  scheduler arms a one-second `threading.Timer` after each pass (its job-rate limit), and Python
+  waits for every such timer before the process may exit. With nothing left to schedule, the
+  scheduler's timers are cancelled; timers of any other library are left to run.
 - Its metadata records (`.snakemake/metadata/`) are made 0600 instead of Snakemake's 0660 (a
   project folder shared by a group): a run folder is its user's alone (lemmata/private_files.py).
-- Tearing down the interpreter (its modules, the jobs' too: they run in this process) took
-  0.3 s. Once Snakemake has returned, its logging is stopped and flushed, its records written, its
-  jobs ended; so after the exit handlers and a flush of the streams, the process ends at once.
+The process then exits as any Python program does (exit handlers, interpreter teardown).
 """
 
 from __future__ import annotations
 
-import atexit
-import os
 import stat
 import sys
 import threading
@@ -28,8 +24,13 @@ PRIVATE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR
 
 
 def cancel_idle_timers() -> int:
-    """Cancel the timers still waiting (the scheduler's re-evaluations); how many there were."""
-    timers = [thread for thread in threading.enumerate() if isinstance(thread, threading.Timer)]
+    """Cancel Snakemake's timers still waiting (the scheduler's re-evaluations); how many there were."""
+    timers = [
+        thread
+        for thread in threading.enumerate()
+        if isinstance(thread, threading.Timer)
+        and getattr(thread.function, "__module__", "").startswith("snakemake.")  # not another library's
+    ]
     for timer in timers:
         timer.cancel()
     return len(timers)
@@ -62,10 +63,7 @@ def main() -> None:
     except SystemExit as exit_:
         status = exit_status(exit_.code)
     cancel_idle_timers()
-    atexit._run_exitfuncs()  # what Python runs at exit: logging's flush and close, among others
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
+    sys.exit(status)
 
 
 if __name__ == "__main__":
