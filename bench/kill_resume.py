@@ -33,11 +33,11 @@ from pathlib import Path
 
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
 
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata import layout
 from lemmata.llm.calllog import read_call_records
-from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader
+from lemmata.run.events import JobBoard, TailReader
 from lemmata.run.pipeline import artifact_states, incomplete_outputs, stage_of_rule, stage_states
-from lemmata.run.record import RUN_RECORD, load_record
+from lemmata.run.record import load_record
 from lemmata.run.workflow import workflow_processes
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer
@@ -138,12 +138,12 @@ def start_lemmata(args: list[str], workdir: Path, env: dict[str, str], log_name:
 
 def recorded_run_dir(home: Path) -> Path | None:
     """The run directory, once the run is recorded (run.json written); None before."""
-    records = list((home / "runs").glob(f"*/{RUN_RECORD}"))
+    records = list((home / "runs").glob(f"*/{layout.RUN_RECORD}"))
     return records[0].parent if records else None
 
 
 def model_calls(run_dir: Path) -> Counter[Call]:
-    log = run_dir / CALL_LOG_NAME
+    log = run_dir / layout.LLM_CALLS
     return Counter((r["role"], r["scope"]) for r in read_call_records(log)) if log.exists() else Counter()
 
 
@@ -236,7 +236,7 @@ def stop_leftover_workflows(run_dir: Path | None) -> None:
 
 
 def started_jobs(run_dir: Path) -> set[Job]:
-    events = TailReader(run_dir / EVENTS_FILE).read_new()
+    events = TailReader(run_dir / layout.EVENTS).read_new()
     return {
         Job(e["rule_name"], tuple((e.get("wildcards") or {}).values()), tuple(e.get("output") or ()))
         for e in events
@@ -248,7 +248,7 @@ def running_at_the_kill(run_dir: Path) -> str:
     """The stage of the jobs that were running, and the jobs, from the event log as the driver
     shows them; with no job running, the stage that was next."""
     board = JobBoard()
-    for event in TailReader(run_dir / EVENTS_FILE).read_new():
+    for event in TailReader(run_dir / layout.EVENTS).read_new():
         board.apply(event)
     if board.running:
         stages = sorted({stage_of_rule(rule) for rule in board.running_rules()})

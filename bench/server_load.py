@@ -51,9 +51,10 @@ import httpx
 import numpy as np
 from _common import search_settings  # bench/ is the script directory, hence on sys.path
 
+from lemmata import layout
 from lemmata.artifacts import write_artifact
 from lemmata.run.qa_history import read_history
-from lemmata.run.record import RUN_RECORD, load_record
+from lemmata.run.record import load_record
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer, RecordedRequest
 from support.fake_search_servers import FakeSearchServers
@@ -141,7 +142,7 @@ def start_lemmata(args: list[str], env: dict[str, str], cwd: Path, log: Path) ->
 
 
 def recorded_runs(home: Path) -> list[Path]:
-    return sorted(path.parent for path in (home / "runs").glob(f"*/{RUN_RECORD}"))
+    return sorted(path.parent for path in (home / "runs").glob(f"*/{layout.RUN_RECORD}"))
 
 
 def make_completed_run(home: Path, env: dict[str, str], workdir: Path) -> Path:
@@ -179,7 +180,7 @@ def copy_run(run_dir: Path, session_id: str, output_dir: Path) -> Path:
     for name in ID_FILES:
         if (target / name).exists():
             replace_keeping_mtime(target / name, run_dir.name, session_id)
-    record = target / RUN_RECORD
+    record = target / layout.RUN_RECORD
     stat = record.stat()
     write_artifact(record, load_record(target).model_copy(update={"output_dir": str(output_dir)}))
     os.utime(record, ns=(stat.st_atime_ns, stat.st_mtime_ns))

@@ -32,8 +32,8 @@ from pathlib import Path
 
 from _common import critical_path  # bench/ is the script directory, hence on sys.path
 
+from lemmata import layout
 from lemmata.artifacts import Lemma, TaskInput, TheoryPlan, write_artifact
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.create import create_run
 from lemmata.run.record import DataHome, RunRecord, new_session_id
@@ -172,10 +172,10 @@ def measure(home: Path, server: FakeLLMServer, size: int, shape: str, latency: f
     make(run_dir, "theory/plan.json", jobs, env)
     plan = seeded_plan(size, shape)
     write_artifact(run_dir / "theory" / "plan.json", plan)
-    (run_dir / CALL_LOG_NAME).unlink(missing_ok=True)  # only the theory stage's calls count
+    (run_dir / layout.LLM_CALLS).unlink(missing_ok=True)  # only the theory stage's calls count
     server.latency = latency
     wall = make(run_dir, "theory.json", jobs, env)
-    records = list(read_call_records(run_dir / CALL_LOG_NAME))
+    records = list(read_call_records(run_dir / layout.LLM_CALLS))
     layers = longest_chain(plan)
     return Measurement(
         shape=shape,

@@ -16,7 +16,6 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lemmata import layout
 from lemmata.errors import ArtifactError
 from lemmata.files import write_text_atomically
 from lemmata.redaction import redact_known
@@ -651,7 +650,7 @@ def feedback_of(decision: GateDecision) -> str:
     return "" if decision.decided_by == "automatic" else decision.feedback.strip()
 
 
-class CheckPoint(Artifact):
+class SeriesPoint(Artifact):
     """One point of a numerical test's series: the instances whose parameter was `x`."""
 
     x: float
@@ -674,7 +673,7 @@ class LemmaCheck(Artifact):
     detail: str = Field("", description="ran: the model's rationale; error: why the last attempt failed")
     attempts: int = Field(0, description="experiment turns spent: tests written, including the failed ones")
     failures: list[str] = Field(default_factory=list, description="why each failed attempt failed, in order")
-    series: list[CheckPoint] = Field(default_factory=list, description="the test's optional split by a parameter")
+    series: list[SeriesPoint] = Field(default_factory=list, description="the test's optional split by a parameter")
     x_label: str = ""
     notes: list[str] = Field(default_factory=list, description="e.g. why a printed series was not used")
     plot: str = Field("", description="the plot of the check, relative to the run directory; empty: none")
@@ -700,9 +699,6 @@ class BriefedMemory(Artifact):
     kind: Literal["strategy", "failure"]
     session_id: str = Field(description="the run it was learned from")
     similarity: float | None = Field(None, description="cosine similarity to this run's task; None: unranked")
-
-
-BRIEFING_FILE = layout.BRIEFING
 
 
 class Briefing(Artifact):

@@ -6,7 +6,7 @@ pause and gate answers, the memories, the calibrations, the model, the settings 
     runs/<id>/                                 a run folder (layout.py)
     sessions/<id>/pause.flag  checkpoint.json  a run's pause request and where it stopped
     sessions/<id>/answers/<gate>.json          a gate's answer from the browser
-    results/<id>/                              a run's output folder, unless --output names one
+    results/<id>/                              the output folder of a run started in the browser
     memory/domains/<domain>/_index.json  memory/knowledge_graph/<id>.json   what runs learned
     calibration/<model>.json .progress.jsonl .log  <model>-calls/  `lemmata calibrate`
     checks/<time>-<what>/                      `lemmata check`'s folders, with their model calls

@@ -55,7 +55,6 @@ RESEARCH_OUTPUT = "research_output.json"
 LLM_CALLS = "llm_calls.jsonl"
 FORECASTS = "forecasts.jsonl"  # what each stage was expected to use, written before its first job
 QA_HISTORY = "paper_qa_history.jsonl"
-CHECKPOINT = "checkpoint.json"  # in the session directory: where a paused run stopped
 LOGS = "logs"
 EVENTS = f"{LOGS}/events.jsonl"
 LAST_FAILURE = f"{LOGS}/last_failure.txt"

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from lemmata.errors import SettingsError
 from lemmata.files import write_text_atomically
+from lemmata.home_layout import DOTENV, RUNS
 
 CONFIG_DIR = Path(__file__).parent / "config"
 
@@ -281,7 +282,7 @@ def lemmata_home(environ: Mapping[str, str] | None = None) -> Path:
 def data_home_of(run_dir: Path) -> Path:
     """The data directory a run belongs to (memories, installed skills, prices): the one it lives
     in (`<home>/runs/<id>/`); for a workflow run by hand elsewhere, $LEMMATA_HOME."""
-    return run_dir.parent.parent if run_dir.parent.name == "runs" else lemmata_home()
+    return run_dir.parent.parent if run_dir.parent.name == RUNS else lemmata_home()
 
 
 def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -289,8 +290,8 @@ def load_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]
     environ = dict(os.environ if environ is None else environ)
     home = lemmata_home(environ)
     merged: dict[str, str] = {}
-    if (home / ".env").is_file():
-        merged.update({k: v for k, v in read_dotenv(home / ".env").items() if v is not None})
+    if (home / DOTENV).is_file():
+        merged.update({k: v for k, v in read_dotenv(home / DOTENV).items() if v is not None})
     merged.update(working_directory_dotenv(home))
     merged.update({name: str(value) for name, value in saved_settings(environ).items()})
     merged.update(environ)
@@ -311,16 +312,16 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
 def working_directory_dotenv(home: Path) -> dict[str, str]:
     """`./.env`'s values but REDIRECTING_SETTINGS, which are named once per process on stderr (the
     data home's own `.env`, when the working directory is the home, is trusted as such)."""
-    dotenv = Path.cwd() / ".env"
+    dotenv = Path.cwd() / DOTENV
     if not dotenv.is_file():
         return {}
     values = {k: v for k, v in read_dotenv(dotenv).items() if v is not None}
-    if dotenv.resolve() == (home / ".env").resolve():
+    if dotenv.resolve() == (home / DOTENV).resolve():
         return values
     ignored = [name for name in values if name in REDIRECTING_SETTINGS]
     if ignored and dotenv.resolve() not in _warned_about:
         _warned_about.add(dotenv.resolve())
-        where = "the environment" if ignored == ["LEMMATA_HOME"] else f"the environment or in {home / '.env'}"
+        where = "the environment" if ignored == ["LEMMATA_HOME"] else f"the environment or in {home / DOTENV}"
         which = "which is" if len(ignored) == 1 else "which are"
         sys.stderr.write(
             f"lemmata: warning: {dotenv} sets {', '.join(ignored)}, {which} ignored there (they decide where "

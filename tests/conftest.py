@@ -42,6 +42,21 @@ ISOLATED_VARIABLES = (
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
+#: The folders of end-to-end tests: every test in them is marked `e2e` by where it is, so no file
+#: can forget the mark, and `-m "not e2e"` (bin/check) is the rest of the suite.
+END_TO_END_FOLDERS = ("e2e", "faults")
+TESTS_ROOT = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.resolve().relative_to(TESTS_ROOT).parts[0] in END_TO_END_FOLDERS:
+            item.add_marker(pytest.mark.e2e)
+    # The `long` tests first (a stable sort: each module's tests stay together, in their order), so
+    # that a worker starts each of them early and none is the suite's last minutes (bin/test).
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """LEMMATA_HOME in a tmp dir, no keys, no backend choice, no MAX_TOKENS_*, cwd in another tmp dir."""
@@ -128,7 +143,7 @@ TEST_API_TOKEN = "test-api-token-not-a-secret-0123456789abcdef"
 TEST_SERVER = ("127.0.0.1", 8765)
 
 
-def api_client(layout: DataHome | None = None, environ: Mapping[str, str] | None = None):
+def api_client(data_home: DataHome | None = None, environ: Mapping[str, str] | None = None):
     """Starlette's test client on the app as `lemmata serve` guards it on TEST_SERVER with
     TEST_API_TOKEN (Host, Origin and token checks all in force), sending what the page sends:
     that Host and the token."""
@@ -139,7 +154,7 @@ def api_client(layout: DataHome | None = None, environ: Mapping[str, str] | None
 
     access = ServerAccess.for_bind(*TEST_SERVER, token=TEST_API_TOKEN)
     return TestClient(
-        create_app(layout, environ, access=access),
+        create_app(data_home, environ, access=access),
         base_url="http://{}:{}".format(*TEST_SERVER),
         headers={"Authorization": f"Bearer {TEST_API_TOKEN}"},
     )
@@ -198,7 +213,7 @@ def write_cli_login(
 
 
 @pytest.fixture
-def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataHome:
+def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataHome:
     """A data directory of hand-made runs (`make_run`), LEMMATA_HOME pointing at it."""
     monkeypatch.setenv("LEMMATA_HOME", str(tmp_path / "home"))
     return DataHome(tmp_path / "home")
@@ -209,10 +224,10 @@ DECIDED = '{"gate": "g", "approved": true, "decided_by": "automatic"}'
 SURVEY_DONE = {"survey.json": "{}", "gates/survey_papers.json": DECIDED, "gates/survey_review.json": DECIDED}
 
 
-def make_run(layout: DataHome, session_id: str, status: str = "completed", **files: str) -> Path:
+def make_run(data_home: DataHome, session_id: str, status: str = "completed", **files: str) -> Path:
     """A hand-made run: its record, and `files` by name (`__` for `/`) with their text."""
-    layout.home.mkdir(mode=0o700, parents=True, exist_ok=True)  # as lemmata makes it (lemmata/private_files.py)
-    run_dir = layout.run_dir(session_id)
+    data_home.home.mkdir(mode=0o700, parents=True, exist_ok=True)  # as lemmata makes it (lemmata/private_files.py)
+    run_dir = data_home.run_dir(session_id)
     record = RunRecord(
         session_id=session_id,
         mode="prove",

@@ -11,7 +11,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 
 from lemmata import layout
 from lemmata.agents.roles import role as lookup_role
-from lemmata.artifacts import BRIEFING_FILE, Briefing, read_artifact
+from lemmata.artifacts import Briefing, read_artifact
 from lemmata.errors import ProviderError, TransientProviderError
 from lemmata.llm.base import Backend, ChatRequest, ChatResponse, Message, ModelChoice
 from lemmata.llm.calllog import CallLog, CallRecord
@@ -255,5 +255,5 @@ def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, s
 def run_briefing(run_dir: Path) -> dict[str, str]:
     """The text the run's briefing adds to each role's system prompt; none before the briefing
     is made (or in a run older than briefings)."""
-    path = Path(run_dir) / BRIEFING_FILE
+    path = Path(run_dir) / layout.BRIEFING
     return read_artifact(path, Briefing).by_role if path.is_file() else {}

@@ -15,9 +15,9 @@ import click
 from lemmata import layout
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import LemmataError, ProviderError, UserError
+from lemmata.home_layout import CHECKS
 from lemmata.settings import Settings, lemmata_home, load_environment
 
-CHECKS_DIR = "checks"  # under $LEMMATA_HOME: one folder per check, with its model calls
 #: The largest statement or proof file `check` reads (1 MB): a proof of many pages is ~100 kB, and
 #: the whole text goes to the model; /dev/zero or a 50 MB file must not be read into memory.
 MAX_CHECK_FILE_BYTES = 1_000_000
@@ -155,7 +155,7 @@ def usable_log_dir(log_dir: Path) -> Path:
 def new_check_dir(statement: str, proof: str) -> Path:
     from lemmata.verification.user_proof import check_scope
 
-    folder = lemmata_home() / CHECKS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{check_scope(statement, proof)[6:]}"
+    folder = lemmata_home() / CHECKS / f"{time.strftime('%Y%m%d-%H%M%S')}-{check_scope(statement, proof)[6:]}"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -24,6 +24,7 @@ from lemmata.cli.paper_cmd import ask, review, rewrite
 from lemmata.cli.plugins_cmd import plugins
 from lemmata.cli.skills_cmd import install_skills
 from lemmata.errors import LemmataError, UserError
+from lemmata.home_layout import RUNS
 from lemmata.llm.prices import usd
 from lemmata.private_files import make_data_home_private, make_files_private
 from lemmata.profiles import DEFAULT_PROFILE
@@ -262,7 +263,7 @@ def list_runs(data_home: DataHome) -> None:
         click.echo(f"{run.session_id:<24} damaged: {run.advice}")
     if not records:
         if not damaged:
-            click.echo(f"no runs yet in {data_home.home / 'runs'}")
+            click.echo(f"no runs yet in {data_home.home / RUNS}")
         return
     states = [outcome_of(data_home.run_dir(record.session_id), record).text for record in records]
     costs = [run_costs(data_home.run_dir(record.session_id)).text for record in records]

@@ -18,6 +18,7 @@ import click
 from lemmata.artifacts import atomic_write_text
 from lemmata.cli.errors import reports_errors
 from lemmata.errors import LemmataError, UserError
+from lemmata.home_layout import SKILLS
 from lemmata.settings import lemmata_home, load_environment
 from lemmata.skills.registry import BUNDLED_DIR, SkillError, load_file, skill_files
 
@@ -43,7 +44,7 @@ def install_skills(skill: str | None, force: bool) -> None:
 
     OWNER/NAME is installed by the registry's client program (LEMMATA_SKILLS_CLIENT, default
     clawhub), which is installed separately."""
-    target = lemmata_home() / "skills"
+    target = lemmata_home() / SKILLS
     if skill is None:
         install_bundled(target, force)
     else:

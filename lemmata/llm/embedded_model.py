@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from lemmata.errors import UserError
+from lemmata.home_layout import MODELS
 from lemmata.settings import Settings
 
 CHUNK = 1 << 20
@@ -102,7 +103,7 @@ _ALL_PARTS_HINT = (
 
 
 def models_dir(home: Path) -> Path:
-    return home / "models"
+    return home / MODELS
 
 
 def default_model_path(home: Path, model: ModelSpec | None = None) -> Path:

@@ -18,8 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lemmata.errors import UserError
+from lemmata.home_layout import PRICES
 
-USER_PRICES = "prices.yaml"  # in the data directory
 #: Backends whose calls cost no money.
 FREE_BACKENDS = frozenset({"embedded", "replay"})
 #: Backends that count a call's input tokens without the ones read from or written to the cache
@@ -93,7 +93,7 @@ def load_prices(home: Path) -> PriceTable:
     file and the field when that file is not a price table."""
     bundled = bundled_prices()
     models = dict(bundled.models)
-    path = Path(home) / USER_PRICES
+    path = Path(home) / PRICES
     if path.is_file():
         try:
             raw = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from lemmata.credentials import credentials_file
 from lemmata.errors import UserError
+from lemmata.home_layout import MODELS
 from lemmata.llm.base import Backend
 from lemmata.llm.credentials_proxy import has_cli_credentials
 
@@ -168,7 +169,7 @@ def embedded_model_file(settings: Settings) -> Path:
 def generation_lock(home: Path) -> Path:
     """One embedded generation at a time per machine (they share its cores). Named after the
     host: on a cluster whose data directory is shared, jobs on other nodes do not wait."""
-    return home / "models" / f".generate-{socket.gethostname()}.lock"
+    return Path(home) / MODELS / f".generate-{socket.gethostname()}.lock"
 
 
 def _embedded_models(settings: Settings) -> tuple[str, str]:

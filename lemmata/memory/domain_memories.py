@@ -22,12 +22,11 @@ from pydantic import BaseModel, Field
 
 from lemmata.artifacts import Artifact, atomic_write_text, read_artifact, write_artifact
 from lemmata.errors import ArtifactError, UserError
+from lemmata.home_layout import MEMORY_INDEX, MEMORY_LOCK, domain_memories
 from lemmata.latex.bibliography import ascii_letters
 from lemmata.memory.embeddings import Embedder, default_embedder
 from lemmata.plugins import normalised_domain
 
-INDEX_FILE = "_index.json"
-LOCK_FILE = ".index.lock"
 _DOMAIN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _MAX_SLUG = 60
 
@@ -85,11 +84,11 @@ def slug(text: str) -> str:
 
 
 def domain_dir(home: Path, domain: str) -> Path:
-    return Path(home) / "memory" / "domains" / domain_slug(domain)
+    return domain_memories(home) / domain_slug(domain)
 
 
 def index_path(home: Path, domain: str) -> Path:
-    return domain_dir(home, domain) / INDEX_FILE
+    return domain_dir(home, domain) / MEMORY_INDEX
 
 
 def write_memory(
@@ -110,7 +109,7 @@ def write_memory(
     embedder = embedder or default_embedder()
     embedding = embedder.embed([f"{title}\n{text}"])[0]  # before the lock: the slow part
     with _index_lock(directory):
-        index = _read_index(directory / INDEX_FILE, directory.name)
+        index = _read_index(directory / MEMORY_INDEX, directory.name)
         path = directory / _free_file_name(directory, index, title)
         entry = MemoryEntry(
             file=path.name,
@@ -123,7 +122,7 @@ def write_memory(
         )
         atomic_write_text(path, f"# {title}\n\n{text}\n")
         index.entries.append(entry)
-        write_artifact(directory / INDEX_FILE, index)
+        write_artifact(directory / MEMORY_INDEX, index)
     return path
 
 
@@ -131,14 +130,14 @@ def forget_session(home: Path, domain: str, session_id: str) -> int:
     """Remove what run `session_id` wrote to the domain (its files and entries); how many.
     A run's memories are replaced, not added to, when it learns again."""
     directory = domain_dir(home, domain)
-    if not (directory / INDEX_FILE).exists():
+    if not (directory / MEMORY_INDEX).exists():
         return 0
     with _index_lock(directory):
-        index = _read_index(directory / INDEX_FILE, directory.name)
+        index = _read_index(directory / MEMORY_INDEX, directory.name)
         gone = [entry for entry in index.entries if entry.session_id == session_id]
         if gone:
             index.entries = [entry for entry in index.entries if entry.session_id != session_id]
-            write_artifact(directory / INDEX_FILE, index)  # the index first: a file it lists must exist
+            write_artifact(directory / MEMORY_INDEX, index)  # the index first: a file it lists must exist
             for entry in gone:
                 (directory / entry.file).unlink(missing_ok=True)
     return len(gone)
@@ -151,7 +150,7 @@ def load_memories(
     if k < 0:
         raise ValueError(f"k must be at least 0, not {k}")
     directory = domain_dir(home, domain)
-    index = _read_index(directory / INDEX_FILE, directory.name)
+    index = _read_index(directory / MEMORY_INDEX, directory.name)
     if k == 0 or not index.entries:
         return []
     if query is None or not query.strip():
@@ -236,6 +235,6 @@ def _index_lock(directory: Path) -> Iterator[None]:
     A separate lock file, because the index itself is replaced (a new inode) on every write.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    with (directory / LOCK_FILE).open("a") as handle:
+    with (directory / MEMORY_LOCK).open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield  # closing the handle releases the lock, even on error

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from lemmata.artifacts import Artifact, ProvedLemma, Theory, proven_count, write_artifact
+from lemmata.home_layout import knowledge_graphs
 
 THEOREM_NODE = "theorem"
 
@@ -88,7 +89,7 @@ def build_graph(
 
 
 def graph_path(home: Path, session_id: str) -> Path:
-    return Path(home) / "memory" / "knowledge_graph" / f"{session_id}.json"
+    return knowledge_graphs(home) / f"{session_id}.json"
 
 
 def record_graph(home: Path, graph: KnowledgeGraph | None) -> Path | None:

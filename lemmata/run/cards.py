@@ -28,10 +28,8 @@ from lemmata.run.events import TokenTally
 from lemmata.run.gates import STAGE_REVIEWS, THEORY_REVIEW, THEORY_REVIEW_QUESTION
 from lemmata.run.outcome import main_result_line
 from lemmata.run.pipeline import (
-    USER_FIGURES,
     delivered_formal_development,
     delivered_lemma_graph,
-    figures_of,
     user_files,
 )
 from lemmata.run.spending.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
@@ -350,7 +348,7 @@ def forecast_card_line(run_dir: Path, stage: str) -> list[str]:
 def delivered_files(run_dir: Path, version: int = 1) -> list[str]:
     """What the output folder receives of `version`: the paper's files and what its .tex needs to
     compile (run/delivery.py planned)."""
-    plots = len(list((run_dir / figures_of(version)).glob("*.pdf")))
+    plots = len(list((run_dir / layout.figures_of(version)).glob("*.pdf")))
     graph = [delivered_lemma_graph(version)] if (run_dir / layout.lemma_graph_of(version)).is_file() else []
     development = (
         [delivered_formal_development(version)] if (run_dir / layout.formal_development_of(version)).is_file() else []
@@ -360,7 +358,7 @@ def delivered_files(run_dir: Path, version: int = 1) -> list[str]:
         *(source.name for source in support_files()),
         *graph,
         *development,
-        *([f"{USER_FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else []),
+        *([f"{layout.FIGURES}/ ({plots} plot{'s' * (plots != 1)})"] if plots else []),
     ]
 
 

@@ -15,6 +15,7 @@ import yaml
 from lemmata import layout
 from lemmata.artifacts import TaskInput, atomic_write_text
 from lemmata.errors import UserError
+from lemmata.home_layout import RESULTS, RUNS
 from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
 from lemmata.private_files import private_directory
@@ -84,10 +85,10 @@ def create_new_run(
     # The run keeps the backend it started with, on resume too.
     settings = settings.model_copy(update={"LLM_BACKEND": backend.name})
     # The data home before the output folder in it: a home that is a file is named as the home.
-    private_directory(data_home.home / "runs")
+    private_directory(data_home.home / RUNS)
     session_id = new_session_id()
     run_dir = data_home.run_dir(session_id)
-    output = output if output is not None else (results or data_home.home / "results") / session_id
+    output = output if output is not None else (results or data_home.home / RESULTS) / session_id
     record = RunRecord(
         session_id=session_id,
         mode=mode,

@@ -24,10 +24,8 @@ from lemmata import layout
 from lemmata.errors import UserError
 from lemmata.latex.document import support_files
 from lemmata.run.pipeline import (
-    USER_FIGURES,
     delivered_formal_development,
     delivered_lemma_graph,
-    figures_of,
     user_files,
 )
 
@@ -103,8 +101,8 @@ def planned(run_dir: Path, version: int) -> list[Delivery]:
     development = run_dir / layout.formal_development_of(version)
     if development.is_file():
         extras.append(Delivery(development, delivered_formal_development(version)))
-    figures = sorted((run_dir / figures_of(version)).glob("*.pdf"))
-    extras += [Delivery(figure, f"{USER_FIGURES}/{figure.name}") for figure in figures]
+    figures = sorted((run_dir / layout.figures_of(version)).glob("*.pdf"))
+    extras += [Delivery(figure, f"{layout.FIGURES}/{figure.name}") for figure in figures]
     return papers + extras
 
 

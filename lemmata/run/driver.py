@@ -21,8 +21,8 @@ from lemmata.llm.interrupted_calls import keep_interrupted_calls
 from lemmata.os_errors import disk_is_full
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
-from lemmata.run.console import RunConsole
 from lemmata.run.delivery import check_output_folder, deliver
+from lemmata.run.display import RunConsole
 from lemmata.run.events import JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAwaited
 from lemmata.run.gate_dialog import GateDialog

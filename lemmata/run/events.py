@@ -6,13 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lemmata import layout
 from lemmata.jsonl import parse_line
 from lemmata.llm.calllog import call_tokens
 from lemmata.run.spending.budget import Budget
 from lemmata.run.spending.costs import CostSummary
-
-EVENTS_FILE = layout.EVENTS
 
 
 class TailReader:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from lemmata import layout
 from lemmata.artifacts import Artifact, ArtifactError, Directions, Survey, Theory, read_artifact, write_artifact
+from lemmata.home_layout import ANSWERS, session_dir
 from lemmata.run.cards import (
     lemma_chain_view,
     refuted_lines,
@@ -32,7 +33,6 @@ from lemmata.run.gates import (
     gate_path,
     waiting_gate,
 )
-from lemmata.run.pausing import session_dir
 
 GateKind = Literal["theory_review", "stage_review", "survey_papers", "direction"]
 THEORY_QUESTION = "Approve the lemma chain and continue to the writer?"
@@ -56,7 +56,7 @@ class GateAwaited(Exception):
 
 
 def answer_path(run_dir: Path, gate: str) -> Path:
-    return session_dir(run_dir) / "answers" / f"{gate}.json"
+    return session_dir(run_dir) / ANSWERS / f"{gate}.json"
 
 
 def save_answer(run_dir: Path, answer: GateAnswer) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lemmata import layout
 from lemmata.artifacts import DirectionIdeas, Survey, Theory, TheoryRework, read_artifact, write_artifact
-from lemmata.run.console import RunConsole
+from lemmata.run.display import RunConsole
 from lemmata.run.gates import (
     DIRECTION,
     GATE_RULES,

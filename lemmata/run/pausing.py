@@ -16,26 +16,18 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from lemmata import layout
+from lemmata import home_layout, layout
 from lemmata.artifacts import ArtifactError, Checkpoint, Directions, PauseRequest, read_artifact, write_artifact
+from lemmata.home_layout import session_dir
 from lemmata.run.pipeline import stage_states
-
-PAUSE_FLAG = "pause.flag"
-CHECKPOINT = layout.CHECKPOINT
-
-
-def session_dir(run_dir: Path) -> Path:
-    """`sessions/<id>/` of the run `runs/<id>/`: same data directory, same session id."""
-    run_dir = Path(run_dir)
-    return run_dir.parent.parent / "sessions" / run_dir.name
 
 
 def pause_flag(run_dir: Path) -> Path:
-    return session_dir(run_dir) / PAUSE_FLAG
+    return session_dir(run_dir) / home_layout.PAUSE_FLAG
 
 
 def checkpoint_file(run_dir: Path) -> Path:
-    return session_dir(run_dir) / CHECKPOINT
+    return session_dir(run_dir) / home_layout.CHECKPOINT
 
 
 def request_pause(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,8 +70,6 @@ STAGES = (
         (layout.paper_pdf(1), layout.compile_report(1), layout.RESEARCH_OUTPUT),
     ),
 )
-#: The experiment's plots, which paper_v1.tex includes as figures/<lemma>.pdf: delivered with it.
-USER_FIGURES = layout.FIGURES
 
 
 def user_files(version: int) -> tuple[str, ...]:
@@ -86,11 +85,6 @@ def delivered_lemma_graph(version: int) -> str:
 def delivered_formal_development(version: int) -> str:
     """The name the output folder gives a version's formal development (formal/development.py)."""
     return f"formal_v{version}.v"
-
-
-def figures_of(version: int) -> str:
-    """Where a version's plots are in the run directory (the paper names them figures/<file>)."""
-    return layout.figures_of(version)
 
 
 def card_artifacts(version: int) -> tuple[str, ...]:
@@ -110,8 +104,22 @@ def version_targets(version: int) -> tuple[str, ...]:
     return () if version == 1 else (layout.paper_pdf(version), layout.rewrite_context(version))
 
 
-#: The rules that make a rewrite's version (rules/rewrite.smk).
-REWRITE_RULES = ("rewrite_theory", "rewrite_experiment", "rewrite_writer", "rewrite_compile", "rewrite_context")
+@dataclass(frozen=True)
+class RewriteStep:
+    name: str  # as the Live tab shows a rewrite's progress
+    rule: str
+    done_file: Callable[[int], str]  # the file that says the step is done, of version n
+
+
+#: A rewrite's steps as the researcher sees them (rules/rewrite.smk).
+REWRITE_STEPS = (
+    RewriteStep("theory", "rewrite_theory", layout.theory_of),
+    RewriteStep("experiment", "rewrite_experiment", layout.experiment_of),
+    RewriteStep("writer", "rewrite_writer", layout.paper_tex),
+    RewriteStep("compile", "rewrite_compile", layout.paper_pdf),
+)
+#: The rules that make a rewrite's version: its steps, and the context for the version after it.
+REWRITE_RULES = (*(step.rule for step in REWRITE_STEPS), "rewrite_context")
 
 
 def version_rules(version: int) -> tuple[str, ...]:

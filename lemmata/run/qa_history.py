@@ -23,18 +23,16 @@ from lemmata.redaction import redact_known
 
 log = logging.getLogger(__name__)
 
-HISTORY_FILE = layout.QA_HISTORY
-
 
 def append_record(run_dir: Path, record: ChatRecord) -> None:
     # Answers are model output and errors may quote a provider's reply: no secret is kept.
-    append_line(Path(run_dir) / HISTORY_FILE, redact_known(record.model_dump_json()))
+    append_line(Path(run_dir) / layout.QA_HISTORY, redact_known(record.model_dump_json()))
 
 
 def read_history(run_dir: Path) -> list[ChatRecord]:
     """Every readable record, oldest first. A line that is not a record (a crash mid-write, a
     hand edit) is skipped rather than hiding the rest of the conversation."""
-    path = Path(run_dir) / HISTORY_FILE
+    path = Path(run_dir) / layout.QA_HISTORY
     if not path.exists():
         return []
     records = []

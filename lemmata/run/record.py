@@ -17,12 +17,11 @@ from pydantic import Field
 from lemmata import layout
 from lemmata.artifacts import Artifact, Mode, read_artifact, write_artifact
 from lemmata.errors import ArtifactError, RunBusyError, UserError
+from lemmata.home_layout import RUNS
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.settings import Settings, lemmata_home
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-RUN_RECORD = layout.RUN_RECORD
-LOCK_FILE = layout.LOCK
 #: How long a driver waits for the run's lock: long enough for a status probe (is_run_active,
 #: which holds it for an instant) to let go, short enough to refuse a busy run at once.
 LOCK_PATIENCE_SECONDS = 0.5
@@ -61,12 +60,12 @@ class DataHome:
         return cls(lemmata_home())
 
     def run_dir(self, session_id: str) -> Path:
-        return self.home / "runs" / validate_session_id(session_id)
+        return self.home / RUNS / validate_session_id(session_id)
 
     def existing_run_dir(self, session_id: str) -> Path:
         run_dir = self.run_dir(session_id)
-        if not (run_dir / RUN_RECORD).is_file():
-            raise UserError(f"no run {session_id!r} in {self.home / 'runs'}; `lemmata status` lists the runs")
+        if not (run_dir / layout.RUN_RECORD).is_file():
+            raise UserError(f"no run {session_id!r} in {self.home / RUNS}; `lemmata status` lists the runs")
         return run_dir
 
     def run_records(self) -> list[RunRecord]:
@@ -79,7 +78,7 @@ class DataHome:
 
     def _scan(self) -> tuple[list[RunRecord], list[DamagedRun]]:
         records, damaged = [], []
-        for path in sorted((self.home / "runs").glob(f"*/{RUN_RECORD}")):
+        for path in sorted((self.home / RUNS).glob(f"*/{layout.RUN_RECORD}")):
             try:
                 records.append(read_artifact(path, RunRecord))
             except (ArtifactError, OSError, UnicodeDecodeError, ValueError) as exc:  # not the other runs
@@ -100,7 +99,7 @@ class DamagedRun:
     @property
     def advice(self) -> str:
         return (
-            f"its record {RUN_RECORD} is damaged ({self.why}); the run's other files are kept in its "
+            f"its record {layout.RUN_RECORD} is damaged ({self.why}); the run's other files are kept in its "
             "directory; restore the record from a backup, or move the directory away"
         )
 
@@ -123,7 +122,7 @@ def new_session_id() -> str:
 
 
 def load_record(run_dir: Path) -> RunRecord:
-    return read_artifact(run_dir / RUN_RECORD, RunRecord)
+    return read_artifact(run_dir / layout.RUN_RECORD, RunRecord)
 
 
 def run_settings(run_dir: Path) -> Settings:
@@ -134,7 +133,7 @@ def run_settings(run_dir: Path) -> Settings:
 
 def save_record(run_dir: Path, record: RunRecord, **changes: object) -> RunRecord:
     updated = record.model_copy(update={**changes, "updated": time.time()})
-    write_artifact(run_dir / RUN_RECORD, updated)
+    write_artifact(run_dir / layout.RUN_RECORD, updated)
     return updated
 
 
@@ -142,7 +141,7 @@ class RunLock:
     """An exclusive lock on a run directory, held by the one lemmata process driving it."""
 
     def __init__(self, run_dir: Path) -> None:
-        self.path = Path(run_dir) / LOCK_FILE
+        self.path = Path(run_dir) / layout.LOCK
         self._handle: TextIO | None = None
 
     def __enter__(self) -> RunLock:
@@ -182,7 +181,7 @@ def live_status(run_dir: Path, record: RunRecord) -> str:
 def is_run_active(run_dir: Path) -> bool:
     """Whether a process holds the run's lock. A probe: it holds the lock for an instant and
     writes nothing (a driver taking the lock meanwhile waits that instant, see RunLock)."""
-    path = Path(run_dir) / LOCK_FILE
+    path = Path(run_dir) / layout.LOCK
     try:
         handle = open(path, "rb")
     except FileNotFoundError:

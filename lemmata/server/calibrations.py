@@ -20,13 +20,14 @@ from typing import Any
 
 from lemmata.artifacts import calibrate_command
 from lemmata.errors import ArtifactError, LemmataError
+from lemmata.home_layout import CALIBRATION
 from lemmata.llm.prices import load_prices
 from lemmata.llm.registry import registered
 from lemmata.llm.resolve import choose_backend, resolve_models
 from lemmata.server.http import ApiError
 from lemmata.settings import Settings, load_environment
 from lemmata.verification.calibrate import forecast_words, plan_calibration
-from lemmata.verification.calibration import USER_CALIBRATIONS, checker_for, model_slug, trust_in_words
+from lemmata.verification.calibration import checker_for, model_slug, trust_in_words
 
 #: Backends for tests only: never offered for a calibration.
 HIDDEN_BACKENDS = frozenset({"replay"})
@@ -35,7 +36,7 @@ LOG_TAIL_LINES = 3
 
 
 def log_path(home: Path, model: str) -> Path:
-    return Path(home) / USER_CALIBRATIONS / f"{model_slug(model)}.log"
+    return Path(home) / CALIBRATION / f"{model_slug(model)}.log"
 
 
 @dataclass

@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from lemmata.run.events import EVENTS_FILE, TailReader
+from lemmata import layout
+from lemmata.run.events import TailReader
 from lemmata.run.gate_answers import waiting_question
 from lemmata.run.gates import GATE_RULES
 from lemmata.run.record import live_status, load_record
@@ -64,7 +65,7 @@ async def run_events(
     run_dir: Path, working: Callable[[Path], bool], poll_seconds: float = POLL_SECONDS
 ) -> AsyncIterator[str]:
     """The stream; `working(run_dir)` says whether a process still drives the run."""
-    log = TailReader(run_dir / EVENTS_FILE)
+    log = TailReader(run_dir / layout.EVENTS)
     rules: dict[int, str] = {}
     last: dict[str, object] | None = None
     while True:

@@ -15,7 +15,7 @@ from lemmata.run.rewrite import request_rewrite
 from lemmata.run.versions import current_paper, paper_versions
 from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.qa_stream import answer_events
-from lemmata.server.supervisor import RunBusy, RunSupervisor
+from lemmata.server.supervisor import RunConflict, RunSupervisor
 
 log = logging.getLogger("lemmata.server")
 PAPER_FILES = {"paper.tex": ("tex", "text/plain; charset=utf-8"), "paper.pdf": ("pdf", "application/pdf")}
@@ -88,7 +88,7 @@ async def rewrite(request: Request) -> JSONResponse:
     supervisor: RunSupervisor = request.app.state.supervisor
     try:
         revision = await run_in_threadpool(supervisor.drive, run_dir, lambda: request_rewrite(run_dir, instructions))
-    except RunBusy as exc:
+    except RunConflict as exc:
         raise ApiError(409, f"{exc}; the earlier rewrite continues") from None
     log.info("rewrite of %s to version %d started", run_dir.name, revision.version)
     return JSONResponse(

@@ -20,12 +20,12 @@ from lemmata.llm import embedded_model as em
 from lemmata.pictures.lemma_graph import lemma_costs, live_lemma_graph, proof_scope
 from lemmata.run.cards import stage_card
 from lemmata.run.create import MAX_PAPERS, PAPERS_TASK, create_new_run
-from lemmata.run.events import EVENTS_FILE, JobBoard, TailReader, TokenTally
+from lemmata.run.events import JobBoard, TailReader, TokenTally
 from lemmata.run.gate_answers import GateAnswer, gate_kind, save_answer, waiting_question
 from lemmata.run.gates import GATE_INPUTS, waiting_gate
 from lemmata.run.outcome import outcome_of
 from lemmata.run.pausing import request_pause
-from lemmata.run.pipeline import STAGES, card_artifacts, stage_states
+from lemmata.run.pipeline import REWRITE_STEPS, STAGES, card_artifacts, stage_states
 from lemmata.run.record import DataHome, RunRecord, live_status, load_record
 from lemmata.run.rewrite import pending_rewrite, rewrite_unsettled
 from lemmata.run.spending.budget import Budget, change_budget
@@ -33,7 +33,7 @@ from lemmata.run.versions import paper_versions
 from lemmata.server.http import ApiError, json_body, run_dir_of, text_field
 from lemmata.server.live_events import run_events
 from lemmata.server.spending import budget_of, budget_status, stage_forecasts
-from lemmata.server.supervisor import RunBusy, RunSupervisor
+from lemmata.server.supervisor import RunConflict, RunSupervisor
 from lemmata.settings import Settings, lemmata_home, load_environment
 
 log = logging.getLogger("lemmata.server")
@@ -171,7 +171,7 @@ class LiveRuns:
 
     def _follow(self, run_dir: Path) -> _Followed:
         followed = self._runs.setdefault(
-            run_dir, _Followed(TailReader(run_dir / layout.LLM_CALLS), TailReader(run_dir / EVENTS_FILE))
+            run_dir, _Followed(TailReader(run_dir / layout.LLM_CALLS), TailReader(run_dir / layout.EVENTS))
         )
         for record in followed.calls.read_new():
             followed.tally.apply(record)
@@ -225,26 +225,17 @@ def _cards(run_dir: Path) -> list[dict[str, str]]:
     return cards
 
 
-#: A rewrite's steps and the file that says each is done (version n substituted).
-REWRITE_STEPS = (
-    ("theory", layout.theory_of),
-    ("experiment", layout.experiment_of),
-    ("writer", layout.paper_tex),
-    ("compile", layout.paper_pdf),
-)
-
-
 def _rewrite_progress(run_dir: Path, working: bool) -> dict[str, object] | None:
     """The unfinished rewrite's version and steps (done, running, pending), or None."""
     request = pending_rewrite(run_dir)
     if request is None:
         return None
     steps, running_marked = [], False
-    for step, file_of in REWRITE_STEPS:
-        done = (run_dir / file_of(request.version)).exists()
+    for rewrite_step in REWRITE_STEPS:
+        done = (run_dir / rewrite_step.done_file(request.version)).exists()
         state = "done" if done else "running" if working and not running_marked else "pending"
         running_marked = running_marked or state == "running"
-        steps.append({"step": step, "state": state})
+        steps.append({"step": rewrite_step.name, "state": state})
     return {"version": request.version, "instructions": request.instructions, "steps": steps}
 
 
@@ -367,7 +358,7 @@ async def decide_gate(request: Request) -> JSONResponse:
         question = waiting_question(run_dir) if load_record(run_dir).status == "waiting" else None
         if question is None or question["gate"] != gate:
             waiting = f"it waits at the {question['gate']} gate" if question else "it waits at no gate"
-            raise RunBusy(f"run {run_dir.name} is not waiting at the {gate} gate: {waiting}")
+            raise RunConflict(f"run {run_dir.name} is not waiting at the {gate} gate: {waiting}")
         if (
             gate_kind(gate) == "theory_review"
             and not answer.approved
@@ -390,7 +381,7 @@ async def _drive(request: Request, run_dir: Path, prepare) -> object:
     supervisor: RunSupervisor = request.app.state.supervisor
     try:
         return await run_in_threadpool(supervisor.drive, run_dir, prepare)
-    except RunBusy as exc:
+    except RunConflict as exc:
         raise ApiError(409, str(exc)) from None
 
 
@@ -411,7 +402,7 @@ async def resume(request: Request) -> JSONResponse:
 
     def nothing_left_to_do() -> None:
         if load_record(run_dir).status == "completed" and pending_rewrite(run_dir) is None:
-            raise RunBusy(f"run {run_dir.name} is completed: nothing to resume (a rewrite makes a new version)")
+            raise RunConflict(f"run {run_dir.name} is completed: nothing to resume (a rewrite makes a new version)")
         if budget:
             change_budget(run_dir, request.app.state.data_home.home, budget)
 

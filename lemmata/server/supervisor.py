@@ -24,7 +24,6 @@ from lemmata.errors import RunBusyError
 from lemmata.run.record import RunLock, is_run_active, load_record
 from lemmata.server.http import ApiError
 
-LOG_NAME = layout.SERVER_DRIVES_LOG
 #: The most runs this server drives at once: each is a process with up to 10 jobs of its own, and
 #: a run's briefing alone takes a CPU core for seconds; more at once would slow them all, and let
 #: anyone with the token start work without end. A run waiting at a gate holds no process.
@@ -45,7 +44,7 @@ class TooManyRuns(ApiError):
         )
 
 
-class RunBusy(Exception):
+class RunConflict(Exception):
     """A process (a rewrite, the run itself) works on this run now, or the run cannot take the
     step now (not waiting at that gate, nothing to resume): a 409."""
 
@@ -62,21 +61,21 @@ class RunSupervisor:
     _started_at: dict[str, float] = field(default_factory=dict)  # when each process was started
 
     def drive(self, run_dir: Path, prepare: Callable[[], Prepared]) -> Prepared:
-        """Run `prepare` (it writes down what the process is to do, or raises RunBusy/UserError)
-        under the run's lock, then start the process; RunBusy when a process works on the run."""
+        """Run `prepare` (it writes down what the process is to do, or raises RunConflict/UserError)
+        under the run's lock, then start the process; RunConflict when a process works on the run."""
         session_id = run_dir.name
         with self._lock:  # one decision at a time: of simultaneous requests exactly one starts
             self._let_a_stopping_process_exit(run_dir)
             if self.working(run_dir):
-                raise RunBusy(f"run {session_id} is in progress (a rewrite or the run itself)")
+                raise RunConflict(f"run {session_id} is in progress (a rewrite or the run itself)")
             self.check_capacity()
             try:
                 with RunLock(run_dir):
                     prepared = prepare()
             except RunBusyError as error:
-                raise RunBusy(str(error)) from None
-            (run_dir / LOG_NAME).parent.mkdir(exist_ok=True)
-            with open(run_dir / LOG_NAME, "ab") as log:
+                raise RunConflict(str(error)) from None
+            (run_dir / layout.SERVER_DRIVES_LOG).parent.mkdir(exist_ok=True)
+            with open(run_dir / layout.SERVER_DRIVES_LOG, "ab") as log:
                 self._started_at[session_id] = time.time()
                 self.processes[session_id] = subprocess.Popen(
                     [sys.executable, "-m", "lemmata", "resume", session_id, "--wait-at-gates"],

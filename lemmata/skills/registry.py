@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lemmata.agents.roles import ROLES
+from lemmata.home_layout import SKILLS
 from lemmata.plugins import normalised_domain
 
 Stage = Literal["survey", "directions", "theory", "experiment", "writer", "qa"]
@@ -218,7 +219,7 @@ def default_sources(home: Path, domain_dirs: Sequence[Path] = ()) -> list[list[P
     """Bundled, then installed in `home/skills`, then each domain directory."""
     return [
         skill_files(BUNDLED_DIR, top_level_only=True),
-        skill_files(home / "skills"),
+        skill_files(home / SKILLS),
         *(skill_files(d) for d in domain_dirs),
     ]
 

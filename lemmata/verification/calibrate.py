@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from lemmata.errors import UserError
+from lemmata.home_layout import CALIBRATION
 from lemmata.jsonl import append_line, read_json_lines
 from lemmata.llm.prices import PriceTable, usd
 from lemmata.verification.calibration import (
@@ -29,7 +30,6 @@ from lemmata.verification.calibration import (
     MAX_FALSE_ACCEPT_RATE,
     MIN_DISCRIMINATION,
     STACK_VERSION,
-    USER_CALIBRATIONS,
     Calibration,
     model_slug,
 )
@@ -113,12 +113,12 @@ def interleaved(proofs: Sequence[LabelledProof]) -> list[LabelledProof]:
 
 
 def progress_path(home: Path, model: str) -> Path:
-    return Path(home) / USER_CALIBRATIONS / f"{model_slug(model)}.progress.jsonl"
+    return Path(home) / CALIBRATION / f"{model_slug(model)}.progress.jsonl"
 
 
 def calls_dir(home: Path, model: str) -> Path:
     """Where a calibration's model calls are logged (llm_calls.jsonl)."""
-    return Path(home) / USER_CALIBRATIONS / f"{model_slug(model)}-calls"
+    return Path(home) / CALIBRATION / f"{model_slug(model)}-calls"
 
 
 def read_progress(path: Path, dataset: str) -> dict[str, ProofOutcome]:

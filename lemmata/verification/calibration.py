@@ -20,6 +20,7 @@ from pydantic import Field
 
 from lemmata.artifacts import Artifact, Checker, CheckerTrust, calibrate_command, read_artifact, write_artifact
 from lemmata.errors import ArtifactError
+from lemmata.home_layout import CALIBRATION
 
 #: Raised whenever the checks change (prompts, order, acceptance rules): older measurements then
 #: describe other checks, and their models are uncalibrated until measured again.
@@ -30,7 +31,6 @@ MAX_FALSE_ACCEPT_RATE = 0.10
 MIN_DISCRIMINATION = 0.20
 MIN_INCORRECT_PROOFS = 20
 MIN_CORRECT_PROOFS = 10
-USER_CALIBRATIONS = "calibration"  # under $LEMMATA_HOME
 BUNDLED_CALIBRATIONS = Path(__file__).parent / "calibrations"
 
 
@@ -80,7 +80,7 @@ def model_slug(model: str) -> str:
 
 
 def calibration_path(home: Path, model: str) -> Path:
-    return Path(home) / USER_CALIBRATIONS / f"{model_slug(model)}.json"
+    return Path(home) / CALIBRATION / f"{model_slug(model)}.json"
 
 
 def load_calibration(home: Path, model: str) -> Calibration | None:

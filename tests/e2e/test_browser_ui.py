@@ -25,7 +25,7 @@ from support import REPO, even_sum_session
 from support.fake_llm_server import FakeLLMServer, prompt_text
 from support.served import lemmata_serve
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect

@@ -15,17 +15,15 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from conftest import api_client, cli_environment
 
 from lemmata.run.record import DataHome
 from lemmata.verification.calibrate import bundled_proofs
 from lemmata.verification.calibration import calibration_path, load_calibration
 from support import REPO
+from support.cli import run_lemmata
 from support.fake_llm_server import FakeLLMServer, RecordedRequest, prompt_text
 from support.waiting import wait_until
-
-pytestmark = pytest.mark.e2e
 
 JUDGE = "judge-model"  # not the model conftest's data directory trusts
 VALID = json.dumps({"verdict": "valid", "issues": []})
@@ -55,19 +53,6 @@ def credulous(request: RecordedRequest) -> str:
     return VALID if request.role == "verifier" else NO_ERROR
 
 
-def lemmata(args: list[str], env: dict[str, str], cwd: Path, **options) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lemmata", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-        **options,
-    )
-
-
 def environment(home: Path, llm: FakeLLMServer) -> dict[str, str]:
     return cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url)
 
@@ -76,7 +61,7 @@ def checked_status(home: Path, env: dict[str, str], cwd: Path) -> dict:
     """`lemmata check --json` of a brought proof by the judge, model checks only."""
     (cwd / "statement.txt").write_text("The sum of two even integers is even.")
     (cwd / "proof.txt").write_text("Let a = 2m and b = 2n. Then a + b = 2(m + n), which is even.")
-    done = lemmata(
+    done = run_lemmata(
         ["check", "--json", "--no-machine-checks", "statement.txt", "proof.txt"],
         {**env, "LEMMATA_ACTIVE_MODEL": JUDGE},
         cwd,
@@ -94,7 +79,7 @@ def test_a_discerning_model_is_calibrated_and_its_checks_then_review_a_proof(tmp
         assert f"lemmata calibrate --backend local --model {JUDGE}" in before["trust"]
 
         llm.set_default(None, discerning)
-        done = lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
+        done = run_lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
         assert done.returncode == 0, done.stderr
         assert "forecast: 120 proofs, at most 240 calls" in done.stderr
         assert "[120/120]" in done.stderr
@@ -114,7 +99,7 @@ def test_a_model_that_accepts_everything_is_not_trusted_and_says_why(tmp_path):
     with FakeLLMServer(models=[JUDGE]) as llm:
         llm.set_default(None, credulous)
         env = environment(tmp_path / "home", llm)
-        done = lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
+        done = run_lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
         assert done.returncode == 0, done.stderr
         # Four proofs are longer than the refuter reads (REFUTER_PROOF_CHARS): those are not accepted.
         assert "accepted 57 of 60 proofs humans judged incorrect (95%) and 59 of 60 correct" in done.stdout
@@ -152,7 +137,7 @@ def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tm
         assert "Traceback" not in err
         assert load_calibration(tmp_path / "home", JUDGE) is None  # nothing stored from a part
 
-        again = lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
+        again = run_lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
         assert again.returncode == 0, again.stderr
         assert "measured earlier, kept" in again.stderr
         assert "trust: calibrated" in again.stdout
@@ -166,7 +151,7 @@ def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tm
 def test_without_a_terminal_or_yes_it_asks_for_yes_and_measures_nothing(tmp_path):
     with FakeLLMServer(models=[JUDGE]) as llm:
         env = environment(tmp_path / "home", llm)
-        done = lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--limit", "4"], env, tmp_path)
+        done = run_lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--limit", "4"], env, tmp_path)
         assert not llm.requests
     assert done.returncode == 2
     assert "pass --yes" in done.stderr and "forecast: 4 proofs, at most 8 calls" in done.stderr
@@ -177,7 +162,9 @@ def test_a_limited_sample_is_a_quick_estimate_never_stored(tmp_path):
     with FakeLLMServer(models=[JUDGE]) as llm:
         llm.set_default(None, discerning)
         env = environment(tmp_path / "home", llm)
-        done = lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--limit", "6", "--yes"], env, tmp_path)
+        done = run_lemmata(
+            ["calibrate", "--backend", "local", "--model", JUDGE, "--limit", "6", "--yes"], env, tmp_path
+        )
     assert done.returncode == 0, done.stderr
     assert "a quick estimate on 6 of the 120" in done.stderr
     assert "accepted 0 of 3 proofs humans judged incorrect" in done.stdout
@@ -229,7 +216,7 @@ def test_calibrate_runs_from_an_installed_wheel_without_the_checkout(tmp_path):
             text=True,
         )
         assert located.stdout.startswith(str(site)), located.stdout + located.stderr
-        done = lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
+        done = run_lemmata(["calibrate", "--backend", "local", "--model", JUDGE, "--yes"], env, tmp_path)
         assert done.returncode == 0, done.stderr
         assert "trust: calibrated" in done.stdout
         llm.set_default(None, credulous)

@@ -29,7 +29,6 @@ from support.fake_llm_server import FakeLLMServer, RecordedRequest
 from support.fake_search_servers import FakeSearchServers, Fault
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
 PAPERS_PROMPT = r"Paper identifiers or titles, comma-separated \(Enter to continue without papers\): "
 DIRECTION_PROMPT = r"Research direction \(Enter to stop\): "

@@ -15,7 +15,6 @@ from conftest import FAST_RETRY_SETTINGS, cli_environment
 
 from support.fake_llm_server import FakeLLMServer, RecordedRequest
 
-pytestmark = pytest.mark.e2e
 KEY = "sk-ant-api03-researchers-own-key-0123456789"
 STATEMENT = "For all integers m and n, 2m + 2n is even."
 PROOF = "2m + 2n = 2(m + n), and m + n is an integer."

@@ -26,8 +26,6 @@ from lemmata.stages.paper.unverified_marks import needs_limitations
 from support import DATA
 from support.paper_audit import audit_run, pdf_text
 
-pytestmark = pytest.mark.e2e
-
 RECORDINGS = sorted(path for path in (DATA / "embedded_runs").iterdir() if path.is_dir())
 
 

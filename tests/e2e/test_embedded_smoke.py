@@ -22,7 +22,7 @@ from lemmata.llm.calllog import read_call_records
 from lemmata.llm.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from support.paper_audit import audit_paper, pdf_text
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.long  # minutes of the real model on 2 cores
 
 #: Small answers everywhere: the smoke test checks the path through the pipeline, not the prose.
 TOKEN_CAPS = {
@@ -41,6 +41,11 @@ TOKEN_CAPS = {
     # Two proof turns per lemma: the retry path runs on the real model without
     # multiplying the test's time (refinement and compression are covered with fakes).
     "THEORY_STAGE_MAX_TURNS": "2",
+    # One writer turn: further turns (continuing a cut-off answer, asking for missing parts) cost
+    # the most time on this model (4 turns, 190 s of a 490 s run) and are covered with fakes and by
+    # the replays of whole embedded runs (test_embedded_replays.py); a part the one turn leaves
+    # out is lemmata's own text, which the paper audit below reads like any other.
+    "WRITER_MAX_TURNS": "1",
 }
 
 

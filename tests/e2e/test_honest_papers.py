@@ -26,8 +26,6 @@ from support import even_sum_session
 from support.fake_llm_server import Answer, FakeLLMServer
 from support.paper_audit import audit_run, pdf_text
 
-pytestmark = pytest.mark.e2e
-
 FLAW = "the case of negative integers is not treated"
 
 

@@ -19,8 +19,6 @@ from conftest import TEST_API_TOKEN, cli_environment
 from support import even_sum_session
 from support.served import lemmata_serve
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture
 def umask_022() -> Iterator[None]:

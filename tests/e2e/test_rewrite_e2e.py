@@ -23,10 +23,10 @@ from lemmata.llm.calllog import read_call_records
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
+from support.cli import run_lemmata
 from support.fake_llm_server import FakeLLMServer, Fault
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 
 
@@ -40,18 +40,6 @@ def run(services, completed_home, tmp_path):
     (run_dir,) = (home / "runs").iterdir()
     save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # the copy's own output folder
     return run_dir, env
-
-
-def lemmata_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lemmata", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def start_rewrite(run_dir: Path, env: dict[str, str], cwd: Path) -> subprocess.Popen:
@@ -108,7 +96,7 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
     code = package_copy(tmp_path)
     env = {**env, "PYTHONPATH": str(code)}
     v1 = digests(run_dir, 1)
-    first = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    first = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip().endswith("paper_v2.pdf")
     # A rewrite's stages show their cards as the first run's do (issue 23), the writer's last.
@@ -146,7 +134,7 @@ def test_two_rewrites_make_v2_and_v3_and_never_touch_an_earlier_version(run, tmp
             1,
         )
     )
-    second = lemmata_cli(["rewrite", run_dir.name, "Shorten the introduction"], env, tmp_path)
+    second = run_lemmata(["rewrite", run_dir.name, "Shorten the introduction"], env, tmp_path)
     assert second.returncode == 0, second.stderr
     assert "% written by the updated writer" in (run_dir / "paper_v3.tex").read_text()
     assert digests(run_dir, 1) == v1 and digests(run_dir, 2) == v2
@@ -167,7 +155,7 @@ def test_a_writer_failure_keeps_the_latest_version_and_leaves_a_marker(run, serv
     v1 = digests(run_dir, 1)
     remembered = remembered_graph(run_dir)
     llm.inject_fault("writer", Fault(status=400, message="the writer is down"))
-    result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "rewrite to version 2 failed" in result.stderr and "version 1 stays current" in result.stderr
     assert not (run_dir / "paper_v2.tex").exists() and not (run_dir / "rewrite_context_v2.json").exists()
@@ -180,7 +168,7 @@ def test_a_writer_failure_keeps_the_latest_version_and_leaves_a_marker(run, serv
     assert len(failed) == 1 and "the writer is down" in failed[0].content and failed[0].paper_version == 1
     assert load_record(run_dir).status == "completed"
     # The next rewrite takes the number the failed one did not use.
-    again = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    again = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert again.returncode == 0, again.stderr
     assert (run_dir / "paper_v2.pdf").is_file()
 
@@ -191,7 +179,7 @@ def test_a_theory_failure_keeps_the_latest_version_and_its_graph_and_leaves_a_ma
     llm, _ = services
     v1, remembered = digests(run_dir, 1), remembered_graph(run_dir)
     llm.inject_fault("prover", Fault(status=400, message="the prover is down"))
-    result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "rewrite to version 2 failed" in result.stderr and "version 1 stays current" in result.stderr
     assert not (run_dir / "versions/v2/theory.json").exists() and not (run_dir / "paper_v2.tex").exists()
@@ -219,7 +207,7 @@ def test_a_rewrite_remembers_its_lemmas_before_its_assembly_as_a_first_run_does(
     started = time.time()
     llm.before_answer = at_the_assembly
     try:
-        result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+        result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     finally:
         llm.before_answer = None
     assert result.returncode == 0, result.stderr
@@ -234,7 +222,7 @@ def test_an_experiment_failure_does_not_stop_the_rewrite(run, services, tmp_path
     run_dir, env = run
     llm, _ = services
     llm.inject_fault("experiment", Fault(status=400, message="the sandbox agent is down"))
-    result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert result.returncode == 0, result.stderr
     experiment = read_artifact(run_dir / "versions/v2/experiment.json", Experiment)
     assert experiment.skipped and "the sandbox agent is down" in experiment.skip_reason
@@ -244,7 +232,7 @@ def test_an_experiment_failure_does_not_stop_the_rewrite(run, services, tmp_path
 def test_a_rewrite_of_a_run_with_missing_artifacts_is_refused_and_says_so_in_the_chat(run, tmp_path):
     run_dir, env = run
     (run_dir / "theory.json").write_text("{not json")
-    result = lemmata_cli(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert result.returncode == 2 and "cannot be rewritten" in result.stderr and "theory.json" in result.stderr
     assert not (run_dir / "revisions").exists() and not (run_dir / "paper_v2.tex").exists()
     (marker,) = read_history(run_dir)
@@ -257,7 +245,7 @@ def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services
     with slowed(llm, 0.5):
         first = start_rewrite(run_dir, env, tmp_path)
         wait_until(lambda: (run_dir / "revisions/v2.json").exists() or first.poll() is not None, 300, message=None)
-        second = lemmata_cli(["rewrite", run_dir.name, "Something else"], env, tmp_path)
+        second = run_lemmata(["rewrite", run_dir.name, "Something else"], env, tmp_path)
         _, stderr = first.communicate(timeout=300)
     assert second.returncode == 3 and "is in progress" in second.stderr
     assert first.returncode == 0, stderr
@@ -271,12 +259,12 @@ def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     with slowed(llm, 0.5):
         rewrite = start_rewrite(run_dir, env, tmp_path)
         wait_until(lambda: request_texts(run_dir, "rewrite_theory:v2") or rewrite.poll() is not None, 300, message=None)
-        assert lemmata_cli(["pause", run_dir.name], env, tmp_path).returncode == 0
+        assert run_lemmata(["pause", run_dir.name], env, tmp_path).returncode == 0
         _, stderr = rewrite.communicate(timeout=300)
     assert rewrite.returncode == 1, stderr  # paused: not done
     assert "paused during the rewrite to version 2" in stderr and load_record(run_dir).status == "paused"
     assert not (run_dir / "paper_v2.tex").exists()
-    resumed = lemmata_cli(["resume", run_dir.name], env, tmp_path)
+    resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.strip().endswith("paper_v2.pdf") and (run_dir / "rewrite_context_v2.json").is_file()
     assert [r.marker for r in read_history(run_dir)] == ["rewrite_requested", "rewrite_saved"]

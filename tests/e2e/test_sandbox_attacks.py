@@ -377,7 +377,7 @@ def test_the_runs_model_server_is_out_of_reach_of_model_written_code() -> None:
     """The run's shared embedded model (llm/model_server.py) listens on a Unix socket in a folder
     of our user's (/tmp/lemmata-model-*, mode 0700): a test in the box cannot see it, so cannot
     make the model write anything, nor hold it up."""
-    from unit.llm.test_llm_embedded import FakeLlama
+    from unit.llm.test_embedded_backend import FakeLlama
     from unit.llm.test_model_server import embedded, running_server
 
     llama = FakeLlama()
@@ -398,7 +398,7 @@ def test_the_runs_model_server_is_out_of_reach_of_model_written_code() -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another local user")
 def test_another_local_user_cannot_call_the_runs_model_server() -> None:
-    from unit.llm.test_llm_embedded import FakeLlama
+    from unit.llm.test_embedded_backend import FakeLlama
     from unit.llm.test_model_server import embedded, running_server
 
     llama = FakeLlama()

@@ -22,7 +22,6 @@ from lemmata.run.record import load_record, save_record
 from support.fake_search_servers import unused_port
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 REQUESTS = 100
 REWRITE_TIMEOUT = 180.0

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
 from conftest import api_client, cli_environment
 from starlette.testclient import TestClient
 from unit.server.test_server_api import events_of
@@ -20,8 +19,6 @@ from lemmata.run.workflow import STOP_NOTICE
 from support import even_sum_session
 from support.fake_llm_server import RecordedRequest
 from support.waiting import wait_until
-
-pytestmark = pytest.mark.e2e
 
 
 def run_until_it_stops(client: TestClient, run_id: str) -> list[tuple[str, object]]:

@@ -24,8 +24,6 @@ from lemmata.run.record import DataHome
 from support.served import Served, lemmata_serve
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
-
 #: What a page of another site would have a visitor's browser start: a run nobody reviews.
 HOSTILE_RUN = {"mode": "prove", "task": "spend this researcher's model budget", "gate": "none"}
 SETTING_CHANGE = {"prover": 1234}
@@ -221,7 +219,7 @@ def test_the_servers_own_page_and_a_client_with_the_token_are_answered(guarded, 
 
 
 @pytest.fixture
-def bound(layout, monkeypatch):
+def bound(data_home, monkeypatch):
     """`lemmata serve ARGS` up to the app it would serve: (result, app, host)."""
     import uvicorn
 

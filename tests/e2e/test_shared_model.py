@@ -24,8 +24,6 @@ from lemmata.run.model_service import shared_model
 from support.processes import processes_of, wait_until_none_left
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
-
 QUESTION = ChatRequest(
     role="analyst",
     model="embedded",

@@ -21,7 +21,8 @@ from support import even_sum_session
 from support.slurm_cluster import QueuedJob, SlurmCluster, SlurmUnavailable, install_packages
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.long  # a cluster on this machine: minutes
+
 SLURM_VENV = Path(os.environ.get("LEMMATA_SLURM_VENV", "/nonexistent"))
 INSTRUCTIONS = "Name the ideal 2Z explicitly"
 

@@ -45,12 +45,12 @@ from lemmata.run.spending.costs import run_costs, stage_of_scope
 from lemmata.run.spending.forecast import read_forecasts
 from lemmata.run.workflow import snakemake_command, workflow_environment
 from support import DATA, REPO, even_sum_session
+from support.cli import run_lemmata
 from support.fake_llm_server import Answer, FakeLLMServer, Fault
 from support.fake_search_servers import DEFAULT_PAPERS, FakeSearchServers
 from support.processes import wait_until_none_left
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
 TASK = even_sum_session.TASK
 ROLES_OF_A_RUN = {
     "survey",
@@ -117,18 +117,6 @@ def lemmata_env(home: Path, **extra: str) -> dict[str, str]:
 
 def local_env(home: Path, server: FakeLLMServer, **extra: str) -> dict[str, str]:
     return lemmata_env(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=server.openai_base_url, **extra)
-
-
-def run_lemmata(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lemmata", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def start_lemmata(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,23 +18,11 @@ from conftest import cli_environment
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
 from support import even_sum_session
+from support.cli import run_lemmata
 
-pytestmark = pytest.mark.e2e
 NOBODY = 65534
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs and chown need root")
-
-
-def lemmata(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lemmata", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def environment(services, home: Path) -> dict[str, str]:
@@ -89,7 +76,7 @@ def test_links_planted_in_a_shared_sticky_folder_are_replaced_not_followed(servi
         if os.geteuid() == 0:
             os.lchown(shared / name, NOBODY, NOBODY)  # planted by another user
 
-    result = lemmata(
+    result = run_lemmata(
         ["prove", even_sum_session.TASK, "-o", str(shared)], environment(services, tmp_path / "home"), tmp_path
     )
 
@@ -122,7 +109,7 @@ def test_an_unsafe_output_folder_is_refused_before_any_model_call(services, tmp_
         output = output / "paper"
     calls = len(llm.requests)
 
-    result = lemmata(
+    result = run_lemmata(
         ["prove", even_sum_session.TASK, "-o", str(output)], environment(services, tmp_path / "home"), tmp_path
     )
 
@@ -139,7 +126,7 @@ def test_a_read_only_output_folder_is_refused_before_any_model_call(services, tm
     llm, _ = services
     calls = len(llm.requests)
     with tmpfs(tmp_path / "ro", "1m", "ro") as output:
-        result = lemmata(
+        result = run_lemmata(
             ["prove", even_sum_session.TASK, "-o", str(output)], environment(services, tmp_path / "home"), tmp_path
         )
     assert result.returncode == 2, result.stderr
@@ -156,7 +143,7 @@ def test_a_read_only_output_folder_stops_a_rewrite_before_any_model_call(service
     with tmpfs(tmp_path / "ro", "1m", "ro") as output:
         save_record(run_dir, load_record(run_dir), output_dir=str(output))
         calls = len(llm.requests)
-        result = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+        result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
     assert result.returncode == 2, result.stderr
     assert "not writable" in one_error_line(result)
     assert len(llm.requests) == calls
@@ -178,7 +165,7 @@ def test_a_full_disk_at_delivery_keeps_every_earlier_file_and_resume_delivers_th
         filler = output / "filler"
         filler.write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 8192))
 
-        result = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+        result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
 
         line = one_error_line(result)
         assert result.returncode == 2
@@ -188,11 +175,11 @@ def test_a_full_disk_at_delivery_keeps_every_earlier_file_and_resume_delivers_th
         assert sorted(p.name for p in output.iterdir()) == ["filler", "paper_v1.tex"]
         record = load_record(run_dir)
         assert (record.status, record.undelivered) == ("completed", 2)
-        status = lemmata(["status", run_dir.name], env, tmp_path)
+        status = run_lemmata(["status", run_dir.name], env, tmp_path)
         assert "current: v2" in status.stdout and "lemmata resume" in status.stdout
 
         filler.unlink()
-        resumed = lemmata(["resume", run_dir.name], env, tmp_path)
+        resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
 
         assert resumed.returncode == 0, resumed.stderr
         assert resumed.stdout.strip().splitlines()[-1] == str(output / "paper_v2.pdf")
@@ -215,21 +202,21 @@ def test_two_runs_never_share_an_output_folder(services, completed_home, tmp_pat
     before = (taken / "paper_v1.pdf").read_bytes()
     calls = len(llm.requests)
 
-    second = lemmata(["prove", even_sum_session.TASK, "-o", str(taken)], env, tmp_path)
+    second = run_lemmata(["prove", even_sum_session.TASK, "-o", str(taken)], env, tmp_path)
     assert second.returncode == 2, second.stderr
     assert f"is the output folder of run {first.name}" in one_error_line(second)
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "paper_v1.pdf").write_bytes(b"%PDF another paper")
-    third = lemmata(["prove", even_sum_session.TASK, "-o", str(elsewhere)], env, tmp_path)
+    third = run_lemmata(["prove", even_sum_session.TASK, "-o", str(elsewhere)], env, tmp_path)
     assert third.returncode == 2, third.stderr
     assert "holds paper_v1.pdf already" in one_error_line(third)
     assert len(llm.requests) == calls
     assert (taken / "paper_v1.pdf").read_bytes() == before
     assert (elsewhere / "paper_v1.pdf").read_bytes() == b"%PDF another paper"
 
-    fourth = lemmata(["prove", even_sum_session.TASK], env, tmp_path)
+    fourth = run_lemmata(["prove", even_sum_session.TASK], env, tmp_path)
     assert fourth.returncode == 0, fourth.stderr
     (new,) = {path.name for path in (home / "runs").iterdir()} - {first.name}
     assert fourth.stdout.strip().splitlines()[-1] == str(tmp_path / "results" / new / "paper_v1.pdf")

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,23 +18,11 @@ import pytest
 from conftest import cli_environment
 
 from lemmata.run.record import load_record, save_record
+from support.cli import run_lemmata
 
-pytestmark = pytest.mark.e2e
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 #: Files a command may touch without changing the run: the run's lock, Snakemake's bookkeeping.
 BOOKKEEPING = (".lemmata.lock", ".snakemake/")
-
-
-def lemmata(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lemmata", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def one_error_line(result: subprocess.CompletedProcess) -> str:
@@ -86,7 +73,7 @@ def test_resume_of_a_completed_run_changes_nothing_after_a_resaved_lemma_and_an_
     (tmp_path / "out/paper_v1.tex").write_text(edited)
     before, calls = snapshot(run_dir), len(llm.requests)
 
-    result = lemmata(["resume", run_dir.name], env, tmp_path)
+    result = run_lemmata(["resume", run_dir.name], env, tmp_path)
 
     assert result.returncode == 2, result.stderr
     line = one_error_line(result)
@@ -106,7 +93,7 @@ def test_a_rewrite_after_a_resaved_lemma_reruns_nothing_of_version_1(services, r
     finished = ["theory.json", "gates/theory_review.json", "experiment.json", "paper_v1.tex", "paper_v1.pdf"]
     before = {name: v for name, v in snapshot(run_dir).items() if name in finished}
 
-    result = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    result = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
 
     assert result.returncode == 0, result.stderr
     assert {name: v for name, v in snapshot(run_dir).items() if name in finished} == before
@@ -120,8 +107,8 @@ def test_a_corrupt_lemma_file_keeps_the_theory_and_the_completed_run(run, tmp_pa
     resave(run_dir / "theory/lemmas/L2.json", '{"lemma_id": "L2", "proof": ')
     before = snapshot(run_dir)
 
-    resumed = lemmata(["resume", run_dir.name], env, tmp_path)
-    status = lemmata(["status", run_dir.name], env, tmp_path)
+    resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
+    status = run_lemmata(["status", run_dir.name], env, tmp_path)
 
     assert resumed.returncode == 2, resumed.stderr
     assert "theory/lemmas/L2.json is corrupt" in one_error_line(resumed)
@@ -137,9 +124,9 @@ def test_a_deleted_theory_is_named_by_status_resume_and_rewrite(run, tmp_path):
     (run_dir / "theory.json").unlink()
     before = snapshot(run_dir)
 
-    status = lemmata(["status", run_dir.name], env, tmp_path)
-    resumed = lemmata(["resume", run_dir.name], env, tmp_path)
-    rewrite = lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
+    status = run_lemmata(["status", run_dir.name], env, tmp_path)
+    resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
+    rewrite = run_lemmata(["rewrite", run_dir.name, INSTRUCTIONS], env, tmp_path)
 
     assert "theory.json is missing" in status.stdout and "restore the file" in status.stdout
     assert resumed.returncode == 2 and "theory.json is missing" in one_error_line(resumed)

@@ -28,7 +28,6 @@ from lemmata.run.workflow import workflow_processes
 from support import even_sum_session
 from support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
 SEEDS = (1, 2)
 KILLS_PER_RUN = 3
 

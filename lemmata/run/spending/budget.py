@@ -17,8 +17,9 @@ from typing import Any
 
 from lemmata.artifacts import StageForecast
 from lemmata.errors import UserError
+from lemmata.home_layout import PRICES
 from lemmata.llm.calllog import call_tokens
-from lemmata.llm.prices import FREE_BACKENDS, USER_PRICES, PriceTable, load_prices, usd
+from lemmata.llm.prices import FREE_BACKENDS, PriceTable, load_prices, usd
 from lemmata.llm.resolve import resolve_models
 from lemmata.run.record import load_record, run_settings, save_record
 from lemmata.run.spending.costs import CostSummary, stage_of_scope
@@ -152,7 +153,7 @@ def check_priced(budget: Budget, backend: str, models: Iterable[str], prices: Pr
         if model not in prices.models:
             raise UserError(
                 f"a budget in USD needs the price of model {model!r} ({backend}), and lemmata has none: add it "
-                f"to {Path(home) / USER_PRICES} (docs/configuration.md), or give a budget in tokens "
+                f"to {Path(home) / PRICES} (docs/configuration.md), or give a budget in tokens "
                 f"(--budget-tokens, {BUDGET_TOKENS_VARIABLE})"
             )
 

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from lemmata import layout
 from lemmata.artifacts import Experiment, StageForecast, Theory, TheoryPlan, read_artifact
 from lemmata.errors import ArtifactError
+from lemmata.home_layout import RUNS
 from lemmata.jsonl import read_json_lines
 from lemmata.llm.calllog import call_tokens, read_call_records
 from lemmata.llm.prices import usd
@@ -137,7 +138,7 @@ def run_history(home: Path, exclude: Path | None = None, limit: int = HISTORY_RU
     """The newest earlier runs of the data directory `home`, each with the stages it finished."""
     logs = [
         path
-        for path in (Path(home) / "runs").glob(f"*/{layout.LLM_CALLS}")
+        for path in (Path(home) / RUNS).glob(f"*/{layout.LLM_CALLS}")
         if exclude is None or path.parent.resolve() != Path(exclude).resolve()
     ]
     logs.sort(key=_modified, reverse=True)

@@ -22,7 +22,7 @@ import re
 import signal
 from dataclasses import dataclass, field
 
-from lemmata.artifacts import CheckPoint
+from lemmata.artifacts import SeriesPoint
 from lemmata.errors import ModelOutputError
 from lemmata.isolation.sandbox import SandboxResult
 
@@ -40,7 +40,7 @@ class TestFailure(ModelOutputError):
 class Counts:
     trials: int
     violations: int
-    series: list[CheckPoint] = field(default_factory=list)
+    series: list[SeriesPoint] = field(default_factory=list)
     x_label: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -134,7 +134,7 @@ def _count(counts: dict, key: str, minimum: int) -> int:
     return value
 
 
-def _optional_series(counts: dict, trials: int, violations: int) -> tuple[list[CheckPoint], str, list[str]]:
+def _optional_series(counts: dict, trials: int, violations: int) -> tuple[list[SeriesPoint], str, list[str]]:
     if "series" not in counts:
         return [], "", []
     try:
@@ -147,7 +147,7 @@ def _optional_series(counts: dict, trials: int, violations: int) -> tuple[list[C
     return series, "", [] if label == "" else ["x_label ignored: it must be up to 40 printable ASCII characters"]
 
 
-def parse_series(value: object, trials: int, violations: int) -> list[CheckPoint]:
+def parse_series(value: object, trials: int, violations: int) -> list[SeriesPoint]:
     """The series sorted by x; ValueError saying what is wrong with it."""
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_SERIES_POINTS:
         raise ValueError(f"it must be a list of 1 to {MAX_SERIES_POINTS} points")
@@ -160,7 +160,7 @@ def parse_series(value: object, trials: int, violations: int) -> list[CheckPoint
     return sorted(points, key=lambda point: point.x)
 
 
-def _point(entry: object, index: int) -> CheckPoint:
+def _point(entry: object, index: int) -> SeriesPoint:
     if not isinstance(entry, dict) or set(entry) != {"x", "trials", "violations"}:
         raise ValueError(f"point {index} must be an object with exactly x, trials and violations")
     x, point_trials, point_violations = entry["x"], entry["trials"], entry["violations"]
@@ -170,4 +170,4 @@ def _point(entry: object, index: int) -> CheckPoint:
         raise ValueError(f"point {index}: trials and violations must be integers")
     if point_trials < 1 or not 0 <= point_violations <= point_trials:
         raise ValueError(f"point {index}: needs trials >= 1 and 0 <= violations <= trials")
-    return CheckPoint(x=x, trials=point_trials, violations=point_violations)
+    return SeriesPoint(x=x, trials=point_trials, violations=point_violations)

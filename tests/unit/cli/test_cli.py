@@ -20,9 +20,9 @@ def test_version():
     assert result.exit_code == 0 and result.output.strip() == f"lemmata, version {__version__}"
 
 
-def test_status_lists_runs_and_flags_a_dead_running_run(layout):
-    make_run(layout, "run-a")
-    make_run(layout, "run-b", status="running")
+def test_status_lists_runs_and_flags_a_dead_running_run(data_home):
+    make_run(data_home, "run-a")
+    make_run(data_home, "run-b", status="running")
     result = CliRunner().invoke(cli, ["status"])
     lines = result.output.splitlines()
     assert result.exit_code == 0
@@ -30,9 +30,9 @@ def test_status_lists_runs_and_flags_a_dead_running_run(layout):
     assert lines[1].split()[:2] == ["run-b", "interrupted"]  # nobody holds its lock
 
 
-def test_status_of_a_run_shows_each_stage(layout):
-    make_run(layout, "run-a", status="running", **SURVEY_DONE, **{"directions.json": "{}"})
-    with RunLock(layout.run_dir("run-a")):
+def test_status_of_a_run_shows_each_stage(data_home):
+    make_run(data_home, "run-a", status="running", **SURVEY_DONE, **{"directions.json": "{}"})
+    with RunLock(data_home.run_dir("run-a")):
         result = CliRunner().invoke(cli, ["status", "run-a"])
     assert result.exit_code == 0
     stage_lines, file_lines = result.output.split("\nfiles:\n")
@@ -42,12 +42,12 @@ def test_status_of_a_run_shows_each_stage(layout):
     assert "run run-a: running" in result.output
 
 
-def test_status_with_no_runs(layout):
+def test_status_with_no_runs(data_home):
     assert "no runs yet" in CliRunner().invoke(cli, ["status"]).output
 
 
 @pytest.mark.parametrize("bad", ["../etc", "a/b", "", "-x", "x" * 65, "a b"])
-def test_invalid_session_ids_are_refused_before_touching_the_disk(layout, bad):
+def test_invalid_session_ids_are_refused_before_touching_the_disk(data_home, bad):
     with pytest.raises(UserError, match="not a valid session id"):
         validate_session_id(bad)
     if bad:
@@ -55,12 +55,12 @@ def test_invalid_session_ids_are_refused_before_touching_the_disk(layout, bad):
         assert result.exit_code == 2 and "not a valid session id" in result.output
 
 
-def test_unknown_session_is_a_clear_error(layout):
+def test_unknown_session_is_a_clear_error(data_home):
     result = CliRunner().invoke(cli, ["resume", "nope"])
     assert result.exit_code == 2 and "no run 'nope'" in result.output
 
 
-def test_serve_makes_a_token_when_none_is_set_and_prints_the_page_url_with_it(layout, monkeypatch):
+def test_serve_makes_a_token_when_none_is_set_and_prints_the_page_url_with_it(data_home, monkeypatch):
     import uvicorn
 
     served = {}
@@ -73,7 +73,7 @@ def test_serve_makes_a_token_when_none_is_set_and_prints_the_page_url_with_it(la
     assert client.get("/api/runs", headers={"authorization": f"Bearer {token}"}).status_code == 200
 
 
-def test_serve_with_a_token_of_the_environment_requires_it_and_never_prints_it(layout, monkeypatch):
+def test_serve_with_a_token_of_the_environment_requires_it_and_never_prints_it(data_home, monkeypatch):
     import uvicorn
 
     served = {}
@@ -88,10 +88,10 @@ def test_serve_with_a_token_of_the_environment_requires_it_and_never_prints_it(l
     assert "LEMMATA_API_TOKEN" not in served["app"].state.supervisor.environ  # the runs it starts never see it
 
 
-def test_a_domain_that_is_not_one_short_line_is_refused_before_a_run_is_made(layout):
+def test_a_domain_that_is_not_one_short_line_is_refused_before_a_run_is_made(data_home):
     result = CliRunner().invoke(cli, ["prove", "x", "--domain", "bandits " * 20])
     assert result.exit_code != 0 and "the domain must be one line of at most 100 characters" in result.output
-    assert not (layout.home / "runs").exists() or not any((layout.home / "runs").iterdir())
+    assert not (data_home.home / "runs").exists() or not any((data_home.home / "runs").iterdir())
 
 
 def test_plugins_lists_the_shipped_bandits_plugin_with_what_it_adds():

@@ -48,10 +48,10 @@ def one_error_line(stderr: str) -> str:
 
 
 @pytest.mark.parametrize("budget", ["nan", "inf", "-1", "1e999", "0"])
-def test_a_budget_that_is_no_finite_positive_amount_is_a_usage_error(layout, budget):
+def test_a_budget_that_is_no_finite_positive_amount_is_a_usage_error(data_home, budget):
     result = CliRunner().invoke(cli, ["prove", "x", f"--budget={budget}"])
     assert result.exit_code == 2 and "Invalid value for '--budget'" in result.output, result.output
-    assert not (layout.home / "runs").exists()
+    assert not (data_home.home / "runs").exists()
 
 
 def test_a_token_limit_beyond_its_ceiling_in_dotenv_is_one_line_naming_it(tmp_path):
@@ -69,23 +69,23 @@ def test_a_timeout_that_is_not_finite_is_refused(tmp_path, value):
     assert result.returncode == 2 and "LLM_TIMEOUT" in one_error_line(result.stderr)
 
 
-def test_from_papers_takes_1_to_20_ids_as_the_api_does(layout):
+def test_from_papers_takes_1_to_20_ids_as_the_api_does(data_home):
     result = CliRunner().invoke(cli, ["from-papers", *[f"2101.{n:05d}" for n in range(21)]])
     assert result.exit_code == 2 and "1 to 20 paper ids" in result.output
-    assert not (layout.home / "runs").exists()
+    assert not (data_home.home / "runs").exists()
 
 
-def test_an_invalid_session_id_of_5000_characters_is_not_echoed_whole(layout):
+def test_an_invalid_session_id_of_5000_characters_is_not_echoed_whole(data_home):
     result = CliRunner().invoke(cli, ["status", "a" * 5000 + "!"])
     assert result.exit_code == 2
     assert len(result.output) < 300 and "5,001 characters" in result.output
 
 
-def test_a_task_too_long_for_the_briefing_is_refused_with_the_reason(layout):
+def test_a_task_too_long_for_the_briefing_is_refused_with_the_reason(data_home):
     result = CliRunner().invoke(cli, ["prove", "x" * (MAX_TASK_CHARS + 1)])
     assert result.exit_code == 2
     assert f"more than the {MAX_TASK_CHARS:,}" in result.output and "embeds the whole task" in result.output
-    assert not (layout.home / "runs").exists()
+    assert not (data_home.home / "runs").exists()
 
 
 @pytest.mark.parametrize("control", ["\x07", "\x08", "\x1b]0;owned\x07"])  # NUL cannot be in argv: the API test
@@ -103,9 +103,9 @@ def test_a_task_with_control_characters_is_refused_before_it_reaches_the_termina
     assert not (tmp_path / "home" / "runs").exists()
 
 
-def test_status_lists_a_run_with_a_corrupt_record_as_damaged(layout):
-    make_run(layout, "run-a")
-    broken = make_run(layout, "run-b") / "run.json"
+def test_status_lists_a_run_with_a_corrupt_record_as_damaged(data_home):
+    make_run(data_home, "run-a")
+    broken = make_run(data_home, "run-b") / "run.json"
     broken.write_text("{not json", encoding="utf-8")
     result = CliRunner().invoke(cli, ["status"])
     assert result.exit_code == 0
@@ -144,7 +144,7 @@ def test_check_with_an_unreachable_provider_says_what_it_does_and_exits_2_not_1(
     assert last.startswith("lemmata: error: ") and "nothing was checked" in last
 
 
-def test_a_bug_keeps_its_traceback_but_not_a_key(layout, monkeypatch):
+def test_a_bug_keeps_its_traceback_but_not_a_key(data_home, monkeypatch):
     """An unexpected exception is our bug: the traceback stays, redacted (it may quote a key)."""
     key = "sk-ant-api03-secret-value-0123456789"
     monkeypatch.setenv("VENDORA_API_KEY", key)

@@ -20,11 +20,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata import layout
 from lemmata.llm.calllog import CallLog, CallRecord, read_call_records
 from lemmata.llm.replay import load_replay_script
 from lemmata.run.events import TailReader
-from lemmata.run.qa_history import HISTORY_FILE, ChatRecord, append_record, read_history
+from lemmata.run.qa_history import ChatRecord, append_record, read_history
 
 LONG = "x" * 20_000  # a record far larger than one short write
 
@@ -48,7 +48,7 @@ def call_record(text: str) -> CallRecord:
 
 
 def append_call(directory: Path, text: str) -> None:
-    CallLog(directory / CALL_LOG_NAME).append(call_record(text))
+    CallLog(directory / layout.LLM_CALLS).append(call_record(text))
 
 
 def append_chat(directory: Path, text: str) -> None:
@@ -65,8 +65,8 @@ def append_event(directory: Path, text: str) -> None:
 
 #: name -> (append one record whose text is the argument, the file it appends to)
 APPENDERS: dict[str, tuple[Callable[[Path, str], None], str]] = {
-    "call log": (append_call, CALL_LOG_NAME),
-    "paper Q&A history": (append_chat, HISTORY_FILE),
+    "call log": (append_call, layout.LLM_CALLS),
+    "paper Q&A history": (append_chat, layout.QA_HISTORY),
     "workflow events": (append_event, "events.jsonl"),
 }
 
@@ -169,7 +169,7 @@ GLUED = '{"role": "prover", "response": "cut o' + json.dumps({"role": "prover", 
 
 
 def test_the_call_log_reader_skips_and_reports_a_glued_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     path.write_text(json.dumps({"response": "a"}) + "\n" + GLUED + json.dumps({"response": "b"}) + "\n")
     with caplog.at_level(logging.WARNING):
         assert [r["response"] for r in read_call_records(path)] == ["a", "b"]
@@ -178,10 +178,10 @@ def test_the_call_log_reader_skips_and_reports_a_glued_line(tmp_path: Path, capl
 
 def test_the_history_reader_reports_a_line_it_skips(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     record = ChatRecord(role="user", content="Q1", paper_version=1)
-    torn_file(tmp_path / HISTORY_FILE, [json.loads(record.model_dump_json())], '{"role": "user", "cont\n')
+    torn_file(tmp_path / layout.QA_HISTORY, [json.loads(record.model_dump_json())], '{"role": "user", "cont\n')
     with caplog.at_level(logging.WARNING):
         assert [r.content for r in read_history(tmp_path)] == ["Q1"]
-    assert f"{HISTORY_FILE}:2" in caplog.text
+    assert f"{layout.QA_HISTORY}:2" in caplog.text
 
 
 def test_the_tail_reader_reports_a_line_it_skips(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -195,7 +195,7 @@ def test_the_tail_reader_reports_a_line_it_skips(tmp_path: Path, caplog: pytest.
 def test_a_recording_with_a_torn_last_line_replays_the_calls_before_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     torn_file(path, [{"role": "prover", "response": "A"}], '{"role": "prover", "resp')
     with caplog.at_level(logging.WARNING):
         assert [e["response"] for e in load_replay_script(path)] == ["A"]

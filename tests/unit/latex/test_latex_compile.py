@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from lemmata.artifacts import CheckPoint, Experiment, LemmaCheck, PaperRecord
+from lemmata.artifacts import Experiment, LemmaCheck, PaperRecord, SeriesPoint
 from lemmata.latex.bibliography import assign_citation_keys, render_bibtex
 from lemmata.latex.compile import (
     LatexCompileError,
@@ -223,7 +223,7 @@ def test_a_paper_with_the_experiments_plots_compiles_cleanly(tex_dir: Path) -> N
             violation_rate=0.1,
             numerically_suspect=True,
             x_label="n",
-            series=[CheckPoint(x=n, trials=100, violations=10 * (n == 100)) for n in (1, 10, 100)],
+            series=[SeriesPoint(x=n, trials=100, violations=10 * (n == 100)) for n in (1, 10, 100)],
         ),
     ]
     experiment = add_plots(Experiment(skipped=False, checks=checks), tex_dir)

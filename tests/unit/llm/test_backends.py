@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.agents.roles import role
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.base import Message
 from lemmata.llm.calllog import read_call_records
 from support.fake_llm_server import FakeLLMServer
@@ -114,7 +114,7 @@ def test_vendora_uses_messages_api_with_cached_system_prompt(
     assert request.body["system"] == [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
     assert request.body["messages"] == [{"role": "user", "content": "Design."}]
     # Cache token counts are reported (the fake provider reports zero), not lost as None.
-    (record,) = read_call_records(tmp_path / CALL_LOG_NAME)
+    (record,) = read_call_records(tmp_path / layout.LLM_CALLS)
     assert record["backend"] == "vendora"
     assert record["cache_read_tokens"] == 0
     assert record["cache_write_tokens"] == 0
@@ -144,6 +144,6 @@ def test_fast_tier_roles_get_the_fast_model_on_the_wire(fake_llm: FakeLLMServer,
 def test_openai_backend_reports_token_counts(fake_llm: FakeLLMServer, llm_client, tmp_path: Path) -> None:
     fake_llm.enqueue("writer", "x" * 40)
     llm_client("local", run_dir=tmp_path).complete("writer", "s" * 40, "q")
-    (record,) = read_call_records(tmp_path / CALL_LOG_NAME)
+    (record,) = read_call_records(tmp_path / layout.LLM_CALLS)
     assert record["tokens_out"] == 10
     assert record["tokens_in"] == 11  # (40 + 1) characters / 4, rounded up, as the fake estimates

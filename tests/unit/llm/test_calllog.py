@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.errors import ProviderError
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.base import Message
 from lemmata.llm.calllog import CallLog, CallRecord, Redactor, read_call_records
 from support.fake_llm_server import Answer, FakeLLMServer, Fault
@@ -41,7 +41,7 @@ RECORD_FIELDS = {
 
 
 def log_lines(run_dir: Path) -> list[dict]:
-    text = (run_dir / CALL_LOG_NAME).read_text(encoding="utf-8")
+    text = (run_dir / layout.LLM_CALLS).read_text(encoding="utf-8")
     assert text.endswith("\n")
     return [json.loads(line) for line in text.splitlines()]
 
@@ -134,7 +134,7 @@ def test_credential_never_reaches_the_log(
     assert SECRET in client.complete("survey", f"system mentions {SECRET}", f"my key: {SECRET}")
     with pytest.raises(ProviderError):
         client.complete("writer", "sys", "q")
-    raw = (tmp_path / CALL_LOG_NAME).read_text(encoding="utf-8")
+    raw = (tmp_path / layout.LLM_CALLS).read_text(encoding="utf-8")
     assert SECRET not in raw
     records = log_lines(tmp_path)
     assert len(records) == 2
@@ -150,7 +150,7 @@ def test_other_credentials_in_the_environment_are_redacted_too(
     fake_llm.enqueue("prover", "ok")
     client = llm_client("local", environ={"COMPAT_API_KEY": other}, run_dir=tmp_path)
     client.complete("prover", "sys", f"remember {other}")
-    assert other not in (tmp_path / CALL_LOG_NAME).read_text(encoding="utf-8")
+    assert other not in (tmp_path / layout.LLM_CALLS).read_text(encoding="utf-8")
 
 
 def make_record(index: int, writer: str, size: int) -> CallRecord:
@@ -184,7 +184,7 @@ def assert_complete_lines(path: Path, expected_scopes: set[str]) -> None:
 
 
 def test_parallel_threads_append_only_complete_lines(tmp_path: Path) -> None:
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     threads_n, per_thread, size = 8, 25, 20_000
 
     def work(writer: str) -> None:
@@ -203,7 +203,7 @@ def test_parallel_threads_append_only_complete_lines(tmp_path: Path) -> None:
 WRITER_SCRIPT = """
 import sys
 from lemmata.llm.calllog import CallLog, CallRecord
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata import layout
 path, writer, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 log = CallLog(path)
 for index in range(count):
@@ -215,7 +215,7 @@ for index in range(count):
 
 
 def test_parallel_processes_append_only_complete_lines(tmp_path: Path) -> None:
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     processes_n, per_process, size = 4, 40, 100_000
     processes = [
         subprocess.Popen([sys.executable, "-c", WRITER_SCRIPT, str(path), f"p{n}", str(per_process), str(size)])
@@ -229,7 +229,7 @@ def test_append_waits_for_the_lock_held_by_another_job(tmp_path: Path) -> None:
     import fcntl
     import time
 
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     path.write_text("", encoding="utf-8")
     with open(path, "a", encoding="utf-8") as holder:
         fcntl.flock(holder, fcntl.LOCK_EX)  # another job is in the middle of writing
@@ -244,7 +244,7 @@ def test_append_waits_for_the_lock_held_by_another_job(tmp_path: Path) -> None:
 
 
 def test_reader_skips_a_partial_last_line(tmp_path: Path) -> None:
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     CallLog(path).append(make_record(0, "a", 10))
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(asdict(make_record(1, "a", 10)))[:30])  # a job still writing
@@ -253,6 +253,6 @@ def test_reader_skips_a_partial_last_line(tmp_path: Path) -> None:
 
 def test_short_values_are_not_treated_as_secrets(tmp_path: Path) -> None:
     # Redacting a 3-character "key" would mangle ordinary text.
-    path = tmp_path / CALL_LOG_NAME
+    path = tmp_path / layout.LLM_CALLS
     CallLog(path, Redactor(["abc"])).append(make_record(0, "abc", 5))
     assert read_call_records(path).__next__()["scope"] == "abc:0"

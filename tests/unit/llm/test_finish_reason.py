@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+from lemmata import layout
 from lemmata.llm.base import ChatRequest, ChatResponse, Message, finish_reason_of
 from lemmata.llm.calllog import read_call_records
 from lemmata.llm.embedded_backend import EmbeddedBackend
@@ -66,7 +66,7 @@ def test_replay_returns_the_recorded_finish_reason(fake_llm: FakeLLMServer, llm_
     fake_llm.enqueue("writer", Answer("first, cut", finish_reason="length"), "second, whole")
     recorder = llm_client("local", run_dir=tmp_path / "recorded")
     recorder.complete("writer", "S", "u"), recorder.complete("writer", "S", "u")
-    recording = tmp_path / "recorded" / CALL_LOG_NAME
+    recording = tmp_path / "recorded" / layout.LLM_CALLS
     assert [r["finish_reason"] for r in read_call_records(recording)] == ["length", "stop"]
     replay = ReplayBackend(recording, tmp_path / "replayed")
     request = ChatRequest("writer", "m", "S", (Message("user", "u"),), 100)

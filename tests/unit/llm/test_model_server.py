@@ -29,7 +29,7 @@ from lemmata.llm.model_server import (
 from lemmata.llm.resolve import build_backend
 from lemmata.settings import Settings
 from support.waiting import wait_until
-from unit.llm.test_llm_embedded import FakeLlama
+from unit.llm.test_embedded_backend import FakeLlama
 
 REQUEST = ChatRequest(
     role="prover",

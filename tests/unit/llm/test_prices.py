@@ -15,7 +15,7 @@ from lemmata.llm.calllog import CallLog, CallRecord
 from lemmata.llm.prices import bundled_prices, load_prices
 from lemmata.llm.registry import backend_spec
 from lemmata.settings import Settings
-from unit.llm.test_llm_calllog import make_record
+from unit.llm.test_calllog import make_record
 
 
 def test_the_bundled_table_is_dated_and_prices_the_default_models_of_the_anthropic_backends() -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.agents.client import make_client
 from lemmata.errors import ProviderError, ReplayExhaustedError, UserError
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.base import ChatRequest
 from lemmata.llm.replay import ReplayBackend, load_replay_script
 from lemmata.llm.resolve import choose_backend
@@ -46,7 +46,7 @@ def test_recorded_calls_replay_per_role_in_order(fake_llm: FakeLLMServer, llm_cl
     with pytest.raises(ProviderError):
         live.complete("verifier", "s", "b")  # recorded as a failed call: must not be replayed
     live_answers = [live.complete("verifier", "s", "b"), live.complete("prover", "s", "c")]
-    script = recording / CALL_LOG_NAME
+    script = recording / layout.LLM_CALLS
     assert [json.loads(line)["error"] is None for line in script.read_text().splitlines()] == [True, False, True, True]
 
     client = replay_client(script, tmp_path / "replayed")
@@ -55,7 +55,7 @@ def test_recorded_calls_replay_per_role_in_order(fake_llm: FakeLLMServer, llm_cl
     assert client.complete("prover", "s", "anything") == "proof 1"
     assert client.complete("prover", "s", "anything") == "proof 2"
     assert client.backend.name == "replay"
-    replayed = [json.loads(line) for line in (tmp_path / "replayed" / CALL_LOG_NAME).read_text().splitlines()]
+    replayed = [json.loads(line) for line in (tmp_path / "replayed" / layout.LLM_CALLS).read_text().splitlines()]
     assert [(r["role"], r["response"], r["backend"]) for r in replayed] == [
         ("verifier", '{"verdict": "valid"}', "replay"),
         ("prover", "proof 1", "replay"),
@@ -73,7 +73,7 @@ def test_scoped_entries_go_to_their_scope_even_out_of_order(
     llm_client("local", run_dir=recording, scope="prove_lemma:L2").complete("prover", "s", "L2")
 
     run_dir = tmp_path / "replayed"
-    script = recording / CALL_LOG_NAME
+    script = recording / layout.LLM_CALLS
     second = replay_client(script, run_dir, scope="prove_lemma:L2")
     first = replay_client(script, run_dir, scope="prove_lemma:L1")
     assert second.complete("prover", "s", "L2") == "proof of L2"

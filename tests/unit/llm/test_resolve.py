@@ -173,7 +173,7 @@ def cli_login(path: Path, token: str = "sk-ant-oat01-test-login-token", expires_
 
 
 def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_llm, tmp_path: Path) -> None:
-    from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
+    from lemmata import layout
 
     token = "sk-ant-oat01-test-login-token"
     values = {
@@ -188,7 +188,7 @@ def test_a_cli_login_without_a_key_means_vendora_through_the_local_proxy(fake_ll
     headers = fake_llm.calls("survey")[0].headers
     assert headers["authorization"] == f"Bearer {token}"
     assert "x-api-key" not in headers and "oauth-2025-04-20" in headers["anthropic-beta"]
-    assert token not in (tmp_path / "run" / CALL_LOG_NAME).read_text()
+    assert token not in (tmp_path / "run" / layout.LLM_CALLS).read_text()
 
 
 def test_an_expired_cli_login_is_a_clear_error_before_any_call(tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.errors import ProviderError, TransientProviderError
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.calllog import read_call_records
 from support.fake_llm_server import FakeLLMServer, Fault
 
@@ -15,7 +15,7 @@ SYSTEM = "system prompt"
 
 
 def records(run_dir: Path) -> list[dict]:
-    return list(read_call_records(run_dir / CALL_LOG_NAME))
+    return list(read_call_records(run_dir / layout.LLM_CALLS))
 
 
 def test_429_then_500_then_success_returns_the_text(fake_llm: FakeLLMServer, llm_client, tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ import httpx2
 import openai
 import pytest
 
+from lemmata import layout
 from lemmata.agents.client import LLMClient, ModelChoice
 from lemmata.errors import ProviderError
-from lemmata.layout import LLM_CALLS as CALL_LOG_NAME
 from lemmata.llm.anthropic_backend import AnthropicBackend
 from lemmata.llm.base import ChatRequest, ChatResponse, Message
 from lemmata.llm.calllog import CallLog, read_call_records
@@ -81,7 +81,7 @@ class Consumer:
 
 
 def records(run_dir: Path) -> list[dict[str, Any]]:
-    return list(read_call_records(run_dir / CALL_LOG_NAME))
+    return list(read_call_records(run_dir / layout.LLM_CALLS))
 
 
 @pytest.mark.parametrize(("backend", "path"), HTTP_BACKENDS)
@@ -227,7 +227,7 @@ def test_replay_passes_the_recorded_answer_once(tmp_path: Path) -> None:
         backend,
         Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0}),
         ModelChoice("replay", "replay"),
-        CallLog(tmp_path / "run" / CALL_LOG_NAME),
+        CallLog(tmp_path / "run" / layout.LLM_CALLS),
     )
     consumer = Consumer()
     assert client.complete("qa", SYSTEM, "q", on_text=consumer.on_text, on_restart=consumer.on_restart) == "second"
@@ -368,7 +368,7 @@ def streaming_client(dialect: str, bodies: list[Body], seen: list[dict[str, Any]
             api_key="key", base_url="http://provider.test", max_retries=0, http_client=http
         )
     settings = Settings.from_mapping({"LLM_RETRY_WAIT_MIN": 0, "LLM_RETRY_WAIT_MAX": 0, "LLM_RETRY_ATTEMPTS": 2})
-    return LLMClient(backend, settings, ModelChoice("m", "m"), CallLog(run_dir / CALL_LOG_NAME))
+    return LLMClient(backend, settings, ModelChoice("m", "m"), CallLog(run_dir / layout.LLM_CALLS))
 
 
 SSE: dict[str, Callable[..., Chunks]] = {"openai": openai_sse, "anthropic": anthropic_sse}

@@ -25,13 +25,13 @@ from unit.server.test_server_api import AT_THEORY_REVIEW
 NOT_ESTABLISHED = "completed (main result not established)"
 
 
-def completed_run(layout, session_id: str, theory: Theory, **files: str) -> Path:
-    return make_run(layout, session_id, **{"theory.json": theory.model_dump_json(), "paper_v1.tex": "%", **files})
+def completed_run(data_home, session_id: str, theory: Theory, **files: str) -> Path:
+    return make_run(data_home, session_id, **{"theory.json": theory.model_dump_json(), "paper_v1.tex": "%", **files})
 
 
-def test_status_lists_a_completed_run_with_an_unverified_lemma_as_not_established(layout):
-    completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY)
-    completed_run(layout, "run-b", VERIFIED_THEORY)
+def test_status_lists_a_completed_run_with_an_unverified_lemma_as_not_established(data_home):
+    completed_run(data_home, "run-a", PARTLY_VERIFIED_THEORY)
+    completed_run(data_home, "run-b", VERIFIED_THEORY)
     result = CliRunner().invoke(cli, ["status"])
     assert result.exit_code == 0, result.output
     run_a, run_b = result.output.splitlines()
@@ -40,8 +40,8 @@ def test_status_lists_a_completed_run_with_an_unverified_lemma_as_not_establishe
     assert run_a.index("prove") == run_b.index("prove")  # the columns stay aligned
 
 
-def test_status_of_one_run_says_its_main_result_is_not_established_and_why(layout):
-    completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY)
+def test_status_of_one_run_says_its_main_result_is_not_established_and_why(data_home):
+    completed_run(data_home, "run-a", PARTLY_VERIFIED_THEORY)
     result = CliRunner().invoke(cli, ["status", "run-a"])
     assert result.exit_code == 0, result.output
     first, second = result.output.splitlines()[:2]
@@ -49,8 +49,8 @@ def test_status_of_one_run_says_its_main_result_is_not_established_and_why(layou
     assert second == "main result not established: lemma L2 is not verified"
 
 
-def test_status_of_a_fully_verified_run_is_plain_completed(layout):
-    completed_run(layout, "run-b", VERIFIED_THEORY)
+def test_status_of_a_fully_verified_run_is_plain_completed(data_home):
+    completed_run(data_home, "run-b", VERIFIED_THEORY)
     result = CliRunner().invoke(cli, ["status", "run-b"])
     assert result.exit_code == 0 and result.output.splitlines()[0] == "run run-b: completed"
     assert "not established" not in result.output
@@ -58,9 +58,9 @@ def test_status_of_a_fully_verified_run_is_plain_completed(layout):
 
 
 @pytest.mark.parametrize("theory_text", [pytest.param(None, id="missing"), pytest.param("{not json", id="corrupt")])
-def test_a_missing_or_corrupt_theory_does_not_break_status(layout, theory_text):
-    make_run(layout, "run-c", **({"theory.json": theory_text} if theory_text else {}))
-    make_run(layout, "run-d", status="failed")
+def test_a_missing_or_corrupt_theory_does_not_break_status(data_home, theory_text):
+    make_run(data_home, "run-c", **({"theory.json": theory_text} if theory_text else {}))
+    make_run(data_home, "run-d", status="failed")
     listed = CliRunner().invoke(cli, ["status"])
     assert listed.exit_code == 0 and listed.output.split()[:2] == ["run-c", "completed"]
     assert "(main result unknown)" in listed.output.splitlines()[0]
@@ -69,9 +69,9 @@ def test_a_missing_or_corrupt_theory_does_not_break_status(layout, theory_text):
     assert shown.exit_code == 0 and "main result unknown: its theory could not be read" in shown.output
 
 
-def test_after_a_rewrite_the_outcome_is_that_of_the_latest_version(layout):
+def test_after_a_rewrite_the_outcome_is_that_of_the_latest_version(data_home):
     run_dir = completed_run(
-        layout,
+        data_home,
         "run-r",
         PARTLY_VERIFIED_THEORY,
         **{"paper_v2.tex": "%", "versions__v2__theory.json": VERIFIED_THEORY.model_dump_json()},
@@ -81,16 +81,16 @@ def test_after_a_rewrite_the_outcome_is_that_of_the_latest_version(layout):
     assert run_outcome(run_dir, "completed").text == NOT_ESTABLISHED
 
 
-def test_only_a_completed_run_has_an_outcome_beyond_its_status(layout):
-    run_dir = completed_run(layout, "run-p", PARTLY_VERIFIED_THEORY)
+def test_only_a_completed_run_has_an_outcome_beyond_its_status(data_home):
+    run_dir = completed_run(data_home, "run-p", PARTLY_VERIFIED_THEORY)
     outcome = run_outcome(run_dir, "paused")
     assert (outcome.text, outcome.established, outcome.why) == ("paused", None, "")
 
 
-def test_the_status_poll_and_the_run_list_say_whether_the_main_result_is_established(layout):
-    completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY)
-    completed_run(layout, "run-b", VERIFIED_THEORY)
-    with api_client(layout) as client:
+def test_the_status_poll_and_the_run_list_say_whether_the_main_result_is_established(data_home):
+    completed_run(data_home, "run-a", PARTLY_VERIFIED_THEORY)
+    completed_run(data_home, "run-b", VERIFIED_THEORY)
+    with api_client(data_home) as client:
         poll = client.get("/api/runs/run-a").json()
         listed = {run["id"]: run for run in client.get("/api/runs").json()["runs"]}
         verified = client.get("/api/runs/run-b").json()
@@ -112,10 +112,10 @@ class SilentConsole:
 
 
 def test_the_runners_completion_message_keeps_the_status_and_says_why_the_main_result_is_not_established(
-    layout, tmp_path
+    data_home, tmp_path
 ):
     run_dir = completed_run(
-        layout,
+        data_home,
         "run-a",
         PARTLY_VERIFIED_THEORY,
         **{"paper_v2.tex": "%", "versions__v2__theory.json": PARTLY_VERIFIED_THEORY.model_dump_json()},
@@ -142,17 +142,19 @@ class FinishedDriver:
         return load_record(self.run_dir)
 
 
-def test_the_line_a_run_ends_with_says_its_main_result_is_not_established(layout, monkeypatch, capsys):
-    run_dir = completed_run(layout, "run-a", PARTLY_VERIFIED_THEORY)
+def test_the_line_a_run_ends_with_says_its_main_result_is_not_established(data_home, monkeypatch, capsys):
+    run_dir = completed_run(data_home, "run-a", PARTLY_VERIFIED_THEORY)
     monkeypatch.setattr("lemmata.run.driver.Driver", FinishedDriver)
     drive(run_dir, None, offer_review=False)
     assert f"run run-a: {NOT_ESTABLISHED}" in capsys.readouterr().err
     assert outcome_of(run_dir, load_record(run_dir)).established is False
 
 
-def test_the_theory_review_shows_the_same_main_result_checker_and_tags_in_the_terminal_and_the_browser(layout, capsys):
+def test_the_theory_review_shows_the_same_main_result_checker_and_tags_in_the_terminal_and_the_browser(
+    data_home, capsys
+):
     run_dir = make_run(
-        layout, "run-g", status="waiting", **{**AT_THEORY_REVIEW, "theory.json": UNTRUSTED_THEORY.model_dump_json()}
+        data_home, "run-g", status="waiting", **{**AT_THEORY_REVIEW, "theory.json": UNTRUSTED_THEORY.model_dump_json()}
     )
     TerminalConsole(interactive=False).review_theory(UNTRUSTED_THEORY)
     terminal = " ".join(capsys.readouterr().out.split())

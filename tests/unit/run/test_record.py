@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
 from lemmata.run.events import JobBoard
-from lemmata.run.record import LOCK_FILE, RunLock, is_run_active
+from lemmata.run.record import RunLock, is_run_active
 from lemmata.run.workflow import (
     EMBEDDED_JOBS,
     PROVIDER_JOBS,
@@ -105,7 +106,7 @@ def test_status_probes_never_make_a_driver_fail_to_take_the_runs_lock(tmp_path: 
     try:
         for _ in range(200):
             with RunLock(tmp_path):
-                assert (tmp_path / LOCK_FILE).read_text() == str(os.getpid())
+                assert (tmp_path / layout.LOCK).read_text() == str(os.getpid())
                 assert is_run_active(tmp_path)
     finally:
         stop.set()

@@ -10,7 +10,7 @@ import pytest
 
 from lemmata.artifacts import RevisionRequest, write_artifact
 from lemmata.errors import UserError
-from lemmata.layout import previous_theory_of as previous_theory_file
+from lemmata.layout import previous_theory_of
 from lemmata.run.qa_history import ChatRecord, read_history
 from lemmata.run.rewrite import check_rewritable, pending_rewrite, request_rewrite
 from lemmata.stages.feedback import revision_feedback
@@ -37,7 +37,7 @@ def test_every_agent_is_told_the_instructions_and_the_conversation():
 
 
 def test_a_version_starts_from_the_theory_of_the_version_before():
-    assert [previous_theory_file(n) for n in (2, 3, 10)] == [
+    assert [previous_theory_of(n) for n in (2, 3, 10)] == [
         "theory.json",
         "versions/v2/theory.json",
         "versions/v9/theory.json",

@@ -26,8 +26,8 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def client(layout):
-    with api_client(layout) as test_client:
+def client(data_home):
+    with api_client(data_home) as test_client:
         yield test_client
 
 
@@ -36,15 +36,15 @@ def post_raw(client, path: str, raw: str):
 
 
 @pytest.mark.parametrize("amount", ["NaN", "Infinity", "-Infinity", "1e999", "-1", "0", "1e12"])
-def test_a_budget_that_is_no_finite_positive_amount_is_400_and_creates_no_run(layout, client, amount):
+def test_a_budget_that_is_no_finite_positive_amount_is_400_and_creates_no_run(data_home, client, amount):
     response = post_raw(client, "/api/runs", f'{{"task": "x", "budget_usd": {amount}}}')
     assert response.status_code == 400, response.text
     assert "budget_usd" in response.json()["error"] or "not a number JSON allows" in response.json()["error"]
     assert client.get("/api/runs").json() == {"runs": []}
 
 
-def test_a_resume_with_an_infinite_budget_is_400_not_dropped(layout, client):
-    make_run(layout, "run-p", status="paused")
+def test_a_resume_with_an_infinite_budget_is_400_not_dropped(data_home, client):
+    make_run(data_home, "run-p", status="paused")
     response = post_raw(client, "/api/runs/run-p/resume", '{"budget_usd": 1e999}')
     assert response.status_code == 400 and '"budget_usd"' in response.json()["error"]
 
@@ -55,7 +55,7 @@ def test_a_body_nested_30000_deep_is_400_not_a_recursion_error(client):
     assert response.json() == {"error": f"the request body is nested deeper than {MAX_JSON_DEPTH} levels"}
 
 
-def test_brackets_inside_strings_do_not_count_as_nesting(layout, client):
+def test_brackets_inside_strings_do_not_count_as_nesting(data_home, client):
     response = post_raw(client, "/api/runs", '{"task": "' + "[" * 100 + '", "gate": "sometimes"}')
     assert response.status_code == 400 and '"gate" must be one of' in response.json()["error"]
 
@@ -70,7 +70,7 @@ def test_a_token_limit_above_its_ceiling_is_refused_and_not_saved(client):
     assert prover["value"] == prover["default"] and prover["source"] == "default"
 
 
-def test_a_task_too_long_for_the_briefing_is_400_with_the_reason(layout, client):
+def test_a_task_too_long_for_the_briefing_is_400_with_the_reason(data_home, client):
     response = client.post("/api/runs", json={"task": "x" * (MAX_TASK_CHARS + 1)})
     assert response.status_code == 400
     assert f"more than the {MAX_TASK_CHARS:,}" in response.json()["error"] and "embeds" in response.json()["error"]
@@ -78,13 +78,13 @@ def test_a_task_too_long_for_the_briefing_is_400_with_the_reason(layout, client)
 
 
 @pytest.mark.parametrize("control", ["\x00", "\x07", "\x1b[2J"])
-def test_a_task_with_control_characters_is_400(layout, client, control):
+def test_a_task_with_control_characters_is_400(data_home, client, control):
     response = client.post("/api/runs", json={"task": f"prove {control} this"})
     assert response.status_code == 400 and "control character" in response.json()["error"]
     assert client.get("/api/runs").json() == {"runs": []}
 
 
-def test_the_server_drives_at_most_its_limit_of_runs_at_once(layout, client, monkeypatch):
+def test_the_server_drives_at_most_its_limit_of_runs_at_once(data_home, client, monkeypatch):
     """At the cap, POST /api/runs is 429 with a clear error, and no run directory is made."""
     client.app.state.supervisor.max_runs = 0
     response = client.post("/api/runs", json={"task": "the sum of two even integers is even"})
@@ -101,9 +101,9 @@ def test_the_bearer_scheme_is_case_insensitive_the_token_is_not(client):
     assert client.get("/api/runs", headers={"Authorization": TEST_API_TOKEN}).status_code == 401
 
 
-def test_a_run_with_a_corrupt_record_is_listed_as_damaged_naming_the_file(layout, client):
-    make_run(layout, "run-a")
-    broken = make_run(layout, "run-b") / "run.json"
+def test_a_run_with_a_corrupt_record_is_listed_as_damaged_naming_the_file(data_home, client):
+    make_run(data_home, "run-a")
+    broken = make_run(data_home, "run-b") / "run.json"
     broken.write_text('{"session_id": "run-b", "mode"', encoding="utf-8")
     body = client.get("/api/runs").json()
     assert [run["id"] for run in body["runs"]] == ["run-a"]

@@ -28,8 +28,8 @@ PLAN = TheoryPlan(
 
 
 @pytest.fixture
-def client(layout):
-    with api_client(layout) as test_client:
+def client(data_home):
+    with api_client(data_home) as test_client:
         yield test_client
 
 
@@ -38,22 +38,22 @@ def statuses(svg: str) -> dict[str, str]:
     return {g.get("data-lemma"): g.get("data-status") for g in root.iter(f"{SVG}g") if g.get("class") == "lemma"}
 
 
-def planned_run(layout, session_id: str = "run-g"):
-    run_dir = make_run(layout, session_id, status="running")
+def planned_run(data_home, session_id: str = "run-g"):
+    run_dir = make_run(data_home, session_id, status="running")
     write_artifact(run_dir / files.PLAN, PLAN)
     return run_dir
 
 
-def test_before_the_plan_the_picture_is_404_and_the_poll_names_none(layout, client):
-    make_run(layout, "run-g", status="running")
+def test_before_the_plan_the_picture_is_404_and_the_poll_names_none(data_home, client):
+    make_run(data_home, "run-g", status="running")
     response = client.get("/api/runs/run-g/lemma-graph.svg")
     assert response.status_code == 404 and "no lemma plan yet" in response.json()["error"]
     assert client.get("/api/runs/run-g").json()["lemma_graph"] is None
     assert client.get("/api/runs/nope/lemma-graph.svg").status_code == 404
 
 
-def test_the_picture_is_an_svg_that_runs_and_loads_nothing(layout, client):
-    planned_run(layout)
+def test_the_picture_is_an_svg_that_runs_and_loads_nothing(data_home, client):
+    planned_run(data_home)
     response = client.get("/api/runs/run-g/lemma-graph.svg")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/svg+xml")
@@ -64,8 +64,8 @@ def test_the_picture_is_an_svg_that_runs_and_loads_nothing(layout, client):
     assert statuses(response.text) == {"L1": "pending", "L2": "pending", "L3": "pending"}
 
 
-def test_the_live_picture_shows_proofs_running_jobs_and_each_lemmas_calls(layout, client, monkeypatch):
-    run_dir = planned_run(layout)
+def test_the_live_picture_shows_proofs_running_jobs_and_each_lemmas_calls(data_home, client, monkeypatch):
+    run_dir = planned_run(data_home)
     proof = lemma("L1", "verifier_pass", "proved", 0.9, attempts=2).model_copy(update={"statement": "a = 2m"})
     write_artifact(run_dir / files.lemma("L1"), proof)
     events = [{"event": "job_info", "jobid": 7, "rule_name": "prove_lemma", "wildcards": {"lemma": "L2"}}]
@@ -87,8 +87,8 @@ def test_the_live_picture_shows_proofs_running_jobs_and_each_lemmas_calls(layout
     assert statuses(client.get("/api/runs/run-g/lemma-graph.svg").text)["L2"] == "pending"
 
 
-def test_the_poll_gives_a_new_url_when_the_picture_changes(layout, client):
-    run_dir = planned_run(layout)
+def test_the_poll_gives_a_new_url_when_the_picture_changes(data_home, client):
+    run_dir = planned_run(data_home)
     first = client.get("/api/runs/run-g").json()["lemma_graph"]
     assert first.startswith("/api/runs/run-g/lemma-graph.svg?v=")
     assert client.get("/api/runs/run-g").json()["lemma_graph"] == first  # nothing changed: the same URL
@@ -100,8 +100,8 @@ def test_the_poll_gives_a_new_url_when_the_picture_changes(layout, client):
     assert client.get("/api/runs/run-g").json()["lemma_graph"] != second
 
 
-def test_the_picture_needs_the_token_and_refuses_other_sites(layout, client):
-    planned_run(layout)
+def test_the_picture_needs_the_token_and_refuses_other_sites(data_home, client):
+    planned_run(data_home)
     assert client.get("/api/runs/run-g/lemma-graph.svg", headers={"Authorization": ""}).status_code == 401
     cross = client.get("/api/runs/run-g/lemma-graph.svg", headers={"Sec-Fetch-Site": "cross-site"})
     assert cross.status_code == 403 and "another site" in cross.json()["error"]

@@ -23,7 +23,7 @@ from lemmata.run.pausing import pause_flag
 from lemmata.run.record import RunLock, load_record, save_record
 from lemmata.server.access import ServerAccess
 from lemmata.server.app import ROUTES, create_app
-from lemmata.server.supervisor import RunBusy, RunSupervisor
+from lemmata.server.supervisor import RunConflict, RunSupervisor
 from lemmata.settings import Settings
 from unit.run.test_cards import THEORY
 
@@ -37,9 +37,9 @@ AT_THEORY_REVIEW = {
 
 
 @pytest.fixture
-def client(layout):
-    """The app over `layout`; its processes stopped when the test ends."""
-    with api_client(layout) as test_client:
+def client(data_home):
+    """The app over `data_home`; its processes stopped when the test ends."""
+    with api_client(data_home) as test_client:
         yield test_client
 
 
@@ -48,8 +48,8 @@ def events_of(stream_text: str) -> list[tuple[str, object]]:
     return [(m.group(1), json.loads(m.group(2))) for m in re.finditer(r"event: (\w+)\ndata: (.*)\n\n", stream_text)]
 
 
-def test_status_api_lists_and_polls_runs_logging_polls_at_debug(layout, client, caplog):
-    make_run(layout, "run-a", **SURVEY_DONE)
+def test_status_api_lists_and_polls_runs_logging_polls_at_debug(data_home, client, caplog):
+    make_run(data_home, "run-a", **SURVEY_DONE)
     assert [r["id"] for r in client.get("/api/runs").json()["runs"]] == ["run-a"]
     with caplog.at_level(logging.DEBUG, logger="lemmata.server"):
         response = client.get("/api/runs/run-a")
@@ -63,17 +63,17 @@ def test_status_api_lists_and_polls_runs_logging_polls_at_debug(layout, client, 
     assert [r.levelno for r in caplog.records if "status poll" in r.getMessage()] == [logging.DEBUG]
 
 
-def test_status_api_errors(layout, client):
+def test_status_api_errors(data_home, client):
     assert client.get("/api/runs/missing").status_code == 404
     assert client.get("/api/runs/bad%20id").status_code == 404
-    make_run(layout, "run-c")
-    atomic_write_text(layout.run_dir("run-c") / "run.json", "{not json")
+    make_run(data_home, "run-c")
+    atomic_write_text(data_home.run_dir("run-c") / "run.json", "{not json")
     response = client.get("/api/runs/run-c")
     assert response.status_code == 400 and "run.json is corrupt" in response.json()["error"]
 
 
-def test_a_rewrite_of_a_run_with_missing_artifacts_is_400_with_a_marker_in_the_chat(layout, client):
-    run_dir = make_run(layout, "run-r", **{"paper_v1.tex": "\\documentclass{article}"})
+def test_a_rewrite_of_a_run_with_missing_artifacts_is_400_with_a_marker_in_the_chat(data_home, client):
+    run_dir = make_run(data_home, "run-r", **{"paper_v1.tex": "\\documentclass{article}"})
     response = client.post("/api/runs/run-r/rewrite", json={"instructions": "Shorter."})
     assert response.status_code == 400 and "cannot be rewritten" in response.json()["error"]
     assert not (run_dir / "revisions").exists() and (run_dir / "paper_v1.tex").read_text() == "\\documentclass{article}"
@@ -91,8 +91,8 @@ def test_a_rewrite_of_a_run_with_missing_artifacts_is_400_with_a_marker_in_the_c
         pytest.param(b'{"instructions": "' + b"x" * 70_000 + b'"}', 413, "larger than", id="too-large"),
     ],
 )
-def test_a_bad_rewrite_request_is_refused_before_anything_is_written(layout, client, body, status, message):
-    run_dir = make_run(layout, "run-r", **{"paper_v1.tex": "x"})
+def test_a_bad_rewrite_request_is_refused_before_anything_is_written(data_home, client, body, status, message):
+    run_dir = make_run(data_home, "run-r", **{"paper_v1.tex": "x"})
     response = client.post("/api/runs/run-r/rewrite", content=body, headers={"content-type": "application/json"})
     assert response.status_code == status and message in response.json()["error"]
     assert not (run_dir / "revisions").exists()
@@ -117,18 +117,18 @@ RUN_PATHS = [
 @pytest.mark.parametrize("run_id", ["..%2F..%2Fetc", "%2Fetc%2Fpasswd", "..", "nope", "a%20b", "%2E%2E"])
 @pytest.mark.parametrize("method, path", RUN_PATHS)
 def test_ids_that_are_not_runs_are_404_and_nothing_outside_the_data_directory_is_read(
-    layout, client, run_id, method, path
+    data_home, client, run_id, method, path
 ):
-    (layout.home.parent / "secret.txt").write_text("root:x:0:0")  # beside the data directory
+    (data_home.home.parent / "secret.txt").write_text("root:x:0:0")  # beside the data directory
     response = client.request(method, f"/api/runs/{run_id}{path}", json={"instructions": "x", "question": "x"})
     assert response.status_code == 404 and "root:" not in response.text
     assert "error" in response.json()
-    assert not (layout.home / "runs").exists() and not (layout.home / "sessions").exists()
+    assert not (data_home.home / "runs").exists() and not (data_home.home / "sessions").exists()
 
 
-def test_versions_and_history_of_a_run(layout, client):
+def test_versions_and_history_of_a_run(data_home, client):
     make_run(
-        layout,
+        data_home,
         "run-v",
         **{"paper_v1.tex": "a", "paper_v1.pdf": "%PDF", "paper_v2.tex": "b", "rewrite_context_v2.json": "{}"},
     )
@@ -156,8 +156,8 @@ def test_versions_and_history_of_a_run(layout, client):
     assert client.get("/api/runs/run-v/history").json() == {"records": []}
 
 
-def test_a_versions_files_are_served_inline_and_a_missing_one_is_404(layout, client):
-    make_run(layout, "run-f", **{"paper_v1.tex": "\\documentclass{article}", "paper_v1.pdf": "%PDF-1.5 x"})
+def test_a_versions_files_are_served_inline_and_a_missing_one_is_404(data_home, client):
+    make_run(data_home, "run-f", **{"paper_v1.tex": "\\documentclass{article}", "paper_v1.pdf": "%PDF-1.5 x"})
     tex = client.get("/api/runs/run-f/versions/1/paper.tex")
     assert tex.status_code == 200 and tex.text == "\\documentclass{article}"
     assert tex.headers["content-type"] == "text/plain; charset=utf-8"
@@ -194,7 +194,7 @@ def test_unknown_endpoints_and_methods_answer_json(client):
         ),
     ],
 )
-def test_a_bad_start_request_is_400_and_creates_no_run(layout, client, monkeypatch, body, message):
+def test_a_bad_start_request_is_400_and_creates_no_run(data_home, client, monkeypatch, body, message):
     if "bad-setting" in message or message == "LLM_RETRY_WAIT_MIN":
         monkeypatch.setenv("LLM_RETRY_WAIT_MIN", "-1")
     response = client.post("/api/runs", json=body)
@@ -202,13 +202,13 @@ def test_a_bad_start_request_is_400_and_creates_no_run(layout, client, monkeypat
     assert client.get("/api/runs").json() == {"runs": []}
 
 
-def test_a_start_without_the_embedded_model_says_how_to_install_it(layout, client):
+def test_a_start_without_the_embedded_model_says_how_to_install_it(data_home, client):
     response = client.post("/api/runs", json={"task": "the sum of two even integers is even"})
     assert response.status_code == 400 and "lemmata model install" in response.json()["error"]
     assert client.get("/api/runs").json() == {"runs": []}
 
 
-def test_a_started_run_is_written_and_handed_to_a_supervised_process(layout, client, monkeypatch):
+def test_a_started_run_is_written_and_handed_to_a_supervised_process(data_home, client, monkeypatch):
     monkeypatch.setenv("LLM_BACKEND", "local")
     monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nobody answers: the run fails, later
     response = client.post("/api/runs", json={"mode": "explore", "task": "parity of sums", "gate": "auto"})
@@ -220,14 +220,14 @@ def test_a_started_run_is_written_and_handed_to_a_supervised_process(layout, cli
         "poll": f"/api/runs/{session_id}",
         "events": f"/api/runs/{session_id}/events",
     }
-    record = load_record(layout.run_dir(session_id))
+    record = load_record(data_home.run_dir(session_id))
     assert (record.mode, record.task, record.gate_mode, record.backend) == (
         "explore",
         "parity of sums",
         "auto",
         "local",
     )
-    assert record.output_dir == str(layout.home / "results" / session_id)
+    assert record.output_dir == str(data_home.home / "results" / session_id)
     process = client.app.state.supervisor.processes[session_id]
     assert process.args[-3:] == ["resume", session_id, "--wait-at-gates"]
     assert client.get(f"/api/runs/{session_id}").json()["working"] is True
@@ -242,7 +242,7 @@ def test_a_started_run_is_written_and_handed_to_a_supervised_process(layout, cli
     ],
 )
 def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(
-    layout, client, monkeypatch, environment, body, gate_mode
+    data_home, client, monkeypatch, environment, body, gate_mode
 ):
     """Issue 23: `human` was forced by the API's default (and the form's); GATE_MODE now decides
     unless the request names a gate mode, as in a terminal."""
@@ -252,7 +252,7 @@ def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(
         monkeypatch.setenv(name, value)
     response = client.post("/api/runs", json=body)
     assert response.status_code == 202, response.text
-    assert load_record(layout.run_dir(response.json()["id"])).gate_mode == gate_mode
+    assert load_record(data_home.run_dir(response.json()["id"])).gate_mode == gate_mode
 
 
 @pytest.mark.parametrize(
@@ -272,17 +272,17 @@ def test_a_run_started_over_http_takes_its_gate_mode_from_the_settings(
         pytest.param({"mode": "prove", "task": "x"}, "", id="none"),
     ],
 )
-def test_a_started_run_keeps_the_research_domain_it_was_given(layout, client, monkeypatch, body, domain):
+def test_a_started_run_keeps_the_research_domain_it_was_given(data_home, client, monkeypatch, body, domain):
     monkeypatch.setenv("LLM_BACKEND", "local")
     monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     response = client.post("/api/runs", json=body)
     assert response.status_code == 202
-    config = yaml.safe_load((layout.run_dir(response.json()["id"]) / "config.yaml").read_text(encoding="utf-8"))
+    config = yaml.safe_load((data_home.run_dir(response.json()["id"]) / "config.yaml").read_text(encoding="utf-8"))
     assert config["domain"] == domain
 
 
-def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(layout, client):
-    make_run(layout, "run-g", status="waiting", **AT_THEORY_REVIEW)
+def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(data_home, client):
+    make_run(data_home, "run-g", status="waiting", **AT_THEORY_REVIEW)
     body = client.get("/api/runs/run-g").json()
     assert body["status"] == "waiting" and body["working"] is False and body["rewrite_in_progress"] is False
     gate = body["gate"]
@@ -303,8 +303,8 @@ def test_the_status_poll_shows_the_waiting_gate_with_its_question_and_card(layou
     }
 
 
-def test_a_gate_decision_is_saved_for_the_next_drive_and_the_run_goes_on(layout, client):
-    run_dir = make_run(layout, "run-g", status="waiting", **AT_THEORY_REVIEW)
+def test_a_gate_decision_is_saved_for_the_next_drive_and_the_run_goes_on(data_home, client):
+    run_dir = make_run(data_home, "run-g", status="waiting", **AT_THEORY_REVIEW)
     response = client.post("/api/runs/run-g/gates/theory_review", json={"approved": True, "feedback": "Cite L2."})
     assert response.status_code == 202 and response.json() == {"id": "run-g", "status": "running"}
     answer = read_artifact(answer_path(run_dir, "theory_review"), GateAnswer)
@@ -326,21 +326,21 @@ def test_a_gate_decision_is_saved_for_the_next_drive_and_the_run_goes_on(layout,
         pytest.param("final_review", {"approved": True}, 404, "no gate 'final_review'", id="unknown-gate"),
     ],
 )
-def test_a_bad_gate_decision_is_refused_and_nothing_is_saved(layout, client, gate, body, status, message):
-    run_dir = make_run(layout, "run-g", status="waiting", **AT_THEORY_REVIEW)
+def test_a_bad_gate_decision_is_refused_and_nothing_is_saved(data_home, client, gate, body, status, message):
+    run_dir = make_run(data_home, "run-g", status="waiting", **AT_THEORY_REVIEW)
     response = client.post(f"/api/runs/run-g/gates/{gate}", json=body)
     assert response.status_code == status and message in response.json()["error"]
     assert not answer_path(run_dir, "theory_review").parent.exists() and not client.app.state.supervisor.processes
 
 
-def test_a_decision_for_a_run_that_does_not_wait_is_409(layout, client):
-    make_run(layout, "run-c", **AT_THEORY_REVIEW, **{"gates/theory_review.json": DECIDED})
+def test_a_decision_for_a_run_that_does_not_wait_is_409(data_home, client):
+    make_run(data_home, "run-c", **AT_THEORY_REVIEW, **{"gates/theory_review.json": DECIDED})
     response = client.post("/api/runs/run-c/gates/theory_review", json={"approved": True})
     assert response.status_code == 409 and "waits at no gate" in response.json()["error"]
 
 
-def test_pause_is_202_while_a_process_works_and_409_otherwise(layout, client):
-    run_dir = make_run(layout, "run-p", status="running")
+def test_pause_is_202_while_a_process_works_and_409_otherwise(data_home, client):
+    run_dir = make_run(data_home, "run-p", status="running")
     response = client.post("/api/runs/run-p/pause")
     assert response.status_code == 409 and "not running (status interrupted)" in response.json()["error"]
     with RunLock(run_dir):  # a `lemmata` process drives it
@@ -349,19 +349,19 @@ def test_pause_is_202_while_a_process_works_and_409_otherwise(layout, client):
     assert read_artifact(pause_flag(run_dir), PauseRequest).by == "browser"
 
 
-def test_resume_is_202_for_a_paused_run_and_409_when_busy_or_completed(layout, client):
-    run_dir = make_run(layout, "run-p", status="paused")
+def test_resume_is_202_for_a_paused_run_and_409_when_busy_or_completed(data_home, client):
+    run_dir = make_run(data_home, "run-p", status="paused")
     with RunLock(run_dir):
         busy = client.post("/api/runs/run-p/resume")
     assert busy.status_code == 409 and "in progress" in busy.json()["error"]
     assert client.post("/api/runs/run-p/resume").status_code == 202
     assert client.post("/api/runs/run-p/resume").status_code in (409, 202)  # 409 while its process lives
-    make_run(layout, "run-c")
+    make_run(data_home, "run-c")
     done = client.post("/api/runs/run-c/resume")
     assert done.status_code == 409 and "completed: nothing to resume" in done.json()["error"]
 
 
-def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout, client):
+def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(data_home, client):
     log_lines = [  # as our Snakemake logger plugin writes them (abridged)
         {"t": 1.0, "event": "workflow_started", "msg": "Workflow has started!"},
         {"t": 1.1, "event": "job_info", "jobid": 1, "rule_name": "prove_lemma", "wildcards": {"lemma": "L1"}},
@@ -373,7 +373,7 @@ def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout,
         {"t": 2.5, "event": "job_error", "jobid": 2, "rule_name": "theory_review_gate"},
     ]
     make_run(
-        layout,
+        data_home,
         "run-e",
         status="waiting",
         **AT_THEORY_REVIEW,
@@ -395,7 +395,7 @@ def test_the_event_stream_replays_the_log_and_ends_when_no_process_works(layout,
     assert events[-1] == ("end", {"status": "waiting"})
 
 
-def test_the_settings_tab_maps_the_twelve_token_limits_and_saves_them_for_the_next_run(layout, client, monkeypatch):
+def test_the_settings_tab_maps_the_twelve_token_limits_and_saves_them_for_the_next_run(data_home, client, monkeypatch):
     settings = client.get("/api/settings").json()["settings"]
     assert len(settings) == 12 and {s["source"] for s in settings} == {"default"}
     assert settings[1] == {
@@ -428,31 +428,31 @@ def test_the_settings_tab_maps_the_twelve_token_limits_and_saves_them_for_the_ne
         pytest.param({"MAX_TOKENS_PROVER": 3}, "is not a token-limit field", id="setting-name-not-field"),
     ],
 )
-def test_a_bad_setting_is_400_and_nothing_is_saved(layout, client, body, message):
+def test_a_bad_setting_is_400_and_nothing_is_saved(data_home, client, body, message):
     response = client.put("/api/settings", json=body)
     assert response.status_code == 400 and message in response.json()["error"]
-    assert not (layout.home / "settings.json").exists()
+    assert not (data_home.home / "settings.json").exists()
     assert {s["source"] for s in client.get("/api/settings").json()["settings"]} == {"default"}
 
 
-def test_with_a_token_every_api_call_needs_it_and_the_page_does_not(layout):
-    make_run(layout, "run-a")
+def test_with_a_token_every_api_call_needs_it_and_the_page_does_not(data_home):
+    make_run(data_home, "run-a")
     access = ServerAccess.for_bind(*TEST_SERVER, token="s3cret-token")
-    client = TestClient(create_app(layout, access=access), base_url="http://{}:{}".format(*TEST_SERVER))
+    client = TestClient(create_app(data_home, access=access), base_url="http://{}:{}".format(*TEST_SERVER))
     for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": "s3cret-token"}):
         response = client.get("/api/runs/run-a", headers=headers)
         assert response.status_code == 401 and "s3cret-token" not in response.text
         assert response.headers["www-authenticate"] == "Bearer"
     assert client.post("/api/runs/run-a/rewrite", json={"instructions": "x"}).status_code == 401
-    assert not (layout.run_dir("run-a") / "revisions").exists()
+    assert not (data_home.run_dir("run-a") / "revisions").exists()
     assert client.get("/api/runs/run-a", headers={"authorization": "Bearer s3cret-token"}).status_code == 200
     assert client.get("/").status_code == 200
 
 
-def test_no_answer_carries_a_credential(layout, monkeypatch):
+def test_no_answer_carries_a_credential(data_home, monkeypatch):
     monkeypatch.setenv("VENDORA_API_KEY", "sk-vendora-do-not-leak")
     monkeypatch.setenv("LLM_BACKEND", "vendora")
-    with api_client(layout) as client:
+    with api_client(data_home) as client:
         started = client.post("/api/runs", json={"task": "the sum of two even integers is even"})
         assert started.status_code == 202
         session_id = started.json()["id"]
@@ -468,7 +468,7 @@ def test_no_answer_carries_a_credential(layout, monkeypatch):
             )
         ]
     assert all("sk-vendora-do-not-leak" not in text for text in texts)
-    run_dir = layout.run_dir(session_id)
+    run_dir = data_home.run_dir(session_id)
     assert all("sk-vendora-do-not-leak" not in p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file())
 
 
@@ -494,10 +494,10 @@ def test_the_page_and_its_assets_are_served_and_nothing_beside_them(client):
     assert client.get("/static/../app.py").status_code == 404
 
 
-def test_the_status_poll_shows_an_unfinished_rewrites_steps(layout, client):
+def test_the_status_poll_shows_an_unfinished_rewrites_steps(data_home, client):
     request = RevisionRequest(version=2, base_version=1, instructions="Shorter proofs.", requested_at=1.0)
     run_dir = make_run(
-        layout,
+        data_home,
         "run-w",
         status="paused",
         **{"paper_v1.tex": "x", "revisions__v2.json": request.model_dump_json(), "versions__v2__theory.json": "{}"},
@@ -520,7 +520,7 @@ def test_the_status_poll_shows_an_unfinished_rewrites_steps(layout, client):
     assert client.get("/api/runs/run-w").json()["rewrite"] is None
 
 
-def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(layout, client):
+def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(data_home, client):
     log_lines = [
         {"event": "workflow_started"},
         {"event": "job_info", "jobid": 1, "rule_name": "survey"},
@@ -528,7 +528,7 @@ def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(l
         {"event": "job_info", "jobid": 4, "rule_name": "prove_lemma", "wildcards": {"lemma": "L1"}},
     ]
     run_dir = make_run(
-        layout,
+        data_home,
         "run-s",
         status="running",
         **SURVEY_DONE,
@@ -545,15 +545,15 @@ def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(l
     assert states["theory"] == "pending"  # its driver died: nothing runs
 
 
-def test_a_decision_waits_for_the_process_that_just_stopped_at_the_gate_but_not_for_one_at_work(layout):
-    run_dir = make_run(layout, "run-x", status="completed")
+def test_a_decision_waits_for_the_process_that_just_stopped_at_the_gate_but_not_for_one_at_work(data_home):
+    run_dir = make_run(data_home, "run-x", status="completed")
     supervisor = RunSupervisor()
     try:
         # Just started: the record is still the old one, so the process is at work: refused at once.
         supervisor._started_at["run-x"] = time.time()
         supervisor.processes["run-x"] = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
         began = time.monotonic()
-        with pytest.raises(RunBusy):
+        with pytest.raises(RunConflict):
             supervisor.drive(run_dir, lambda: None)
         assert time.monotonic() - began < 1
         supervisor.processes["run-x"].kill()
@@ -570,7 +570,7 @@ def test_a_decision_waits_for_the_process_that_just_stopped_at_the_gate_but_not_
         supervisor.stop_all(wait_seconds=5)
 
 
-def test_the_checking_models_list_every_backend_with_its_trust_but_the_test_backend(layout, client):
+def test_the_checking_models_list_every_backend_with_its_trust_but_the_test_backend(data_home, client):
     models = {row["backend"]: row for row in client.get("/api/calibrations").json()["models"]}
     assert "replay" not in models and {"vendora", "local", "embedded"} <= set(models)
     assert models["local"]["trust"] == "uncalibrated" and models["local"]["proofs"] == 120
@@ -587,13 +587,13 @@ def test_the_checking_models_list_every_backend_with_its_trust_but_the_test_back
         ({"backend": "nope"}, "'nope' is not a backend"),
     ],
 )
-def test_a_calibration_of_no_backend_is_400_and_starts_nothing(layout, client, body, message):
+def test_a_calibration_of_no_backend_is_400_and_starts_nothing(data_home, client, body, message):
     response = client.post("/api/calibrations", json=body)
     assert response.status_code == 400 and message in response.json()["error"]
     assert client.get("/api/calibrations").json()["running"] is False
 
 
-def test_a_calibration_of_a_backend_without_its_credential_is_400_naming_it(layout, client, monkeypatch):
+def test_a_calibration_of_a_backend_without_its_credential_is_400_naming_it(data_home, client, monkeypatch):
     monkeypatch.delenv("VENDORA_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     response = client.post("/api/calibrations", json={"backend": "vendorx"})

@@ -15,8 +15,8 @@ CONFIG = {"config.yaml": "LLM_BACKEND: local\n"}
 
 
 @pytest.fixture
-def client(layout):
-    with api_client(layout) as test_client:
+def client(data_home):
+    with api_client(data_home) as test_client:
         yield test_client
 
 
@@ -30,26 +30,26 @@ def client(layout):
         pytest.param({"budget_usd": 5}, "a budget in USD needs the price of model 'local-model'", id="no-price"),
     ],
 )
-def test_a_bad_budget_in_a_start_request_is_400_and_creates_no_run(layout, client, monkeypatch, budget, message):
+def test_a_bad_budget_in_a_start_request_is_400_and_creates_no_run(data_home, client, monkeypatch, budget, message):
     monkeypatch.setenv("LLM_BACKEND", "local")
     response = client.post("/api/runs", json={"task": "x", **budget})
     assert response.status_code == 400 and message in response.json()["error"]
     assert client.get("/api/runs").json() == {"runs": []}
 
 
-def test_a_run_started_with_a_budget_keeps_it(layout, client, monkeypatch):
+def test_a_run_started_with_a_budget_keeps_it(data_home, client, monkeypatch):
     monkeypatch.setenv("LLM_BACKEND", "local")
     monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nobody answers: the run fails, later
-    layout.home.mkdir(parents=True)
-    (layout.home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
+    data_home.home.mkdir(parents=True)
+    (data_home.home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
     response = client.post("/api/runs", json={"task": "x", "budget_usd": 0.5, "budget_tokens": 90_000})
     assert response.status_code == 202
-    record = load_record(layout.run_dir(response.json()["id"]))
+    record = load_record(data_home.run_dir(response.json()["id"]))
     assert (record.budget_usd, record.budget_tokens) == (0.5, 90_000)
 
 
-def test_a_resume_may_give_a_new_budget_and_a_bad_one_changes_nothing(layout, client):
-    run_dir = make_run(layout, "run-b", status="paused", **CONFIG)
+def test_a_resume_may_give_a_new_budget_and_a_bad_one_changes_nothing(data_home, client):
+    run_dir = make_run(data_home, "run-b", status="paused", **CONFIG)
     refused = client.post("/api/runs/run-b/resume", json={"budget_usd": 2})  # no price for local-model
     assert refused.status_code == 400 and "--budget-tokens" in refused.json()["error"]
     assert load_record(run_dir).budget_usd is None
@@ -58,8 +58,8 @@ def test_a_resume_may_give_a_new_budget_and_a_bad_one_changes_nothing(layout, cl
     assert load_record(run_dir).budget_tokens == 50_000
 
 
-def test_the_status_poll_gives_the_budget_and_each_stages_forecast_beside_what_it_used(layout, client):
-    run_dir = make_run(layout, "run-f", status="paused", **SURVEY_DONE, **CONFIG)
+def test_the_status_poll_gives_the_budget_and_each_stages_forecast_beside_what_it_used(data_home, client):
+    run_dir = make_run(data_home, "run-f", status="paused", **SURVEY_DONE, **CONFIG)
     record = load_record(run_dir)
     (run_dir / "run.json").write_text(record.model_copy(update={"budget_tokens": 8000}).model_dump_json())
     forecast = StageForecast(stage="survey", made_at=0, calls=2, tokens_in=900, tokens_out=100, cost_usd=0.0, basis="b")
@@ -80,5 +80,5 @@ def test_the_status_poll_gives_the_budget_and_each_stages_forecast_beside_what_i
             "text": "forecast 2 calls, 1,000 tokens, $0.0000; used 1 call, 450 tokens, $0.0000",
         }
     ]
-    make_run(layout, "run-n")
+    make_run(data_home, "run-n")
     assert client.get("/api/runs/run-n").json()["budget"] is None

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from lemmata import layout
 from lemmata.errors import ModelOutputError, UserError
-from lemmata.run.qa_history import HISTORY_FILE, ChatRecord, append_record, read_history
+from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.versions import current_paper, paper_versions
 from lemmata.stages.qa_agent import MAX_TOOL_ROUNDS, AnswerStream, answer_question, conversation, tool_requests
 from lemmata.tools.latex_sections import LatexSectionRead
@@ -147,7 +148,7 @@ def test_the_conversation_leaves_out_markers_and_unanswered_questions():
 
 def test_the_history_file_appends_and_skips_an_unreadable_line(tmp_path: Path):
     append_record(tmp_path, ChatRecord(role="user", content="Q1", paper_version=1))
-    with open(tmp_path / HISTORY_FILE, "a", encoding="utf-8") as handle:
+    with open(tmp_path / layout.QA_HISTORY, "a", encoding="utf-8") as handle:
         handle.write('{"role": "user", "content": "cut off\n')  # a crash mid-write
     append_record(tmp_path, ChatRecord(role="assistant", content="A1", paper_version=1))
     assert [r.content for r in read_history(tmp_path)] == ["Q1", "A1"]

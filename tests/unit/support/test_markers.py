@@ -32,3 +32,12 @@ def test_the_e2e_mark_follows_the_folder():
         "tests/faults/test_error_path.py",
     }
     assert unmarked and all(item.startswith("tests/unit/") for item in unmarked)
+
+
+def test_the_long_tests_are_collected_first_and_each_module_stays_together():
+    items = collected(
+        "tests/e2e/test_tex_attacks.py", "tests/e2e/test_embedded_smoke.py", "tests/e2e/test_honest_papers.py"
+    )
+    files = [item.split("::")[0] for item in items]
+    assert files[0] == "tests/e2e/test_embedded_smoke.py"
+    assert files == sorted(files, key=lambda name: (name != files[0], files.index(name)))  # no module split up

@@ -20,7 +20,7 @@ from pypdf import PdfReader
 
 from lemmata.agents.answers import ExperimentAnswer
 from lemmata.agents.parsing import parse_json_answer
-from lemmata.artifacts import CheckPoint, ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, Theory
+from lemmata.artifacts import ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, SeriesPoint, Theory
 from lemmata.errors import ProviderError
 from lemmata.isolation.sandbox import Limits, SandboxResult, run_python
 from lemmata.llm.base import ChatRequest
@@ -529,7 +529,7 @@ def with_series(series: object, trials: int = 100, violations: int = 1, **extra:
 
 def test_a_valid_series_is_kept_sorted_by_x_with_its_label() -> None:
     counts = parse_counts(with_series(SERIES, x_label="n"))
-    assert counts.series == [CheckPoint(x=10, trials=50, violations=0), CheckPoint(x=100, trials=50, violations=1)]
+    assert counts.series == [SeriesPoint(x=10, trials=50, violations=0), SeriesPoint(x=100, trials=50, violations=1)]
     assert (counts.x_label, counts.notes) == ("n", [])
 
 
@@ -637,9 +637,9 @@ def ran_check(lemma_id: str = "L4", trials: int = 3000, violations: int = 45, **
 
 SERIES_CHECK = ran_check(
     series=[
-        CheckPoint(x=10, trials=1000, violations=0),
-        CheckPoint(x=100, trials=1000, violations=5),
-        CheckPoint(x=100000, trials=1000, violations=40),
+        SeriesPoint(x=10, trials=1000, violations=0),
+        SeriesPoint(x=100, trials=1000, violations=5),
+        SeriesPoint(x=100000, trials=1000, violations=40),
     ],
     x_label="n & 50%_x",
 )

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lemmata import layout
 from lemmata.agents.client import LLMClient, ModelChoice, run_briefing
-from lemmata.artifacts import BRIEFING_FILE, Briefing, TaskInput, write_artifact
+from lemmata.artifacts import Briefing, TaskInput, write_artifact
 from lemmata.errors import UserError
 from lemmata.memory.domain_memories import Memory, domain_dir, write_memory
 from lemmata.plugins import DomainPlugin
@@ -462,7 +463,7 @@ def test_run_briefing_is_empty_without_a_briefing_file(tmp_path: Path) -> None:
 
 def test_run_briefing_reads_the_text_by_role(tmp_path: Path) -> None:
     write_artifact(
-        tmp_path / BRIEFING_FILE,
+        tmp_path / layout.BRIEFING,
         Briefing(domain="bandits", memory_domain="bandits", by_role={"prover": "EXTRA", "decomposer": "SPLIT"}),
     )
     assert run_briefing(tmp_path) == {"prover": "EXTRA", "decomposer": "SPLIT"}
@@ -470,7 +471,7 @@ def test_run_briefing_reads_the_text_by_role(tmp_path: Path) -> None:
 
 def test_a_composed_briefing_reaches_the_prover_through_the_run_directory(tmp_path: Path) -> None:
     composed = compose(memories=[memory("Hoeffding then union bound")])
-    write_artifact(tmp_path / BRIEFING_FILE, composed)
+    write_artifact(tmp_path / layout.BRIEFING, composed)
     llm, backend = client(run_briefing(tmp_path))
     llm.complete("prover", "You prove.", "Prove it.")
     llm.complete("verifier", "You check.", "Check it.")
