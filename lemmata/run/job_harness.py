@@ -27,33 +27,40 @@ from typing import Any
 from lemmata.errors import LemmataError
 from lemmata.redaction import redact_known
 
-_warnings_captured = threading.Lock()
+#: The log file of each job running now, by the thread it runs on.
+_job_logs: dict[int, Path] = {}
+_installed = threading.Lock()
+_previous_showwarning: list[Any] = []  # what showed warnings before install(), for other threads
 
 
 class ProcessStateChanged(LemmataError):
     """A job changed what all jobs share: a bug of the job's code, said with what it changed."""
 
 
-class ThreadLogHandler(logging.Handler):
-    """Appends the records of one thread to one file, each line stamped and redacted."""
+class JobLogRouter(logging.Handler):
+    """On the root logger, once: a record made on a job's thread is appended to that job's log,
+    stamped and redacted. Any other thread's record goes where it went before the harness: to
+    Python's last-resort handler (standard error), unless the root logger has handlers of its own."""
 
-    def __init__(self, path: Path, thread: int) -> None:
+    def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.path = path
-        self.thread = thread
         self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S"))
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.thread == self.thread and super().filter(record)
-
     def emit(self, record: logging.LogRecord) -> None:
+        path = _job_logs.get(record.thread or 0)
+        if path is None:
+            others = [handler for handler in logging.getLogger().handlers if handler is not self]
+            last_resort = logging.lastResort
+            if not others and last_resort is not None and record.levelno >= last_resort.level:
+                last_resort.handle(record)
+            return
         try:
-            line = redact_known(self.format(record))
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
+            _append(path, redact_known(self.format(record)))
         except Exception:  # a log that cannot be written must not end the job (logging's own rule)
             self.handleError(record)
+
+
+_router = JobLogRouter()
 
 
 @dataclass(frozen=True)
@@ -115,17 +122,24 @@ class ProcessState:
 def _log_warning(
     message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
 ) -> None:
-    """`warnings.showwarning` as a log record of `py.warnings`, made on the warning's own thread."""
+    """`warnings.showwarning` as a log record of `py.warnings` on a job's thread; elsewhere, as before."""
+    if threading.get_ident() not in _job_logs and _previous_showwarning:
+        _previous_showwarning[0](message, category, filename, lineno, file, line)
+        return
     text = warnings.formatwarning(message, category, filename, lineno, line)
     logging.getLogger("py.warnings").warning("%s", text.rstrip())
 
 
-def capture_warnings() -> None:
-    """Warnings become log records, so that they follow their thread's handler. Set at every job's
-    start: whatever restored `warnings.showwarning` since (a `catch_warnings` block ending) is undone.
+def install() -> None:
+    """The router on the root logger, and warnings made log records. Done at every job's start:
+    whatever restored `warnings.showwarning` since (a `catch_warnings` block ending) is undone.
     Not `logging.captureWarnings`, which installs itself once and then believes it still is."""
-    with _warnings_captured:
+    with _installed:
+        root = logging.getLogger()
+        if _router not in root.handlers:
+            root.addHandler(_router)
         if warnings.showwarning is not _log_warning:
+            _previous_showwarning[:] = [warnings.showwarning]
             warnings.showwarning = _log_warning
 
 
@@ -134,11 +148,10 @@ def job_harness(log_file: Path | None, expected: tuple[type[BaseException], ...]
     """Run a job's body with its records going to `log_file`, checking the process state after it.
     An `expected` exception (one the job reports in one line itself) leaves no traceback."""
     before = ProcessState.now()
-    handler = ThreadLogHandler(log_file, threading.get_ident()) if log_file is not None else None
-    root = logging.getLogger()
-    if handler is not None:
-        capture_warnings()
-        root.addHandler(handler)
+    thread = threading.get_ident()
+    if log_file is not None:
+        install()
+        _job_logs[thread] = log_file
     failed = False
     try:
         yield
@@ -148,8 +161,7 @@ def job_harness(log_file: Path | None, expected: tuple[type[BaseException], ...]
             _append(log_file, redact_known(traceback.format_exc()))
         raise
     finally:
-        if handler is not None:
-            root.removeHandler(handler)
+        _job_logs.pop(thread, None)
         changed = ProcessState.now().changes_since(before)
         if changed:
             before.restore()

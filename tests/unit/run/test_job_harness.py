@@ -155,3 +155,22 @@ def test_a_job_on_a_worker_thread_cannot_set_a_signal_handler_at_all():
     thread.start()
     thread.join(timeout=10)
     assert refused and "main thread" in refused[0]
+
+
+def test_records_and_warnings_of_other_threads_go_where_they_went_before(tmp_path, caplog):
+    """Snakemake's own thread keeps its warnings and records (standard error, in the workflow's
+    log): the harness takes only its jobs' own."""
+
+    def elsewhere() -> None:
+        logging.getLogger("lemmata.elsewhere").warning("a record of another thread")
+        warnings.warn("a warning of another thread", UserWarning, stacklevel=1)
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with job_harness(tmp_path / "job.log"):
+            thread = threading.Thread(target=elsewhere)
+            thread.start()
+            thread.join(timeout=10)
+    assert not (tmp_path / "job.log").exists()
+    assert "a record of another thread" in caplog.text
+    assert [str(warning.message) for warning in seen] == ["a warning of another thread"]
