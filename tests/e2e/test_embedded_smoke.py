@@ -22,7 +22,9 @@ from lemmata.llm.calllog import read_call_records
 from lemmata.llm.embedded_model import DEFAULT_MODEL, default_model_path, is_installed
 from support.paper_audit import audit_paper, pdf_text
 
-pytestmark = pytest.mark.long  # minutes of the real model on 2 cores
+# Minutes of the real model on both cores: run on its own (bin/test), never beside other tests,
+# where llama.cpp's two threads on two shared cores took over 25 minutes instead of 6.
+pytestmark = pytest.mark.alone
 
 #: Small answers everywhere: the smoke test checks the path through the pipeline, not the prose.
 TOKEN_CAPS = {
