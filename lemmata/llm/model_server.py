@@ -129,8 +129,19 @@ class _ModelSocketServer(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
 
     def __init__(self, socket_path: Path, backend: Backend) -> None:
+        """Bound and listening under a temporary name, then renamed into place: callers wait for
+        the socket file, and a file that appeared at bind() would refuse calls until listen()."""
         self.backend = backend
-        super().__init__(str(socket_path), _CallHandler)
+        unready = socket_path.with_name(f".{socket_path.name}.{os.getpid()}")
+        unready.unlink(missing_ok=True)
+        super().__init__(str(unready), _CallHandler)
+        try:
+            os.chmod(unready, 0o600)  # read/write for our user only
+            os.replace(unready, socket_path)
+        except OSError:
+            self.server_close()
+            unready.unlink(missing_ok=True)
+            raise
 
 
 def serve(backend: Backend, socket_path: Path, keep_serving: Callable[[], bool], check_every: float = 1.0) -> None:
@@ -138,11 +149,7 @@ def serve(backend: Backend, socket_path: Path, keep_serving: Callable[[], bool],
     seconds) or the process is told to stop. Calls are answered on threads and take turns on
     the backend (its own lock). The socket file is removed at the end."""
     socket_path = Path(socket_path)
-    old_mask = os.umask(0o177)  # the socket file: read/write for our user only
-    try:
-        server = _ModelSocketServer(socket_path, backend)
-    finally:
-        os.umask(old_mask)
+    server = _ModelSocketServer(socket_path, backend)
     stopped = threading.Event()
 
     def watch() -> None:

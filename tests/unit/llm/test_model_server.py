@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import socketserver
 import stat
 import tempfile
 import threading
@@ -97,6 +98,22 @@ def test_a_model_error_reaches_the_job_as_a_provider_error_and_the_server_goes_o
             SharedModelBackend(socket_path).complete(REQUEST)
         llama.error = None
         assert SharedModelBackend(socket_path).complete(REQUEST).text == "answer"
+
+
+def test_the_socket_file_appears_only_once_the_server_listens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Callers wait for the socket file; a file that exists before listen() refuses the first call
+    (a CI run met this: "Connection refused" on a loaded machine)."""
+    import time
+
+    listen = socketserver.UnixStreamServer.server_activate
+
+    def slow_listen(server: socketserver.UnixStreamServer) -> None:
+        time.sleep(0.5)  # a loaded machine between bind() and listen()
+        listen(server)
+
+    monkeypatch.setattr(socketserver.UnixStreamServer, "server_activate", slow_listen)
+    with running_server(embedded(FakeLlama(text="First."))) as socket_path:
+        assert SharedModelBackend(socket_path).complete(REQUEST).text == "First."
 
 
 def test_a_malformed_or_oversized_request_gets_an_error_line_not_a_dead_server() -> None:
