@@ -8,7 +8,6 @@ the log or the disk. Each test fails when the box is taken away (README, SECURIT
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -103,10 +102,8 @@ def test_an_openout_loop_fills_only_the_boxes_tmpfs(tmp_path: Path) -> None:
             r"  \immediate\closeout\junk \advance\files 1 \ifnum\files<1000\repeat",
         ]
     )
-    started = time.monotonic()
     text, log = compiled_text(tmp_path / "run", body, timeout_per_pass=8)
     assert text == "failed: pdflatex timed out after 8 s on paper.tex (an endless macro loop?)"
-    assert time.monotonic() - started < 60
     written = sum(path.stat().st_size for path in tmp_path.rglob("*") if path.is_file())
     assert written < 1 << 20, "TeX's output reached the host's disk"
     assert not list(tmp_path.rglob("junk*")) and not (tmp_path / "run" / "build" / "paper").exists()

@@ -11,7 +11,6 @@ import errno
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,9 +115,8 @@ def test_check_refuses_inputs_too_large_or_not_files_before_reading_them(tmp_pat
     (tmp_path / "s.txt").write_text("1 + 1 = 2")
     with open(tmp_path / "big.txt", "wb") as big:
         big.truncate(MAX_CHECK_FILE_BYTES + 1)  # sparse: no disk used
-    started = time.monotonic()
+    # Reading /dev/zero would never end: the command's 30 s timeout would fail the test.
     result = lemmata(["check", "s.txt", name], tmp_path / "home", tmp_path, timeout=30, LLM_BACKEND="local")
-    assert time.monotonic() - started < 20
     if name == ".":  # click's own check: a folder is a usage error
         assert result.returncode == 2 and "is a directory" in result.stderr
         return

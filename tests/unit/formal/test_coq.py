@@ -453,7 +453,7 @@ def test_layer_two_alone_catches_a_proof_of_a_different_statement() -> None:
 def test_a_proof_that_loops_times_out() -> None:
     verdict = coq.check_script(ODD_SUM_ODD, "Z", "repeat (assert True by exact I).", timeout_seconds=2)
     assert (verdict.outcome, verdict.detail) == ("timed_out", "Coq did not finish within 2 s")
-    assert verdict.seconds < 4
+    assert verdict.seconds >= 2  # stopped by its limit, not by anything earlier
 
 
 @pytest.mark.usefixtures("needs_coq")

@@ -6,7 +6,6 @@ import contextlib
 import re
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -231,9 +230,8 @@ def test_a_paper_with_the_experiments_plots_compiles_cleanly(tex_dir: Path) -> N
     body = add_experiment_figures("\\section{Introduction}\nSee \\cref{fig:check-L4}.", experiment)
     tex_path = tex_dir / "paper_v1.tex"
     tex_path.write_text(render_document(title="T", abstract="", body=body, bibliography_stem=None), encoding="utf-8")
-    started = time.monotonic()
     result = compile_paper(tex_path, bibliography=False)
-    assert result.warnings == [] and time.monotonic() - started < 30
+    assert result.warnings == []
     errors, warnings = parse_latex_log((tex_dir / "paper_v1.log").read_text(encoding="latin-1"))
     assert errors == [] and warnings == []
     text = " ".join(" ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages).split())
@@ -313,10 +311,9 @@ def test_reading_files_outside_the_directory_is_refused(tex_dir: Path, target: s
 def test_endless_macro_loop_times_out(tex_dir: Path) -> None:
     tex_path = tex_dir / "paper.tex"
     tex_path.write_text(render_document(title="T", abstract="", body="\\def\\x{\\x}\\x", bibliography_stem=None))
-    started = time.monotonic()
-    with pytest.raises(LatexCompileError, match="timed out"):
+    with pytest.raises(LatexCompileError, match="timed out") as caught:
         compile_paper(tex_path, bibliography=False, timeout_per_pass=3)
-    assert time.monotonic() - started < 10
+    assert caught.value.passes == ["pdflatex"]  # the first pass is killed; no further pass starts
 
 
 @needs_tex

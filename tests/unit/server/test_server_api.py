@@ -23,7 +23,7 @@ from lemmata.run.pausing import pause_flag
 from lemmata.run.record import RunLock, load_record, save_record
 from lemmata.server.access import ServerAccess
 from lemmata.server.app import ROUTES, create_app
-from lemmata.server.supervisor import RunConflict, RunSupervisor
+from lemmata.server.supervisor import EXIT_GRACE_SECONDS, RunConflict, RunSupervisor
 from lemmata.settings import Settings
 from unit.run.test_cards import THEORY
 
@@ -545,27 +545,40 @@ def test_a_stage_is_running_while_a_working_process_has_a_job_of_it_unfinished(d
     assert states["theory"] == "pending"  # its driver died: nothing runs
 
 
+class WatchedProcess(subprocess.Popen):
+    """A process whose waits are noted: whether the supervisor waited for it, and how long at most."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.waits: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.waits.append(timeout)
+        return super().wait(timeout)
+
+
 def test_a_decision_waits_for_the_process_that_just_stopped_at_the_gate_but_not_for_one_at_work(data_home):
     run_dir = make_run(data_home, "run-x", status="completed")
     supervisor = RunSupervisor()
     try:
         # Just started: the record is still the old one, so the process is at work: refused at once.
         supervisor._started_at["run-x"] = time.time()
-        supervisor.processes["run-x"] = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-        began = time.monotonic()
+        at_work = WatchedProcess([sys.executable, "-c", "import time; time.sleep(30)"])
+        supervisor.processes["run-x"] = at_work
         with pytest.raises(RunConflict):
             supervisor.drive(run_dir, lambda: None)
-        assert time.monotonic() - began < 1
-        supervisor.processes["run-x"].kill()
-        supervisor.processes["run-x"].wait()
+        assert at_work.waits == []  # not waited for
+        at_work.kill()
+        at_work.wait()
 
         # It has recorded that it waits at a gate and is exiting: the decision waits for that.
         supervisor._started_at["run-x"] = time.time()
-        supervisor.processes["run-x"] = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
+        exiting = WatchedProcess([sys.executable, "-c", "import time; time.sleep(0.5)"])
+        supervisor.processes["run-x"] = exiting
         save_record(run_dir, load_record(run_dir), status="waiting")
         prepared = []
         supervisor.drive(run_dir, lambda: prepared.append("answer saved"))
-        assert prepared == ["answer saved"]
+        assert prepared == ["answer saved"] and exiting.waits == [EXIT_GRACE_SECONDS]
     finally:
         supervisor.stop_all(wait_seconds=5)
 
