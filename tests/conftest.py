@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -17,6 +15,7 @@ from lemmata.artifacts import atomic_write_text
 from lemmata.run.record import DataHome, RunRecord, save_record
 from lemmata.settings import lemmata_home
 from support import even_sum_session
+from support.completed_run import completed_home_in, shared_folder
 from support.fake_llm_server import FakeLLMServer
 from support.fake_search_servers import FAST_SEARCH_SETTINGS, FakeSearchServers, unused_port
 
@@ -252,24 +251,18 @@ def services() -> Iterator[tuple[FakeLLMServer, FakeSearchServers]]:
         yield llm, search
 
 
-@pytest.fixture(scope="module")
-def completed_home(services, tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="session")
+def completed_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory with one completed run of the even-sum task (the real CLI, workflow and
-    pdflatex), made once a module; tests work on copies."""
-    llm, search = services
-    home = tmp_path_factory.mktemp("completed") / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
-    result = subprocess.run(
-        [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", str(home / "out")],
-        env=env,
-        cwd=home.parent,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
+    pdflatex), made once a session for all workers (support/completed_run.py). Read-only: tests
+    work on copies made by `copy_completed_home`, which point the copy at their own services."""
+    return completed_home_in(shared_folder(tmp_path_factory.getbasetemp()), _local_environment)
+
+
+def _local_environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers) -> dict[str, str]:
+    return cli_environment(
+        home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
     )
-    assert result.returncode == 0, result.stderr
-    return home
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from lemmata.stages.paper.unverified_marks import needs_limitations
 from support import DATA
 from support.paper_audit import audit_run, pdf_text
 
-RECORDINGS = sorted(path for path in (DATA / "embedded_runs").iterdir() if path.is_dir())
+RECORDINGS = sorted(path.parent for path in (DATA / "embedded_runs").glob("*/recorded.json"))
 
 
 def test_there_are_recordings_to_replay():

@@ -24,6 +24,7 @@ from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
 from support.cli import run_lemmata
+from support.completed_run import copy_completed_home
 from support.fake_llm_server import FakeLLMServer, Fault
 from support.waiting import wait_until
 
@@ -35,10 +36,9 @@ def run(services, completed_home, tmp_path):
     """(run directory, environment) of a copy of the completed run, modification times kept."""
     llm, search = services
     home = tmp_path / "home"
-    shutil.copytree(completed_home, home, symlinks=True)
     env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
-    (run_dir,) = (home / "runs").iterdir()
-    save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # the copy's own output folder
+    run_dir = copy_completed_home(completed_home, home, env)
+    save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # an output folder of its own
     return run_dir, env
 
 
@@ -242,11 +242,11 @@ def test_a_rewrite_of_a_run_with_missing_artifacts_is_refused_and_says_so_in_the
 def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services, tmp_path):
     run_dir, env = run
     llm, _ = services
-    with slowed(llm, 0.5):
+    with slowed(llm, 0.5):  # until the second is refused: then the first may go at full speed
         first = start_rewrite(run_dir, env, tmp_path)
         wait_until(lambda: (run_dir / "revisions/v2.json").exists() or first.poll() is not None, 300, message=None)
         second = run_lemmata(["rewrite", run_dir.name, "Something else"], env, tmp_path)
-        _, stderr = first.communicate(timeout=300)
+    _, stderr = first.communicate(timeout=300)
     assert second.returncode == 3 and "is in progress" in second.stderr
     assert first.returncode == 0, stderr
     assert read_artifact(run_dir / "rewrite_context_v2.json", RewriteContext).revision_prompt.count(INSTRUCTIONS) == 1
@@ -256,11 +256,11 @@ def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services
 def test_a_paused_rewrite_is_continued_by_resume(run, services, tmp_path):
     run_dir, env = run
     llm, _ = services
-    with slowed(llm, 0.5):
+    with slowed(llm, 0.5):  # until the pause is asked for
         rewrite = start_rewrite(run_dir, env, tmp_path)
         wait_until(lambda: request_texts(run_dir, "rewrite_theory:v2") or rewrite.poll() is not None, 300, message=None)
         assert run_lemmata(["pause", run_dir.name], env, tmp_path).returncode == 0
-        _, stderr = rewrite.communicate(timeout=300)
+    _, stderr = rewrite.communicate(timeout=300)
     assert rewrite.returncode == 1, stderr  # paused: not done
     assert "paused during the rewrite to version 2" in stderr and load_record(run_dir).status == "paused"
     assert not (run_dir / "paper_v2.tex").exists()
@@ -283,18 +283,18 @@ def test_the_rewrite_endpoint_accepts_at_once_refuses_a_second_and_the_new_versi
 
     run_dir, env = run
     llm, _ = services
-    with slowed(llm, 0.3):
-        with api_client(DataHome(run_dir.parent.parent), environ=env) as client:
+    with api_client(DataHome(run_dir.parent.parent), environ=env) as client:
+        with slowed(llm, 0.3):  # until the second request is refused
             accepted = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": INSTRUCTIONS})
             refused = client.post(f"/api/runs/{run_dir.name}/rewrite", json={"instructions": "Something else"})
-            wait_until(
-                lambda: not client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"],
-                300,
-                0.5,
-                message=None,
-            )
-            status = client.get(f"/api/runs/{run_dir.name}").json()
-            history = client.get(f"/api/runs/{run_dir.name}/history").json()["records"]
+        wait_until(
+            lambda: not client.get(f"/api/runs/{run_dir.name}").json()["rewrite_in_progress"],
+            300,
+            0.5,
+            message=None,
+        )
+        status = client.get(f"/api/runs/{run_dir.name}").json()
+        history = client.get(f"/api/runs/{run_dir.name}/history").json()["records"]
     assert accepted.status_code == 202 and accepted.json()["version"] == 2
     assert refused.status_code == 409 and "the earlier rewrite continues" in refused.json()["error"]
     assert status["versions"] == [1, 2] and status["status"] == "completed"

@@ -4,7 +4,6 @@ made through the real workflow against the fake model and search services."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from conftest import TEST_API_TOKEN, cli_environment
 
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
+from support.completed_run import copy_completed_home
 from support.fake_search_servers import unused_port
 from support.waiting import wait_until
 
@@ -52,10 +52,9 @@ def server(services, completed_home, tmp_path) -> Iterator[tuple[str, Path]]:
     directory may be left."""
     llm, search = services
     home = tmp_path / "home"
-    shutil.copytree(completed_home, home, symlinks=True)
-    (run_dir,) = (home / "runs").iterdir()
-    save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # the copy's own output folder
     env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    run_dir = copy_completed_home(completed_home, home, env)
+    save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # an output folder of its own
     port = unused_port()
     log_path = tmp_path / "server.log"
     with open(log_path, "wb") as log:

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -150,14 +151,57 @@ def only_run_dir(home: Path) -> Path:
     return runs[0]
 
 
-def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_path):
-    # The user's price for the fake server's model (issue 26): $2 in, $8 out per million tokens.
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
-    result = run_lemmata(["prove", TASK, "--output", "out"], local_env(home, fake_server), tmp_path)
-    assert result.returncode == 0, result.stderr
-    out = tmp_path / "out"
-    assert result.stdout.splitlines()[-1] == str(out / "paper_v1.pdf")  # the run ends with the paper's path
+@dataclasses.dataclass(frozen=True)
+class FinishedRun:
+    """One `lemmata prove` of the even-sum task, start to PDF, at the user's prices for the fake
+    server's model (issue 26: $2 in, $8 out per million tokens); what the server was asked."""
+
+    server: FakeLLMServer
+    home: Path
+    workdir: Path  # where lemmata ran
+    result: subprocess.CompletedProcess
+    run_dir: Path
+
+    @property
+    def out(self) -> Path:
+        return self.workdir / "out"
+
+    @property
+    def shown(self) -> str:
+        """The terminal's output, its line breaks and runs of spaces as single spaces."""
+        return " ".join(self.result.stdout.split())
+
+    def requests_of(self, role: str) -> list[str]:
+        return [
+            r.body["messages"][-1]["content"] for r in self.server.requests if r.headers.get("x-lemmata-role") == role
+        ]
+
+
+@pytest.fixture(scope="module")
+def finished(search_services, tmp_path_factory) -> Iterator[FinishedRun]:
+    """The module's finished run, made once: the tests below read it (or work on a copy)."""
+    server = FakeLLMServer()
+    even_sum_session.install(server)
+    with server:
+        workdir = tmp_path_factory.mktemp("finished")
+        home = workdir / "home"
+        home.mkdir(mode=0o700)
+        (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
+        result = run_lemmata(["prove", TASK, "--output", "out"], local_env(home, server), workdir)
+        assert result.returncode == 0, result.stderr
+        yield FinishedRun(server, home, workdir, result, only_run_dir(home))
+
+
+def copy_of(finished: FinishedRun, tmp_path: Path) -> tuple[Path, Path]:
+    """(home, run directory) of a copy of the finished run, modification times kept."""
+    home = tmp_path / "home"
+    shutil.copytree(finished.home, home, symlinks=True)
+    return home, only_run_dir(home)
+
+
+def test_a_finished_run_ends_with_the_papers_path_and_delivers_a_tex_that_compiles_alone(finished, tmp_path):
+    out = finished.out
+    assert finished.result.stdout.splitlines()[-1] == str(out / "paper_v1.pdf")
     assert {p.name for p in out.iterdir()} == {
         "paper_v1.pdf",
         "paper_v1.tex",
@@ -176,30 +220,29 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
         timeout=60,
     )
     assert rebuilt.returncode == 0, rebuilt.stdout[-2000:]  # the delivered .tex compiles on its own
-    run_dir = only_run_dir(home)
+
+
+def test_the_survey_keeps_what_the_search_returned_and_reads_the_first_papers_pdf(finished):
+    run_dir = finished.run_dir
     assert read_artifact(run_dir / "input.json", TaskInput).task == TASK
     survey = read_artifact(run_dir / "survey.json", Survey)
     assert survey.open_problems and [call.argument for call in survey.tool_calls] == ["sum of even integers"]
     # What the search returned; the paper the model named from memory is not there, nor in the .bib.
     assert [paper.id for paper in survey.papers] == ["arXiv:2101.00001", "arXiv:1905.01234"]
-    assert "Hallucinated" not in (run_dir / "survey.json").read_text() + (out / "references.bib").read_text()
+    assert "Hallucinated" not in (run_dir / "survey.json").read_text() + (finished.out / "references.bib").read_text()
     assert read_artifact(run_dir / "gates/survey_papers.json", GateDecision).decided_by == "automatic"
     assert [(n.paper_id, n.source) for n in survey.paper_notes] == [
         ("arXiv:2101.00001", "pdf"),
         ("arXiv:1905.01234", "abstract"),
     ]
-    extractor_prompts = [
-        r.body["messages"][-1]["content"]
-        for r in fake_server.requests
-        if r.headers.get("x-lemmata-role") == "extractor"
-    ]
-    assert any("Theorem 1." in prompt for prompt in extractor_prompts)  # read from the PDF, not the abstract
-    decomposer = next(
-        r.body["messages"][-1]["content"]
-        for r in fake_server.requests
-        if r.headers.get("x-lemmata-role") == "decomposer"
-    )
+    # Read from the PDF, not the abstract; what it says reaches the decomposer.
+    assert any("Theorem 1." in prompt for prompt in finished.requests_of("extractor"))
+    decomposer = finished.requests_of("decomposer")[0]
     assert "Known results from the literature" in decomposer and "[arXiv:2101.00001] Parity of Sums" in decomposer
+
+
+def test_each_lemma_carries_the_status_its_checks_earned(finished):
+    run_dir = finished.run_dir
     assert read_artifact(run_dir / "directions.json", Directions).goal
     plan = read_artifact(run_dir / "theory/plan.json", TheoryPlan)
     assert plan.level == "full" and [lemma.id for lemma in plan.lemmas] == ["L1", "L2", "L3", "L4"]
@@ -220,16 +263,24 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert (lemmas["L3"].status, lemmas["L3"].verified, lemmas["L3"].attempts) == ("machine_checked", True, 1)
     assert lemmas["L3"].formal is not None and {c.checker for c in lemmas["L3"].formal.proofs} == {"z3", "coq"}
     assert [(lemma.formal.not_formalized != "") for lemma in plan.lemmas if lemma.formal] == [True, True, False, True]
+
+
+def test_the_machine_checked_goal_establishes_the_main_result_and_its_coq_file_is_delivered(finished):
+    run_dir = finished.run_dir
     theory = read_artifact(run_dir / "theory.json", Theory)
-    # The goal's formal statement is machine-checked: the main result is established by it.
     assert theory.proof_status == "proved" and theory.consistency.passed
     assert theory.main_result_status == "machine_checked" and theory.main_result_established
-    development = (out / "formal_v1.v").read_text(encoding="utf-8")
+    development = (finished.out / "formal_v1.v").read_text(encoding="utf-8")
     assert development == (run_dir / "theory/formal.v").read_text(encoding="utf-8")
     assert "Module Main_result." in development and "Module Lemma_L3." in development
-    # The lemmas as a picture (issue 26): each box with its proof's status, an arrow per dependency.
+
+
+def test_the_lemma_graph_shows_each_status_and_dependency_and_the_knowledge_graph_each_lemma(finished):
+    """Issue 26: each box with its proof's status, an arrow per dependency; delivered with the paper."""
+    run_dir = finished.run_dir
+    plan = read_artifact(run_dir / "theory/plan.json", TheoryPlan)
     picture = (run_dir / "theory/lemma_graph.svg").read_text(encoding="utf-8")
-    assert (out / "lemma_graph_v1.svg").read_text(encoding="utf-8") == picture  # delivered with the paper
+    assert (finished.out / "lemma_graph_v1.svg").read_text(encoding="utf-8") == picture
     assert dict(re.findall(r'data-lemma="(\w+)" data-status="([^"]+)"', picture)) == {
         "L1": "unverified",
         "L2": "reviewed",
@@ -238,8 +289,12 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     }
     arrows = set(re.findall(r'class="edge" data-from="(\w+)" data-to="(\w+)"', picture))
     assert arrows == {(dependency, lemma.id) for lemma in plan.lemmas for dependency in lemma.depends_on} != set()
-    graph = KnowledgeGraph.model_validate_json(graph_path(home, run_dir.name).read_text(encoding="utf-8"))
+    graph = KnowledgeGraph.model_validate_json(graph_path(finished.home, run_dir.name).read_text(encoding="utf-8"))
     assert [node.id for node in graph.nodes] == ["L1", "L2", "L3", "L4", "theorem"]
+
+
+def test_with_no_terminal_the_gates_take_their_defaults_in_one_workflow_start(finished):
+    run_dir = finished.run_dir
     assert read_artifact(run_dir / "gates/theory_review.json", GateDecision).decided_by == "default"
     # GATE_MODE auto: no review after the survey or the directions; L1 and L4 are not verified, so the
     # experiment review asks (its default, without a terminal, is to go on).
@@ -247,14 +302,17 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
         read_artifact(run_dir / f"gates/{gate}.json", GateDecision).decided_by
         for gate in ("survey_review", "direction_review", "experiment_review")
     ] == ["automatic", "automatic", "default"]
-    # Nobody to ask (no terminal): the workflow took those defaults itself, so one Snakemake start
-    # made the whole run, and the terminal still shows each question with its answer.
+    # Nobody to ask: the workflow took those defaults itself, so one Snakemake start made the whole
+    # run, and the terminal still shows each question with its answer.
     events = [json.loads(line)["event"] for line in (run_dir / "logs/events.jsonl").read_text().splitlines()]
     assert events.count("workflow_started") == 1
-    shown = " ".join(result.stdout.split())
-    assert "Approve the lemma chain and continue to the writer? [Y/n]: Y (no terminal: default)" in shown
-    assert "Continue to the writer with these numerical checks? [Y/n]: Y (no terminal: default)" in shown
-    assert "Theory review: the lemma chain the paper will stand on" in shown
+    assert "Approve the lemma chain and continue to the writer? [Y/n]: Y (no terminal: default)" in finished.shown
+    assert "Continue to the writer with these numerical checks? [Y/n]: Y (no terminal: default)" in finished.shown
+    assert "Theory review: the lemma chain the paper will stand on" in finished.shown
+
+
+def test_the_unverified_lemmas_are_tested_and_the_paper_cites_only_what_was_found(finished):
+    run_dir = finished.run_dir
     experiment = read_artifact(run_dir / "experiment.json", Experiment)
     assert [check.lemma_id for check in experiment.checks] == ["L1", "L4"] and experiment.checks[1].trials == 2000
     assert read_artifact(run_dir / "paper_v1.json", PaperMeta).removed_citations == ["knuth1997"]
@@ -264,32 +322,41 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert [p.pdf_file for p in output.papers] == ["paper_v1.pdf"]
     compiled = read_artifact(run_dir / "paper_v1.compile.json", CompileReport)
     assert compiled.ok and compiled.errors == [] and compiled.passes == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
-    assert "Compile: 4 passes in" in result.stdout  # on the writer card
-    assert "lemmata-math.sty, lemma_graph_v1.svg, formal_v1.v, figures/ (2 plots)" in shown  # L1 and L4 tested
+    assert "Compile: 4 passes in" in finished.result.stdout  # on the writer card
+    assert "lemmata-math.sty, lemma_graph_v1.svg, formal_v1.v, figures/ (2 plots)" in finished.shown  # L1, L4
 
-    records = list(read_call_records(run_dir / "llm_calls.jsonl"))
+
+def test_every_role_is_asked_as_often_as_the_run_needs_and_a_lemma_waits_for_its_dependencies(finished):
+    records = list(read_call_records(finished.run_dir / "llm_calls.jsonl"))
+    requests = finished.server.requests
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
     assert all(r["backend"] == "local" and r["attempts"] == 1 and r["response"] for r in records)
-    assert {r.headers.get("x-lemmata-role") for r in fake_server.requests} == ROLES_OF_A_RUN
-    assert len(records) == len(fake_server.requests) == CALLS_OF_A_RUN
+    assert {r.headers.get("x-lemmata-role") for r in requests} == ROLES_OF_A_RUN
+    assert len(records) == len(requests) == CALLS_OF_A_RUN
 
     # L2 builds on L1 and L4 on L1 and L3: a lemma's job starts only after its dependencies' jobs ended.
     def span(lemma_id: str) -> tuple[float, float]:
-        calls = [r for r in fake_server.requests if lemma_of(r) == lemma_id]
+        calls = [r for r in requests if lemma_of(r) == lemma_id]
         return min(c.started_at for c in calls), max(c.finished_at for c in calls)
 
     assert span("L2")[0] >= span("L1")[1]
     assert span("L4")[0] >= max(span("L1")[1], span("L3")[1])
 
-    text = pdf_text(out / "paper_v1.pdf")
-    assert_whole_paper(text, theory)
+
+def test_the_pdf_states_every_lemma_in_order_with_its_marker_and_the_kept_citation(finished):
+    run_dir = finished.run_dir
+    text = pdf_text(finished.out / "paper_v1.pdf")
+    assert_whole_paper(text, read_artifact(run_dir / "theory.json", Theory))
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
     assert (meta.lemmas_stated, meta.writer_turns, meta.compile_errors, meta.missing_parts) == (4, 1, [], [])
-    assert "\\cite{knuth1997}" not in (out / "paper_v1.tex").read_text()
+    assert "\\cite{knuth1997}" not in (finished.out / "paper_v1.tex").read_text()
     assert "Parity of Sums of Even Integers" in text  # the one kept citation reaches the references
 
+
+def test_each_calls_cost_is_its_tokens_at_the_users_prices_and_status_and_the_card_say_the_total(finished):
+    run_dir, env = finished.run_dir, local_env(finished.home, finished.server)
     calls = list(read_call_records(run_dir / "llm_calls.jsonl"))
-    for call in calls:  # each call's cost is its tokens times the user's prices
+    for call in calls:
         assert call["cost_usd"] == pytest.approx((call["tokens_in"] * 2.0 + call["tokens_out"] * 8.0) / 1e6, abs=1e-6)
     total = sum(call["cost_usd"] for call in calls)
     costs = read_artifact(run_dir / "research_output.json", ResearchOutput).model_costs
@@ -297,20 +364,24 @@ def test_prove_runs_every_stage_and_delivers_the_paper(fake_server, home, tmp_pa
     assert costs.usd == pytest.approx(total, abs=1e-5) and sum(costs.by_stage.values()) == pytest.approx(
         total, abs=1e-5
     )
-    status = run_lemmata(["status"], local_env(home, fake_server), tmp_path)
+    status = run_lemmata(["status"], env, finished.workdir)
     assert run_dir.name in status.stdout and "completed" in status.stdout
     assert f"${total:.4f}" in status.stdout
-    detail = run_lemmata(["status", run_dir.name], local_env(home, fake_server), tmp_path)
+    detail = run_lemmata(["status", run_dir.name], env, finished.workdir)
     assert f"model calls: {len(calls)}, cost ${total:.4f}" in detail.stdout
     # The writer card said the same as the run ended (the stage cards said each stage's part).
-    assert f"Model calls: {len(calls)}, tokens in/out: " in result.stdout
-    assert f"cost ${total:.4f}; elapsed" in " ".join(result.stdout.split())
+    assert f"Model calls: {len(calls)}, tokens in/out: " in finished.result.stdout
+    assert f"cost ${total:.4f}; elapsed" in finished.shown
     assert re.search(r"by stage: survey \$0\.\d{4}, direction planning \$0\.\d{4}, theory", detail.stdout)
     stages, files = detail.stdout.split("\nfiles:\n")
     assert stages.count(" done ") == 7, detail.stdout
     assert re.search(r"theory/lemmas/L4\.json\s+done\s+\(theory\)", files) and "figures/L4.pdf" in files
     assert " pending " not in files and " incomplete " not in files
-    report = run_lemmata(["report", run_dir.name], local_env(home, fake_server), tmp_path)
+
+
+def test_the_report_of_a_finished_run_is_written_beside_it(finished, tmp_path):
+    home, run_dir = copy_of(finished, tmp_path)  # a report is a new file of the run: made on a copy
+    report = run_lemmata(["report", run_dir.name], local_env(home, finished.server), tmp_path)
     assert report.returncode == 0 and report.stdout.strip() == str(run_dir / "report.html"), report.stderr
     assert "theory_plan" in (run_dir / "report.html").read_text(encoding="utf-8", errors="replace")
 
@@ -417,15 +488,15 @@ def test_a_paper_that_does_not_compile_stops_the_run_with_its_error_and_keeps_th
     assert meta.lemmas_stated == 4
 
 
-def test_replaying_a_run_reproduces_the_paper_byte_for_byte(fake_server, home, tmp_path):
-    first = run_lemmata(["prove", TASK, "-o", "first"], local_env(home, fake_server), tmp_path)
-    assert first.returncode == 0, first.stderr
-    recording = only_run_dir(home) / "llm_calls.jsonl"
+def test_replaying_a_run_reproduces_the_paper_byte_for_byte(finished, tmp_path):
+    recording = finished.run_dir / "llm_calls.jsonl"
     replay_home = tmp_path / "replay-home"
+    replay_home.mkdir(mode=0o700)
+    shutil.copy(finished.home / "prices.yaml", replay_home)  # the same prices: the same costs in the paper
     env = lemmata_env(replay_home, LLM_BACKEND="replay", LEMMATA_REPLAY=str(recording))
     second = run_lemmata(["prove", TASK, "-o", "second"], env, tmp_path)
     assert second.returncode == 0, second.stderr
-    assert (tmp_path / "second/paper_v1.tex").read_bytes() == (tmp_path / "first/paper_v1.tex").read_bytes()
+    assert (tmp_path / "second/paper_v1.tex").read_bytes() == (finished.out / "paper_v1.tex").read_bytes()
     replayed = list(read_call_records(only_run_dir(replay_home) / "llm_calls.jsonl"))
     assert {r["backend"] for r in replayed} == {"replay"} and len(replayed) == CALLS_OF_A_RUN
 
@@ -437,6 +508,7 @@ def test_a_second_process_on_a_running_run_is_refused(fake_server, home, tmp_pat
     try:
         run_dir = _wait_for_calls(home)
         second = run_lemmata(["resume", run_dir.name], env, tmp_path)
+        fake_server.latency = 0.0  # refused or not, the first may now go at full speed
         assert second.returncode == 3
         assert f"lemmata: error: run {run_dir.name} is in progress" in second.stderr
         _, stderr = first.communicate(timeout=240)
@@ -540,7 +612,7 @@ def snakemake_child(process: subprocess.Popen) -> int:
 def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path, target, signum):
     """A run stopped while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not
     recomputed. A pause (Ctrl+C, a kill, `lemmata pause`) leaves checkpoint.json; completion clears it."""
-    fake_server.latency = 1.0
+    fake_server.role_latency["prover"] = 1.0  # the first proofs are in flight when the stop comes
     env = local_env(home, fake_server)
     first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
@@ -583,7 +655,7 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         set() if target == "everything" else {"L1", "L3"}
     )
 
-    fake_server.latency = 0.0
+    fake_server.role_latency.clear()
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     if target == "everything":
@@ -604,7 +676,7 @@ def test_a_killed_driver_lets_its_workflow_finish_the_running_jobs_and_refuses_a
     still works it holds Snakemake's lock, and a resume then would start a second workflow on the
     same files: it is refused (exit 3), naming that process, and changes nothing. Afterwards
     resume completes, proving no lemma twice."""
-    fake_server.latency = 1.0
+    fake_server.role_latency["prover"] = 1.0  # the first proofs are in flight when the kill comes
     env = local_env(home, fake_server)
     first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
@@ -633,6 +705,7 @@ def test_a_killed_driver_lets_its_workflow_finish_the_running_jobs_and_refuses_a
     assert lemmas_done == {"L1", "L3"}  # the running jobs finished; those waiting for them never started
 
     fake_server.latency = 0.0
+    fake_server.role_latency.clear()
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert load_record(run_dir).status == "completed" and (run_dir / "paper_v1.pdf").exists()
@@ -650,10 +723,9 @@ def run_workflow(run_dir: Path, env: dict[str, str], target: str) -> None:
     )
 
 
-def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(fake_server, home, tmp_path):
-    env = local_env(home, fake_server)
-    assert run_lemmata(["prove", TASK], env, tmp_path).returncode == 0
-    run_dir = only_run_dir(home)
+def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(finished, tmp_path):
+    home, run_dir = copy_of(finished, tmp_path)
+    env = local_env(home, finished.server)
     plan_file = run_dir / "theory/plan.json"
     plan = read_artifact(plan_file, TheoryPlan)
     plan.lemmas[2].statement = "For all integers $m, n$: $2m + 2n = 2(n + m)$."  # L3; L4 builds on L1 and L3
@@ -669,12 +741,11 @@ def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(fake_serv
     assert read_artifact(run_dir / "theory.json", Theory).lemmas[2].statement.endswith("2(n + m)$.")
 
 
-def test_the_formalizer_is_asked_again_only_when_the_goal_changed(fake_server, home, tmp_path):
+def test_the_formalizer_is_asked_again_only_when_the_goal_changed(finished, tmp_path):
     """Rerunning the theory after directions.json was rewritten: same goal, no formalizer call; the
     same lemmas, none either (a run formalizes the goal and its four lemmas: five calls)."""
-    env = local_env(home, fake_server)
-    assert run_lemmata(["prove", TASK], env, tmp_path).returncode == 0
-    run_dir = only_run_dir(home)
+    home, run_dir = copy_of(finished, tmp_path)
+    env = local_env(home, finished.server)
     directions_file = run_dir / "directions.json"
 
     def rerun_plan_with(**changes: str) -> None:
@@ -708,17 +779,13 @@ def test_from_papers_starts_from_the_named_papers(fake_server, home, tmp_path):
 
 
 def test_a_budget_pauses_the_run_before_the_stage_that_would_pass_it_and_a_larger_one_completes_it(
-    fake_server, home, tmp_path
+    finished, fake_server, tmp_path
 ):
     """Issue 26: the first run teaches the forecast; the second, on a budget that covers the
     survey and the direction but not the theory's forecast, pauses before any theory call with
     spent, forecast and limit named; a resume with a larger budget completes it, no call twice."""
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
+    home, first_dir = copy_of(finished, tmp_path)  # at the user's prices
     env = local_env(home, fake_server)
-    first = run_lemmata(["prove", TASK, "--output", "first"], env, tmp_path)
-    assert first.returncode == 0, first.stderr
-    [first_dir] = list((home / "runs").iterdir())
     first_calls = list(read_call_records(first_dir / "llm_calls.jsonl"))
     cost = run_costs(first_dir)
     before_theory = cost.by_stage["survey"] + cost.by_stage["direction planning"]

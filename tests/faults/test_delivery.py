@@ -6,7 +6,6 @@ one folder. Each test says what was lost: nothing."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
 from support import even_sum_session
 from support.cli import run_lemmata
+from support.completed_run import copy_completed_home
 
 NOBODY = 65534
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
@@ -54,10 +54,8 @@ def one_error_line(result: subprocess.CompletedProcess) -> str:
 @pytest.fixture
 def run(services, completed_home, tmp_path) -> tuple[Path, dict[str, str]]:
     """(run directory, environment) of a copy of the completed even-sum run."""
-    home = tmp_path / "home"
-    shutil.copytree(completed_home, home, symlinks=True)
-    (run_dir,) = (home / "runs").iterdir()
-    return run_dir, environment(services, home)
+    env = environment(services, tmp_path / "home")
+    return copy_completed_home(completed_home, tmp_path / "home", env), env
 
 
 def test_links_planted_in_a_shared_sticky_folder_are_replaced_not_followed(services, tmp_path):
@@ -195,9 +193,8 @@ def test_two_runs_never_share_an_output_folder(services, completed_home, tmp_pat
     holding a paper, is refused before any model call. Lost: nothing: the first run's paper whole."""
     llm, _ = services
     home = tmp_path / "home"
-    shutil.copytree(completed_home, home, symlinks=True)
     env = environment(services, home)
-    (first,) = (home / "runs").iterdir()
+    first = copy_completed_home(completed_home, home, env)
     taken = Path(load_record(first).output_dir)
     before = (taken / "paper_v1.pdf").read_bytes()
     calls = len(llm.requests)

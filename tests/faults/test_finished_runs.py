@@ -19,6 +19,7 @@ from conftest import cli_environment
 
 from lemmata.run.record import load_record, save_record
 from support.cli import run_lemmata
+from support.completed_run import copy_completed_home
 
 INSTRUCTIONS = "Stress the parity argument and name the ideal 2Z explicitly"
 #: Files a command may touch without changing the run: the run's lock, Snakemake's bookkeeping.
@@ -53,11 +54,10 @@ def run(services, completed_home, tmp_path) -> tuple[Path, dict[str, str]]:
     """(run directory, environment) of a copy of the completed even-sum run, delivered to out/."""
     llm, search = services
     home = tmp_path / "home"
-    shutil.copytree(completed_home, home, symlinks=True)
-    (run_dir,) = (home / "runs").iterdir()
-    shutil.copytree(load_record(run_dir).output_dir, tmp_path / "out")
-    save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))
     env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    run_dir = copy_completed_home(completed_home, home, env)
+    shutil.copytree(home / "out", tmp_path / "out")
+    save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))
     return run_dir, env
 
 
