@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,9 +18,7 @@ from lemmata.settings import Settings, lemmata_home
 @contextmanager
 def _progress_bar(label: str, total: int) -> Iterator[em.Progress]:
     """A click progress bar on stderr (stdout carries only the path), fed with absolute byte counts."""
-    # Click 8.5 deprecates get_text_stream (removed in 9.0): its module __getattr__ returns `object`.
-    stderr = click.get_text_stream("stderr")  # type: ignore[operator]
-    with click.progressbar(length=total, label=label, file=stderr) as bar:
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         shown = 0
 
         def report(done: int, _total: int) -> None:
