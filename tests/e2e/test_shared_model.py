@@ -24,6 +24,10 @@ from lemmata.run.model_service import shared_model
 from support.processes import processes_of, wait_until_none_left
 from support.waiting import wait_until
 
+# The real model's llama.cpp threads need both cores: beside another worker's tests this module
+# took 115 s of a CI run (80 s for one test), alone 25 s. bin/test runs it after the others.
+pytestmark = pytest.mark.alone
+
 QUESTION = ChatRequest(
     role="analyst",
     model="embedded",

@@ -135,10 +135,11 @@ def test_seeded_kills_of_snakemake_are_stops_and_resume_completes_with_no_call_t
 
 @pytest.fixture
 def slow_experiment(services):
-    """(model, search): the experiment's numerical test sleeps 5 s first, so that its box is there
-    to be killed; the session's own answer again afterwards (the server is the module's)."""
+    """(model, search): the experiment's numerical test sleeps 2 s first, so that its box is there
+    to be killed (the tests look for it every 20 ms); the session's own answer again afterwards
+    (the server is the module's). Every box of the run sleeps so: the lemmas' and the retries'."""
     llm, search = services
-    slow = "import time\ntime.sleep(5)\n" + even_sum_session.EXPERIMENT_CODE
+    slow = "import time\ntime.sleep(2)\n" + even_sum_session.EXPERIMENT_CODE
     llm.set_default("experiment", json.dumps({"code": slow, "rationale": "random even pairs; parity of the sum"}))
     try:
         yield llm, search
