@@ -47,7 +47,7 @@ from lemmata.run.spending.forecast import read_forecasts
 from lemmata.run.workflow import snakemake_command, workflow_environment
 from support import DATA, REPO, even_sum_session
 from support.cli import run_lemmata
-from support.fake_llm_server import Answer, FakeLLMServer, Fault
+from support.fake_llm_server import Answer, FakeLLMServer, Fault, RecordedRequest
 from support.fake_search_servers import DEFAULT_PAPERS, FakeSearchServers
 from support.processes import wait_until_none_left
 from support.waiting import wait_until
@@ -156,11 +156,12 @@ class FinishedRun:
     """One `lemmata prove` of the even-sum task, start to PDF, at the user's prices for the fake
     server's model (issue 26: $2 in, $8 out per million tokens); what the server was asked."""
 
-    server: FakeLLMServer
+    server: FakeLLMServer  # still serving: tests that extend a copy of the run call it again
     home: Path
     workdir: Path  # where lemmata ran
     result: subprocess.CompletedProcess
     run_dir: Path
+    requests: tuple[RecordedRequest, ...]  # what the run asked, before any test asked more
 
     @property
     def out(self) -> Path:
@@ -172,9 +173,7 @@ class FinishedRun:
         return " ".join(self.result.stdout.split())
 
     def requests_of(self, role: str) -> list[str]:
-        return [
-            r.body["messages"][-1]["content"] for r in self.server.requests if r.headers.get("x-lemmata-role") == role
-        ]
+        return [r.body["messages"][-1]["content"] for r in self.requests if r.headers.get("x-lemmata-role") == role]
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +188,7 @@ def finished(search_services, tmp_path_factory) -> Iterator[FinishedRun]:
         (home / "prices.yaml").write_text("models:\n  local-model: {input: 2.0, output: 8.0}\n")
         result = run_lemmata(["prove", TASK, "--output", "out"], local_env(home, server), workdir)
         assert result.returncode == 0, result.stderr
-        yield FinishedRun(server, home, workdir, result, only_run_dir(home))
+        yield FinishedRun(server, home, workdir, result, only_run_dir(home), tuple(server.requests))
 
 
 def copy_of(finished: FinishedRun, tmp_path: Path) -> tuple[Path, Path]:
@@ -328,7 +327,7 @@ def test_the_unverified_lemmas_are_tested_and_the_paper_cites_only_what_was_foun
 
 def test_every_role_is_asked_as_often_as_the_run_needs_and_a_lemma_waits_for_its_dependencies(finished):
     records = list(read_call_records(finished.run_dir / "llm_calls.jsonl"))
-    requests = finished.server.requests
+    requests = finished.requests
     assert {r["role"] for r in records} == ROLES_OF_A_RUN
     assert all(r["backend"] == "local" and r["attempts"] == 1 and r["response"] for r in records)
     assert {r.headers.get("x-lemmata-role") for r in requests} == ROLES_OF_A_RUN
