@@ -256,10 +256,11 @@ def completed_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory with one completed run of the even-sum task (the real CLI, workflow and
     pdflatex), made once a session for all workers (support/completed_run.py). Read-only: tests
     work on copies made by `copy_completed_home`, which point the copy at their own services."""
-    return completed_home_in(shared_folder(tmp_path_factory.getbasetemp()), _local_environment)
+    return completed_home_in(shared_folder(tmp_path_factory.getbasetemp()), local_environment)
 
 
-def _local_environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers) -> dict[str, str]:
+def local_environment(home: Path, llm: FakeLLMServer, search: FakeSearchServers) -> dict[str, str]:
+    """The CLI's environment for a run on the fake model and search services."""
     return cli_environment(
         home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
     )

@@ -100,9 +100,13 @@ def reading_the_terminal(pid: int) -> bool:
         return False
 
 
+def wait_for_the_prompt_to_read(terminal: pexpect.spawn) -> None:
+    wait_until(lambda: reading_the_terminal(terminal.pid), 30, 0.01, message="the prompt never read the terminal")
+
+
 def press_ctrl_c(terminal: pexpect.spawn) -> None:
     """Ctrl+C at the prompt the terminal shows, once the process reads its answer."""
-    wait_until(lambda: reading_the_terminal(terminal.pid), 30, 0.01, message="the prompt never read the terminal")
+    wait_for_the_prompt_to_read(terminal)
     terminal.sendintr()
 
 
@@ -211,7 +215,7 @@ def test_no_direction_ends_the_run_cleanly_and_resume_asks_again(llm, search, tm
     terminal = spawn(["prove", TASK], env, tmp_path)
     terminal.expect("the ideation agent gave no readable answer in 3 turns")
     terminal.expect(DIRECTION_PROMPT)
-    wait_until(lambda: reading_the_terminal(terminal.pid), 30, 0.01, message="the prompt never read the terminal")
+    wait_for_the_prompt_to_read(terminal)
     terminal.send(answer if answer else "\r")  # Ctrl+C, too, only once the prompt reads
     terminal.expect(pexpect.EOF)
     terminal.close()

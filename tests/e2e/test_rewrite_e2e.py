@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import api_client, cli_environment
+from conftest import api_client, local_environment
 
 import lemmata
 from lemmata.artifacts import Experiment, PaperMeta, RewriteContext, Theory, read_artifact
@@ -36,7 +36,7 @@ def run(services, completed_home, tmp_path):
     """(run directory, environment) of a copy of the completed run, modification times kept."""
     llm, search = services
     home = tmp_path / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    env = local_environment(home, llm, search)
     run_dir = copy_completed_home(completed_home, home, env)
     save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # an output folder of its own
     return run_dir, env

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import TEST_API_TOKEN, cli_environment
+from conftest import TEST_API_TOKEN, local_environment
 
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
@@ -52,7 +52,7 @@ def server(services, completed_home, tmp_path) -> Iterator[tuple[str, Path]]:
     directory may be left."""
     llm, search = services
     home = tmp_path / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    env = local_environment(home, llm, search)
     run_dir = copy_completed_home(completed_home, home, env)
     save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))  # an output folder of its own
     port = unused_port()

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import cli_environment
+from conftest import local_environment
 
 from lemmata.run.qa_history import read_history
 from lemmata.run.record import load_record, save_record
@@ -26,10 +26,7 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs and 
 
 
 def environment(services, home: Path) -> dict[str, str]:
-    llm, search = services
-    return cli_environment(
-        home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values()
-    )
+    return local_environment(home, *services)
 
 
 @contextmanager

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import cli_environment
+from conftest import local_environment
 
 from lemmata.run.record import load_record, save_record
 from support.cli import run_lemmata
@@ -54,7 +54,7 @@ def run(services, completed_home, tmp_path) -> tuple[Path, dict[str, str]]:
     """(run directory, environment) of a copy of the completed even-sum run, delivered to out/."""
     llm, search = services
     home = tmp_path / "home"
-    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    env = local_environment(home, llm, search)
     run_dir = copy_completed_home(completed_home, home, env)
     shutil.copytree(home / "out", tmp_path / "out")
     save_record(run_dir, load_record(run_dir), output_dir=str(tmp_path / "out"))
