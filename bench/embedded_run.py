@@ -5,7 +5,8 @@ each in a fresh data directory that uses the installed model, or reads run folde
 (--runs-from DIR ...). For each run it prints the wall time, the outcome, the calls, the tokens
 in and out, and how many prompt tokens the model evaluated and how many it took from its prompt
 cache; then a table per stage (seconds from its first job's start to its last job's end, calls,
-tokens, evaluated, reused), and the median of the runs.
+tokens, evaluated, reused), a table per role (calls, tokens in evaluated / reused, tokens out,
+how many of them were copied verbatim from the prompt, model seconds), and the median of the runs.
 
 Usage: python bench/embedded_run.py [--runs 3] [--runs-from RUN_DIR ...] [--keep DIR]
 """
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -41,6 +43,11 @@ STARTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) .*: started$")
 ENDED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (done in|failed after|stopped after|crashed after) ")
 #: The rule of a call's scope ("prove_lemma:L2", "writer:v2"): the part before the colon.
 STAGE_OF_RULE = {rule: stage.name for stage in STAGES for rule in stage.rules}
+#: An answer token counts as copied when it lies in a run of at least this many tokens that the
+#: prompt holds verbatim: shorter runs are common phrases ("of the", "\\( a \\)"), longer ones
+#: restate what the model was given (a proof, a statement, a line of the request).
+COPY_RUN = 8
+Tokenize = Callable[[str], Sequence[int | str]]
 
 
 def run_once(keep: Path | None) -> tuple[Path, float, str]:
@@ -86,7 +93,63 @@ def stage_spans(run_dir: Path) -> dict[str, float]:
     return {stage: max(times) - min(times) for stage, times in spans.items()}
 
 
-def summarize(run_dir: Path) -> dict:
+def copied_tokens(prompt: Sequence[int | str], answer: Sequence[int | str], run: int = COPY_RUN) -> int:
+    """How many tokens of `answer` lie in a stretch of at least `run` tokens found verbatim in `prompt`."""
+    if len(answer) < run:
+        return 0
+    seen = {tuple(prompt[i : i + run]) for i in range(len(prompt) - run + 1)}
+    copied = [False] * len(answer)
+    for start in range(len(answer) - run + 1):
+        if tuple(answer[start : start + run]) in seen:
+            copied[start : start + run] = [True] * run
+    return sum(copied)
+
+
+def word_tokens(text: str) -> list[str]:
+    """Words and single punctuation marks: the fallback tokens when the model's tokenizer is absent."""
+    return re.findall(r"\w+|[^\w\s]", text)
+
+
+def model_tokenizer() -> Tokenize:
+    """The embedded model's own tokens (its vocabulary only, read in a second), else words."""
+    try:
+        from llama_cpp import Llama
+
+        vocabulary = Llama(model_path=str(default_model_path(lemmata_home())), vocab_only=True, verbose=False)
+    except (ImportError, ValueError, OSError):
+        return word_tokens
+    return lambda text: vocabulary.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+
+def per_role(records: Sequence[dict], tokenize: Tokenize) -> dict[str, dict[str, float]]:
+    """Per agent role: calls, tokens in (evaluated / reused from the cache), tokens out, the tokens
+    out copied verbatim from the call's prompt, and the model's seconds."""
+    roles: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for record in records:
+        totals = roles[record["role"]]
+        evaluated = (record.get("timings") or {}).get("prompt_tokens_evaluated")
+        prompt = "\n".join(message.get("content") or "" for message in record.get("messages") or [])
+        totals["calls"] += 1
+        totals["in"] += record.get("tokens_in") or 0
+        totals["evaluated"] += evaluated if evaluated is not None else record.get("tokens_in") or 0
+        totals["reused"] += record.get("cache_read_tokens") or 0
+        totals["out"] += record.get("tokens_out") or 0
+        totals["copied"] += copied_tokens(tokenize(prompt), tokenize(record.get("response") or ""))
+        totals["model s"] += record.get("latency_s") or 0.0
+    return roles
+
+
+def print_roles(roles: dict[str, dict[str, float]]) -> None:
+    print(f"  {'role':<14}{'calls':>6}{'evaluated':>11}{'reused':>8}{'out':>7}{'copied':>14}{'model s':>9}")
+    for role, s in sorted(roles.items(), key=lambda item: -item[1]["model s"]):
+        copied = f"{s['copied']:.0f} ({100 * s['copied'] / s['out']:.0f}%)" if s["out"] else "0"
+        print(
+            f"  {role:<14}{s['calls']:>6.0f}{s['evaluated']:>11.0f}{s['reused']:>8.0f}{s['out']:>7.0f}"
+            f"{copied:>14}{s['model s']:>9.0f}"
+        )
+
+
+def summarize(run_dir: Path, tokenize: Tokenize = word_tokens) -> dict:
     records = list(read_call_records(run_dir / layout.LLM_CALLS))
     per_stage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for record in records:
@@ -107,6 +170,7 @@ def summarize(run_dir: Path) -> dict:
         "statuses": outcome_of(run_dir, load_record(run_dir)).statuses,
         "checks seconds": machine_check_seconds(run_dir),
         "stages": per_stage,
+        "roles": per_role(records, tokenize),
     }
 
 
@@ -142,6 +206,7 @@ def print_run(name: str, wall: float | None, summary: dict) -> None:
                 f"  {stage:<20}{s.get('seconds', 0):>9.0f}{s.get('model s', 0):>9.0f}{s.get('calls', 0):>7.0f}"
                 f"{s.get('in', 0):>8.0f}{s.get('out', 0):>7.0f}{s.get('evaluated', 0):>11.0f}{s.get('reused', 0):>8.0f}"
             )
+    print_roles(summary["roles"])
 
 
 def main() -> None:
@@ -151,14 +216,15 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="make the runs' data directories here (default: a temp dir)")
     args = parser.parse_args()
     walls: list[float] = []
+    tokenize = model_tokenizer()
     if args.runs_from:
         for run_dir in args.runs_from:
-            print_run(str(run_dir), None, summarize(run_dir))
+            print_run(str(run_dir), None, summarize(run_dir, tokenize))
         return
     for index in range(1, args.runs + 1):
         run_dir, wall, last_line = run_once(args.keep)
         walls.append(wall)
-        print_run(f"run {index} ({run_dir}; {last_line})", wall, summarize(run_dir))
+        print_run(f"run {index} ({run_dir}; {last_line})", wall, summarize(run_dir, tokenize))
     print(
         f"\nmedian wall of {len(walls)} runs: {statistics.median(walls):.0f} s ({', '.join(f'{w:.0f}' for w in walls)})"
     )
