@@ -116,6 +116,7 @@ class LLMClient:
             max_tokens=spec.max_tokens(self.settings),
             json_schema=spec.json_schema() if json_answer else None,
             scope=self.scope,
+            own_words=spec.own_words,
         )
         return self._send(request, on_text, on_restart)
 

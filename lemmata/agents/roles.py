@@ -20,6 +20,10 @@ class Role:
     purpose: str
     #: Why no stage calls this role of the spec's list ("" for the roles that are called).
     not_called: str = ""
+    #: Its answer is the model's own words: a stretch of the prompt repeated verbatim is an echo
+    #: (ChatRequest.own_words). The sketch and the paper's prose restated the request on the
+    #: embedded model: 100% and 77% of their tokens out (bench/embedded_run.py, 2026-11-27).
+    own_words: bool = False
 
     def max_tokens(self, settings: Settings) -> int:
         return int(getattr(settings, self.max_tokens_setting))
@@ -76,10 +80,11 @@ ROLES: dict[str, Role] = {
             "fast",
             None,
             "proof sketch",
+            own_words=True,
         ),
         Role("compress", "MAX_TOKENS_COMPRESS", "fast", None, "agent history compression"),
         Role("experiment", "MAX_TOKENS_AGENT", "active", answers.ExperimentAnswer, "numerical checks"),
-        Role("writer", "MAX_TOKENS_AGENT", "active", None, "LaTeX paper"),
+        Role("writer", "MAX_TOKENS_AGENT", "active", None, "LaTeX paper", own_words=True),
         Role("qa", "MAX_TOKENS_AGENT", "active", None, "paper questions and answers"),
     )
 }

@@ -37,12 +37,17 @@ class ChatRequest:
     max_tokens: int
     json_schema: dict[str, Any] | None = None
     scope: str = ""
+    #: The answer is to be the model's own words (a sketch, a paper's prose): a long stretch of the
+    #: prompt repeated verbatim is an echo, which the embedded backend ends (finish reason "echo").
+    own_words: bool = False
     on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
 #: Why an answer ended, in our words: "stop" (the model ended it), "length" (the token limit cut it
-#: off), "repetition" (the embedded backend ended a loop); None when the backend does not say.
-FinishReason = Literal["stop", "length", "repetition"]
+#: off), "repetition" (the embedded backend ended a loop), "echo" (the embedded backend ended an
+#: answer in the model's own words where it began to repeat its prompt, and left the repeated text
+#: out: what comes before is whole); None when the backend does not say.
+FinishReason = Literal["stop", "length", "repetition", "echo"]
 #: Finish reasons of an answer that did not end where the model meant it to.
 CUT_OFF: tuple[FinishReason, ...] = ("length", "repetition")
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -54,6 +59,7 @@ _FINISH_REASONS: dict[str, FinishReason] = {
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
     "repetition": "repetition",
+    "echo": "echo",
 }
 
 

@@ -75,7 +75,8 @@ class EmbeddedBackend:
         # Under a grammar the guard only watches (the grammar refuses an end of turn in the middle
         # of the JSON), and the answer is streamed so that a loop can be stopped.
         guard = RepetitionGuard(llama.token_eos(), force_end=not under_grammar)
-        kwargs["logits_processor"] = [guard]
+        echo = EchoGuard(llama.token_eos(), force_end=not under_grammar) if request.own_words else None
+        kwargs["logits_processor"] = [guard] if echo is None else [guard, echo]
         asked = time.monotonic()
         with self._turn():
             started = time.monotonic()
@@ -85,7 +86,7 @@ class EmbeddedBackend:
                 budget = self._answer_budget(request)
                 if under_grammar:
                     stream = llama.create_chat_completion(messages=messages, max_tokens=budget, stream=True, **kwargs)
-                    answer = _read_until_looping(stream, guard)
+                    answer = _read_until_looping(stream, guard, echo)
                 else:
                     answer = llama.create_chat_completion(messages=messages, max_tokens=budget, **kwargs)
                 self._role_states.after_call(llama, request.role)
@@ -96,6 +97,8 @@ class EmbeddedBackend:
                 ) from None
             elapsed = time.monotonic() - started
             evaluated = _prompt_tokens_evaluated(llama)
+        if echo is not None and echo.tripped:
+            answer = _without_echo(answer, "\n".join(message["content"] for message in messages))
         response = _response_from(answer, evaluated, elapsed, looped=guard.tripped)
         response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
         return pass_whole(request, response)
@@ -173,11 +176,74 @@ class RepetitionGuard:
         return scores
 
 
-def _read_until_looping(stream: Iterator[dict[str, Any]], guard: RepetitionGuard) -> dict[str, Any]:
-    """A streamed answer as one completion, read until it ends or `guard` sees it loop (then the
-    stream is closed, which stops the generation). The usage comes from the guard's count: the
-    prompt is what the model held before the first token, the answer every token sampled (but
-    the end of turn)."""
+class EchoGuard:
+    """Ends an answer meant to be in the model's own words (ChatRequest.own_words) once it repeats
+    RUN tokens of its prompt verbatim. The small model pasted its request into the paper's prose
+    and the assembled proof into the sketch (the README's main command, 2026-11-27: 77% and 100%
+    of those roles' tokens out, over a minute of a run); a proof or statement restated is no
+    summary of it, and the stages print the statements and proofs themselves. Shorter stretches
+    (a lemma's statement quoted in a sentence) pass. Like RepetitionGuard, it masks every token but
+    end-of-turn once tripped, or under a grammar only marks the answer for the reader to stop."""
+
+    RUN = 96
+    CHECK_EVERY = 8
+
+    def __init__(self, end_token: int, force_end: bool = True) -> None:
+        self.end_token = end_token
+        self.force_end = force_end
+        self.answer_start: int | None = None
+        self.sampled = 0
+        self.tripped = False
+        self._prompt_runs: set[bytes] = set()
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import numpy as np
+
+        if self.answer_start is None:
+            self.answer_start = len(input_ids)
+            prompt = np.ascontiguousarray(input_ids, dtype=np.int32)
+            if len(prompt) >= self.RUN:
+                windows = np.lib.stride_tricks.sliding_window_view(prompt, self.RUN)
+                self._prompt_runs = {window.tobytes() for window in windows}
+        self.sampled += 1
+        # Only the tokens sampled so far: input_ids may run ahead of them.
+        answer = np.ascontiguousarray(
+            input_ids[self.answer_start : self.answer_start + self.sampled - 1], dtype=np.int32
+        )
+        due = len(answer) >= self.RUN and len(answer) % self.CHECK_EVERY == 0
+        if self.tripped or (due and answer[-self.RUN :].tobytes() in self._prompt_runs):
+            self.tripped = True
+            if self.force_end:
+                forced = np.full_like(scores, -np.inf)
+                forced[self.end_token] = 0.0
+                return forced
+        return scores
+
+
+def _without_echo(answer: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """The completion with the echo its EchoGuard stopped left out: the longest end of the text
+    that the prompt holds verbatim (what the model wrote before it began to repeat is kept)."""
+    choices = answer.get("choices") or [{}]
+    text = (choices[0].get("message") or {}).get("content") or ""
+    low, high = 0, len(text)  # the longest suffix found in the prompt has a length in [low, high]
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text[len(text) - middle :] in prompt:
+            low = middle
+        else:
+            high = middle - 1
+    kept = text[: len(text) - low].rstrip()
+    message = {**(choices[0].get("message") or {}), "content": kept}
+    return {**answer, "choices": [{**choices[0], "message": message, "finish_reason": "echo"}, *choices[1:]]}
+
+
+def _read_until_looping(
+    stream: Iterator[dict[str, Any]], guard: RepetitionGuard, echo: EchoGuard | None = None
+) -> dict[str, Any]:
+    """A streamed answer as one completion, read until it ends or `guard` sees it loop (or `echo`
+    sees it repeat its prompt); then the stream is closed, which stops the generation. The usage
+    comes from the guard's count: the prompt is what the model held before the first token, the
+    answer every token sampled (but the end of turn)."""
     pieces: list[str] = []
     finish_reason = None
     try:
@@ -187,6 +253,9 @@ def _read_until_looping(stream: Iterator[dict[str, Any]], guard: RepetitionGuard
             finish_reason = choice.get("finish_reason") or finish_reason
             if guard.tripped:
                 finish_reason = "repetition"
+                break
+            if echo is not None and echo.tripped:
+                finish_reason = "echo"
                 break
     finally:
         close = getattr(stream, "close", None)

@@ -45,6 +45,7 @@ def request_to_wire(request: ChatRequest) -> dict[str, Any]:
         "max_tokens": request.max_tokens,
         "json_schema": request.json_schema,
         "scope": request.scope,
+        "own_words": request.own_words,
     }
 
 
@@ -57,6 +58,7 @@ def request_from_wire(data: dict[str, Any]) -> ChatRequest:
         max_tokens=int(data["max_tokens"]),
         json_schema=data.get("json_schema"),
         scope=str(data.get("scope", "")),
+        own_words=bool(data.get("own_words", False)),
     )
 
 

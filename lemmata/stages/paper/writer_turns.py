@@ -99,11 +99,12 @@ class WriterTurns:
 
 def _missing_reason(reply: ChatResponse, parsed: ParsedAnswer, copied: list[str], missing: list[str]) -> str:
     """One line for the paper's metadata: why the next turn was needed."""
-    why = (
-        f"cut off (finish reason {reply.finish_reason})"
-        if reply.cut_off
-        else ("ended mid-part without the end marker" if parsed.cut_part else "parts missing")
-    )
+    if reply.cut_off:
+        why = f"cut off (finish reason {reply.finish_reason})"
+    elif reply.finish_reason == "echo":
+        why = "ended where it began to repeat the request (finish reason echo)"
+    else:
+        why = "ended mid-part without the end marker" if parsed.cut_part else "parts missing"
     if copied:
         why += f"; only lines of the request in {', '.join(part_title(key) for key in copied)}"
     return f"{why}; asked for {', '.join(part_title(key) for key in missing)}"
@@ -117,6 +118,8 @@ def _missing_problem(reply: ChatResponse, parsed: ParsedAnswer, copied: list[str
         lines.append(
             f"Your answer was cut off{where} before it was complete. Some parts are missing; write them now, shorter."
         )
+    elif reply.finish_reason == "echo":
+        lines.append("Your answer began to repeat the request word for word; that repetition is dropped.")
     else:
         lines.append("Your answer left out some parts.")
     if copied:

@@ -40,10 +40,12 @@ def sketch_theory(client: LLMClient, theory: Theory) -> tuple[str, str]:
         "sketch", theorem=theory.theorem_statement, lemmas=lemmas, proof=theory.assembled_proof[:PROOF_CHARS]
     )
     try:
-        answer = client.complete("sketch", prompt.system, prompt.user)
+        reply = client.complete_reply("sketch", prompt.system, prompt.user)
     except ProviderError as error:
         return "", f"the sketch could not be written: {error}"
-    sketch = " ".join(_MARKDOWN.sub(" ", _PREAMBLE.sub("", strip_fences(answer), count=1)).split())
+    sketch = " ".join(_MARKDOWN.sub(" ", _PREAMBLE.sub("", strip_fences(reply.text), count=1)).split())
+    if not sketch and reply.finish_reason == "echo":  # the backend ended the copy and left it out
+        return "", "the model repeated the assembled proof instead of sketching it"
     if not sketch:
         return "", "the model's sketch was empty"
     if copied_share(sketch, " ".join(_MARKDOWN.sub(" ", theory.assembled_proof).split())) >= COPIED_SHARE:

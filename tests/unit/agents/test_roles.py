@@ -14,6 +14,7 @@ import lemmata
 from lemmata.agents.roles import ROLES, role
 from lemmata.cli.main import cli
 from lemmata.settings import Settings
+from support.scripted_backend import scripted_client
 
 EXPECTED_SETTING = {
     "survey": "MAX_TOKENS_AGENT",
@@ -96,6 +97,16 @@ def test_json_schema_exactly_for_json_answering_roles() -> None:
             jsonschema.Draft202012Validator.check_schema(schema)
         else:
             assert schema is None, name
+
+
+def test_only_the_sketch_and_the_papers_prose_are_asked_in_the_models_own_words() -> None:
+    """Their echoes are ended by the embedded backend; a proof, an assembly or a formal statement
+    may restate what its prompt holds."""
+    assert sorted(name for name, spec in ROLES.items() if spec.own_words) == ["sketch", "writer"]
+    client, backend = scripted_client({"sketch": ["By [L1]."], "prover": ["Proof."]})
+    client.complete("sketch", "system", "user")
+    client.complete("prover", "system", "user")
+    assert backend.calls("sketch")[0].own_words and not backend.calls("prover")[0].own_words
 
 
 def test_roles_command_prints_the_table() -> None:

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,13 @@ import pytest
 from lemmata.agents.roles import role
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, Message
-from lemmata.llm.embedded_backend import EmbeddedBackend, RepetitionGuard, available_cores, every_field_required
+from lemmata.llm.embedded_backend import (
+    EchoGuard,
+    EmbeddedBackend,
+    RepetitionGuard,
+    available_cores,
+    every_field_required,
+)
 
 END_OF_TURN = 99
 
@@ -28,9 +35,15 @@ class FakeLlama:
     PROMPT_TOKENS = 40
 
     def __init__(
-        self, text: str = "answer", tokens: list[int] | None = None, delay: float = 0.0, error: Exception | None = None
+        self,
+        text: str = "answer",
+        tokens: list[int] | None = None,
+        delay: float = 0.0,
+        error: Exception | None = None,
+        prompt_tokens: int = PROMPT_TOKENS,
     ) -> None:
         self.text, self.tokens, self.delay, self.error = text, tokens, delay, error
+        self.prompt_tokens = prompt_tokens
         self.calls: list[dict[str, Any]] = []
         self.active = 0
         self.max_active = 0
@@ -47,7 +60,7 @@ class FakeLlama:
             produced = self._run_processors(kwargs.get("logits_processor") or [])
             return {
                 "choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": self.PROMPT_TOKENS, "completion_tokens": produced},
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": produced},
             }
 
     @contextmanager
@@ -70,7 +83,7 @@ class FakeLlama:
 
     def _run_processors(self, processors: list[Any]) -> int:
         """Feed the scripted tokens through the processors until one forces end of turn."""
-        ids = list(range(self.PROMPT_TOKENS))
+        ids = list(range(self.prompt_tokens))
         tokens = self.tokens or [1000 + n for n in range(5)]
         for produced, token in enumerate(tokens, start=1):
             scores = self._scored(processors, ids)
@@ -85,7 +98,7 @@ class FakeLlama:
         completed = False
         with self._busy():
             try:
-                ids = list(range(self.PROMPT_TOKENS))
+                ids = list(range(self.prompt_tokens))
                 yield {"choices": [{"delta": {"role": "assistant"}, "finish_reason": None}]}
                 for index, token in enumerate(self.tokens or [1000 + n for n in range(5)]):
                     self._scored(processors, ids)
@@ -115,14 +128,15 @@ def backend_with(llama: FakeLlama, tmp_path: Path, lock: bool = True) -> tuple[E
     return backend, loads
 
 
-def request(role_name: str = "prover", schema: bool = False) -> ChatRequest:
+def request(role_name: str = "prover", schema: bool = False, user: str = "USER") -> ChatRequest:
     return ChatRequest(
         role=role_name,
         model="qwen",
         system="SYSTEM",
-        messages=(Message("user", "USER"),),
+        messages=(Message("user", user),),
         max_tokens=321,
         json_schema=role(role_name).json_schema() if schema else None,
+        own_words=role(role_name).own_words,
     )
 
 
@@ -266,3 +280,53 @@ def test_answers_are_capped_by_the_backend_limit_within_the_role_limit(tmp_path:
     small = ChatRequest(role="verifier", model="q", system="S", messages=(Message("user", "U"),), max_tokens=50)
     backend.complete(small)
     assert [call["max_tokens"] for call in llama.calls] == [200, 50]
+
+
+#: A request long enough to be echoed: the prompt of the echo tests below (token i is prompt token i).
+LONG_REQUEST = " ".join(f"Line {n} of the request states what was proved about the even integers." for n in range(60))
+OWN = [1000 + n for n in range(20)]  # tokens of the model's own words
+
+
+def test_an_answer_in_own_words_that_repeats_its_prompt_is_ended_and_the_echo_left_out(tmp_path: Path) -> None:
+    """Malformed model output, the README's main command (2026-11-27): the sketch was the assembled
+    proof pasted (338 of 339 tokens), the writer's first answer the request's own block (1,068 of
+    1,133 tokens, 75 s). The answer ends RUN tokens into the echo, and the echo is not kept."""
+    own_text = "The argument writes both numbers as doubles."
+    llama = FakeLlama(f"{own_text} {LONG_REQUEST[200:1500]}", tokens=OWN + list(range(50, 400)), prompt_tokens=400)
+    backend, _ = backend_with(llama, tmp_path)
+    response = backend.complete(request("sketch", user=LONG_REQUEST))
+    assert response.finish_reason == response.extra["finish_reason"] == "echo" and not response.cut_off
+    assert response.text == own_text
+    assert response.tokens_out <= len(OWN) + EchoGuard.RUN + EchoGuard.CHECK_EVERY + 1
+
+
+def test_a_quotation_shorter_than_an_echo_and_roles_that_may_copy_are_left_alone(tmp_path: Path) -> None:
+    quoted = OWN + list(range(50, 50 + EchoGuard.RUN - 10)) + [2000 + n for n in range(40)]
+    backend, _ = backend_with(FakeLlama("a quoted statement", tokens=quoted, prompt_tokens=400), tmp_path)
+    response = backend.complete(request("writer", user=LONG_REQUEST))
+    assert response.finish_reason == "stop" and response.tokens_out == len(quoted)
+    pasted = OWN + list(range(50, 400))
+    backend, _ = backend_with(FakeLlama("proof", tokens=pasted, prompt_tokens=400), tmp_path / "prover")
+    response = backend.complete(request("prover", user=LONG_REQUEST))  # a proof may restate its lemma's proof
+    assert response.finish_reason == "stop" and response.tokens_out == len(pasted)
+
+
+def test_the_echo_guard_reads_only_the_tokens_sampled_so_far() -> None:
+    """A runtime may hold tokens ahead of the one being sampled (drafted for speculative decoding):
+    they are not the answer yet, and a copy among them is no echo."""
+    guard = EchoGuard(END_OF_TURN)
+    prompt = list(range(400))
+    guard(np.array(prompt, dtype=np.intc), np.zeros(128))
+    for sampled in range(1, 3 * EchoGuard.RUN):
+        ahead = list(range(100, 100 + 2 * EchoGuard.RUN))  # drafted, never sampled
+        answer = [3000 + n for n in range(sampled)]
+        guard(np.array(prompt + answer + ahead, dtype=np.intc), np.zeros(128))
+    assert not guard.tripped
+
+
+def test_an_echo_under_a_grammar_stops_the_stream(tmp_path: Path) -> None:
+    llama = FakeLlama('{"summary": "x', tokens=OWN + list(range(50, 400)), prompt_tokens=400)
+    backend, _ = backend_with(llama, tmp_path)
+    response = backend.complete(replace(request("sketch", user=LONG_REQUEST), json_schema={"type": "object"}))
+    assert response.finish_reason == "echo" and llama.streams_closed_early == 1
+    assert response.tokens_out <= len(OWN) + EchoGuard.RUN + EchoGuard.CHECK_EVERY + 1

@@ -12,6 +12,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,17 @@ def embedded(llama: FakeLlama) -> EmbeddedBackend:
 
 def test_a_request_crosses_the_wire_unchanged() -> None:
     assert request_from_wire(json.loads(json.dumps(request_to_wire(REQUEST)))) == REQUEST
+
+
+def test_every_field_of_a_request_crosses_the_wire() -> None:
+    """ChatRequest.own_words was added without its place on the wire: the README's main command
+    then ran with no echo guard in the shared model server, while the in-process tests passed.
+    Each field set to a value other than its default must arrive (the streaming callback aside:
+    the server streams by its own protocol)."""
+    changed = replace(REQUEST, json_schema={"type": "object"}, scope="prove_lemma:L2", own_words=not REQUEST.own_words)
+    wired = {field.name for field in fields(ChatRequest) if field.name != "on_text"}
+    assert request_from_wire(json.loads(json.dumps(request_to_wire(changed)))) == changed
+    assert set(request_to_wire(changed)) == wired
 
 
 def test_a_job_gets_the_answer_the_in_process_model_gives() -> None:

@@ -219,6 +219,27 @@ def test_each_unverified_lemma_is_marked_once_right_after_its_statement() -> Non
 
 
 @needs_tex
+def test_a_writer_answer_ended_as_an_echo_keeps_its_whole_parts_and_asks_for_the_rest(tmp_path: Path) -> None:
+    """The README's main command on the embedded model (2026-11-27): the first answer wrote an
+    introduction, then pasted the request's block (1,068 of 1,133 tokens). The embedded backend
+    ends such an answer and leaves the paste out (finish reason "echo"): the parts before it are
+    whole and kept, the model is told why, and the next turn asks for the rest."""
+    echoed = ChatResponse(
+        "%%% ABSTRACT\nWe prove it.\n%%% INTRODUCTION\nParity is the first invariant of integers.", finish_reason="echo"
+    )
+    paper, calls = written_with_trials(echoed, answer(abstract="A second abstract, not asked for."))
+    assert len(calls) == 2 and paper.meta.writer_turns == 2
+    assert paper.meta.turn_reasons[0].startswith(
+        "ended where it began to repeat the request (finish reason echo); asked for %%% PRELIMINARIES"
+    )
+    followup = calls[1].messages[-1].content
+    assert "began to repeat the request word for word" in followup and "%%% INTRODUCTION\n" not in followup
+    text = pdf_text(paper, tmp_path)
+    assert_whole(text, SOME_UNVERIFIED)
+    assert "Parity is the first invariant of integers." in text and "not asked for" not in text
+
+
+@needs_tex
 def test_a_writer_answer_cut_off_before_any_lemma_is_continued_in_a_second_turn(tmp_path: Path) -> None:
     """Malformed model output, as the embedded model wrote it: stopped at its token cap mid-sentence."""
     cut = ChatResponse(

@@ -1093,6 +1093,31 @@ def test_a_sketch_that_repeats_the_assembled_proof_is_no_sketch() -> None:
     assert (theory.sketch, theory.sketch_note) == ("", "the model repeated the assembled proof instead of sketching it")
 
 
+def test_a_sketch_ended_as_an_echo_with_nothing_of_its_own_is_the_copy_it_was() -> None:
+    """The embedded backend ends a sketch that pastes its prompt and leaves the paste out
+    (finish reason "echo"): nothing left is the copy refused above, not an empty answer."""
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": [ChatResponse("", finish_reason="echo")],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert (theory.sketch, theory.sketch_note) == ("", "the model repeated the assembled proof instead of sketching it")
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": [ChatResponse(SKETCH, finish_reason="echo")],
+        }
+    )
+    theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
+    assert (theory.sketch, theory.sketch_note) == (SKETCH, "")  # its own words before the echo stand
+
+
 def test_a_sketch_in_markdown_loses_its_marks() -> None:
     answer = "### Sketch\n**Idea.** By [L1] write $a = 2m$; then __[L2]__ gives $a + b = 2(m + n)$."
     client, _ = scripted_client(
