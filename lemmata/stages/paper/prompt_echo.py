@@ -20,7 +20,10 @@ short paragraph.") as the part. A line is dropped when it
   ("\\(\\FF\\) is the set of finite fields", the embedded model, 2026-11-25): the macro list
   retold as definitions, item by item; a line introducing them ("... as follows:") goes with them;
 - talks about the request's own material ("Citation keys are provided to cite the theorem",
-  "The survey summary provides additional context", same run): the reader has no such things;
+  "The survey summary provides additional context", same run; "The research brief provides a
+  brief overview", "The paper concludes with a short paragraph summarizing the main result", or
+  names a part by its marker, "organized into three main sections: ABSTRACT, INTRODUCTION, and
+  PRELIMINARIES", 2026-11-27): the reader has no such things;
 - is (nearly) a line of the prompt, or a long piece of one, once the material the paper may
   repeat (the goal, the brief, the survey summary, the theorem) is taken out of both;
 - is, for at least half its length, sentences of the prompt reworded a little, the prompt read
@@ -63,7 +66,12 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\\item|\d+[.)])\s+")
 _LINE_OPENING = re.compile(r"^\s*(?:(?:[-*•]|\\item|\d+[.)])\s+)?(?:[A-Za-z][A-Za-z ]{0,30}:\s+)?")
 _MACRO_NAMES = frozenset(re.findall(r"\\[A-Za-z]+", MACRO_SUMMARY))
 _TALKS_ABOUT_MACROS = re.compile(r"lemmata-math|\bmacros?\b|\bmacro package\b", re.IGNORECASE)
-_TALKS_ABOUT_REQUEST = re.compile(r"\bcitation keys?\b|\bsurvey summary\b|\blisted keys\b", re.IGNORECASE)
+_TALKS_ABOUT_REQUEST = re.compile(
+    r"\bcitation keys?\b|\bsurvey summary\b|\blisted keys\b|\bresearch brief\b|\bshort paragraph\b", re.IGNORECASE
+)
+#: The request's part names as its markers spell them: a paper's prose never shouts its sections
+#: ("The paper is organized into three main sections: ABSTRACT, INTRODUCTION, and PRELIMINARIES.").
+_NAMES_A_MARKER = re.compile(r"%%%|\b(?:ABSTRACT|INTRODUCTION|PRELIMINARIES|DISCUSSION|CONCLUSION)\b")
 #: The macro list's group titles ("Bold vectors", "Bold matrices", ...), normalised: a line naming
 #: two of them retells the list ("The bold vectors and bold matrices are used to represent vectors
 #: and matrices, respectively.", the README's main command on the embedded model, 2026-11-26).
@@ -129,6 +137,7 @@ class PromptEcho:
         if (
             _TALKS_ABOUT_MACROS.search(line)
             or _TALKS_ABOUT_REQUEST.search(line)
+            or _NAMES_A_MARKER.search(line)
             or _lists_macros(line)
             or _names_macros_bare(line)
             or _names_macro_groups(line)

@@ -116,6 +116,23 @@ ECHOES = [
         "The bold vectors and bold matrices are used to represent vectors and matrices, respectively.",
         id="the-macro-groups-retold",
     ),
+    # The README's main command on the embedded model (2026-11-27), the writer's last turn: the
+    # format retold as the Introduction, a part's description as the Conclusion, the brief talked about.
+    pytest.param(
+        "The paper is organized into three main sections: ABSTRACT, INTRODUCTION, and PRELIMINARIES. The "
+        "ABSTRACT provides a brief overview of the question, the approach used, and the result as far as it "
+        "is established.",
+        id="the-parts-named-by-their-markers",
+    ),
+    pytest.param(
+        "The paper concludes with a short paragraph summarizing the main result and its implications.",
+        id="the-conclusion-s-description-as-the-conclusion",
+    ),
+    pytest.param(
+        "The research brief provides a brief overview of the problem, the approach, and the result as far as "
+        "it is established.",
+        id="talks-about-the-research-brief",
+    ),
     # The same command, run again: what was left of the macro list, the whole Preliminaries.
     pytest.param("- \\bm{x}", id="a-macro-alone-in-a-list-item"),
     pytest.param("\\(\\RR\\), \\(\\NN\\)", id="macros-alone-in-formulas"),
