@@ -12,6 +12,7 @@ from lemmata.stages.paper.prompt_echo import PromptEcho
 from lemmata.stages.paper.prose import clean_parts, fallback_parts
 from lemmata.stages.paper.writer import PROOF_STYLE_RULES
 from support import DATA
+from support.formal import machine_checked
 
 STATEMENT = "The sum of two integers is even if each integer is even."
 PROMPT = (
@@ -369,7 +370,24 @@ def test_lemmata_writes_what_the_model_never_did() -> None:
     assert not any(fragment.by_writer for fragment in filled.values())
     # "Formally" is the word of the statement the machines checked, not of the crystallized prose.
     assert filled["preliminaries"].latex == "Stated precisely, the result reads: $\\forall n$"
-    assert "verified lemmas" in fallback_parts(["conclusion"], theory(True), "g", "")["conclusion"].latex
+    assert fallback_parts(["conclusion"], theory(True), "g", "")["conclusion"].latex.endswith(
+        "from 2 lemmas, each verified."
+    )
+
+
+def test_lemmatas_conclusion_never_calls_an_unverified_lemma_verified() -> None:
+    """The README's main command on the embedded model (2026-11-27): the writer left out the
+    Conclusion and lemmata's own sentence said 'We proved the main result, Theorem 1, from 2
+    verified lemmas.' while L1 was unverified: the main result was established by the machines
+    on its own formal statement, not by the chain."""
+    checked = theory(False).model_copy(update={"goal_check": machine_checked()})
+    assert checked.main_result_established and sum(lemma.verified for lemma in checked.lemmas) == 1
+    conclusion = fallback_parts(["conclusion"], checked, "g", "")["conclusion"].latex
+    assert "verified lemmas" not in conclusion and "each verified" not in conclusion
+    assert conclusion == (
+        "The main result, Theorem~\\ref{thm:main}, is machine-checked. Its prose proof rests on 2 lemmas, "
+        "1 of them verified; the Limitations section lists the others."
+    )
 
 
 CLAIMING = (
