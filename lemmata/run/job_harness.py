@@ -3,7 +3,8 @@ so each gets its own record of itself and must leave the process as it found it.
 
 - Its log records and warnings (`warnings.warn`, made log records of `py.warnings`) go
   to its rule's `log:`, chosen by the thread they come from; records of other threads are not its
-  own. An exception that ends the job leaves its traceback there too.
+  own, but for the helper threads it runs `carried` work on. An exception that ends the job leaves
+  its traceback there too.
 - The working directory, the environment and the signal handlers are the process's, not the
   job's: a job that changes one would change it under every other job. The harness compares them
   before and after; a change is put back and ends the job with a message naming it. (On a worker
@@ -18,7 +19,7 @@ import signal
 import threading
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +142,24 @@ def install() -> None:
         if warnings.showwarning is not _log_warning:
             _previous_showwarning[:] = [warnings.showwarning]
             warnings.showwarning = _log_warning
+
+
+def carried(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function`, logging to the calling job's log on whatever thread it runs (a helper thread the
+    job starts: the theory's kernel check beside its sketch call); as it is outside a job."""
+    log_file = _job_logs.get(threading.get_ident())
+    if log_file is None:
+        return function
+
+    def on_the_jobs_log(*args: Any, **kwargs: Any) -> Any:
+        thread = threading.get_ident()
+        _job_logs[thread] = log_file
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _job_logs.pop(thread, None)
+
+    return on_the_jobs_log
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from lemmata.artifacts import FormalStatement, RevisionRequest, Survey, Theory, 
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.pictures.lemma_graph import write_theory_graph
 from lemmata.run.job import StageJob
+from lemmata.run.job_harness import carried
 from lemmata.settings import lemmata_home
 from lemmata.stages.formal.development import write_development
 from lemmata.stages.rewrite import rewrite_theory
@@ -29,9 +30,10 @@ def run(job: StageJob) -> None:
             before_assembly=lambda plan, lemmas: record_graph(
                 lemmata_home(), build_graph(job.task_input().session_id, plan.goal, lemmas)
             ),
+            # As in a first run: the development's kernel check runs while the sketch is asked for.
+            beside_the_sketch=carried(lambda checked: write_development(job.run_dir, version, checked)),
         )
         write_artifact(job.output(), theory)
         write_theory_graph(job.run_dir, version, theory)
-        write_development(job.run_dir, version, theory)
         # The session's knowledge graph follows its latest theory, as after the first run's.
         record_graph(lemmata_home(), build_graph(job.task_input().session_id, theory.goal, theory.lemmas, theory))

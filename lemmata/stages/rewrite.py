@@ -62,13 +62,14 @@ def rewrite_theory(
     checker: Checker,
     formalizer_cache: Path,
     before_assembly: Callable[[TheoryPlan, list[ProvedLemma]], object] | None = None,
+    beside_the_sketch: Callable[[Theory], None] | None = None,
 ) -> Theory:
     """Plan again with the instructions, falsify the new plan's lemmas (refuted ones repaired or
     removed), prove the rest, assemble. `client_for(scope)` gives each concurrent proof its own
     call-log scope; `checker` is who checks the proofs; the formalizer's answers are kept in
     `formalizer_cache` (a statement seen before is not formalized again). `before_assembly` gets
     the plan and its proved lemmas before the assembly starts (the knowledge graph, as in a first
-    run: the lemmas are kept even if the assembly fails)."""
+    run: the lemmas are kept even if the assembly fails); `beside_the_sketch` is assemble_theory's."""
     feedback = revision_feedback(request)
     if previous.theorem_statement:
         feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
@@ -107,4 +108,4 @@ def rewrite_theory(
     lemmas = [proved[lemma.id] for lemma in plan.lemmas]
     if before_assembly is not None:
         before_assembly(plan, lemmas)
-    return assemble_theory(client_for("assemble"), plan, lemmas)
+    return assemble_theory(client_for("assemble"), plan, lemmas, beside_the_sketch=beside_the_sketch)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from difflib import SequenceMatcher
 from typing import Literal
 
@@ -50,10 +52,18 @@ CHATTER = re.compile(
 )
 
 
-def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemma]) -> Theory:
+def assemble_theory(
+    client: LLMClient,
+    plan: TheoryPlan,
+    lemmas: list[ProvedLemma],
+    beside_the_sketch: Callable[[Theory], None] | None = None,
+) -> Theory:
     """The lemmas assembled into a proof of the goal, checked for consistency, the theorem stated.
     When a machine checked the goal's own formal statement (the plan's `goal_check`), the theorem is
-    the goal as formalized: no crystallizer call, whose statement could claim more than was checked."""
+    the goal as formalized: no crystallizer call, whose statement could claim more than was checked.
+    `beside_the_sketch(theory)`, when given, is called once with the theory as it is before its
+    sketch, on another thread while the sketch call waits on the model (the formal development's
+    kernel check: a second of CPU after every assembly, 2026-11-27)."""
     goal_check = plan.goal_check
     usable = [lemma for lemma in lemmas if lemma.verified or not lemma.proof_failed]
     if not usable:
@@ -70,7 +80,10 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
             goal_check=goal_check,
             sketch_note="no lemma was proved",
         )
-        return theory.model_copy(update={"proof_status": proof_status(theory)})
+        theory = theory.model_copy(update={"proof_status": proof_status(theory)})
+        if beside_the_sketch is not None:
+            beside_the_sketch(theory)
+        return theory
     proof = assemble(client, plan.goal, usable)
     check = check_consistency(client, plan.goal, proof, [lemma.id for lemma in usable])
     if not check.passed and is_citation_problem(check):  # citation failures need a new assembly
@@ -102,7 +115,13 @@ def assemble_theory(client: LLMClient, plan: TheoryPlan, lemmas: list[ProvedLemm
         goal_check=goal_check,
     )
     theory = theory.model_copy(update={"proof_status": proof_status(theory)})
-    sketch, note = sketch_theory(client, theory)
+    # The sketch waits on the model; work on the theory that needs none runs meanwhile. The pool's
+    # end waits for it, whatever the sketch does, and its error is raised here.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="beside-the-sketch") as pool:
+        beside = pool.submit(beside_the_sketch, theory) if beside_the_sketch is not None else None
+        sketch, note = sketch_theory(client, theory)
+        if beside is not None:
+            beside.result()
     return theory.model_copy(update={"sketch": sketch, "sketch_note": note})
 
 

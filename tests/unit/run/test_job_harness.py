@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from lemmata.run.job_harness import ProcessStateChanged, job_harness
+from lemmata.run.job_harness import ProcessStateChanged, carried, job_harness
 
 
 def test_two_jobs_at_once_each_keep_their_own_records_and_warnings(tmp_path):
@@ -37,6 +37,26 @@ def test_two_jobs_at_once_each_keep_their_own_records_and_warnings(tmp_path):
     assert "record of alpha" in alpha and "warning of alpha" in alpha
     assert "record of beta" in beta and "warning of beta" in beta
     assert "beta" not in alpha and "alpha" not in beta
+
+
+def test_work_a_job_carries_to_a_helper_thread_logs_to_the_jobs_log_and_only_there(tmp_path):
+    """The theory's kernel check runs on a helper thread beside the sketch call: its records are
+    the job's. The helper thread's other work, and the same function outside a job, are not."""
+
+    def check() -> None:
+        logging.getLogger("lemmata.formal").warning("kernel check of the development")
+
+    def elsewhere() -> None:
+        logging.getLogger("lemmata.other").warning("not the job's")
+
+    with job_harness(tmp_path / "theory_assemble.log"):
+        work = carried(check)  # wrapped on the job's thread, run on the helper's
+        helper = threading.Thread(target=lambda: (work(), elsewhere()))
+        helper.start()
+        helper.join(timeout=10)
+    log = (tmp_path / "theory_assemble.log").read_text()
+    assert "kernel check of the development" in log and "not the job's" not in log
+    assert carried(check) is check  # outside a job there is no job's log to carry
 
 
 def test_a_crash_leaves_its_traceback_in_the_log_and_an_expected_end_does_not(tmp_path):

@@ -11,11 +11,12 @@ crystallizer, any other failure only the crystallizer; the crystallizer never tr
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import pytest
 
-from lemmata.artifacts import ConsistencyCheck, Lemma, ProvedLemma, TheoryPlan
+from lemmata.artifacts import ConsistencyCheck, Lemma, ProvedLemma, Theory, TheoryPlan
 from lemmata.llm.base import ChatRequest, ChatResponse
 from lemmata.stages.theory.assemble import (
     assemble_theory,
@@ -1116,6 +1117,46 @@ def test_a_sketch_ended_as_an_echo_with_nothing_of_its_own_is_the_copy_it_was() 
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert (theory.sketch, theory.sketch_note) == (SKETCH, "")  # its own words before the echo stand
+
+
+def test_work_beside_the_sketch_runs_while_the_sketch_call_waits_on_the_model() -> None:
+    """The formal development's kernel check (a second of CPU) needs no sketch: it runs on another
+    thread during the sketch call, once, with the theory as assembled; its error is the stage's."""
+    began = threading.Event()
+    seen: list[Theory] = []
+
+    def sketch_once_the_check_began(request: ChatRequest) -> str:
+        assert began.wait(10), "the work beside the sketch did not start during the sketch call"
+        return SKETCH
+
+    def kernel_check(theory: Theory) -> None:
+        began.set()
+        seen.append(theory)
+
+    client, _ = scripted_client(
+        {
+            "assembler": ["By [L1] and [L2] the goal follows."],
+            "consistency": [CONSISTENT],
+            "crystallizer": [STATEMENT],
+            "sketch": [sketch_once_the_check_began],
+        }
+    )
+    plan, lemmas = plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")]
+    theory = assemble_theory(client, plan, lemmas, beside_the_sketch=kernel_check)
+    assert theory.sketch == SKETCH and len(seen) == 1
+    assert seen[0] == theory.model_copy(update={"sketch": "", "sketch_note": ""})
+
+    def broken(theory: Theory) -> None:
+        raise OSError("disk full")
+
+    client, _ = scripted_client(
+        {"assembler": ["By [L1] and [L2] the goal follows."], "consistency": [CONSISTENT], "sketch": [SKETCH]}
+    )
+    with pytest.raises(OSError, match="disk full"):
+        assemble_theory(client, plan, lemmas, beside_the_sketch=broken)
+    seen.clear()
+    failed = assemble_theory(scripted_client()[0], plan_for("L1"), [proved_lemma("L1", "failed")], kernel_check)
+    assert seen == [failed]  # no sketch call: done at once
 
 
 def test_a_sketch_in_markdown_loses_its_marks() -> None:
