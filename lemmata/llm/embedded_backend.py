@@ -136,20 +136,13 @@ class EmbeddedBackend:
                     fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-class RepetitionGuard:
-    """Ends an answer whose tail keeps repeating. A small model caught in a loop would otherwise
-    spend its whole token budget on the same phrase: minutes of a laptop's time for nothing.
+class AnswerGuard:
+    """A logits processor that watches the answer as it is sampled and, once `trips` says so, masks
+    every token but end-of-turn so that the runtime ends it cleanly; under a grammar (`force_end`
+    False) it only marks the answer (`tripped`), and the caller stops reading the stream. It counts
+    the tokens it sees, for the usage a stream does not report. `trips` is asked every CHECK_EVERY
+    tokens."""
 
-    Used as a logits processor: once the last TAIL tokens have occurred REPEATS times in the
-    answer, every token but end-of-turn is masked, so the runtime ends the answer cleanly. Under
-    a grammar (`force_end` False) it only marks the loop, and the caller stops reading the
-    stream: a JSON answer caught in a loop never closes, and would run to its token cap (the
-    README's main command, 2026-11-26: an experiment answer, 2,048 tokens, 116-152 s, in two
-    runs of three). It counts the tokens it sees, for the usage a stream does not report.
-    """
-
-    TAIL = 24
-    REPEATS = 3
     CHECK_EVERY = 8
 
     def __init__(self, end_token: int, force_end: bool = True) -> None:
@@ -159,15 +152,24 @@ class RepetitionGuard:
         self.sampled = 0  # tokens sampled so far (calls, each before a token is chosen)
         self.tripped = False
 
+    def started(self, prompt: Any) -> None:
+        """Called once, with the tokens the model held before the answer's first token."""
+
+    def trips(self, answer: Any) -> bool:
+        raise NotImplementedError
+
     def __call__(self, input_ids: Any, scores: Any) -> Any:
         import numpy as np
 
         if self.answer_start is None:
             self.answer_start = len(input_ids)  # first call: nothing generated yet
+            self.started(np.ascontiguousarray(input_ids, dtype=np.int32))
         self.sampled += 1
-        answer = np.asarray(input_ids[self.answer_start :])
-        due = len(answer) >= self.TAIL * self.REPEATS and len(answer) % self.CHECK_EVERY == 0
-        if self.tripped or (due and _tail_repeats(answer, self.TAIL) >= self.REPEATS):
+        # Only the tokens sampled so far: a runtime may hold tokens ahead of them (drafted ones).
+        answer = np.ascontiguousarray(
+            input_ids[self.answer_start : self.answer_start + self.sampled - 1], dtype=np.int32
+        )
+        if self.tripped or self.trips(answer):
             self.tripped = True
             if self.force_end:
                 forced = np.full_like(scores, -np.inf)
@@ -176,48 +178,48 @@ class RepetitionGuard:
         return scores
 
 
-class EchoGuard:
+class RepetitionGuard(AnswerGuard):
+    """Ends an answer whose tail keeps repeating. A small model caught in a loop would otherwise
+    spend its whole token budget on the same phrase: minutes of a laptop's time for nothing.
+
+    Used as a logits processor: once the last TAIL tokens have occurred REPEATS times in the
+    answer, it trips (AnswerGuard). Under a grammar it only marks the loop: a JSON answer caught
+    in a loop never closes, and would run to its token cap (the README's main command,
+    2026-11-26: an experiment answer, 2,048 tokens, 116-152 s, in two runs of three).
+    """
+
+    TAIL = 24
+    REPEATS = 3
+
+    def trips(self, answer: Any) -> bool:
+        due = len(answer) >= self.TAIL * self.REPEATS and len(answer) % self.CHECK_EVERY == 0
+        return due and _tail_repeats(answer, self.TAIL) >= self.REPEATS
+
+
+class EchoGuard(AnswerGuard):
     """Ends an answer meant to be in the model's own words (ChatRequest.own_words) once it repeats
     RUN tokens of its prompt verbatim. The small model pasted its request into the paper's prose
     and the assembled proof into the sketch (the README's main command, 2026-11-27: 77% and 100%
     of those roles' tokens out, over a minute of a run); a proof or statement restated is no
     summary of it, and the stages print the statements and proofs themselves. Shorter stretches
-    (a lemma's statement quoted in a sentence) pass. Like RepetitionGuard, it masks every token but
-    end-of-turn once tripped, or under a grammar only marks the answer for the reader to stop."""
+    (a lemma's statement quoted in a sentence) pass."""
 
     RUN = 96
-    CHECK_EVERY = 8
 
     def __init__(self, end_token: int, force_end: bool = True) -> None:
-        self.end_token = end_token
-        self.force_end = force_end
-        self.answer_start: int | None = None
-        self.sampled = 0
-        self.tripped = False
+        super().__init__(end_token, force_end)
         self._prompt_runs: set[bytes] = set()
 
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
+    def started(self, prompt: Any) -> None:
         import numpy as np
 
-        if self.answer_start is None:
-            self.answer_start = len(input_ids)
-            prompt = np.ascontiguousarray(input_ids, dtype=np.int32)
-            if len(prompt) >= self.RUN:
-                windows = np.lib.stride_tricks.sliding_window_view(prompt, self.RUN)
-                self._prompt_runs = {window.tobytes() for window in windows}
-        self.sampled += 1
-        # Only the tokens sampled so far: input_ids may run ahead of them.
-        answer = np.ascontiguousarray(
-            input_ids[self.answer_start : self.answer_start + self.sampled - 1], dtype=np.int32
-        )
+        if len(prompt) >= self.RUN:
+            windows = np.lib.stride_tricks.sliding_window_view(prompt, self.RUN)
+            self._prompt_runs = {window.tobytes() for window in windows}
+
+    def trips(self, answer: Any) -> bool:
         due = len(answer) >= self.RUN and len(answer) % self.CHECK_EVERY == 0
-        if self.tripped or (due and answer[-self.RUN :].tobytes() in self._prompt_runs):
-            self.tripped = True
-            if self.force_end:
-                forced = np.full_like(scores, -np.inf)
-                forced[self.end_token] = 0.0
-                return forced
-        return scores
+        return due and answer[-self.RUN :].tobytes() in self._prompt_runs
 
 
 def _without_echo(answer: dict[str, Any], prompt: str) -> dict[str, Any]:

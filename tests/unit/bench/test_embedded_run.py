@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
+from unit.bench import load_bench
 
-from support import REPO
-
-
-def _load_bench() -> ModuleType:
-    """bench/embedded_run.py is a script, not a package module: loaded from its file."""
-    spec = importlib.util.spec_from_file_location("bench_embedded_run", REPO / "bench" / "embedded_run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_bench("embedded_run")
 
 
 def test_tokens_count_as_copied_only_in_stretches_the_prompt_holds_verbatim() -> None:

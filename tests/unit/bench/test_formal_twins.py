@@ -5,28 +5,14 @@ outcomes and exit status."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from fractions import Fraction
-from types import ModuleType
 
 import pytest
 
-from support import REPO
+from unit.bench import load_bench
 
-
-def _load_bench() -> ModuleType:
-    """bench/formal.py is a script, not a package module: loaded from its file."""
-    spec = importlib.util.spec_from_file_location("bench_formal", REPO / "bench" / "formal.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-formal = _load_bench()
+formal = load_bench("formal")
 
 #: name, statement (verbatim), the twin's rule, what the twin says instead (the end of the twin).
 ROWS = [
