@@ -121,21 +121,26 @@ def model_tokenizer() -> Tokenize:
     return lambda text: vocabulary.tokenize(text.encode("utf-8"), add_bos=False, special=False)
 
 
+def add_call(totals: dict[str, float], record: dict) -> None:
+    """One logged call added to a stage's or a role's totals: calls, tokens in / out, the prompt
+    tokens evaluated (all of them when the backend did not say) and reused, the model's seconds."""
+    evaluated = (record.get("timings") or {}).get("prompt_tokens_evaluated")
+    totals["calls"] += 1
+    totals["in"] += record.get("tokens_in") or 0
+    totals["out"] += record.get("tokens_out") or 0
+    totals["evaluated"] += evaluated if evaluated is not None else record.get("tokens_in") or 0
+    totals["reused"] += record.get("cache_read_tokens") or 0
+    totals["model s"] += record.get("latency_s") or 0.0
+
+
 def per_role(records: Sequence[dict], tokenize: Tokenize) -> dict[str, dict[str, float]]:
     """Per agent role: calls, tokens in (evaluated / reused from the cache), tokens out, the tokens
     out copied verbatim from the call's prompt, and the model's seconds."""
     roles: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for record in records:
-        totals = roles[record["role"]]
-        evaluated = (record.get("timings") or {}).get("prompt_tokens_evaluated")
         prompt = "\n".join(message.get("content") or "" for message in record.get("messages") or [])
-        totals["calls"] += 1
-        totals["in"] += record.get("tokens_in") or 0
-        totals["evaluated"] += evaluated if evaluated is not None else record.get("tokens_in") or 0
-        totals["reused"] += record.get("cache_read_tokens") or 0
-        totals["out"] += record.get("tokens_out") or 0
-        totals["copied"] += copied_tokens(tokenize(prompt), tokenize(record.get("response") or ""))
-        totals["model s"] += record.get("latency_s") or 0.0
+        add_call(roles[record["role"]], record)
+        roles[record["role"]]["copied"] += copied_tokens(tokenize(prompt), tokenize(record.get("response") or ""))
     return roles
 
 
@@ -154,14 +159,7 @@ def summarize(run_dir: Path, tokenize: Tokenize = word_tokens) -> dict:
     per_stage: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for record in records:
         stage = STAGE_OF_RULE.get(record["scope"].split(":", 1)[0], "other")
-        totals = per_stage[stage]
-        evaluated = (record.get("timings") or {}).get("prompt_tokens_evaluated")
-        totals["calls"] += 1
-        totals["in"] += record.get("tokens_in") or 0
-        totals["out"] += record.get("tokens_out") or 0
-        totals["evaluated"] += evaluated if evaluated is not None else record.get("tokens_in") or 0
-        totals["reused"] += record.get("cache_read_tokens") or 0
-        totals["model s"] += record.get("latency_s") or 0.0
+        add_call(per_stage[stage], record)
     for stage, seconds in stage_spans(run_dir).items():
         per_stage[stage]["seconds"] = seconds
     run = json.loads((run_dir / layout.RUN_RECORD).read_text())
