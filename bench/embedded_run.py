@@ -8,7 +8,11 @@ cache; then a table per stage (seconds from its first job's start to its last jo
 tokens, evaluated, reused), a table per role (calls, tokens in evaluated / reused, tokens out,
 how many of them were copied verbatim from the prompt, model seconds), and the median of the runs.
 
-Usage: python bench/embedded_run.py [--runs 3] [--runs-from RUN_DIR ...] [--keep DIR]
+The runs share the installed model's prompt states (`models/prompt-states/` of the data
+directory, as a researcher's runs do: only the first run after a prompt changed reads the system
+prompts); --cold-prompts gives each run an empty store instead, as after `lemmata model install`.
+
+Usage: python bench/embedded_run.py [--runs 3] [--runs-from RUN_DIR ...] [--keep DIR] [--cold-prompts]
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 from lemmata import layout
 from lemmata.artifacts import Theory, read_artifact
 from lemmata.errors import ArtifactError
+from lemmata.home_layout import MODELS, PROMPT_STATES
 from lemmata.llm.calllog import read_call_records
 from lemmata.llm.embedded_model import default_model_path
 from lemmata.run.outcome import outcome_of
@@ -50,10 +55,15 @@ COPY_RUN = 8
 Tokenize = Callable[[str], Sequence[int | str]]
 
 
-def run_once(keep: Path | None) -> tuple[Path, float, str]:
+def run_once(keep: Path | None, cold_prompts: bool = False) -> tuple[Path, float, str]:
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="lemmata-bench-home-", dir=keep))
+    if not cold_prompts:
+        installed = lemmata_home() / MODELS / PROMPT_STATES
+        installed.mkdir(parents=True, exist_ok=True)
+        (home / MODELS).mkdir()
+        (home / MODELS / PROMPT_STATES).symlink_to(installed)
     env = {
         **os.environ,
         "LEMMATA_HOME": str(home),
@@ -212,6 +222,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs to make (ignored with --runs-from)")
     parser.add_argument("--runs-from", type=Path, nargs="*", default=[], help="run folders to read instead")
     parser.add_argument("--keep", type=Path, help="make the runs' data directories here (default: a temp dir)")
+    parser.add_argument("--cold-prompts", action="store_true", help="each run with an empty store of prompt states")
     args = parser.parse_args()
     walls: list[float] = []
     tokenize = model_tokenizer()
@@ -220,7 +231,7 @@ def main() -> None:
             print_run(str(run_dir), None, summarize(run_dir, tokenize))
         return
     for index in range(1, args.runs + 1):
-        run_dir, wall, last_line = run_once(args.keep)
+        run_dir, wall, last_line = run_once(args.keep, args.cold_prompts)
         walls.append(wall)
         print_run(f"run {index} ({run_dir}; {last_line})", wall, summarize(run_dir, tokenize))
     print(

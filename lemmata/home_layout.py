@@ -11,6 +11,7 @@ pause and gate answers, the memories, the calibrations, the model, the settings 
     calibration/<model>.json .progress.jsonl .log  <model>-calls/  `lemmata calibrate`
     checks/<time>-<what>/                      `lemmata check`'s folders, with their model calls
     models/                                    the embedded model and its generation lock
+    models/prompt-states/<model>/              system prompts the embedded model has read
     skills/                                    skills the user installed
 """
 
@@ -27,6 +28,7 @@ MEMORY = "memory"
 CALIBRATION = "calibration"
 CHECKS = "checks"
 MODELS = "models"
+PROMPT_STATES = "prompt-states"  # in models/: what the embedded model read of each system prompt
 SKILLS = "skills"
 
 # In each domain's folder of memories (`memory/domains/<domain>/`), beside one file per memory.

@@ -1,10 +1,11 @@
-"""The `embedded` backend: a GGUF model run in-process by llama-cpp-python (which only this module
-and role_states.py import).
+"""The `embedded` backend: a GGUF model run in-process by llama-cpp-python (which only this module,
+role_states.py and prompt_states.py import).
 
 A run's jobs reach one such backend in the run's model server (model_server.py); anything else
 (the paper Q&A, a workflow run by hand) loads the model in its own process (memory-mapped: 1-2 s
 after the first load). A call re-reads only what its role's last call did not read
-(role_states.py, and the runtime's prefix reuse), which is why prompts put their fixed parts
+(role_states.py, and the runtime's prefix reuse), nor a system prompt another run has read
+(prompt_states.py), which is why prompts put their fixed parts
 first. Processes of one machine take turns on the model under a file lock: two generating at
 once on the same cores would each run at half speed, and neither answer would arrive sooner.
 
@@ -26,6 +27,7 @@ from typing import Any
 
 from lemmata.errors import ProviderError
 from lemmata.llm.base import ChatRequest, ChatResponse, finish_reason_of, pass_whole
+from lemmata.llm.prompt_states import PromptStates
 from lemmata.llm.role_states import RoleStates
 
 #: Low temperature: the small model follows formats better; a fixed seed makes runs repeatable.
@@ -50,6 +52,7 @@ class EmbeddedBackend:
         lock_path: Path | None = None,
         llama_factory: Any = None,
         max_answer_tokens: int | None = None,
+        prompt_states: Path | None = None,
     ) -> None:
         self.model_path = Path(model_path)
         self.context_tokens = context_tokens
@@ -62,6 +65,8 @@ class EmbeddedBackend:
         # papers concurrently) take turns here, processes through the lock file.
         self._in_process = threading.Lock()
         self._role_states = RoleStates()  # what each role's last call left in the context
+        self._prompt_states_dir = prompt_states  # where system prompts' states are kept between runs
+        self._prompt_states: PromptStates | None = None
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         llama = self._model()
@@ -82,6 +87,8 @@ class EmbeddedBackend:
             started = time.monotonic()
             self._role_states.before_call(llama, request.role)
             try:
+                if self._prompt_states is not None:
+                    self._prompt_states.prepare(llama, messages)
                 # llama-cpp shortens max_tokens itself when prompt + answer would overflow the context.
                 budget = self._answer_budget(request)
                 if under_grammar:
@@ -119,6 +126,8 @@ class EmbeddedBackend:
             if self._llama is None:
                 factory = self._llama_factory or _load_llama
                 self._llama = factory(self.model_path, self.context_tokens, self.threads)
+                if self._prompt_states_dir is not None:
+                    self._prompt_states = PromptStates(self._prompt_states_dir, self.model_path)
             return self._llama
 
     @contextmanager

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from lemmata.credentials import credentials_file
 from lemmata.errors import UserError
-from lemmata.home_layout import MODELS
+from lemmata.home_layout import MODELS, PROMPT_STATES
 from lemmata.llm.base import Backend
 from lemmata.llm.credentials_proxy import has_cli_credentials
 
@@ -197,6 +197,7 @@ def in_process_embedded(settings: Settings) -> Backend:
         settings.LEMMATA_EMBEDDED_THREADS,
         lock_path=generation_lock(lemmata_home()),
         max_answer_tokens=settings.LEMMATA_EMBEDDED_MAX_TOKENS,
+        prompt_states=lemmata_home() / MODELS / PROMPT_STATES,
     )
 
 

@@ -66,6 +66,23 @@ def test_a_roles_next_call_rereads_only_what_is_new_and_answers_as_without_the_c
     assert second.text == expected.text and second.tokens_out == expected.tokens_out
 
 
+def test_a_system_prompt_read_by_an_earlier_run_is_not_read_again_and_answers_do_not_change(tmp_path: Path) -> None:
+    """prompt_states.py on the real model: the first backend reads the prover's system prompt and
+    keeps its state on disk; a second backend (the next run's model server) takes it from there,
+    reads only the user's part, and answers exactly as the first did."""
+    first_run = EmbeddedBackend(installed_model(), 4096, prompt_states=tmp_path / "states")
+    question = call("prover", PROVER, "Prove: the sum of two even integers is even.")
+    first = first_run.complete(question)
+    next_run = EmbeddedBackend(installed_model(), 4096, prompt_states=tmp_path / "states")
+    again = next_run.complete(question)
+    [kept] = (tmp_path / "states").glob("*/*.state")
+    system_tokens = first.tokens_in - 40  # the prover's system prompt: all but the user's part and the tags
+    assert first.cache_read_tokens is not None and first.cache_read_tokens < 20
+    assert again.cache_read_tokens is not None and again.cache_read_tokens > system_tokens
+    assert again.text == first.text and again.tokens_out == first.tokens_out
+    assert kept.stat().st_size > 20_000 * system_tokens  # about 28 kB a token
+
+
 @pytest.fixture
 def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A run folder whose settings name the installed model, in a data directory of the test's own."""
