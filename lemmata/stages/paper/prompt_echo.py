@@ -19,7 +19,8 @@ short paragraph.") as the part. A line is dropped when it
   lines do, or five or more macros are shown
   ("\\(\\FF\\) is the set of finite fields", the embedded model, 2026-11-25): the macro list
   retold as definitions, item by item; a line introducing them ("... as follows:") goes with them;
-- talks about the request's own material ("Citation keys are provided to cite the theorem",
+- talks about the request's own material in at least half its sentences (a paragraph loses
+  only such sentences otherwise) ("Citation keys are provided to cite the theorem",
   "The survey summary provides additional context", same run; "The research brief provides a
   brief overview", "The paper concludes with a short paragraph summarizing the main result", or
   names a part by its marker, "organized into three main sections: ABSTRACT, INTRODUCTION, and
@@ -136,8 +137,7 @@ class PromptEcho:
     def is_echo(self, line: str) -> bool:
         if (
             _TALKS_ABOUT_MACROS.search(line)
-            or _TALKS_ABOUT_REQUEST.search(line)
-            or _NAMES_A_MARKER.search(line)
+            or _mostly_about_request(line)
             or _lists_macros(line)
             or _names_macros_bare(line)
             or _names_macro_groups(line)
@@ -208,7 +208,11 @@ class PromptEcho:
         sentences = _WHOLE_SENTENCE_END.split(line)
         if len(sentences) < 2:
             return line  # a line of one sentence is judged whole (is_echo)
-        kept = [sentence for sentence in sentences if not self._is_prompt_sentence(sentence)]
+        kept = [
+            sentence
+            for sentence in sentences
+            if not self._is_prompt_sentence(sentence) and not _talks_about_request(sentence)
+        ]
         return " ".join(kept) if len(kept) < len(sentences) else line
 
     def _is_prompt_sentence(self, sentence: str) -> bool:
@@ -221,6 +225,22 @@ class PromptEcho:
         for allowed in self._allowed:
             text = text.replace(allowed, " ")
         return " ".join(text.split())
+
+
+def _talks_about_request(text: str) -> bool:
+    """Whether `text` talks about the request's own material or names a part by its marker."""
+    return bool(_TALKS_ABOUT_REQUEST.search(text) or _NAMES_A_MARKER.search(text))
+
+
+def _mostly_about_request(line: str) -> bool:
+    """Whether at least half of the line's sentences talk about the request: then the line goes
+    whole (what surrounds such sentences retells the request too: "Citation keys are provided to
+    cite the theorem and its proof. The main result is stated as ..."); otherwise only those
+    sentences go: "The survey summary highlights the importance of this result" ended an
+    introduction of three sentences whose first two were the model's own (the README's main
+    command on the embedded model, 2026-11-27), and the whole introduction had gone with it."""
+    sentences = _WHOLE_SENTENCE_END.split(line)
+    return 2 * sum(_talks_about_request(sentence) for sentence in sentences) >= len(sentences)
 
 
 def _introduces_echo(index: int, lines: list[str], echoed: list[bool]) -> bool:

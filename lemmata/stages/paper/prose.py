@@ -56,6 +56,18 @@ CLAIMS_PROOF = re.compile(
     r"(?:correct|valid|sound|rigorous)\b",
     re.IGNORECASE,
 )
+#: A sentence that has numbers vouch for a proof or a result: sampled inputs can find a
+#: counterexample, never show a proof correct. Dropped whatever the theory's status: "The numerical
+#: checks showed that the proof was correct", the embedded model's discussion of a paper whose main
+#: result was machine-checked while the one lemma tested numerically had failed its test (the
+#: README's main command, 2026-11-27).
+NUMBERS_VOUCH = re.compile(
+    r"\b(?:numerical(?:ly)?|numeric|experiments?|experimental|simulations?|samples?|sampled|sampling|tests?|tested)\b"
+    r"[^.!?]*?\b(?:show(?:s|ed|n)?|confirm(?:s|ed)?|demonstrat(?:es|ed)|prov(?:es|ed|en)|verif(?:y|ies|ied)|"
+    r"establish(?:es|ed)?)\b(?:\s+that)?\s+(?:the\s+|each\s+|every\s+|all\s+|its\s+|our\s+)?(?:main\s+)?"
+    r"(?:proofs?|lemmas?|theorems?|results?|steps?|claims?|statements?|arguments?)\b",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
 _RESTATED = re.compile(
     r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
@@ -94,8 +106,10 @@ def clean_parts(
         without_echo, repeated = _without_repeated_paragraphs(without_echo, set() if key == "abstract" else seen)
         cleaned.repeated_paragraphs += repeated
         if not established and not key.startswith(LEMMA_PREFIX):
-            without_echo, claims = _without_claims_of_proof(without_echo)
+            without_echo, claims = _without_claims(without_echo, CLAIMS_PROOF)
             cleaned.unfounded_claims += claims
+        without_echo, vouched = _without_claims(without_echo, NUMBERS_VOUCH)
+        cleaned.unfounded_claims += vouched
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
         latex = without_empty_pieces(latex)
         cleaned.echoed_lines += echoed
@@ -117,12 +131,12 @@ def without_empty_pieces(latex: str) -> str:
     return _EMPTY_HEADING.sub("", _EMPTY_DISPLAY.sub("", latex)).strip()
 
 
-def _without_claims_of_proof(text: str) -> tuple[str, int]:
-    """`text` without its sentences that call something proved (CLAIMS_PROOF), line by line."""
+def _without_claims(text: str, claim: re.Pattern[str]) -> tuple[str, int]:
+    """`text` without its sentences that make `claim` (CLAIMS_PROOF, NUMBERS_VOUCH), line by line."""
     kept_lines, dropped = [], 0
     for line in text.splitlines():
         sentences = _SENTENCE_END.split(line)
-        kept = [sentence for sentence in sentences if not CLAIMS_PROOF.search(sentence)]
+        kept = [sentence for sentence in sentences if not claim.search(sentence)]
         dropped += len(sentences) - len(kept)
         if kept or not line.strip():
             kept_lines.append(" ".join(kept))
@@ -212,8 +226,13 @@ def _fallback_source(key: str, theory: Theory, goal: str, brief: str) -> str:
             f"{verified} of them verified."
         )
     if key == "introduction":
+        # The brief is the planning model's, checked by nothing: said so, not made lemmata's own
+        # claim ("the sum of any two integers is odd if and only if at least one of the integers is
+        # odd", the README's task on the embedded model, 2026-11-27, printed as the introduction).
         return f"This paper addresses the following goal. {goal.strip()}" + (
-            f"\n\n{brief.strip()}" if brief.strip() else ""
+            f"\n\nThe approach, in the words of the planning model (not checked): {brief.strip()}"
+            if brief.strip()
+            else ""
         )
     if key == "preliminaries":
         return (

@@ -429,6 +429,44 @@ def test_a_discussion_saying_the_checks_showed_the_proof_correct_loses_that_sent
     assert discussion.endswith("The next step would be to verify the remaining unverified steps.")
 
 
+def test_numbers_vouching_for_a_machine_checked_result_lose_their_sentence() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-27): the
+    discussion of a paper whose main result was machine-checked, while the one lemma tested
+    numerically (L1) had failed its test, said "The numerical checks showed that the proof was
+    correct". Sampled inputs never show a proof correct, whatever else checked the result."""
+    text = (DATA / "embedded_outputs" / "writer-discussion-numbers-vouch-for-a-machine-checked-result.txt").read_text()
+    parts = clean_parts({"discussion": text, "lemma:L1": "Tests confirmed the lemma."}, ECHO, ["L1"], set())
+    discussion = parts.fragments["discussion"].latex
+    assert "numerical" not in discussion and "correct" not in discussion
+    assert discussion.startswith("The result of the proof is that the sum of two even integers is even.")
+    assert discussion.endswith("The next step would be to verify the unverified steps.")
+    assert "lemma:L1" not in parts.fragments  # its one sentence had the tests vouch for it
+    assert parts.unfounded_claims == 2
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The numerical checks found no counterexample among 10,000 sampled pairs.",
+        "We tested the lemma on small cases; the proof itself is checked by Coq.",
+        "Numerical experiments suggest the bound is sharp.",
+    ],
+)
+def test_what_numbers_did_find_may_be_said(sentence: str) -> None:
+    parts = clean_parts({"discussion": sentence}, ECHO, ["L1"], set())
+    assert parts.fragments["discussion"].latex == sentence and parts.unfounded_claims == 0
+
+
+def test_the_planners_brief_is_printed_as_its_unchecked_words() -> None:
+    """The README's task on the embedded model (2026-11-27): the planner's brief held a false
+    "the sum of any two integers is odd if and only if at least one of the integers is odd", and
+    lemmata's own introduction printed it as the paper's claim."""
+    brief = "The proof relies on the fact that the sum of any two integers is odd if and only if at least one is odd."
+    introduction = fallback_parts(["introduction"], theory(True), "Sums of evens are even.", brief)["introduction"]
+    assert introduction.latex.endswith(f"The approach, in the words of the planning model (not checked): {brief}")
+    assert fallback_parts(["introduction"], theory(True), "g.", " ")["introduction"].latex.endswith("goal. g.")
+
+
 def test_an_established_result_may_be_called_proved() -> None:
     parts = clean_parts({"abstract": CLAIMING}, ECHO, ["L1"], set(), established=True)
     assert "This result is established" in parts.fragments["abstract"].latex and parts.unfounded_claims == 0
@@ -485,6 +523,19 @@ def test_a_paragraph_about_the_requests_own_material_goes() -> None:
         "and notation, including the definitions of even integers and the operations used in the proof."
     )
     kept, _ = echo.remove(own + "\n\n" + retold)
+    assert kept.strip() == own
+
+
+def test_a_paragraph_loses_only_its_sentence_about_the_survey_summary() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-27): an
+    introduction of the model's own whose last sentence talked about the request's survey summary;
+    the whole paragraph went, and the writer spent a turn asking for an introduction again."""
+    echo = PromptEcho(PROOF_STYLE_RULES, allowed=[GOAL])
+    own = (
+        "Modulo 2 is a fundamental property of integers that can be used to prove the sum of two even integers "
+        "is even. The definition of even numbers is also crucial in this proof."
+    )
+    kept, _ = echo.remove(f"{own} The survey summary highlights the importance of this result in various proofs.")
     assert kept.strip() == own
 
 
