@@ -5,13 +5,15 @@ embedded backend), left out parts (or wrote only lines of the request, which are
 wrote a part that breaks the compile. The further turn carries the first request (the same
 prefix, for the prompt cache), the parts kept so far as the model's answer (not its raw answer:
 a small model shown its own copied lines copies them again), and what to write now: the missing
-parts by their markers, or each broken part with pdflatex's error.
-When the turns run out, the draft stands as it is: lemmata fills in the missing parts, and a part
+parts by their markers (those written fewest times first), or each broken part with pdflatex's
+error. A part that two answers wrote without one kept is not asked again: lemmata's own text
+stands in for it (ATTEMPTS_PER_PART). When the turns run out, the draft stands as it is: lemmata fills in the missing parts, and a part
 that still breaks the compile is reported (the compile step then fails, keeping the .tex).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +23,11 @@ from lemmata.llm.base import ChatResponse, Message
 from lemmata.stages.paper.compile_check import CompileCheck
 from lemmata.stages.paper.fragments import Item
 from lemmata.stages.paper.parts import ParsedAnswer, parse_answer, part_keys, part_title
+
+#: Answers that may write a part before lemmata's own text stands in for it: the embedded model,
+#: asked a third time for a preliminaries part it had looped on and then filled with the macro list,
+#: looped on it again to its 2,048-token cap (123 s; the README's main command, 2026-11-27).
+ATTEMPTS_PER_PART = 2
 
 
 @dataclass
@@ -58,18 +65,25 @@ class WriterTurns:
         reasons: list[str] = []
         messages = [Message("user", self.prompt.user)]
         asked = part_keys(self.lemma_ids)
+        attempts: Counter[str] = Counter()  # answers that wrote each part (kept or not)
         turn = 0
         while True:
             reply = self.client.complete_reply("writer", self.prompt.system, messages)
             turn += 1
             parsed = parse_answer(reply.text, self.lemma_ids, cut_off=reply.cut_off)
             raw.update({key: text for key, text in parsed.parts.items() if key in asked})
+            attempts.update(key for key in asked if key in parsed.parts or key == parsed.cut_part)
             draft = self.assemble(raw)
             more = turn < self.max_turns
-            if draft.missing and more:
+            # Fewest attempts first, in the paper's order: the model begins with the first part
+            # asked, and a part it failed on came first again, turn after turn.
+            wanted = sorted(
+                (key for key in draft.missing if attempts[key] < ATTEMPTS_PER_PART), key=attempts.__getitem__
+            )
+            if wanted and more:
                 copied = [key for key in draft.missing if key in parsed.parts]
-                reasons.append(_missing_reason(reply, parsed, copied, draft.missing))
-                messages, asked = self._further(draft, _missing_problem(reply, parsed, copied), draft.missing)
+                reasons.append(_missing_reason(reply, parsed, copied, wanted))
+                messages, asked = self._further(draft, _missing_problem(reply, parsed, copied), wanted)
                 continue
             check = self.verify(draft.items) if self.verify else CompileCheck()
             if check.writer_errors and more:

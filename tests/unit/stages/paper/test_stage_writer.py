@@ -248,7 +248,8 @@ def test_a_writer_answer_cut_off_before_any_lemma_is_continued_in_a_second_turn(
     rest = answer(abstract="A second abstract, not asked for.")
     paper, calls = written_with_trials(cut, rest)
     assert len(calls) == 2 and paper.meta.writer_turns == 2
-    assert paper.meta.turn_reasons[0].startswith("cut off (finish reason length); asked for %%% INTRODUCTION")
+    assert paper.meta.turn_reasons[0].startswith("cut off (finish reason length); asked for %%% PRELIMINARIES")
+    assert paper.meta.turn_reasons[0].endswith("%%% LEMMA L3, %%% INTRODUCTION")  # tried once: after the untried
     followup = calls[1].messages[-1].content
     assert "cut off in the part %%% INTRODUCTION" in followup and "%%% ABSTRACT" not in followup
     assert calls[1].messages[0] == calls[0].messages[0] and calls[1].system == calls[0].system  # the cached prefix
@@ -329,6 +330,29 @@ def test_parts_that_only_copy_the_request_are_asked_for_again_in_the_model_s_own
         "asked for %%% CONCLUSION, %%% LEMMA L1"
     ]
     assert paper.meta.missing_parts == [] and "Idea of L1" in paper.tex and "One short paragraph" not in paper.tex
+
+
+PRELIMINARIES_LOOP = DATA / "embedded_outputs" / "writer-preliminaries-loop"
+
+
+def test_a_part_two_answers_wrote_without_one_kept_is_not_asked_again_and_untried_parts_come_first() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-27, cold
+    prompt states): each further turn asked for the preliminaries first, and each answer began
+    there: the macro list retold (dropped), then a loop ended by the guard, then a list of
+    "integers modulo 2^k" to the 2,048-token cap (123 s), then the macro list again: 309 s of
+    writer for one kept introduction. Now the explanations nobody wrote yet are asked first, and a
+    part two answers wrote without one kept is lemmata's to write."""
+    replies = [
+        ChatResponse(path.read_text(encoding="utf-8"), finish_reason=path.stem.split("-")[1])
+        for path in sorted(PRELIMINARIES_LOOP.glob("turn*.txt"))
+    ]
+    paper, calls = write(*replies)
+    asked = [re.findall(r"^%%% [A-Z]+(?: L\d)?$", call.messages[-1].content, re.MULTILINE) for call in calls[1:]]
+    assert asked[0][:3] == ["%%% LEMMA L1", "%%% LEMMA L2", "%%% LEMMA L3"]
+    assert "%%% PRELIMINARIES" in asked[0]  # written once (the macro list, dropped): asked once more
+    assert all("%%% PRELIMINARIES" not in later and "%%% INTRODUCTION" not in later for later in asked[1:])
+    assert paper.meta.writer_turns == 4 and "Stated precisely" not in paper.tex  # the theory has no formal statement
+    assert "integers modulo 128" not in paper.tex and "\\cA" not in paper.tex
 
 
 # --- turns for compile errors -----------------------------------------------------------------
