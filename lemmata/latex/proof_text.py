@@ -45,7 +45,9 @@ _QED_TAIL = re.compile(
     r"(?:\s|\\hfill|\\quad)*(?:\$\s*\\(?:blacksquare|square|Box|qed)\s*\$|\\(?:qed|blacksquare|square|Box)\b"
     r"|\(?Q\.?E\.?D\.?\)?|∎|□|■)\s*\Z"
 )
-_MARKDOWN_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# A markdown heading, also behind the "Proof:" label of the assembler's prompt, which the model
+# copies with the lemma proof after it ("Proof: ### Proof of Lemma [L1]: ...", the embedded model).
+_MARKDOWN_HEADING = re.compile(r"^[ \t]{0,3}(?:Proof:[ \t]*)?#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _SECTIONING = re.compile(r"\\(?:section|subsection|subsubsection|paragraph|chapter)\*?[ \t]*\{([^{}\n]*)\}")
 # A markdown section that restates the prompt's formal or Coq statement, to the next heading.
 _ECHOED_FORMAL_SECTION = re.compile(
@@ -167,7 +169,11 @@ def fragment_latex(text: str, lemma_ids: Iterable[str]) -> str:
 
 
 def plain_text_latex(text: str) -> str:
-    """The text printed literally (paragraphs kept): for a fragment whose LaTeX breaks the compile."""
+    """The text printed literally (paragraphs kept): for a fragment whose LaTeX breaks the compile.
+    A markdown heading keeps its words, not its hashes: "### Proof of Lemma [L1]: ..." opened a
+    paragraph of an assembled proof printed this way as "\\#\\#\\# Proof of Lemma ..." (a replay
+    of the embedded model's AM-GM run, 2026-11-27)."""
+    text = _MARKDOWN_HEADING.sub(lambda match: match.group(1), text)
     paragraphs = [part.strip() for part in re.split(r"\n[ \t]*\n", text.strip()) if part.strip()]
     return "\n\n".join(escape_latex_text(paragraph) for paragraph in paragraphs)
 

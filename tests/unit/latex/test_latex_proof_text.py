@@ -70,6 +70,22 @@ def test_labels_hold_only_characters_a_key_can_hold() -> None:
     assert lemma_label("L1") == "lem:L1" and lemma_label("step 2/b{x}") == "lem:step-2-b-x-"
 
 
+def test_plain_text_keeps_a_markdown_headings_words_not_its_hashes() -> None:
+    """A replay of the embedded model's AM-GM run (2026-11-27): a paragraph of the assembled proof
+    that broke the compile opened with "### Proof of Lemma [L1]: ..." and was printed with its hashes."""
+    assert plain_text_latex("### Proof of Lemma [L1]: $a^2 \\geq 0$\nStep 1 #2") == (
+        "Proof of Lemma [L1]: \\$a\\textasciicircum{}2 \\textbackslash{}geq 0\\$\nStep 1 \\#2"
+    )
+
+
+def test_a_markdown_heading_behind_the_assemblers_proof_label_is_no_markdown() -> None:
+    """A replay of the embedded model's AM-GM run (2026-11-27): the assembled proof copied a lemma
+    with the label of its prompt, "Proof: ### Proof of Lemma [L1]: ...", printed with its hashes."""
+    latex = proof_latex("Step 2.\n\nProof: ### Proof of Lemma [L1]: $a^2 \\geq 0$\n\nStep 3.", ["L1"])
+    assert "#" not in latex and "Step 2." in latex and "Step 3." in latex
+    assert "\\textbf{Step 1}" in proof_latex("Proof: ### Step 1\nLet $a = 2m$.", ["L1"])
+
+
 def test_plain_text_prints_every_character_and_keeps_paragraphs() -> None:
     assert plain_text_latex("Let $x^{1}^{2}$ & 50% #1\n\nNext_par \\foo") == (
         "Let \\$x\\textasciicircum{}\\{1\\}\\textasciicircum{}\\{2\\}\\$ \\& 50\\% \\#1\n\n"
