@@ -441,7 +441,12 @@ class ProvedLemma(Artifact):
     checked_by: Checker | None = Field(None, description="who checked it; None only in runs recorded before checkers")
     formal: FormalCheck | None = Field(None, description="its formal statement and the machine checks; None: none made")
     lean_sketch: str = ""
-    attempts: int = Field(1, ge=1, description="prover turns spent on this lemma")
+    attempts: int = Field(
+        1,
+        ge=0,
+        description="prover turns spent on this lemma; 0: a machine proved its formal statement before any was "
+        "needed, and the proof text is lemmata's account of that proof (machine_proof_in_words)",
+    )
     refinements: list[str] = Field(default_factory=list, description="strategies the refiner proposed after stagnation")
 
     @model_validator(mode="before")
@@ -464,6 +469,11 @@ class ProvedLemma(Artifact):
     @property
     def machine_checked(self) -> bool:
         return self.status == "machine_checked"
+
+    @property
+    def proved_by_machine_alone(self) -> bool:
+        """A machine proved it before any model wrote a proof: its proof is the machine's."""
+        return self.machine_checked and self.attempts == 0
 
     @property
     def reviewed_by_model(self) -> bool:

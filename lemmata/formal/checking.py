@@ -91,7 +91,8 @@ def prove_in_kernel(
     """`check` with the registered proof kernels' checks added, in order, until one proves it:
     each is given the model's script in its language (`model_scripts`, e.g. {"coq": ...}), then
     tries its own automation. Not tried on a statement that was refuted or not formalized; a
-    kernel that already checked it is not asked again."""
+    kernel that already proved it is not asked again, nor one that failed, unless a model script
+    in its language is given now (its failed check is then replaced)."""
     if check.spec is None or check.not_formalized or check.refutation is not None:
         return check
     try:
@@ -102,8 +103,10 @@ def prove_in_kernel(
     scripts = model_scripts or {}
     checks = list(check.checks)
     for kernel in kernels:
-        if any(existing.checker == kernel.name for existing in checks):
+        earlier = [existing for existing in checks if existing.checker == kernel.name]
+        if earlier and (any(e.outcome == "proved" for e in earlier) or not scripts.get(kernel.script_language)):
             continue
+        checks = [existing for existing in checks if existing.checker != kernel.name]
         if statement is None:
             checks.append(
                 MachineCheck(checker=kernel.name, method="kernel proof", outcome="not_applicable", detail=unstatable)

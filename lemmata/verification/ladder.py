@@ -49,6 +49,22 @@ def proof_in_words(check: MachineCheck) -> str:
     return f"{name} (no counterexample exists: unsat)"
 
 
+def machine_proof_in_words(formal: FormalCheck) -> str:
+    """How the machines proved a formal statement, as the proof of a lemma no model wrote one for:
+    the kernel's accepted script and who wrote it, the solver's unsat."""
+    sentences = []
+    for check in formal.proofs:
+        name = CHECKER_NAMES.get(check.checker, check.checker)
+        if check.method == "kernel proof":
+            source = f" ({check.proof_source})" if check.proof_source else ""
+            sentences.append(f"{name[0].upper()}{name[1:]} accepted the proof script{source}: {check.proof.strip()}")
+        else:
+            sentences.append(
+                f"{name[0].upper()}{name[1:]} found no input that satisfies the hypotheses and not the conclusion (unsat)."
+            )
+    return "\n".join(sentences)
+
+
 def evidence_in_words(formal: FormalCheck | None) -> str:
     """What the machines found, in one sentence; "" when nothing was formalized."""
     if formal is None:
@@ -96,10 +112,10 @@ def status_line(lemma: ProvedLemma) -> str:
     """The lemma's status and what it rests on, in one sentence: the paper's status line."""
     if lemma.status == "machine_checked":
         assert lemma.formal is not None
-        return (
-            f"{evidence_in_words(lemma.formal)[0].upper()}{evidence_in_words(lemma.formal)[1:]}; "
-            "the proof above is the model's prose and was not checked"
-        )
+        evidence = evidence_in_words(lemma.formal)
+        if lemma.proved_by_machine_alone:
+            return f"{evidence[0].upper()}{evidence[1:]}"
+        return f"{evidence[0].upper()}{evidence[1:]}; the proof above is the model's prose and was not checked"
     parts = [evidence_in_words(lemma.formal)] if lemma.formal is not None else ["no formal statement was made"]
     checks = model_checks_in_words(lemma)
     if checks:

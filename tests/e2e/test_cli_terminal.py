@@ -291,8 +291,7 @@ def test_n_at_the_theory_review_reruns_the_theory_once_with_the_objection(llm, s
     assert Counter(r["scope"] for r in provers) == {
         "prove_lemma:L1": 1,
         "prove_lemma:L2": 1,
-        "prove_lemma:L3": 1,
-        "prove_lemma:L4": 12,
+        "prove_lemma:L4": 12,  # L3: proved by the machine, no prover call
     }
     assert "The reviewer rejected the earlier proof of this step: closure of Z" in request_text(provers[-1])
     assert len(calls(run_dir, "sketch")) == 2  # the first theory's and the re-run's

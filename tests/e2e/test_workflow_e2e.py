@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -73,10 +74,11 @@ ROLES_OF_A_RUN = {
 }
 #: L1 is auto-accepted in one turn (accepted, not verified); L2 passes the verifier and the refuter
 #: in one turn (verified, reviewed: the fake model is a trusted checker in test homes); L3 is
-#: machine-checked (Z3 and Coq) in its first turn, so no model check is asked; L4 carries an open
-#: [GAP: ...] in all THEORY_STAGE_MAX_TURNS (6) turns, flagged without a call each time, with one
-#: refinement after STAGNATION_WINDOW (3) stagnant turns.
-PROVER_CALLS = {"L1": 1, "L2": 1, "L3": 1, "L4": 6}
+#: machine-checked (Z3 at planning, Coq's automation) before any prover is asked, so it has no
+#: prover call and no model check; L4 carries an open [GAP: ...] in all THEORY_STAGE_MAX_TURNS (6)
+#: turns, flagged without a call each time, with one refinement after STAGNATION_WINDOW (3)
+#: stagnant turns.
+PROVER_CALLS = {"L1": 1, "L2": 1, "L4": 6}
 #: Upstream: survey (a search turn and a final turn), the paper reader (two papers), ideation,
 #: planner, the formalizer (the goal, then each of the four lemmas), decomposer, architect. Checks:
 #: a verifier and a refuter call for L2. Assembly: the assembler, the consistency check (the
@@ -258,8 +260,9 @@ def test_each_lemma_carries_the_status_its_checks_earned(finished):
     )
     assert lemmas["L2"].checked_by is not None and lemmas["L2"].checked_by.model == "local-model"
     assert [step.check for step in lemmas["L2"].checks] == ["structure", "verifier", "refuter"]
-    # Issue 34: L3's formal statement is proved by the machines in its first turn; no model check is asked.
-    assert (lemmas["L3"].status, lemmas["L3"].verified, lemmas["L3"].attempts) == ("machine_checked", True, 1)
+    # Issue 34: L3's formal statement is proved by the machines; issue 38: before any prover is asked.
+    assert (lemmas["L3"].status, lemmas["L3"].verified, lemmas["L3"].attempts) == ("machine_checked", True, 0)
+    assert lemmas["L3"].proved_by_machine_alone and "(unsat)" in lemmas["L3"].proof_text
     assert lemmas["L3"].formal is not None and {c.checker for c in lemmas["L3"].formal.proofs} == {"z3", "coq"}
     assert [(lemma.formal.not_formalized != "") for lemma in plan.lemmas if lemma.formal] == [True, True, False, True]
 
@@ -339,7 +342,13 @@ def test_every_role_is_asked_as_often_as_the_run_needs_and_a_lemma_waits_for_its
         return min(c.started_at for c in calls), max(c.finished_at for c in calls)
 
     assert span("L2")[0] >= span("L1")[1]
-    assert span("L4")[0] >= max(span("L1")[1], span("L3")[1])
+    assert span("L4")[0] >= span("L1")[1]
+    # L3 has no call (a machine proves it): L4's first call starts after its job's end (logged to the second).
+    ended = (finished.run_dir / "logs/prove_lemma/L3.log").read_text().splitlines()[-1]
+    assert " done in " in ended
+    l3_end = datetime.strptime(ended[:19], "%Y-%m-%d %H:%M:%S").timestamp()
+    l4_calls = [r for r in records if r["scope"] == "prove_lemma:L4"]
+    assert min(r["timestamp"] - r["latency_s"] for r in l4_calls) >= l3_end
 
 
 def test_the_pdf_states_every_lemma_in_order_with_its_marker_and_the_kept_citation(finished):
@@ -736,7 +745,9 @@ def test_a_changed_lemma_reruns_only_itself_and_the_lemmas_built_on_it(finished,
         for r in list(read_call_records(run_dir / "llm_calls.jsonl"))[before:]
         if r["role"] == "prover"
     )
-    assert again == {"L3": PROVER_CALLS["L3"], "L4": PROVER_CALLS["L4"]}  # L1 and L2 untouched
+    # L3's job ran again (its new statement is in theory.json), proved by the machine without a
+    # prover; L4, built on it, was proved again; L1 and L2 untouched.
+    assert again == {"L4": PROVER_CALLS["L4"]}
     assert read_artifact(run_dir / "theory.json", Theory).lemmas[2].statement.endswith("2(n + m)$.")
 
 

@@ -103,11 +103,15 @@ class RecordedRun:
 
 
 def recorded_run(
-    records: Iterable[Mapping[str, Any]], finished: Iterable[str] | None = None, tested: int | None = None
+    records: Iterable[Mapping[str, Any]],
+    finished: Iterable[str] | None = None,
+    tested: int | None = None,
+    proved: int | None = None,
 ) -> RecordedRun:
     """A run from its call records; `finished` names its finished stages (None: every stage with
-    a call, for a bare recorded log), `tested` how many lemmas its experiment tested (None: not
-    known). A rewrite's and the questions' calls are left out."""
+    a call, for a bare recorded log), `tested` how many lemmas its experiment tested, `proved` how
+    many its theory proved (None: not known; then the lemmas with a prover call, which leaves out
+    those a machine proved with no call). A rewrite's and the questions' calls are left out."""
     fixed, per_lemma = _usage_table(), _usage_table()
     lemma_ids: set[str] = set()
     models: dict[str, int] = defaultdict(int)
@@ -123,7 +127,7 @@ def recorded_run(
             per_lemma if stage in PER_LEMMA_STAGES and (scope.startswith(PROVE_SCOPE) or stage != "theory") else fixed
         )
         table[stage][str(record.get("role", "?"))].add(Usage(1, *call_tokens(record)))
-    lemmas = len(lemma_ids)
+    lemmas = max(len(lemma_ids), proved or 0)
     if lemmas == 0:  # nothing to scale by: what it used is all fixed
         for stage, roles in per_lemma.items():
             for role, used in roles.items():
@@ -146,10 +150,20 @@ def run_history(home: Path, exclude: Path | None = None, limit: int = HISTORY_RU
     for path in logs[:limit]:
         finished = [stage.name for stage in STAGES if (path.parent / stage.artifact).exists()]
         try:
-            history.append(recorded_run(read_call_records(path), finished, tested_lemmas(path.parent)))
+            history.append(
+                recorded_run(read_call_records(path), finished, tested_lemmas(path.parent), proved_lemmas(path.parent))
+            )
         except OSError as error:  # a run being deleted, a file not ours to read: the others still teach
             log.warning("%s: not read for the forecast: %s", path, error)
     return history
+
+
+def proved_lemmas(run_dir: Path) -> int | None:
+    """How many lemmas a finished run's theory holds; None when it has no readable theory."""
+    try:
+        return len(read_artifact(run_dir / layout.THEORY, Theory).lemmas)
+    except (OSError, ArtifactError):
+        return None
 
 
 def tested_lemmas(run_dir: Path) -> int | None:

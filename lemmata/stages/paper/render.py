@@ -60,7 +60,9 @@ def formal_items(key: str, formal: FormalCheck | None) -> list[Item]:
 def _proof_items(lemma: ProvedLemma, lemma_ids: Sequence[str]) -> list[Item]:
     if not lemma.proof_text.strip():
         return ["\\noindent\\textit{No proof of this lemma was found.}\\par"]
-    if lemma.status == "machine_checked":
+    if lemma.proved_by_machine_alone:
+        heading = "[Proof (by machine)]"
+    elif lemma.status == "machine_checked":
         heading = "[Proof (the model's prose, not checked: the machine checked the statement)]"
     elif lemma.status == "reviewed":
         heading = ""

@@ -219,7 +219,8 @@ def _lemma_entry(lemma: ProvedLemma) -> str:
     proof = " ".join(lemma.proof_text.split())
     if len(proof) > PROOF_EXCERPT_CHARS:
         proof = proof[:PROOF_EXCERPT_CHARS].rsplit(" ", 1)[0] + " ..."
-    return f"[{lemma.id}] {tag}. Statement: {lemma.statement}\nThe prover's proof begins: {proof or '(none)'}"
+    whose = "Its machine proof" if lemma.proved_by_machine_alone else "The prover's proof begins"
+    return f"[{lemma.id}] {tag}. Statement: {lemma.statement}\n{whose}: {proof or '(none)'}"
 
 
 def experiment_summary(experiment: Experiment) -> str:

@@ -92,6 +92,20 @@ def test_a_kernel_that_checked_already_is_not_asked_again_and_refuted_statements
     assert prove_in_kernel(refuted, kernels=(again,)) == refuted and again.given == []
 
 
+def test_a_kernel_whose_automation_failed_gets_the_models_script_in_place_of_its_failed_check() -> None:
+    """A lemma's kernel is tried with lemmata's automation before any prover (stages/theory/prove.py);
+    when that fails, the prover's script of the first turn still reaches the kernel."""
+    retried = StandIn("coq", "proved", "coq")
+    failed = formal(
+        "The sum of two even integers is even.",
+        SAMPLED,
+        MachineCheck(checker="coq", method="kernel proof", outcome="inconclusive"),
+    )
+    check = prove_in_kernel(failed, {"coq": "intros. lia."}, kernels=(retried,))
+    assert retried.given == [("a b", "intros. lia.")]
+    assert [(c.checker, c.outcome) for c in check.checks] == [("sampling", SAMPLED.outcome), ("coq", "proved")]
+
+
 def test_a_statement_no_kernel_can_write_out_is_not_applicable_for_each() -> None:
     endless = EVEN_SUM.model_copy(update={"hypotheses": [], "conclusion": "sum(k for k in range(1, 10**9)) > 0"})
     lean = StandIn("lean", "proved")

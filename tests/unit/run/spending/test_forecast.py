@@ -67,6 +67,17 @@ def test_the_proofs_are_scaled_to_this_runs_lemma_count() -> None:
     assert forecast.basis == "1 earlier run on this machine; 5 lemmas"
 
 
+def test_a_lemma_a_machine_proved_without_a_call_counts_among_the_runs_lemmas() -> None:
+    """Issue 38: a lemma a machine proves needs no prover call; counted by its calls alone, a run of
+    four lemmas (one proved by the machine) was taken for three, and its proofs for dearer ones."""
+    calls = a_run(lemmas=3)
+    assert recorded_run(calls).lemmas == 3
+    run = recorded_run(calls, proved=4)
+    assert run.lemmas == 4 and run.per_lemma["theory"]["prover"].calls == 6
+    forecast = forecast_stage("theory", [run], MODEL, free, lemmas=4)
+    assert forecast.calls == 1 + 6  # 4 lemmas at 1.5 prover calls each, as the earlier run had
+
+
 def test_before_the_plan_the_lemma_count_is_the_middle_one_of_the_earlier_runs() -> None:
     history = [recorded_run(a_run(lemmas)) for lemmas in (2, 3, 7)]
     forecast = forecast_stage("experiment", history, MODEL, free)

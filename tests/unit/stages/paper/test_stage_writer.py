@@ -625,6 +625,31 @@ def test_the_main_commands_paper_says_what_the_machines_checked_and_nothing_more
 
 
 @needs_tex
+def test_a_lemma_the_machine_proved_alone_has_the_machines_proof_and_no_word_of_a_models(tmp_path: Path) -> None:
+    """Issue 38: a lemma a machine proved before any prover was asked (stages/theory/prove.py)
+    is printed with the machine's proof, the kernel's script as it was accepted."""
+    from lemmata.stages.theory.prove import machine_proved_lemma
+
+    checked = MACHINE_CHECKED.lemmas[1]
+    assert checked.formal is not None and checked.checked_by is not None
+    alone = machine_proved_lemma(checked, checked.formal, checked.checked_by)
+    proved = MACHINE_CHECKED.model_copy(update={"lemmas": [MACHINE_CHECKED.lemmas[0], alone]})
+    paper, calls = written_with_trials(answer(proved), inputs=writer_inputs(proved))
+    section = squeezed(lemma_sections(pdf_text(paper, tmp_path))["L3"])
+    assert squeezed("Proof (by machine). The SMT solver Z3 found no input that satisfies the hypotheses") in section
+    assert (
+        squeezed("The Coq proof kernel accepted the proof script (automation: mod and div as equations, lia):")
+        in section
+    )
+    assert squeezed("Z.div_mod_to_equations; lia.") in section
+    assert "model" not in section.split("Status:")[1]  # no "the proof above is the model's prose"
+    assert (
+        "L3] machine-checked. Statement: The sum of two integers is even if both of them are even.\nIts machine proof: "
+        in (calls[0].messages[0].content)
+    )
+
+
+@needs_tex
 def test_a_refused_formalization_quoting_a_modulo_is_printed_whole(tmp_path: Path) -> None:
     """Malformed model output, the embedded main command 2026-11-26: the formalizer wrote
     `or(a % 2 == 1, b % 2 == 0)`; the `%` of the refusal that quoted it commented out the rest

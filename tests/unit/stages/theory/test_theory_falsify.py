@@ -123,3 +123,18 @@ def test_the_single_goal_takes_the_goals_own_check_and_is_not_formalized_again(t
     plan = TheoryPlan(goal=GOAL, level="single_goal", lemmas=[Lemma(id="main_result", statement=GOAL)])
     checked = falsified_plan(client, plan, tmp_path, client.settings, machine_checked(GOAL))
     assert checked.lemmas[0].formal == machine_checked(GOAL) and backend.calls("formalizer") == []
+
+
+def test_a_statement_a_machine_proves_gets_no_prover_and_its_proof_is_the_machines(tmp_path: Path) -> None:
+    """The README's main command on the embedded model (2026-11-27): the solver had proved L3 at
+    planning, yet the prover spent 26-34 s on a prose proof the paper printed as "not checked"
+    beside the machine's proof. A statement a machine proves is now proved by the machine alone."""
+    client, backend = scripted_client({"formalizer": [formal(["a % 2 == 0", "b % 2 == 0"])]})
+    plan = falsified_plan(client, plan_of(EVEN_PLUS_EVEN), tmp_path, client.settings)
+    proved = prove_lemma(client, plan, "L1", client.settings, checker=TRUSTED)
+    assert backend.calls("prover") == [] and backend.calls("verifier") == []
+    assert (proved.status, proved.verified, proved.attempts, proved.confidence) == ("machine_checked", True, 0, 1.0)
+    assert proved.proved_by_machine_alone and proved.formal is not None
+    assert proved.proof_text.startswith(("The SMT solver Z3 found no input", "The Coq proof kernel accepted"))
+    assert "(unsat)" in proved.proof_text
+    assert [(step.check, step.outcome) for step in proved.checks] == [("verifier", "skipped")]
