@@ -20,7 +20,7 @@ unverified (2026-11-25, 2026-11-26).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lemmata.artifacts import Theory
@@ -60,14 +60,32 @@ CLAIMS_PROOF = re.compile(
 #: counterexample, never show a proof correct. Dropped whatever the theory's status: "The numerical
 #: checks showed that the proof was correct", the embedded model's discussion of a paper whose main
 #: result was machine-checked while the one lemma tested numerically had failed its test (the
-#: README's main command, 2026-11-27).
-NUMBERS_VOUCH = re.compile(
-    r"\b(?:numerical(?:ly)?|numeric|experiments?|experimental|simulations?|samples?|sampled|sampling|tests?|tested)\b"
-    r"[^.!?]*?\b(?:show(?:s|ed|n)?|confirm(?:s|ed)?|demonstrat(?:es|ed)|prov(?:es|ed|en)|verif(?:y|ies|ied)|"
-    r"establish(?:es|ed)?)\b(?:\s+that)?\s+(?:the\s+|each\s+|every\s+|all\s+|its\s+|our\s+)?(?:main\s+)?"
-    r"(?:proofs?|lemmas?|theorems?|results?|steps?|claims?|statements?|arguments?)\b",
+#: README's main command, 2026-11-27); "The numerical checks performed on the lemmas [L1], [L2],
+#: and [L3] showed that they were all verified", the same command's next run.
+_NUMBERS = re.compile(
+    r"\b(?:numerical(?:ly)?|numeric|experiments?|experimental|simulations?|samples?|sampled|sampling|tests?|tested)\b",
     re.IGNORECASE,
 )
+_VOUCHES = re.compile(
+    r"\b(?:show(?:s|ed|n)?|confirm(?:s|ed)?|demonstrat(?:es|ed)|prov(?:es|ed|en)|verif(?:y|ies|ied)|"
+    r"establish(?:es|ed)?)\b(?:\s+that)?\s+(?:the\s+|each\s+|every\s+|all\s+|its\s+|our\s+)?(?:main\s+)?"
+    r"(?:proofs?|lemmas?|theorems?|results?|steps?|claims?|statements?|arguments?)\b"
+    r"|\b(?:verified|proved|proven|established|correct|valid|confirmed)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|cannot|nothing)\b|n't\b", re.IGNORECASE)
+
+
+def numbers_vouch(sentence: str) -> bool:
+    """Whether `sentence` has numerical checks vouch for a proof, a lemma or a result: a numbers
+    word, and a claim of proof or correctness that no "not" or "never" earlier in its clause denies."""
+    if not _NUMBERS.search(sentence):
+        return False
+    return any(
+        not _NEGATION.search(re.split(r"[,;:]", sentence[: match.start()])[-1]) for match in _VOUCHES.finditer(sentence)
+    )
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
 _RESTATED = re.compile(
     r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
@@ -106,9 +124,9 @@ def clean_parts(
         without_echo, repeated = _without_repeated_paragraphs(without_echo, set() if key == "abstract" else seen)
         cleaned.repeated_paragraphs += repeated
         if not established and not key.startswith(LEMMA_PREFIX):
-            without_echo, claims = _without_claims(without_echo, CLAIMS_PROOF)
+            without_echo, claims = _without_claims(without_echo, CLAIMS_PROOF.search)
             cleaned.unfounded_claims += claims
-        without_echo, vouched = _without_claims(without_echo, NUMBERS_VOUCH)
+        without_echo, vouched = _without_claims(without_echo, numbers_vouch)
         cleaned.unfounded_claims += vouched
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
         latex = without_empty_pieces(latex)
@@ -131,12 +149,12 @@ def without_empty_pieces(latex: str) -> str:
     return _EMPTY_HEADING.sub("", _EMPTY_DISPLAY.sub("", latex)).strip()
 
 
-def _without_claims(text: str, claim: re.Pattern[str]) -> tuple[str, int]:
-    """`text` without its sentences that make `claim` (CLAIMS_PROOF, NUMBERS_VOUCH), line by line."""
+def _without_claims(text: str, claim: Callable[[str], object]) -> tuple[str, int]:
+    """`text` without its sentences that make `claim` (CLAIMS_PROOF, numbers_vouch), line by line."""
     kept_lines, dropped = [], 0
     for line in text.splitlines():
         sentences = _SENTENCE_END.split(line)
-        kept = [sentence for sentence in sentences if not claim.search(sentence)]
+        kept = [sentence for sentence in sentences if not claim(sentence)]
         dropped += len(sentences) - len(kept)
         if kept or not line.strip():
             kept_lines.append(" ".join(kept))

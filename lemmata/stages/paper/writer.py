@@ -31,7 +31,6 @@ from lemmata.artifacts import (
 )
 from lemmata.latex.bibliography import assign_citation_keys, cited_keys, render_bibtex
 from lemmata.latex.document import render_document
-from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.latex.trial import TrialError, pdflatex_available, trial_compile
 from lemmata.latex.undefined import provide_undefined_commands
 from lemmata.stages.experiment.figures import add_experiment_figures, figure_label, has_figure
@@ -56,6 +55,9 @@ BIB_STEM = "references"
 TITLE_MAX_CHARS = 120
 AUTHORS_LISTED = 3
 PROOF_EXCERPT_CHARS = 240  # enough for the idea; small models copy what they are shown
+#: The main result's proof, shown whole, was pasted into the paper's parts by the embedded model;
+#: its beginning says the route, which is what the prose needs.
+MAIN_PROOF_EXCERPT_CHARS = 600
 EXPERIMENTS_SECTION = (
     "\\section{Numerical experiments}\nEach lemma left at low confidence was tested on random "
     "instances; the figures show the rate at which its conclusion failed."
@@ -186,7 +188,6 @@ def _prompt_values(
     theory = inputs.theory
     issues = "; ".join(theory.main_result_issues())
     return {
-        "macros": MACRO_SUMMARY,
         "title": title,
         "goal": inputs.directions.goal,
         "brief": inputs.directions.research_brief or "(none)",
@@ -195,7 +196,7 @@ def _prompt_values(
         "main_status": "established" if theory.main_result_established else f"NOT established: {issues}",
         "theorem": theory.theorem_statement or theory.goal,
         "lemmas": "\n\n".join(_lemma_entry(lemma) for lemma in theory.lemmas),
-        "assembled_proof": theory.assembled_proof or "(no assembled proof)",
+        "assembled_proof": excerpt(theory.assembled_proof, MAIN_PROOF_EXCERPT_CHARS) or "(no assembled proof)",
         "experiment": experiment_summary(inputs.experiment),
         "style_rules": PROOF_STYLE_RULES if enforce_style else "",
         "feedback": f"Reviewer feedback to follow: {inputs.feedback}" if inputs.feedback else "",
@@ -216,11 +217,15 @@ def _lemma_entry(lemma: ProvedLemma) -> str:
     else:
         failed = ", PROOF FAILED" if lemma.proof_failed else ""
         tag = f"{label(lemma.status).upper()}{failed} ({lemma.verification or 'no reason'})"
-    proof = " ".join(lemma.proof_text.split())
-    if len(proof) > PROOF_EXCERPT_CHARS:
-        proof = proof[:PROOF_EXCERPT_CHARS].rsplit(" ", 1)[0] + " ..."
+    proof = excerpt(lemma.proof_text, PROOF_EXCERPT_CHARS)
     whose = "Its machine proof" if lemma.proved_by_machine_alone else "The prover's proof begins"
     return f"[{lemma.id}] {tag}. Statement: {lemma.statement}\n{whose}: {proof or '(none)'}"
+
+
+def excerpt(text: str, limit: int) -> str:
+    """`text` on one line, cut at a word before `limit` characters (" ..." says so)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " ..."
 
 
 def experiment_summary(experiment: Experiment) -> str:

@@ -474,15 +474,31 @@ def test_the_five_proof_style_rules_are_sent_only_when_enforced() -> None:
     assert not any(rule in prompt_of(enforce_style=False) for rule in rules)
 
 
-def test_the_prompt_lists_the_macros_each_key_with_its_paper_each_lemma_and_the_parts() -> None:
+def test_the_prompt_lists_each_key_with_its_paper_each_lemma_and_the_parts_and_no_macro_list() -> None:
+    """The macro list was dropped from the request (issue 38): the embedded model retold it as its
+    preliminaries in every answer, 600 tokens each time (the README's main command, 2026-11-27:
+    one of four turns, 110 s), and it was 400 tokens of every first call. The system prompt names
+    the common macros in one line."""
     prompt = prompt_of(papers=PAPERS)
-    assert MACRO_SUMMARY in prompt
+    assert MACRO_SUMMARY not in prompt and "\\cA" not in prompt
     assert "diaz2021: José Díaz, Ann Lee (2021), Parity in rings" in prompt
     assert "diaz2021a: Diaz, J., B, C et al. (2021), More parity" in prompt
     assert "unknown: unknown authors, Anonymous notes" in prompt
     assert "[L2] UNVERIFIED (verifier: uncertain (a gap in step 2)). Statement: Claim 2 holds" in prompt
     assert "[L3] UNVERIFIED, PROOF FAILED" in prompt and "Main result (NOT established: " in prompt
     assert prompt.rstrip().endswith("%%% DISCUSSION\n%%% CONCLUSION\n%%% LEMMA L1\n%%% LEMMA L2\n%%% LEMMA L3\n%%% END")
+
+
+def test_the_request_shows_the_beginning_of_a_long_main_proof_only() -> None:
+    """The embedded model pasted the main result's proof, shown whole, into the paper's parts (the
+    README's main command, 2026-11-27); lemmata prints it itself: the request shows its start."""
+    long_proof = "By [L1] and [L2]. " + "Then the sum is even by the definition. " * 40
+    proved = theory(lemma("L1"), lemma("L2"), assembled=long_proof)
+    client, backend = scripted_client({"writer": [answer(proved)]})
+    write_paper(client, writer_inputs(proved), version=1, enforce_style=True, check=compiles)
+    request = backend.calls("writer")[0].messages[-1].content
+    shown = request.split("its beginning (lemmata prints it whole):\n", 1)[1].split("\n", 1)[0]
+    assert shown.startswith("By [L1] and [L2]. Then the sum") and shown.endswith(" ...") and len(shown) <= 604
 
 
 def test_the_system_prompt_is_fixed_text_that_explains_the_format() -> None:
