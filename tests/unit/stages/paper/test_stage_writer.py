@@ -474,13 +474,18 @@ def test_the_five_proof_style_rules_are_sent_only_when_enforced() -> None:
     assert not any(rule in prompt_of(enforce_style=False) for rule in rules)
 
 
-def test_the_prompt_lists_each_key_with_its_paper_each_lemma_and_the_parts_and_no_macro_list() -> None:
-    """The macro list was dropped from the request (issue 38): the embedded model retold it as its
-    preliminaries in every answer, 600 tokens each time (the README's main command, 2026-11-27:
-    one of four turns, 110 s), and it was 400 tokens of every first call. The system prompt names
-    the common macros in one line."""
+def test_the_system_prompt_lists_the_macros_and_the_request_each_key_with_its_paper_each_lemma_and_the_parts() -> None:
+    """The macros are listed in the writer's system prompt, fixed text the embedded model reads
+    once (llm/prompt_states.py), no longer in the request: there, 400 tokens of every first call,
+    the embedded model retold them as its preliminaries in every answer, 600 tokens each time
+    (the README's main command, 2026-11-27: one of four turns, 110 s)."""
+    client, backend = scripted_client({"writer": [answer()]})
+    write_paper(client, writer_inputs(), version=1, enforce_style=True, check=compiles)
+    system = backend.calls("writer")[0].system
+    assert all(line in system for line in MACRO_SUMMARY.splitlines())
+    assert "Use the macros of the lemmata-math package in formulas instead of defining your own" in system
     prompt = prompt_of(papers=PAPERS)
-    assert MACRO_SUMMARY not in prompt and "\\cA" not in prompt
+    assert "\\cA" not in prompt  # the request: no macro list
     assert "diaz2021: José Díaz, Ann Lee (2021), Parity in rings" in prompt
     assert "diaz2021a: Diaz, J., B, C et al. (2021), More parity" in prompt
     assert "unknown: unknown authors, Anonymous notes" in prompt
