@@ -117,6 +117,7 @@ class LLMClient:
             json_schema=spec.json_schema() if json_answer else None,
             scope=self.scope,
             own_words=spec.own_words,
+            resume_after_echo=spec.resume_after_echo,
         )
         return self._send(request, on_text, on_restart)
 

@@ -24,6 +24,10 @@ class Role:
     #: (ChatRequest.own_words). The sketch and the paper's prose restated the request on the
     #: embedded model: 100% and 77% of their tokens out (bench/embedded_run.py, 2026-11-27).
     own_words: bool = False
+    #: With own_words: what the embedded backend writes in place of an echo before the answer goes
+    #: on (ChatRequest.resume_after_echo). The writer's first answer stopped where its introduction
+    #: pasted the request, one part of eight written, and each further turn cost 17-53 s.
+    resume_after_echo: str = ""
 
     def max_tokens(self, settings: Settings) -> int:
         return int(getattr(settings, self.max_tokens_setting))
@@ -84,7 +88,7 @@ ROLES: dict[str, Role] = {
         ),
         Role("compress", "MAX_TOKENS_COMPRESS", "fast", None, "agent history compression"),
         Role("experiment", "MAX_TOKENS_AGENT", "active", answers.ExperimentAnswer, "numerical checks"),
-        Role("writer", "MAX_TOKENS_AGENT", "active", None, "LaTeX paper", own_words=True),
+        Role("writer", "MAX_TOKENS_AGENT", "active", None, "LaTeX paper", own_words=True, resume_after_echo="\n%%%"),
         Role("qa", "MAX_TOKENS_AGENT", "active", None, "paper questions and answers"),
     )
 }

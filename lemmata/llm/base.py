@@ -40,6 +40,9 @@ class ChatRequest:
     #: The answer is to be the model's own words (a sketch, a paper's prose): a long stretch of the
     #: prompt repeated verbatim is an echo, which the embedded backend ends (finish reason "echo").
     own_words: bool = False
+    #: With own_words: text the embedded backend writes in place of an echo, after which the answer
+    #: goes on (the writer's "\n%%%": the next part's marker) instead of ending.
+    resume_after_echo: str = ""
     on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 

@@ -20,7 +20,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -80,7 +80,11 @@ class EmbeddedBackend:
         # Under a grammar the guard only watches (the grammar refuses an end of turn in the middle
         # of the JSON), and the answer is streamed so that a loop can be stopped.
         guard = RepetitionGuard(llama.token_eos(), force_end=not under_grammar)
-        echo = EchoGuard(llama.token_eos(), force_end=not under_grammar) if request.own_words else None
+        echo = (
+            EchoGuard(llama.token_eos(), force_end=not under_grammar, resume=_tokens(llama, request.resume_after_echo))
+            if request.own_words
+            else None
+        )
         kwargs["logits_processor"] = [guard] if echo is None else [guard, echo]
         asked = time.monotonic()
         with self._turn():
@@ -104,9 +108,14 @@ class EmbeddedBackend:
                 ) from None
             elapsed = time.monotonic() - started
             evaluated = _prompt_tokens_evaluated(llama)
+        prompt = "\n".join(message["content"] for message in messages)
+        if echo is not None and echo.cuts:
+            answer = _without_cut_echoes(answer, echo, prompt, llama.detokenize)
         if echo is not None and echo.tripped:
-            answer = _without_echo(answer, "\n".join(message["content"] for message in messages))
+            answer = _without_echo(answer, prompt)
         response = _response_from(answer, evaluated, elapsed, looped=guard.tripped)
+        if echo is not None and echo.cuts:
+            response.extra["echoes_cut"] = len(echo.cuts)
         response.extra["waited_s"] = round(started - asked, 3)  # other jobs' turns on the model
         return pass_whole(request, response)
 
@@ -160,6 +169,7 @@ class AnswerGuard:
         self.answer_start: int | None = None
         self.sampled = 0  # tokens sampled so far (calls, each before a token is chosen)
         self.tripped = False
+        self.last_answer: Any = ()  # the answer's tokens as last seen (all but the last one sampled)
 
     def started(self, prompt: Any) -> None:
         """Called once, with the tokens the model held before the answer's first token."""
@@ -178,13 +188,25 @@ class AnswerGuard:
         answer = np.ascontiguousarray(
             input_ids[self.answer_start : self.answer_start + self.sampled - 1], dtype=np.int32
         )
+        self.last_answer = answer
+        return self.steer(answer, scores)
+
+    def steer(self, answer: Any, scores: Any) -> Any:
+        """The scores for the next token: unchanged, or only end-of-turn once tripped."""
         if self.tripped or self.trips(answer):
             self.tripped = True
             if self.force_end:
-                forced = np.full_like(scores, -np.inf)
-                forced[self.end_token] = 0.0
-                return forced
+                return only(self.end_token, scores)
         return scores
+
+
+def only(token: int, scores: Any) -> Any:
+    """Scores that leave the sampler one choice: `token`."""
+    import numpy as np
+
+    forced = np.full_like(scores, -np.inf)
+    forced[token] = 0.0
+    return forced
 
 
 class RepetitionGuard(AnswerGuard):
@@ -214,10 +236,16 @@ class EchoGuard(AnswerGuard):
     (a lemma's statement quoted in a sentence) pass."""
 
     RUN = 96
+    #: Echoes an answer with a `resume` text may go on after; the next one ends it.
+    RESUMES = 2
 
-    def __init__(self, end_token: int, force_end: bool = True) -> None:
+    def __init__(self, end_token: int, force_end: bool = True, resume: Sequence[int] = ()) -> None:
         super().__init__(end_token, force_end)
         self._prompt_runs: set[bytes] = set()
+        self.resume = list(resume)  # tokens written in place of an echo, after which the model goes on
+        self.cuts: list[int] = []  # where in the answer (tokens) each echo was cut and `resume` written
+        self._writing: list[int] = []  # tokens of `resume` still to write
+        self._since = 0  # an echo is looked for in the answer after the last resume only
 
     def started(self, prompt: Any) -> None:
         import numpy as np
@@ -227,8 +255,20 @@ class EchoGuard(AnswerGuard):
             self._prompt_runs = {window.tobytes() for window in windows}
 
     def trips(self, answer: Any) -> bool:
-        due = len(answer) >= self.RUN and len(answer) % self.CHECK_EVERY == 0
+        due = len(answer) - self._since >= self.RUN and len(answer) % self.CHECK_EVERY == 0
         return due and answer[-self.RUN :].tobytes() in self._prompt_runs
+
+    def steer(self, answer: Any, scores: Any) -> Any:
+        """Past an echo, an answer with a `resume` text (the writer's next part marker) goes on
+        after it, up to RESUMES times; the echoed tokens are cut afterwards (_without_cut_echoes)."""
+        if self._writing:
+            return only(self._writing.pop(0), scores)
+        if self.resume and self.force_end and not self.tripped and len(self.cuts) < self.RESUMES and self.trips(answer):
+            self.cuts.append(len(answer))
+            self._since = len(answer) + len(self.resume)
+            self._writing = list(self.resume[1:])
+            return only(self.resume[0], scores)
+        return super().steer(answer, scores)
 
 
 def _without_echo(answer: dict[str, Any], prompt: str) -> dict[str, Any]:
@@ -236,16 +276,48 @@ def _without_echo(answer: dict[str, Any], prompt: str) -> dict[str, Any]:
     that the prompt holds verbatim (what the model wrote before it began to repeat is kept)."""
     choices = answer.get("choices") or [{}]
     text = (choices[0].get("message") or {}).get("content") or ""
-    low, high = 0, len(text)  # the longest suffix found in the prompt has a length in [low, high]
+    kept = text[: len(text) - _echoed_tail(text, prompt)].rstrip()
+    message = {**(choices[0].get("message") or {}), "content": kept}
+    return {**answer, "choices": [{**choices[0], "message": message, "finish_reason": "echo"}, *choices[1:]]}
+
+
+def _without_cut_echoes(
+    answer: dict[str, Any], echo: EchoGuard, prompt: str, detokenize: Callable[[list[int]], bytes]
+) -> dict[str, Any]:
+    """The completion without the echoes an EchoGuard cut (it wrote its resume text after each):
+    before each cut, the longest end of the text that the prompt holds verbatim goes. Where the
+    text does not begin as the tokens up to a cut read (a runtime that decodes otherwise), it is
+    left whole."""
+    choices = answer.get("choices") or [{}]
+    text = (choices[0].get("message") or {}).get("content") or ""
+    tokens = [int(token) for token in echo.last_answer]
+    ends = [len(detokenize(tokens[:cut]).decode("utf-8", errors="replace")) for cut in echo.cuts]
+    if any(not text.startswith(detokenize(tokens[:cut]).decode("utf-8", errors="replace")) for cut in echo.cuts):
+        return answer
+    pieces, start = [], 0
+    for end in ends:
+        piece = text[start:end]
+        pieces.append(piece[: len(piece) - _echoed_tail(piece, prompt)].rstrip(" \t"))
+        start = end
+    pieces.append(text[start:])
+    message = {**(choices[0].get("message") or {}), "content": "".join(pieces)}
+    return {**answer, "choices": [{**choices[0], "message": message}, *choices[1:]]}
+
+
+def _echoed_tail(text: str, prompt: str) -> int:
+    """The length of the longest end of `text` that `prompt` holds verbatim."""
+    low, high = 0, len(text)
     while low < high:
         middle = (low + high + 1) // 2
         if text[len(text) - middle :] in prompt:
             low = middle
         else:
             high = middle - 1
-    kept = text[: len(text) - low].rstrip()
-    message = {**(choices[0].get("message") or {}), "content": kept}
-    return {**answer, "choices": [{**choices[0], "message": message, "finish_reason": "echo"}, *choices[1:]]}
+    return low
+
+
+def _tokens(llama: Any, text: str) -> list[int]:
+    return list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else []
 
 
 def _read_until_looping(

@@ -46,6 +46,7 @@ def request_to_wire(request: ChatRequest) -> dict[str, Any]:
         "json_schema": request.json_schema,
         "scope": request.scope,
         "own_words": request.own_words,
+        "resume_after_echo": request.resume_after_echo,
     }
 
 
@@ -59,6 +60,7 @@ def request_from_wire(data: dict[str, Any]) -> ChatRequest:
         json_schema=data.get("json_schema"),
         scope=str(data.get("scope", "")),
         own_words=bool(data.get("own_words", False)),
+        resume_after_echo=str(data.get("resume_after_echo", "")),
     )
 
 

@@ -26,6 +26,8 @@ from lemmata.llm.embedded_backend import (
 )
 
 END_OF_TURN = 99
+#: The stand-in's tokens for characters (FakeLlama.tokenize): RESUME_BASE + the character's code.
+RESUME_BASE = 10_000
 
 
 class FakeLlama:
@@ -41,9 +43,11 @@ class FakeLlama:
         delay: float = 0.0,
         error: Exception | None = None,
         prompt_tokens: int = PROMPT_TOKENS,
+        words: dict[int, str] | None = None,
     ) -> None:
         self.text, self.tokens, self.delay, self.error = text, tokens, delay, error
         self.prompt_tokens = prompt_tokens
+        self.words = words  # when set, the answer's text is made of its tokens' words (see `detokenize`)
         self.calls: list[dict[str, Any]] = []
         self.active = 0
         self.max_active = 0
@@ -58,10 +62,23 @@ class FakeLlama:
             return self._stream(kwargs.get("logits_processor") or [])
         with self._busy():
             produced = self._run_processors(kwargs.get("logits_processor") or [])
+            text = self.detokenize(self.answer).decode() if self.words is not None else self.text
             return {
-                "choices": [{"message": {"role": "assistant", "content": self.text}, "finish_reason": "stop"}],
+                "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": produced},
             }
+
+    def tokenize(self, text: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
+        """The stand-in's tokens for a text: one per character."""
+        return [RESUME_BASE + ord(character) for character in text.decode()]
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        def word(token: int) -> str:
+            if token >= RESUME_BASE:
+                return chr(token - RESUME_BASE)
+            return (self.words or {}).get(token, f"w{token} ")
+
+        return "".join(word(int(token)) for token in tokens).encode()
 
     @contextmanager
     def _busy(self) -> Iterator[None]:
@@ -76,7 +93,7 @@ class FakeLlama:
             self.active -= 1
 
     def _scored(self, processors: list[Any], ids: list[int]) -> Any:
-        scores = np.zeros(128, dtype=np.float32)
+        scores = np.zeros(RESUME_BASE + 128, dtype=np.float32)
         for processor in processors:
             scores = processor(np.array(ids, dtype=np.intc), scores)
         return scores
@@ -84,13 +101,17 @@ class FakeLlama:
     def _run_processors(self, processors: list[Any]) -> int:
         """Feed the scripted tokens through the processors until one forces end of turn."""
         ids = list(range(self.prompt_tokens))
-        tokens = self.tokens or [1000 + n for n in range(5)]
-        for produced, token in enumerate(tokens, start=1):
+        script = list(self.tokens or [1000 + n for n in range(5)])
+        self.answer: list[int] = []
+        while script:
             scores = self._scored(processors, ids)
-            if int(np.argmax(scores)) == END_OF_TURN and np.isneginf(scores).sum() == len(scores) - 1:
-                return produced
+            forced = int(np.argmax(scores)) if np.isneginf(scores).sum() == len(scores) - 1 else None
+            if forced == END_OF_TURN:
+                return len(self.answer) + 1
+            token = forced if forced is not None else script.pop(0)  # a forced token is written instead
             ids.append(token)
-        return len(tokens)
+            self.answer.append(token)
+        return len(self.answer)
 
     def _stream(self, processors: list[Any]) -> Iterator[dict[str, Any]]:
         """Chunks as llama-cpp streams them: the text with the first token, then one per token,
@@ -330,3 +351,43 @@ def test_an_echo_under_a_grammar_stops_the_stream(tmp_path: Path) -> None:
     response = backend.complete(replace(request("sketch", user=LONG_REQUEST), json_schema={"type": "object"}))
     assert response.finish_reason == "echo" and llama.streams_closed_early == 1
     assert response.tokens_out <= len(OWN) + EchoGuard.RUN + EchoGuard.CHECK_EVERY + 1
+
+
+def test_a_writers_echo_is_cut_and_the_answer_goes_on_with_its_next_part(tmp_path: Path) -> None:
+    """The README's main command on the embedded model (2026-11-27): the writer's first answer
+    pasted the request into its introduction and was ended there, one part of eight written; each
+    further turn cost 17-53 s. Now the echo is cut, the next part's marker written in its place,
+    and the answer goes on; the echo is left out of the text."""
+    own = {token: f"own{token}. " for token in range(1000, 1100)}
+    prompt = "".join(f"w{token} " for token in range(400))  # the stand-in's prompt tokens as text
+    after = [1050 + n for n in range(10)]
+    script = OWN + list(range(50, 200)) + after  # own words, an echo of the prompt, then words after the marker
+    llama = FakeLlama(tokens=script, prompt_tokens=400, words=own)
+    backend, _ = backend_with(llama, tmp_path)
+    response = backend.complete(replace(request("writer", user=prompt), resume_after_echo="\n%%%"))
+    before = "".join(own[token] for token in OWN).rstrip(" ")
+    assert response.text.startswith(before + "\n%%%") and "w50 " not in response.text
+    assert response.finish_reason == "stop" and response.extra["echoes_cut"] == 1
+
+
+def test_the_third_echo_ends_the_answer() -> None:
+    guard = EchoGuard(END_OF_TURN, resume=[7, 8])
+    prompt = list(range(400))
+    ids = list(prompt)
+    guard(np.array(ids, dtype=np.intc), np.zeros(128))
+    echoes = [list(range(50, 200)), list(range(200, 350)), list(range(100, 250))]
+    script = [token for echo in echoes for token in [*OWN, *echo]]
+    forced: list[int] = []
+    while script and not guard.tripped:
+        scores = guard(np.array(ids, dtype=np.intc), np.zeros(128))
+        if np.isneginf(scores).sum() == len(scores) - 1:
+            token = int(np.argmax(scores))
+            if token == END_OF_TURN:
+                break
+            forced.append(token)
+        else:
+            token = script.pop(0)
+        ids.append(token)
+    assert len(guard.cuts) == EchoGuard.RESUMES and forced == [7, 8] * EchoGuard.RESUMES and guard.tripped
+    # Each cut lies an echo's RUN tokens (give or take a check's step) into the echo after own words.
+    assert guard.cuts[0] - len(OWN) in range(EchoGuard.RUN, EchoGuard.RUN + EchoGuard.CHECK_EVERY)
