@@ -63,7 +63,55 @@ def falsified_plan(
             continue  # removed: never proved, never printed as a step
         refuted += [attempt.model_copy(update={"replaced_by": checked.statement}) for attempt in tries]
         lemmas.append(checked)
-    return _without_removed(plan, lemmas, refuted, goal_check)
+    lemmas, restating = without_goal_restatements(lemmas, goal_check)
+    return _without_removed(plan, doubtful_twins(lemmas), refuted, goal_check, restating)
+
+
+def without_goal_restatements(lemmas: list[Lemma], goal_check: FormalCheck | None) -> tuple[list[Lemma], list[str]]:
+    """The lemmas whose formal statement is not the goal's own, and the ids of those that are: the
+    goal restated, whatever their prose says. "The sum of two integers is even if one of them is
+    even" (false) came formalized as both even, the goal's statement, and was machine-checked
+    beside the paper's false prose (the README's main command on the embedded model, 2026-11-27)."""
+    goal = _formal_text(goal_check)
+    if not goal:
+        return lemmas, []
+    restating = [lemma.id for lemma in lemmas if lemma.id != MAIN_RESULT and _formal_text(lemma.formal) == goal]
+    return [lemma for lemma in lemmas if lemma.id not in restating], restating
+
+
+def doubtful_twins(lemmas: list[Lemma]) -> list[Lemma]:
+    """Lemmas of different statements whose formal statements are the same: at least one of the
+    formalizations does not say what its prose says, and nothing tells which, so neither counts
+    as formalized (each says why, naming the other)."""
+    by_text: dict[str, list[Lemma]] = {}
+    for lemma in lemmas:
+        if text := _formal_text(lemma.formal):
+            by_text.setdefault(text, []).append(lemma)
+    doubted: dict[str, str] = {}
+    for twins in by_text.values():
+        if len({" ".join(lemma.statement.casefold().split()) for lemma in twins}) < 2:
+            continue
+        for lemma in twins:
+            others = ", ".join(other.id for other in twins if other.id != lemma.id)
+            doubted[lemma.id] = (
+                f"its formal statement is also that of {others}, whose statement differs: one of these "
+                "formalizations does not say what its statement says"
+            )
+    return [
+        lemma.model_copy(
+            update={"formal": lemma.formal.model_copy(update={"not_formalized": doubted[lemma.id], "checks": []})}
+        )
+        if lemma.id in doubted and lemma.formal is not None
+        else lemma
+        for lemma in lemmas
+    ]
+
+
+def _formal_text(check: FormalCheck | None) -> str:
+    """The formal statement as checked, when there is one ("" when none was made or it was refused)."""
+    if check is None or check.spec is None or check.not_formalized:
+        return ""
+    return check.text
 
 
 def check_statement(client: LLMClient, statement: str, cache_dir: Path, budget: Budget) -> FormalCheck:
@@ -106,7 +154,11 @@ def counterexample_text(formal: FormalCheck) -> str:
 
 
 def _without_removed(
-    plan: TheoryPlan, lemmas: list[Lemma], refuted: list[RefutedLemma], goal_check: FormalCheck | None
+    plan: TheoryPlan,
+    lemmas: list[Lemma],
+    refuted: list[RefutedLemma],
+    goal_check: FormalCheck | None,
+    restating: list[str] | None = None,
 ) -> TheoryPlan:
     kept = {lemma.id for lemma in lemmas}
     removed = sorted({attempt.id for attempt in refuted} - kept)
@@ -117,6 +169,8 @@ def _without_removed(
         notes.append(f"repaired after a counterexample: {', '.join(repaired)}")
     if removed:
         notes.append(f"refuted and removed: {', '.join(removed)}")
+    if restating:
+        notes.append(f"removed as the goal restated (its formal statement is the goal's): {', '.join(restating)}")
     update: dict[str, object] = {"lemmas": lemmas, "refuted": refuted, "repair_note": "; ".join(notes)}
     if not lemmas:
         # Every lemma was refuted: the plan is the goal itself, as the spec's last fallback.

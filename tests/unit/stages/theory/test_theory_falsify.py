@@ -138,3 +138,46 @@ def test_a_statement_a_machine_proves_gets_no_prover_and_its_proof_is_the_machin
     assert proved.proof_text.startswith(("The SMT solver Z3 found no input", "The Coq proof kernel accepted"))
     assert "(unsat)" in proved.proof_text
     assert [(step.check, step.outcome) for step in proved.checks] == [("verifier", "skipped")]
+
+
+ONE_EVEN = "The sum of two integers is even if one of them is even."
+BOTH_EVEN = "The sum of two integers is even if both of them are even."
+
+
+def test_a_lemma_formalized_as_the_goal_itself_is_removed_whatever_its_prose_says(tmp_path: Path) -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-27): L2
+    "The sum of two integers is even if one of them is even" (false) was formalized as both even,
+    the goal's own formal statement, and printed as machine-checked beside its false prose; L3
+    said the goal again in other words. Both restate the goal formally: removed, and said so."""
+    from support.formal import machine_checked
+
+    both = formal(["a % 2 == 0", "b % 2 == 0"])
+    client, backend = scripted_client({"formalizer": [formal(["a % 2 == 1", "b % 2 == 1"]), both, both]})
+    plan = falsified_plan(
+        client, plan_of(ODD_PLUS_ODD, ONE_EVEN, BOTH_EVEN), tmp_path, client.settings, machine_checked(GOAL)
+    )
+    assert [lemma.id for lemma in plan.lemmas] == ["L1"] and plan.lemmas[0].depends_on == []
+    assert plan.repair_note == "removed as the goal restated (its formal statement is the goal's): L2, L3"
+    assert len(backend.calls("formalizer")) == 3
+
+
+def test_two_lemmas_of_different_statements_formalized_alike_are_neither_formalized(tmp_path: Path) -> None:
+    """One of two formalizations that coincide does not say what its prose says, and nothing tells
+    which: neither lemma may be called machine-checked on it."""
+    alike = formal(["a % 2 == 0", "b % 2 == 0"], "(a * b) % 2 == 0")
+    client, _ = scripted_client({"formalizer": [alike, alike]})
+    plan = falsified_plan(
+        client,
+        plan_of("The product of two even integers is even.", "The product of an even integer and any integer is even."),
+        tmp_path,
+        client.settings,
+    )
+    reasons = [lemma.formal.not_formalized for lemma in plan.lemmas if lemma.formal]
+    assert reasons == [
+        "its formal statement is also that of L2, whose statement differs: one of these formalizations does not "
+        "say what its statement says",
+        "its formal statement is also that of L1, whose statement differs: one of these formalizations does not "
+        "say what its statement says",
+    ]
+    assert all(lemma.formal is not None and lemma.formal.verdict == "unverified" for lemma in plan.lemmas)
+    assert all(lemma.formal is not None and lemma.formal.spec is not None for lemma in plan.lemmas)  # the attempt kept
