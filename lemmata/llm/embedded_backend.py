@@ -291,11 +291,11 @@ def _without_cut_echoes(
     choices = answer.get("choices") or [{}]
     text = (choices[0].get("message") or {}).get("content") or ""
     tokens = [int(token) for token in echo.last_answer]
-    ends = [len(detokenize(tokens[:cut]).decode("utf-8", errors="replace")) for cut in echo.cuts]
-    if any(not text.startswith(detokenize(tokens[:cut]).decode("utf-8", errors="replace")) for cut in echo.cuts):
+    heads = [detokenize(tokens[:cut]).decode("utf-8", errors="replace") for cut in echo.cuts]
+    if not all(text.startswith(head) for head in heads):
         return answer
     pieces, start = [], 0
-    for end in ends:
+    for end in (len(head) for head in heads):
         piece = text[start:end]
         pieces.append(piece[: len(piece) - _echoed_tail(piece, prompt)].rstrip(" \t"))
         start = end

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lemmata.llm.role_states import _capture, _native, _restore, _State
+from lemmata.private_files import private_directory
 
 #: A system part shorter than this is read faster than its state is found and copied.
 MIN_TOKENS = 64
@@ -64,7 +65,7 @@ class PromptStates:
         if state is None:
             return
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            private_directory(self.directory)  # the states hold the prompts' tokens: the user's alone
             with tempfile.NamedTemporaryFile(dir=self.directory, suffix=".partial", delete=False) as handle:
                 handle.write(_MAGIC)
                 handle.write(len(state.tokens).to_bytes(4, "little"))
