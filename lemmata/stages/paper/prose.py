@@ -265,9 +265,13 @@ def _fallback_source(key: str, theory: Theory, goal: str, brief: str) -> str:
         if theory.main_result_established:
             # Established by a machine on the goal's own formal statement: the chain of the prose
             # proof may hold unverified lemmas (the README's task: L1 unverified, 2026-11-27).
+            chain = (
+                "1 lemma, which is not verified; the Limitations section says why"
+                if count == 1
+                else f"{lemmas}, {verified} of them verified; the Limitations section lists the others"
+            )
             return (
-                f"The main result, Theorem~\\ref{{{MAIN_LABEL}}}, is machine-checked. Its prose proof rests on "
-                f"{lemmas}, {verified} of them verified; the Limitations section lists the others."
+                f"The main result, Theorem~\\ref{{{MAIN_LABEL}}}, is machine-checked. Its prose proof rests on {chain}."
             )
         return (
             f"The main result, stated as Conjecture~\\ref{{{MAIN_LABEL}}}, is not established; the Limitations "

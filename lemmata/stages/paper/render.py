@@ -101,12 +101,18 @@ def lemmas_section(theory: Theory, explanations: Mapping[str, Fragment]) -> list
     verified = sum(lemma.verified for lemma in theory.lemmas)
     count = len(theory.lemmas)
     machine = sum(lemma.machine_checked for lemma in theory.lemmas)
+    if count == 1:
+        checked = ("verified by a machine" if machine else "verified") if verified else "not verified"
+        chain = f"The proof rests on 1 lemma; it is {checked}. It is followed by"
+    else:
+        chain = (
+            f"The proof rests on {count} lemmas, stated in the order they were proved; {verified} of them "
+            f"{'is' if verified == 1 else 'are'} verified" + (f" ({machine} by a machine)" if machine else "") + ". "
+            "Each is followed by"
+        )
     items: list[Item] = [
         "\\section{Lemmas}",
-        f"The proof rests on {count} {'lemma' if count == 1 else 'lemmas'}, stated in the order they were proved; "
-        f"{verified} of them {'is' if verified == 1 else 'are'} verified"
-        + (f" ({machine} by a machine)" if machine else "")
-        + ". Each is followed by its formal statement, the proof the model wrote and one status line.",
+        f"{chain} its formal statement, its proof (the model's, or the machine's) and one status line.",
         *how_checked_items(theory),
     ]
     for lemma, number in zip(theory.lemmas, chain_numbers(ids)):

@@ -388,6 +388,11 @@ def test_lemmatas_conclusion_never_calls_an_unverified_lemma_verified() -> None:
         "The main result, Theorem~\\ref{thm:main}, is machine-checked. Its prose proof rests on 2 lemmas, "
         "1 of them verified; the Limitations section lists the others."
     )
+    # One lemma, unverified (the README's main command, 2026-11-27): no "0 of them", no "the others".
+    alone = checked.model_copy(update={"lemmas": checked.lemmas[1:]})
+    assert fallback_parts(["conclusion"], alone, "g", "")["conclusion"].latex.endswith(
+        "Its prose proof rests on 1 lemma, which is not verified; the Limitations section says why."
+    )
 
 
 CLAIMING = (

@@ -685,3 +685,18 @@ def test_a_refused_formalization_quoting_a_modulo_is_printed_whole(tmp_path: Pat
     # Once beside "Formally:", once in the status line (the PDF prints ' as a typographic quote).
     assert section.count(squeezed("or(a % 2 == 1, b % 2 == 0)’ is not an expression")) == 2
     assert "Printed as plain text" not in paper.tex
+
+
+def test_a_chain_of_one_lemma_is_said_in_the_singular() -> None:
+    """The README's main command on the embedded model (2026-11-27), its plan down to L1: "The
+    proof rests on 1 lemma, stated in the order they were proved; 0 of them are verified. Each is
+    followed by ... the proof the model wrote", of a paper whose proofs may be the machine's."""
+    from lemmata.stages.paper.render import lemmas_section
+
+    one = MACHINE_CHECKED.model_copy(update={"lemmas": MACHINE_CHECKED.lemmas[:1]})
+    assert lemmas_section(one, {})[1] == (
+        "The proof rests on 1 lemma; it is not verified. It is followed by its formal statement, its proof "
+        "(the model's, or the machine's) and one status line."
+    )
+    two = lemmas_section(MACHINE_CHECKED, {})[1]
+    assert two.startswith("The proof rests on 2 lemmas, stated in the order they were proved; 1 of them is verified")
