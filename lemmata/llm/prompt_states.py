@@ -17,6 +17,7 @@ time. A store that cannot be written only costs the reading it would have saved.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -55,8 +56,10 @@ class PromptStates:
         if state is not None:
             _restore(llama, state)
             if llama.n_tokens == len(prefix):
-                os.utime(path)  # used: the last to be dropped
+                with contextlib.suppress(OSError):  # another run's store dropped it meanwhile
+                    os.utime(path)  # used: the last to be dropped
                 return
+            held = llama.input_ids[: llama.n_tokens]  # a state the runtime refused leaves the context empty
         _read(llama, prefix, held)
         self._save(llama, path)
 
@@ -64,17 +67,20 @@ class PromptStates:
         state = _capture(llama)
         if state is None:
             return
+        partial = None
         try:
             private_directory(self.directory)  # the states hold the prompts' tokens: the user's alone
             with tempfile.NamedTemporaryFile(dir=self.directory, suffix=".partial", delete=False) as handle:
+                partial = Path(handle.name)
                 handle.write(_MAGIC)
                 handle.write(len(state.tokens).to_bytes(4, "little"))
                 handle.write(bytes(_int32s(state.tokens)))
                 handle.write(bytes(memoryview(state.data)[: state.size]))
-            os.replace(handle.name, path)
-        except OSError:
-            return  # a store that cannot be written: the next run reads the prompt again
-        _drop_oldest(self.directory, CAPACITY_BYTES)
+            os.replace(partial, path)
+            _drop_oldest(self.directory, CAPACITY_BYTES)
+        except OSError:  # a store that cannot be written: the next run reads the prompt again
+            if partial is not None:
+                partial.unlink(missing_ok=True)
 
 
 def model_identity(model_path: Path) -> str:
@@ -148,12 +154,19 @@ def _load(path: Path, prefix: list[int]) -> _State | None:
 
 
 def _drop_oldest(directory: Path, capacity: int) -> None:
-    files = sorted(directory.glob("*.state"), key=lambda path: path.stat().st_mtime)
-    total = sum(path.stat().st_size for path in files)
+    """The least recently used states beyond `capacity` deleted; another run's store may be doing
+    the same: a file gone meanwhile is simply not counted."""
+    sizes: dict[Path, tuple[float, int]] = {}
+    for path in directory.glob("*.state"):
+        with contextlib.suppress(OSError):
+            status = path.stat()
+            sizes[path] = (status.st_mtime, status.st_size)
+    files = sorted(sizes, key=lambda path: sizes[path][0])
+    total = sum(size for _, size in sizes.values())
     for path in files[:-1]:  # the newest stays, whatever its size
         if total <= capacity:
             break
-        total -= path.stat().st_size
+        total -= sizes[path][1]
         path.unlink(missing_ok=True)
 
 

@@ -193,3 +193,37 @@ def test_a_stand_in_without_a_context_is_left_alone(tmp_path: Path, model_file: 
     stand_in: Any = object()
     PromptStates(tmp_path / "states", model_file).prepare(stand_in, QUESTION)
     assert not (tmp_path / "states").exists()
+
+
+def test_a_state_the_runtime_refuses_is_read_again_from_nothing(
+    tmp_path: Path, model_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refused state leaves the context empty (role_states._restore): all of the system prompt
+    is read then, not only what the context had held of it before."""
+    store = PromptStates(tmp_path / "states", model_file)
+    store.prepare(Model(), QUESTION)
+
+    def refused(llama: Model, state: _State) -> None:
+        llama.n_tokens = 0
+
+    monkeypatch.setattr(prompt_states, "_restore", refused)
+    model = Model()
+    model.eval(model.tokenize(b"<|system|>You prove lemmas. And nothing else", False, True))
+    store.prepare(model, QUESTION)
+    assert model.evaluated[-1] == len(the_prefix()) and model.holds() == the_prefix()
+
+
+def test_a_state_another_run_deleted_meanwhile_is_not_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.state").write_bytes(b"x" * 100)
+    real_stat = Path.stat
+
+    def vanishing(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path.name == "a.state":
+            raise FileNotFoundError(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", vanishing)
+    prompt_states._drop_oldest(tmp_path, capacity=10)  # no error: "a" is not counted
+    monkeypatch.undo()
+    assert sorted(path.name for path in tmp_path.glob("*.state")) == ["a.state", "b.state"]
