@@ -17,6 +17,7 @@ from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan, proven_count
 from lemmata.errors import ModelOutputError, ProviderError
+from lemmata.stages.theory.prove import short_statement
 from lemmata.stages.theory.sketch import sketch_theory
 from lemmata.verification.ladder import label
 
@@ -131,8 +132,12 @@ _PROOF_LABEL = re.compile(r"^\s*Proof:\s*")
 
 
 def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: str = "") -> str:
-    listing = "\n\n".join(
-        f"[{lemma.id}] ({label(lemma.status)}, confidence {lemma.confidence:.2f}) {lemma.statement}\nProof: {lemma.proof_text}"
+    """The assembler's proof of the goal from the lemmas. It is given each lemma's statement only
+    (at most 120 characters, the spec's proven-lemma context), not its proof: given the provers'
+    proofs, the embedded model proved the lemmas again and cited none of them, twice, and the
+    spec's citation retry cost a second assembly (the README's main command, 2026-11-27)."""
+    listing = "\n".join(
+        f"[{lemma.id}] ({label(lemma.status)}, confidence {lemma.confidence:.2f}) {short_statement(lemma.statement)}"
         for lemma in lemmas
     )
     prompt = render_prompt("assembler", goal=goal, lemmas=listing, feedback=feedback)

@@ -27,7 +27,7 @@ from lemmata.stages.theory.assemble import (
     without_listing_echo,
 )
 from lemmata.stages.theory.plan import MAIN_RESULT, normalise_plan, plan_theory
-from lemmata.stages.theory.prove import CONTEXT_STATEMENT_CHARS, prove_lemma
+from lemmata.stages.theory.prove import CONTEXT_STATEMENT_CHARS, prove_lemma, short_statement
 from lemmata.verification.checks import VERIFIER_EXCERPT_CHARS
 from support import DATA
 from support.checkers import TRUSTED
@@ -777,7 +777,23 @@ def test_low_confidence_lemmas_are_labelled_for_the_assembler() -> None:
     assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2", "unverified", 0.55)])
     listing = user_text(backend.calls("assembler")[0])
     assert "[L2] (unverified, confidence 0.55) statement L2" in listing
-    assert "Proof: proof of L2" in listing
+
+
+def test_the_assembler_is_given_each_lemmas_statement_within_120_chars_and_no_proof() -> None:
+    """The spec's proven-lemma context (Theory 13). Given the provers' proofs, the embedded
+    assembler proved the lemma again and cited it in neither assembly (the README's main command,
+    2026-11-27); given the statements, it cited [L1] and used it."""
+    client, backend = scripted_client(
+        {"assembler": ["By [L1] and [L2] the goal follows."], "consistency": [CONSISTENT], "crystallizer": [STATEMENT]}
+    )
+    long_statement = "For all integers a and b, " + "if a is even and b is even, " * 8 + "then a + b is even."
+    lemmas = [proved_lemma("L1").model_copy(update={"statement": long_statement}), proved_lemma("L2")]
+    assemble_theory(client, plan_for("L1", "L2"), lemmas)
+    listing = user_text(backend.calls("assembler")[0])
+    entries = [line for line in listing.splitlines() if line.startswith("[L")]
+    assert [entry.split(")", 1)[1].strip() for entry in entries] == [short_statement(long_statement), "statement L2"]
+    assert all(len(entry.split(")", 1)[1].strip()) <= CONTEXT_STATEMENT_CHARS for entry in entries)
+    assert "proof of L1" not in listing and "proof of L2" not in listing and "Proof:" not in listing
 
 
 NESTED_MATH = (
