@@ -1,7 +1,8 @@
 """Theory, step one and a half: every lemma of the plan is falsified before it is proved.
 
 Each lemma is formalized (stages/formal/formalize.py) and checked by sampling and the SMT solver
-(formal/checking.py): about a second a lemma beyond the formalizer's call. A counterexample
+(formal/checking.py), the checks of one lemma running while the formalizer writes the next
+lemma's statement; the repairs come after the plan's statements are all formalized. A counterexample
 refutes the lemma as formalized, and the refuted statement never reaches the prover. The
 decomposer is asked to repair the plan with the counterexample in hand: a replacement statement
 under the same id, so the lemmas that depend on it keep their place, itself formalized and
@@ -14,6 +15,7 @@ proved anew: a lemma job's rerun trigger is its own statement (rules/common.smk)
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from lemmata.agents.client import LLMClient
@@ -42,11 +44,13 @@ def falsified_plan(
     turns = min(REPAIR_TURNS, settings.THEORY_STAGE_MAX_TURNS)
     lemmas: list[Lemma] = []
     refuted: list[RefutedLemma] = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lemma-checks") as checker:
+        first_checks = _checked_while_formalizing(client, plan, cache_dir, budget, goal_check, checker)
     for lemma in plan.lemmas:
         if lemma.id == MAIN_RESULT and goal_check is not None:
             lemmas.append(lemma.model_copy(update={"formal": goal_check}))
             continue
-        checked = lemma.model_copy(update={"formal": check_statement(client, lemma.statement, cache_dir, budget)})
+        checked = lemma.model_copy(update={"formal": first_checks[lemma.id].result()})
         tries: list[RefutedLemma] = []
         while checked.formal is not None and checked.formal.verdict == "refuted" and len(tries) < turns:
             tries.append(RefutedLemma(id=lemma.id, statement=checked.statement, formal=checked.formal))
@@ -65,6 +69,24 @@ def falsified_plan(
         lemmas.append(checked)
     lemmas, restating = without_goal_restatements(lemmas, goal_check)
     return _without_removed(plan, doubtful_twins(lemmas), refuted, goal_check, restating)
+
+
+def _checked_while_formalizing(
+    client: LLMClient,
+    plan: TheoryPlan,
+    cache_dir: Path,
+    budget: Budget,
+    goal_check: FormalCheck | None,
+    checker: ThreadPoolExecutor,
+) -> dict[str, Future[FormalCheck]]:
+    """Each lemma's statement formalized, in the plan's order, its machine checks (a second of
+    sampling and solver in a child process) run on `checker` while the formalizer writes the next
+    one: the checks of one lemma need nothing from another's."""
+    return {
+        lemma.id: checker.submit(formal_check, formalization(client, lemma.statement, cache_dir), budget)
+        for lemma in plan.lemmas
+        if not (lemma.id == MAIN_RESULT and goal_check is not None)
+    }
 
 
 def without_goal_restatements(lemmas: list[Lemma], goal_check: FormalCheck | None) -> tuple[list[Lemma], list[str]]:

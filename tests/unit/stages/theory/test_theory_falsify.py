@@ -181,3 +181,39 @@ def test_two_lemmas_of_different_statements_formalized_alike_are_neither_formali
     ]
     assert all(lemma.formal is not None and lemma.formal.verdict == "unverified" for lemma in plan.lemmas)
     assert all(lemma.formal is not None and lemma.formal.spec is not None for lemma in plan.lemmas)  # the attempt kept
+
+
+def test_a_lemmas_checks_run_while_the_next_lemma_is_formalized(tmp_path: Path, monkeypatch) -> None:
+    """Issue 38: the sampling and solver of one lemma (a child process, half a second or more)
+    overlap the formalizer's call for the next one instead of delaying it. L1's checks here wait
+    until the formalizer has been asked for L2, which, run one after the other, never happens (the
+    wait would time out)."""
+    import threading
+
+    from lemmata.stages.theory import falsify
+
+    asked: list[str] = []
+    l2_asked = threading.Event()
+    l1_saw_l2_asked: list[bool] = []
+
+    def formalization(client, statement, cache_dir):  # type: ignore[no-untyped-def]
+        asked.append(statement)
+        if statement == ODD_PLUS_ODD:
+            l2_asked.set()
+        return real_formalization(client, statement, cache_dir)
+
+    def formal_check(record, budget):  # type: ignore[no-untyped-def]
+        if record.statement == EVEN_PLUS_EVEN:
+            l1_saw_l2_asked.append(l2_asked.wait(timeout=10))
+        return real_check(record, budget)
+
+    real_formalization, real_check = falsify.formalization, falsify.formal_check
+    monkeypatch.setattr(falsify, "formalization", formalization)
+    monkeypatch.setattr(falsify, "formal_check", formal_check)
+    client, _ = scripted_client(
+        {"formalizer": [formal(["a % 2 == 0", "b % 2 == 0"]), formal(["a % 2 == 1", "b % 2 == 1"])]}
+    )
+    plan = falsified_plan(client, plan_of(EVEN_PLUS_EVEN, ODD_PLUS_ODD), tmp_path, client.settings)
+    assert asked == [EVEN_PLUS_EVEN, ODD_PLUS_ODD]
+    assert l1_saw_l2_asked == [True]
+    assert [lemma.formal.verdict for lemma in plan.lemmas if lemma.formal] == ["machine_checked", "machine_checked"]
