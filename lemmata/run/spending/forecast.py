@@ -19,14 +19,14 @@ import logging
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sized
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from lemmata import layout
 from lemmata.artifacts import Experiment, StageForecast, Theory, TheoryPlan, read_artifact
@@ -39,6 +39,9 @@ from lemmata.run.pipeline import STAGES
 from lemmata.run.spending.costs import REWRITE_STAGE, CostSummary, stage_of_scope
 
 log = logging.getLogger(__name__)
+
+#: An artifact kind read for a count.
+A = TypeVar("A", bound=BaseModel)
 
 #: The stages a forecast is made for: those whose jobs may call the model.
 FORECAST_STAGES = tuple(stage.name for stage in STAGES if stage.name != "theory_review_gate")
@@ -160,16 +163,17 @@ def run_history(home: Path, exclude: Path | None = None, limit: int = HISTORY_RU
 
 def proved_lemmas(run_dir: Path) -> int | None:
     """How many lemmas a finished run's theory holds; None when it has no readable theory."""
-    try:
-        return len(read_artifact(run_dir / layout.THEORY, Theory).lemmas)
-    except (OSError, ArtifactError):
-        return None
+    return _count(run_dir / layout.THEORY, Theory, lambda theory: theory.lemmas)
 
 
 def tested_lemmas(run_dir: Path) -> int | None:
     """How many lemmas a finished run's experiment tested; None when it has no readable record."""
+    return _count(run_dir / layout.EXPERIMENT, Experiment, lambda experiment: experiment.checks)
+
+
+def _count(path: Path, kind: type[A], items: Callable[[A], Sized]) -> int | None:
     try:
-        return len(read_artifact(run_dir / layout.EXPERIMENT, Experiment).checks)
+        return len(items(read_artifact(path, kind)))
     except (OSError, ArtifactError):
         return None
 
