@@ -27,8 +27,7 @@ from lemmata.settings import Settings
 from lemmata.stages.feedback import revision_feedback
 from lemmata.stages.survey.paper_reader import literature_digest
 from lemmata.stages.theory.assemble import assemble_theory
-from lemmata.stages.theory.falsify import falsified_plan
-from lemmata.stages.theory.plan import plan_theory
+from lemmata.stages.theory.falsify import checked_plan
 from lemmata.stages.theory.prove import prove_lemma
 
 #: The conversation a rewrite takes along: the latest exchanges, each cut short.
@@ -73,16 +72,14 @@ def rewrite_theory(
     feedback = revision_feedback(request)
     if previous.theorem_statement:
         feedback += f" The theorem of version {request.base_version}: {previous.theorem_statement}"
-    planner = client_for("plan")
-    plan = plan_theory(
-        planner,
-        previous.goal,
+    plan = checked_plan(
+        client_for("plan"),
+        formal.model_copy(update={"goal": previous.goal}),
+        formalizer_cache,
+        settings,
         feedback=feedback,
-        formal_statement=formal.formal_statement,
         literature=literature_digest(survey.papers, survey.paper_notes),
     )
-    plan = falsified_plan(planner, plan, formalizer_cache, settings, formal.check)
-    plan = plan.model_copy(update={"goal_check": formal.check})
     proved: dict[str, ProvedLemma] = {}
     waiting = list(plan.lemmas)
     with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:

@@ -21,14 +21,38 @@ from pathlib import Path
 from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import parse_lemma_list
 from lemmata.agents.prompts import render_prompt
-from lemmata.artifacts import FormalCheck, Lemma, RefutedLemma, TheoryPlan
-from lemmata.formal.checking import DEFAULT_BUDGET, Budget
+from lemmata.artifacts import FormalCheck, FormalStatement, Lemma, RefutedLemma, TheoryPlan
+from lemmata.formal.checking import DEFAULT_BUDGET, Budget, prove_in_kernel
 from lemmata.settings import Settings
 from lemmata.stages.formal.formalize import formal_check, formalization
-from lemmata.stages.theory.plan import MAIN_RESULT
+from lemmata.stages.theory.plan import MAIN_RESULT, plan_theory
 
 #: Replacements the decomposer may propose for one refuted lemma.
 REPAIR_TURNS = 3
+
+
+def checked_plan(
+    client: LLMClient,
+    formal: FormalStatement,
+    cache_dir: Path,
+    settings: Settings,
+    *,
+    feedback: str = "",
+    literature: str = "",
+    budget: Budget = DEFAULT_BUDGET,
+) -> TheoryPlan:
+    """The lemma plan of the formalized goal (plan.py), every lemma falsified (falsified_plan), and
+    the goal's own check (`goal_check`) with its kernel proof, which runs while the planning calls
+    wait on the model: a goal's Coq check is about a second of CPU (coqc), and nothing in the plan
+    needs it before the plan is falsified."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="goal-kernel") as kernel:
+        goal_proof = kernel.submit(prove_in_kernel, formal.check, budget=budget) if formal.check is not None else None
+        plan = plan_theory(
+            client, formal.goal, feedback=feedback, formal_statement=formal.formal_statement, literature=literature
+        )
+    goal_check = goal_proof.result() if goal_proof is not None else None
+    plan = falsified_plan(client, plan, cache_dir, settings, goal_check, budget)
+    return plan.model_copy(update={"goal_check": goal_check})
 
 
 def falsified_plan(

@@ -217,3 +217,45 @@ def test_a_lemmas_checks_run_while_the_next_lemma_is_formalized(tmp_path: Path, 
     assert asked == [EVEN_PLUS_EVEN, ODD_PLUS_ODD]
     assert l1_saw_l2_asked == [True]
     assert [lemma.formal.verdict for lemma in plan.lemmas if lemma.formal] == ["machine_checked", "machine_checked"]
+
+
+def test_the_goals_kernel_proof_runs_while_the_plan_is_asked_for(tmp_path: Path, monkeypatch) -> None:
+    """Issue 38: the goal's Coq check (about a second of coqc) runs beside the planning calls, not
+    between the formalizer's call and the decomposer's; the plan carries its verdict. The kernel
+    here waits until the decomposer has been asked, which, run one after the other, never happens."""
+    import threading
+
+    from lemmata.artifacts import FormalStatement
+    from lemmata.stages.formal.formalize import formalize
+    from lemmata.stages.theory import falsify
+
+    planning = threading.Event()
+    kernel_saw_planning: list[bool] = []
+
+    def plan_theory(*args, **kwargs):  # type: ignore[no-untyped-def]
+        planning.set()
+        return real_plan_theory(*args, **kwargs)
+
+    def prove_in_kernel(check, **kwargs):  # type: ignore[no-untyped-def]
+        kernel_saw_planning.append(planning.wait(timeout=10))
+        return real_prove_in_kernel(check, **kwargs)
+
+    real_plan_theory, real_prove_in_kernel = falsify.plan_theory, falsify.prove_in_kernel
+    monkeypatch.setattr(falsify, "plan_theory", plan_theory)
+    monkeypatch.setattr(falsify, "prove_in_kernel", prove_in_kernel)
+    goal_answer = formal(["a % 2 == 0", "b % 2 == 0"])
+    client, backend = scripted_client(
+        {
+            "formalizer": [goal_answer, formal(["a % 2 == 1", "b % 2 == 1"])],
+            # one lemma: not a full plan, so the simplified plan is asked for
+            "decomposer": [repair(ODD_PLUS_ODD, "L1"), repair(ODD_PLUS_ODD, "L1")],
+            "architect": ["not a plan"],
+        }
+    )
+    goal: FormalStatement = formalize(client, GOAL, tmp_path)
+    assert goal.check is not None and not any(c.checker == "coq" for c in goal.check.checks)  # not yet
+    plan = falsify.checked_plan(client, goal, tmp_path, client.settings)
+    assert kernel_saw_planning == [True]
+    assert plan.goal_check is not None and plan.goal_check.verdict == "machine_checked"
+    assert [lemma.statement for lemma in plan.lemmas] == [ODD_PLUS_ODD]
+    assert backend.pending() == 0
