@@ -146,7 +146,21 @@ def assemble(client: LLMClient, goal: str, lemmas: list[ProvedLemma], feedback: 
     answer = without_self_assessment(
         proof_of_json_answer(strip_fences(client.complete("assembler", prompt.system, prompt.user)))
     )
-    return without_listing_echo(without_feedback_echo(answer, feedback), lemmas).strip()
+    return without_announcements(without_listing_echo(without_feedback_echo(answer, feedback), lemmas)).strip()
+
+
+#: "Here is the assembled proof:", "Below is the complete proof." — a sentence about the answer.
+_ANNOUNCEMENT = re.compile(
+    r"[ \t]*\b(?:here is|here's|below is)\s+(?:the|my|an?)\s+(?:[\w-]+\s+){0,3}proof\b[^.:\n]{0,40}[:.][ \t]*",
+    re.IGNORECASE,
+)
+
+
+def without_announcements(answer: str) -> str:
+    """The answer without sentences that announce it. Malformed model output, the README's main
+    command on the embedded model (2026-11-27): "... we will use the given lemma [L1]. Here is the
+    assembled proof:", printed in the paper as part of the main result's proof."""
+    return _ANNOUNCEMENT.sub(" ", answer).replace(" \n", "\n")
 
 
 def proof_of_json_answer(answer: str) -> str:

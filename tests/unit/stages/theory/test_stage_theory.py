@@ -1187,3 +1187,25 @@ def test_a_sketch_in_markdown_loses_its_marks() -> None:
     )
     theory = assemble_theory(client, plan_for("L1", "L2"), [proved_lemma("L1"), proved_lemma("L2")])
     assert theory.sketch == "Idea. By [L1] write $a = 2m$; then [L2] gives $a + b = 2(m + n)$."
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        pytest.param(
+            "To prove the goal, we will use the given lemma [L1]. Here is the assembled proof:\n\n### Proof\nBy [L1], done.",
+            "To prove the goal, we will use the given lemma [L1].\n\n### Proof\nBy [L1], done.",
+            id="embedded-2026-11-27",
+        ),
+        pytest.param("Below is the complete proof.\nBy [L1], done.", "By [L1], done.", id="first-line"),
+        pytest.param(
+            "By [L1] the proof of the bound is short: $a \\le b$.",
+            "By [L1] the proof of the bound is short: $a \\le b$.",
+            id="a-proof-sentence-is-kept",
+        ),
+    ],
+)
+def test_a_sentence_announcing_the_proof_is_not_part_of_it(answer: str, kept: str) -> None:
+    from lemmata.stages.theory.assemble import without_announcements
+
+    assert without_announcements(answer).strip() == kept
