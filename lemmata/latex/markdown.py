@@ -177,21 +177,59 @@ _NO_LIST_INSIDE = re.compile(r"(?:equation|align|alignat|flalign|gather|multline
 
 
 def convert_markdown_lists(text: str) -> str:
-    """Runs of `- item` or `1. item` lines become itemize or enumerate (not inside math or tables)."""
+    """Runs of `- item` or `1. item` lines become itemize or enumerate (not inside math or tables);
+    items indented under an item become a list inside it."""
 
     def as_list(match: re.Match[str]) -> str:
         """The list environment for one run of item lines, or the run unchanged."""
         block = match.group(0)
         if "\\\\" in block or _inside_math_or_table(text, match.start()):
             return block
-        markers = _LIST_MARKER.findall(block)
-        environment = "itemize" if all(markers) else "enumerate" if not any(markers) else None
-        if environment is None:
-            return block
-        items = _LIST_MARKER.sub(r"\\item ", block).rstrip("\n")
-        return f"\\begin{{{environment}}}{_continued_from(block)}\n{items}\n\\end{{{environment}}}\n"
+        return _list_environment(block) or block
 
     return _LIST_BLOCK.sub(as_list, text)
+
+
+#: How much deeper than its list's items a line must start to belong to an item's own list.
+_NESTED_INDENT = 2
+
+
+def _list_environment(block: str, nested: bool = False) -> str | None:
+    """The environment of a run of item lines; None when its items mix bullets and numbers.
+    Malformed model output, the embedded assembler (the README's main command, 2026-11-27): a
+    numbered step with a bulleted list under it ("1. **Identify the objects:**\n   - Let a ...")
+    was printed as text with its hyphens."""
+    lines = block.rstrip("\n").split("\n")
+    indent = min(_indent_of(line) for line in lines if _LIST_MARKER.match(line))
+    items: list[tuple[str, list[str]]] = []  # each item line with the lines under it
+    for line in lines:
+        if _LIST_MARKER.match(line) and _indent_of(line) < indent + _NESTED_INDENT:
+            items.append((line, []))
+        elif items:
+            items[-1][1].append(line)
+        else:
+            return None
+    markers = [marker.group(1) for line, _ in items if (marker := _LIST_MARKER.match(line))]
+    environment = "itemize" if all(markers) else "enumerate" if not any(markers) else None
+    if environment is None:
+        return None
+    rendered = []
+    for line, under in items:
+        first_inner = next((n for n, inner in enumerate(under) if _LIST_MARKER.match(inner)), len(under))
+        item = [_LIST_MARKER.sub(r"\\item ", line, count=1), *under[:first_inner]]
+        if first_inner < len(under):
+            inner = _list_environment("\n".join(under[first_inner:]) + "\n", nested=True)
+            if inner is None:
+                return None
+            item.append(inner.rstrip("\n"))
+        rendered.append("\n".join(item))
+    items_text = "\n".join(rendered)
+    counter = "" if nested else _continued_from(block)
+    return f"\\begin{{{environment}}}{counter}\n{items_text}\n\\end{{{environment}}}\n"
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _continued_from(block: str) -> str:

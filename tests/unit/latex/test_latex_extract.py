@@ -472,3 +472,50 @@ def test_an_items_indented_lines_stay_in_its_item() -> None:
     given, total = body.split("\\item ")[1:]
     assert "Both are even" in given and "a = 2m" in given and "It is $2(m + n)$." in total
     assert total.rstrip().endswith("\\end{enumerate}")
+
+
+@needs_tex
+def test_a_bulleted_list_under_a_numbered_step_is_a_list_inside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-11-27): the
+    assembler's "1. **Identify the objects:**" with three indented "- Let ..." lines under it was
+    printed as one paragraph with its hyphens, "... types: - Let a and b ... - By definition, ..."."""
+    from pypdf import PdfReader
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    answer = (
+        "1. **Identify the objects and their types:**\n"
+        "   - Let $a$ and $b$ be two even integers.\n"
+        "   - By definition, $a = 2m$ for some integer $m$.\n"
+        "2. **Express the sum:**\n"
+        "   The sum is $a + b = 2m + 2n$.\n"
+    )
+    body = extract_latex_body(answer)
+    assert body.count("\\begin{enumerate}") == 1 and body.count("\\begin{itemize}") == 1
+    assert body.index("\\begin{itemize}") < body.index("\\item \\textbf{Express the sum:}")
+    assert "   - " not in body
+    tex_path = tmp_path / "paper.tex"
+    tex_path.write_text(render_document(title="Steps", abstract="", body=body, bibliography_stem=None))
+    compile_paper(tex_path, bibliography=False)
+    text = " ".join(PdfReader(tex_path.with_suffix(".pdf")).pages[0].extract_text().split())
+    assert "1. Identify the objects and their types:" in text and "2. Express the sum:" in text
+    assert "- Let" not in text and "- By definition" not in text
+
+
+@pytest.mark.parametrize(
+    ("answer", "environments"),
+    [
+        pytest.param("- a\n- b\n", ["itemize"], id="flat-bullets"),
+        pytest.param("1. a\n 2. b\n", ["enumerate"], id="one-space-is-not-nesting"),
+        pytest.param("- a\n  1. x\n  2. y\n- b\n", ["itemize", "enumerate"], id="numbers-under-a-bullet"),
+        pytest.param("1. a\n- b\n", [], id="mixed-at-one-level-left-as-text"),
+    ],
+)
+def test_list_nesting(answer: str, environments: list[str]) -> None:
+    from lemmata.latex.markdown import convert_markdown_lists
+
+    converted = convert_markdown_lists(answer)
+    assert [name for name in ("itemize", "enumerate") if f"\\begin{{{name}}}" in converted] == sorted(
+        environments, key=("itemize", "enumerate").index
+    )
