@@ -257,5 +257,6 @@ def test_the_goals_kernel_proof_runs_while_the_plan_is_asked_for(tmp_path: Path,
     plan = falsify.checked_plan(client, goal, tmp_path, client.settings)
     assert kernel_saw_planning == [True]
     assert plan.goal_check is not None and plan.goal_check.verdict == "machine_checked"
+    assert any(check.checker == "coq" for check in plan.goal_check.checks)  # the kernel's own entry
     assert [lemma.statement for lemma in plan.lemmas] == [ODD_PLUS_ODD]
     assert backend.pending() == 0
