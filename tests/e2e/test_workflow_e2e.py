@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
@@ -38,6 +39,7 @@ from lemmata.artifacts import (
     read_artifact,
     write_artifact,
 )
+from lemmata.layout import SNAKEMAKE_LOG
 from lemmata.llm.calllog import read_call_records
 from lemmata.llm.prices import usd
 from lemmata.memory.knowledge_graph import KnowledgeGraph, graph_path
@@ -596,6 +598,25 @@ def test_a_missing_recording_is_refused_before_any_work(home, tmp_path):
     assert not (home / "runs").exists()
 
 
+def hold_the_answers_of(fake_server: FakeLLMServer, role: str) -> threading.Event:
+    """The role's calls wait for the returned event (a minute at most) before they are answered:
+    a test stops a run while they are in flight without racing the model's latency."""
+    released = threading.Event()
+    fake_server.before_answer = lambda request: request.role == role and released.wait(60)
+    return released
+
+
+def wait_for_the_workflow_to_start_no_more_jobs(run_dir: Path) -> None:
+    """Until Snakemake's scheduler has taken the stop (SIGTERM): from then on it starts no job."""
+    log = run_dir / SNAKEMAKE_LOG
+    wait_until(
+        lambda: "Will exit after finishing currently running jobs" in log.read_text(errors="replace"),
+        60,
+        0.02,
+        message=lambda: f"Snakemake never took the stop; its log ends:\n{log.read_text(errors='replace')[-2000:]}",
+    )
+
+
 def snakemake_child(process: subprocess.Popen) -> int:
     """The pid of the Snakemake process the lemmata driver started."""
     children = wait_until(
@@ -620,12 +641,12 @@ def snakemake_child(process: subprocess.Popen) -> int:
 def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server, home, tmp_path, target, signum):
     """A run stopped while lemmas are being proved, then `lemmata resume`: proved lemmas are kept, not
     recomputed. A pause (Ctrl+C, a kill, `lemmata pause`) leaves checkpoint.json; completion clears it."""
-    fake_server.role_latency["prover"] = 1.0  # the first proofs are in flight when the stop comes
+    released = hold_the_answers_of(fake_server, "prover")  # L1's proof is in flight until the stop landed
     env = local_env(home, fake_server)
     first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
         workflow = snakemake_child(first)
-        wait_until(lambda: fake_server.calls("prover"), 90, 0.02, message=None)
+        wait_until(lambda: fake_server.calls("prover"), 90, 0.02, message="no prover call within 90 s")
         # L1 and L3 (no dependencies) are being proved now.
         if target == "pause-command":
             paused = run_lemmata(["pause", only_run_dir(home).name], env, tmp_path)
@@ -635,8 +656,12 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
             os.killpg(workflow, signal.SIGKILL)
         else:
             os.kill(first.pid if target == "lemmata" else workflow, signum)
+        if target != "everything":
+            wait_for_the_workflow_to_start_no_more_jobs(only_run_dir(home))
+        released.set()
         _, stderr = first.communicate(timeout=120)
     finally:
+        released.set()
         first.kill()
     run_dir = only_run_dir(home)
     wait_until_none_left(home, 30)  # no workflow process, job or sandbox outlives a paused, stopped or killed run
@@ -663,7 +688,7 @@ def test_a_run_stopped_mid_theory_resumes_without_re_proving_a_lemma(fake_server
         set() if target == "everything" else {"L1", "L3"}
     )
 
-    fake_server.role_latency.clear()
+    fake_server.before_answer = None
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     if target == "everything":
@@ -684,13 +709,12 @@ def test_a_killed_driver_lets_its_workflow_finish_the_running_jobs_and_refuses_a
     still works it holds Snakemake's lock, and a resume then would start a second workflow on the
     same files: it is refused (exit 3), naming that process, and changes nothing. Afterwards
     resume completes, proving no lemma twice."""
-    fake_server.role_latency["prover"] = 1.0  # the first proofs are in flight when the kill comes
+    released = hold_the_answers_of(fake_server, "prover")  # the orphan works until the refused resume is done
     env = local_env(home, fake_server)
     first = start_lemmata(["prove", TASK], env, tmp_path)
     try:
         workflow = snakemake_child(first)
         wait_until(lambda: fake_server.calls("prover"), 90, 0.02, message="no prover call within 90 s")
-        fake_server.latency = 5.0  # the orphan's next calls are slow: it surely still works during the refused resume
         os.kill(first.pid, signal.SIGKILL)
         first.communicate(timeout=30)
         run_dir = only_run_dir(home)
@@ -706,14 +730,15 @@ def test_a_killed_driver_lets_its_workflow_finish_the_running_jobs_and_refuses_a
         assert load_record(run_dir) == before  # not even its timestamp rewritten
         assert not checkpoint_file(run_dir).exists()
         assert list((run_dir / ".snakemake/locks").iterdir())  # the orphan's lock is left to it
+        wait_for_the_workflow_to_start_no_more_jobs(run_dir)  # told by the kernel that its driver died
     finally:
+        released.set()
         first.kill()
     wait_until_none_left(home, 120)  # the orphan ended by itself
     lemmas_done = {p.stem for p in (run_dir / "theory/lemmas").glob("*.json")}
     assert lemmas_done == {"L1", "L3"}  # the running jobs finished; those waiting for them never started
 
-    fake_server.latency = 0.0
-    fake_server.role_latency.clear()
+    fake_server.before_answer = None
     resumed = run_lemmata(["resume", run_dir.name], env, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert load_record(run_dir).status == "completed" and (run_dir / "paper_v1.pdf").exists()

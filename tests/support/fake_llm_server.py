@@ -445,7 +445,7 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a broken test responder must show up as a clear, non-retried error
             message = f"fake server: responder for role '{record.role}' failed: {exc!r}"
             return self._send(record, 400, dialect.error_body(400, message))
-        if not fake._pause(fake.latency + fake.role_latency.get(record.role, 0.0) + scripted.latency):
+        if not fake._pause(fake.latency + scripted.latency):
             return fake._finish(record, 0)
         record.answer_text = text
         reply = fake._make_reply(dialect, record, text, scripted.finish_reason)
@@ -562,9 +562,6 @@ class FakeLLMServer(LoopbackServer):
         #: Seconds between the events of a role's streamed answers (default: none, all at once),
         #: so a client shows the pieces arriving one by one.
         self.stream_intervals: dict[str, float] = {}
-        #: Seconds added to the answers of one role only: a test that stops a run while, say, the
-        #: prover's calls are in flight need not wait on every call before them.
-        self.role_latency: dict[str, float] = {}
         self._requested_port = port
         self._port: int | None = None
         self._lock = threading.Lock()

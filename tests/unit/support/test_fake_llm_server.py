@@ -303,18 +303,6 @@ def test_hang_does_not_block_other_requests(server: FakeLLMServer) -> None:
         assert len(outcome) == 1 and isinstance(outcome[0], httpx.HTTPError)
 
 
-def test_role_latency_delays_that_roles_answers_only(server: FakeLLMServer, http: httpx.Client) -> None:
-    waits: list[float] = []
-    pause = server._pause
-    server._pause = lambda seconds: waits.append(seconds) or pause(seconds)  # type: ignore[method-assign]
-    server.latency = 0.01
-    server.role_latency["prover"] = 0.2
-    server.enqueue("prover", Answer("p", latency=0.05))
-    server.enqueue("writer", "w")
-    assert openai_text(chat(http, "prover")) == "p" and openai_text(chat(http, "writer")) == "w"
-    assert waits == [pytest.approx(0.26), pytest.approx(0.01)]
-
-
 def test_latency_from_constructor_attribute_and_answer() -> None:
     with FakeLLMServer(latency=0.15) as fake, httpx.Client(base_url=fake.anthropic_base_url, trust_env=False) as client:
         waits: list[float] = []
