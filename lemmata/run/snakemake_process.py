@@ -7,11 +7,16 @@ It is `python -m snakemake ARGS`, with two differences:
   scheduler's timers are cancelled; timers of any other library are left to run.
 - Its metadata records (`.snakemake/metadata/`) are made 0600 instead of Snakemake's 0660 (a
   project folder shared by a group): a run folder is its user's alone (lemmata/private_files.py).
-The process then exits as any Python program does (exit handlers, interpreter teardown).
+The process then exits as any Python program does (exit handlers, interpreter teardown), but
+with the objects Snakemake and the jobs left frozen out of the garbage collector (`gc.freeze`):
+the teardown's collections walked all of them and took 0.39 s of every run's end (2 cores,
+2026-11-27), now 0.02 s. Objects are still freed as their last reference goes (files close,
+buffers flush); only reference cycles among them are left to the end of the process.
 """
 
 from __future__ import annotations
 
+import gc
 import stat
 import sys
 import threading
@@ -63,6 +68,7 @@ def main() -> None:
     except SystemExit as exit_:
         status = exit_status(exit_.code)
     cancel_idle_timers()
+    gc.freeze()
     sys.exit(status)
 
 
