@@ -56,12 +56,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
+def session_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test session's temporary folder, shared by its xdist workers (each has one below it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if base.name.startswith("popen-gw") else base
+
+
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """LEMMATA_HOME in a tmp dir, no keys, no backend choice, no MAX_TOKENS_*, cwd in another tmp dir."""
     home = tmp_path_factory.mktemp("lemmata_home")
     workdir = tmp_path_factory.mktemp("cwd")
     monkeypatch.setenv("LEMMATA_HOME", str(home))
+    # One cache of TeX formats for the whole session (latex/formats.py): made once, not per test.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_directory(tmp_path_factory) / "xdg-cache"))
     # A developer's real provider-CLI login must never be picked up by backend resolution.
     monkeypatch.setenv("VENDORA_CREDENTIALS_FILE", str(home / "no-cli-credentials.json"))
     for name in ISOLATED_VARIABLES + PROXY_VARIABLES:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lemmata.artifacts import CompileReport
 from lemmata.errors import LemmataError
+from lemmata.files import write_bytes_atomically
 from lemmata.isolation.box import BoxUnavailable
-from lemmata.latex.document import support_files
+from lemmata.latex import formats
+from lemmata.latex.document import PAPER_PREAMBLE, support_files
 from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBox, TexBoxError, open_tex_box
 
 PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error")
@@ -121,10 +121,34 @@ def compile_paper(
     `<stem>.pdf` beside the .tex (atomically): a failed one leaves the earlier PDF as it was and
     removes `build/<stem>/`. The end of the final log is written beside the .tex.
     `figures`: where the paper's plots are (default `figures/` beside the .tex; a rewritten
-    version has its own).
+    version has its own). A paper with lemmata's own preamble is compiled with that preamble
+    preloaded (formats.py); a format TeX cannot load is forgotten and the paper compiled without.
     """
     tex_path = Path(tex_path).resolve()
-    build_tex = _prepare_build_directory(tex_path, figures or tex_path.parent / FIGURES_DIRECTORY)
+    figures = figures or tex_path.parent / FIGURES_DIRECTORY
+    preloaded = preloaded_paper_format(tex_path.read_text(encoding="utf-8", errors="replace"))
+    if preloaded is not None:
+        try:
+            return _compile(tex_path, bibliography, timeout_per_pass, figures, preloaded)
+        except FormatNotLoaded:
+            formats.forget(preloaded)
+    return _compile(tex_path, bibliography, timeout_per_pass, figures, None)
+
+
+def preloaded_paper_format(tex: str) -> Path | None:
+    """The format of lemmata's paper preamble, when `tex` is a document of that preamble."""
+    return formats.preloaded(PAPER_PREAMBLE) if PAPER_PREAMBLE.applies(tex) else None
+
+
+class FormatNotLoaded(Exception):
+    """pdflatex stopped before it opened the document's log: the format could not be loaded."""
+
+
+def _compile(
+    tex_path: Path, bibliography: bool, timeout_per_pass: float, figures: Path, preloaded: Path | None
+) -> CompileResult:
+    build_tex = _prepare_build_directory(tex_path, figures, preloaded)
+    options = formats.pdflatex_options(preloaded)
     started = time.monotonic()
     passes: list[str] = []
     pass_seconds: list[float] = []
@@ -135,7 +159,7 @@ def compile_paper(
                     passes.append(command)
                     pass_started = time.monotonic()
                     if command == "pdflatex":
-                        _run_pdflatex(tex, build_tex.name, timeout_per_pass)
+                        _run_pdflatex(tex, build_tex.name, timeout_per_pass, options)
                     else:
                         _run_bibtex(tex, build_tex.stem, timeout_per_pass, bibliography)
                     pass_seconds.append(round(time.monotonic() - pass_started, 3))
@@ -151,11 +175,14 @@ def compile_paper(
         shutil.rmtree(build_tex.parent, ignore_errors=True)
         error.passes = passes
         raise
+    except FormatNotLoaded:
+        shutil.rmtree(build_tex.parent, ignore_errors=True)
+        raise
     if pdf is None:
         raise LatexCompileError(f"{tex_path.name}: pdflatex reported success but wrote no PDF")
     _, warnings = parse_latex_log(tex_path.with_suffix(".log").read_text(encoding="latin-1"))
     pdf_path = tex_path.with_suffix(".pdf")
-    _replace_atomically(pdf_path, pdf)
+    write_bytes_atomically(pdf_path, pdf)
     return CompileResult(pdf_path, passes, round(time.monotonic() - started, 3), warnings, pass_seconds)
 
 
@@ -163,30 +190,19 @@ def _keep_log(tex: TexBox, tex_path: Path) -> None:
     """The end of the build's log, beside the .tex (the whole of any ordinary log)."""
     log = tex.read(tex_path.with_suffix(".log").name, LOG_TAIL_BYTES, tail=True)
     if log is not None:
-        _replace_atomically(tex_path.with_suffix(".log"), log)
+        write_bytes_atomically(tex_path.with_suffix(".log"), log)
 
 
-def _replace_atomically(path: Path, data: bytes) -> None:
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _prepare_build_directory(tex_path: Path, figures_dir: Path) -> Path:
-    """A fresh `build/<stem>/` with the .tex, the .bib files beside it, our support files and
-    the PDF figures of `figures_dir` (as `figures/`).
+def _prepare_build_directory(tex_path: Path, figures_dir: Path, preloaded: Path | None = None) -> Path:
+    """A fresh `build/<stem>/` with the .tex, the .bib files beside it, our support files, the
+    preloaded preamble's format if any, and the PDF figures of `figures_dir` (as `figures/`).
 
     Fresh, because outputs of an earlier (possibly killed) run could break the first pass or
     make a failed compile look like a new PDF."""
     build = tex_path.parent / BUILD_DIRECTORY / tex_path.stem
     shutil.rmtree(build, ignore_errors=True)
     build.mkdir(parents=True)
-    for source in [tex_path, *sorted(tex_path.parent.glob("*.bib")), *support_files()]:
+    for source in [tex_path, *sorted(tex_path.parent.glob("*.bib")), *support_files(), *filter(None, [preloaded])]:
         shutil.copyfile(source, build / source.name)
     figures = sorted(Path(figures_dir).glob("*.pdf"))
     if figures:  # the experiment's plots, which the paper includes as figures/<name>.pdf
@@ -196,14 +212,17 @@ def _prepare_build_directory(tex_path: Path, figures_dir: Path) -> Path:
     return build / tex_path.name
 
 
-def _run_pdflatex(tex: TexBox, name: str, timeout: float) -> None:
+def _run_pdflatex(tex: TexBox, name: str, timeout: float, options: tuple[str, ...] = ()) -> None:
     """One pdflatex pass; a non-zero exit raises with the first error from the log."""
-    returncode, timed_out = tex.run(["pdflatex", *PDFLATEX_FLAGS, name], timeout)
+    returncode, timed_out = tex.run(["pdflatex", *PDFLATEX_FLAGS, *options, name], timeout)
     if timed_out:
         raise LatexCompileError(f"pdflatex timed out after {timeout:g} s on {name} (an endless macro loop?)")
     if returncode == 0:
         return
-    log = tex.read(str(Path(name).with_suffix(".log")), LOG_TAIL_BYTES, tail=True) or b""
+    log = tex.read(str(Path(name).with_suffix(".log")), LOG_TAIL_BYTES, tail=True)
+    if log is None and options:
+        raise FormatNotLoaded(name)
+    log = log or b""
     errors, _ = parse_latex_log(log.decode("latin-1"))
     detail = errors[0] if errors else f"{name}: pdflatex exited with status {returncode}"
     raise LatexCompileError(_one_line(detail), [_one_line(error) for error in errors] or None)

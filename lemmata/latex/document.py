@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lemmata.latex.formats import Preamble
 from lemmata.latex.unicode_symbols import replace_unicode_symbols
 
 _HERE = Path(__file__).resolve().parent
@@ -59,8 +60,13 @@ def escape_latex_text(text: str) -> str:
 
 
 def preamble_text() -> str:
-    """The fixed preamble, from \\documentclass up to (not including) \\title."""
+    """The fixed preamble, from \\documentclass up to (not including) \\begin{document}."""
     return PREAMBLE_PATH.read_text(encoding="utf-8")
+
+
+#: Every paper's lines before its \begin{document}: the same in each, so read once per machine
+#: (formats.py). The title, author and date come after \begin{document}, where they do the same.
+PAPER_PREAMBLE = Preamble("lemmata-paper", preamble_text().rstrip("\n") + "\n\n", (MATH_PACKAGE_PATH,))
 
 
 def support_files() -> list[Path]:
@@ -71,13 +77,10 @@ def support_files() -> list[Path]:
 def render_document(*, title: str, abstract: str, body: str, bibliography_stem: str | None) -> str:
     """The full .tex text; the bibliography commands appear only when a stem is given."""
     parts = [
-        preamble_text().rstrip("\n"),
-        "",
+        PAPER_PREAMBLE.text + "\\begin{document}",
         f"\\title{{{escape_latex_text(title.strip())}}}",
         f"\\author{{{AUTHOR}}}",
         "\\date{}",
-        "",
-        "\\begin{document}",
         "\\maketitle",
     ]
     if abstract.strip():
