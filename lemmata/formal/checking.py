@@ -15,7 +15,9 @@ import json
 import resource
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
@@ -29,6 +31,7 @@ from lemmata.formal.statement import Statement, read_statement
 #: The worker's limits beyond its own time budgets: Z3 on a hard question can grow large.
 WORKER_MEMORY_BYTES = 2 << 30
 WORKER_GRACE_SECONDS = 15.0
+WORKER_COMMAND = (sys.executable, "-P", "-m", "lemmata.formal.worker")
 
 
 @dataclass(frozen=True)
@@ -143,27 +146,26 @@ def _expanded(statement: Statement) -> Statement:
 
 
 def run_worker(spec: FormalSpec, budget: Budget) -> dict:
-    """Sampling and the solver in a child process (worker.py), limited in memory and time."""
+    """Sampling and the solver in a child process (worker.py), limited in memory and time: the one
+    started ahead (`worker_started_ahead`), else a new one."""
     request = {"spec": spec.model_dump(), "sampling": budget.sampling, "solver": budget.solver}
     timeout = budget.sampling + 2 * budget.solver + WORKER_GRACE_SECONDS
+    worker = _take_worker_ahead() or _start_worker()
+    request["cpu_seconds"] = int(timeout) + 1
+    report, stderr, timed_out = None, "", False
     try:
-        finished = subprocess.run(
-            [sys.executable, "-P", "-m", "lemmata.formal.worker"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            preexec_fn=_limits(timeout),
-        )
-        report = json.loads(finished.stdout) if finished.returncode == 0 else None
+        stdout, stderr = worker.communicate(json.dumps(request), timeout=timeout)
+        report = json.loads(stdout) if worker.returncode == 0 else None
     except subprocess.TimeoutExpired:
-        report, finished = None, None
+        worker.kill()
+        worker.communicate()
+        timed_out = True
     except json.JSONDecodeError:
-        report = None
+        pass
     if isinstance(report, dict) and isinstance(report.get("checks"), list):
         return report
-    why = "it ran out of time" if finished is None else f"it ended with status {finished.returncode}"
-    tail = (finished.stderr.strip().splitlines() or [""])[-1][:200] if finished is not None else ""
+    why = "it ran out of time" if timed_out else f"it ended with status {worker.returncode}"
+    tail = (stderr.strip().splitlines() or [""])[-1][:200]
     detail = f"the checking process failed ({why}{': ' + tail if tail else ''})"
     return {
         "checks": [
@@ -173,12 +175,46 @@ def run_worker(spec: FormalSpec, budget: Budget) -> dict:
     }
 
 
-def _limits(seconds: float) -> Callable[[], None]:
-    cpu = int(seconds) + 1
+_ahead: list[subprocess.Popen[str]] = []
+_ahead_lock = threading.Lock()
 
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    return apply
+@contextmanager
+def worker_started_ahead() -> Iterator[None]:
+    """A checking process started now, for the first check inside the block: its start (0.3 s of
+    imports, 2 cores) passes while the model writes the statement it will check. One not taken is
+    told to end when the block ends."""
+    worker = _start_worker()
+    with _ahead_lock:
+        _ahead.append(worker)
+    try:
+        yield
+    finally:
+        with _ahead_lock:
+            unused = worker in _ahead
+            if unused:
+                _ahead.remove(worker)
+        if unused:
+            worker.communicate("")  # an empty request: it ends at once
+
+
+def _take_worker_ahead() -> subprocess.Popen[str] | None:
+    with _ahead_lock:
+        return _ahead.pop(0) if _ahead else None
+
+
+def _start_worker() -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        WORKER_COMMAND,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_memory_limits,
+    )
+
+
+def _memory_limits() -> None:
+    """Before the worker's first line; its CPU time it limits itself once it knows its budget."""
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -2,12 +2,15 @@
 
 Reads `{"spec": FormalSpec, "sampling": seconds, "solver": seconds}` on standard input and writes
 `{"vacuous": bool, "checks": [MachineCheck, ...]}` on standard output. Run as
-`python -m lemmata.formal.worker`; its parent sets its CPU and memory limits.
+`python -m lemmata.formal.worker`; its parent sets its memory limit, it sets its own CPU limit
+from the request's `cpu_seconds` before it reads the statement (it may have been started before
+its request was known: checking.worker_started_ahead).
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import sys
 import time
 from typing import Any
@@ -22,7 +25,14 @@ from lemmata.formal.statement import Statement, read_statement
 
 
 def main() -> None:
-    request = json.loads(sys.stdin.read())
+    text = sys.stdin.read()
+    if not text:  # started ahead and not needed after all (checking.worker_started_ahead)
+        return
+    request = json.loads(text)
+    # Its CPU time, now that it is known: a process started ahead has already spent some on imports.
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime) + int(request["cpu_seconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     spec = FormalSpec.model_validate(request["spec"])
     statement = read_statement([(v.name, v.type) for v in spec.variables], spec.hypotheses, spec.conclusion)
     report = check(statement, float(request["sampling"]), float(request["solver"]))

@@ -21,7 +21,14 @@ from lemmata.agents.parsing import latex_backslashes_kept, parse_json_answer
 from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import FormalCheck, Formalization, FormalSpec, FormalStatement, FormalVariable, atomic_write_text
 from lemmata.errors import ModelOutputError
-from lemmata.formal.checking import DEFAULT_BUDGET, Budget, falsify, formal_reading, not_formalized
+from lemmata.formal.checking import (
+    DEFAULT_BUDGET,
+    Budget,
+    falsify,
+    formal_reading,
+    not_formalized,
+    worker_started_ahead,
+)
 from lemmata.formal.language import FormalError
 from lemmata.formal.statement import resolve_domain
 
@@ -33,13 +40,15 @@ def formalize(client: LLMClient, goal: str, cache_dir: Path, budget: Budget = DE
     """The goal restated, in the formal language, and falsified (sampling and the solver). Its
     kernel proof is tried by the planning job, beside its model calls (stages/theory/falsify.py:
     checked_plan): a second of CPU that would otherwise hold up the next call."""
-    record = formalization(client, goal, cache_dir)
+    with worker_started_ahead():  # the check's process starts while the formalizer answers
+        record = formalization(client, goal, cache_dir)
+        check = formal_check(record, budget)
     return FormalStatement(
         goal=goal,
         formal_statement=record.restatement or goal,
         input_sha256=record.input_sha256,
         note=record.note,
-        check=formal_check(record, budget),
+        check=check,
     )
 
 
