@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import anthropic
@@ -19,12 +20,24 @@ if TYPE_CHECKING:
 TRANSIENT_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
 
+@lru_cache(maxsize=1)
+def shared_http_client() -> anthropic.DefaultHttpxClient:
+    """One HTTP client for every backend of the process, as openai_backend.shared_http_client."""
+    return anthropic.DefaultHttpxClient()
+
+
 class AnthropicBackend:
     name = "vendora"
     proxy: CredentialsProxy  # only through the CLI login: the proxy, kept as long as the backend (llm/registry.py)
 
     def __init__(self, api_key: str, timeout: float, base_url: str = "") -> None:
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, max_retries=0, timeout=timeout)
+        self._client = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=base_url or None,
+            max_retries=0,
+            timeout=timeout,
+            http_client=shared_http_client(),
+        )
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         # The fixed system prompt is marked cacheable: later calls of a role read it cheaply.

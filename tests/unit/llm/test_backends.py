@@ -147,3 +147,22 @@ def test_openai_backend_reports_token_counts(fake_llm: FakeLLMServer, llm_client
     (record,) = read_call_records(tmp_path / layout.LLM_CALLS)
     assert record["tokens_out"] == 10
     assert record["tokens_in"] == 11  # (40 + 1) characters / 4, rounded up, as the fake estimates
+
+
+def test_the_backends_of_one_process_share_one_http_client_and_its_tls_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every job makes a backend; each used to read the system's certificates (24 ms) for a client
+    of its own. Now the first backend makes the process's HTTP client, the others reuse it."""
+    import ssl
+
+    from lemmata.llm import anthropic_backend, openai_backend
+
+    openai_backend.shared_http_client.cache_clear()
+    anthropic_backend.shared_http_client.cache_clear()
+    contexts = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: contexts.append(1) or real(*a, **k))
+    openai_made = [openai_backend.OpenAICompatibleBackend("local", "http://127.0.0.1:9/v1", "", 30.0) for _ in range(3)]
+    anthropic_made = [anthropic_backend.AnthropicBackend("key", 30.0, "http://127.0.0.1:9") for _ in range(3)]
+    assert len(contexts) <= 2  # one per SDK, not one per backend
+    assert len({id(backend._client._client) for backend in openai_made}) == 1
+    assert len({id(backend._client._client) for backend in anthropic_made}) == 1
