@@ -1,5 +1,5 @@
 """`python -m lemmata` is the `lemmata` command."""
 
-from lemmata.cli.main import main
+from lemmata.cli.entry import main
 
 main()

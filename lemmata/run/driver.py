@@ -20,6 +20,7 @@ from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
 from lemmata.llm.interrupted_calls import keep_interrupted_calls
 from lemmata.os_errors import disk_is_full
 from lemmata.profiles import profile_arguments, resolve_profile
+from lemmata.run import early_workflow
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
 from lemmata.run.delivery import check_output_folder, deliver
 from lemmata.run.display import RunConsole
@@ -34,8 +35,9 @@ from lemmata.run.gates import (
     GateInterrupted,
     effective_gate_mode,
 )
-from lemmata.run.model_service import ModelServerFailed, shared_model, terminate_with_parent
+from lemmata.run.model_service import ModelServerFailed, shared_model
 from lemmata.run.outcome import run_outcome
+from lemmata.run.parent_death import terminate_with_parent
 from lemmata.run.pausing import (
     clear_checkpoint,
     load_checkpoint,
@@ -193,19 +195,22 @@ class Driver:
         log_start = log_path.stat().st_size if log_path.exists() else 0
         calls_made = TailReader(self.run_dir / layout.LLM_CALLS, start_at_end=True)  # by this invocation
         log = open(log_path, "ab")
-        process = subprocess.Popen(
-            [
-                *snakemake_command(self.run_dir, self.jobs, self._profile_arguments),
-                *version_targets(self.version),
-                *version_rules(self.version),  # last: the option takes every word after it
-            ],
+        command = [
+            *snakemake_command(self.run_dir, self.jobs, self._profile_arguments),
+            *version_targets(self.version),
+            *version_rules(self.version),  # last: the option takes every word after it
+        ]
+        environment = {
+            **workflow_environment(self.run_dir),
+            **self._model_environment,
+            **self._gate_answers(),
+            **self._interrupted_calls(),
+        }
+        # The process the command started with it, Snakemake already imported; else a new one.
+        process = early_workflow.hand_over(command, self.run_dir, environment, log_path) or subprocess.Popen(
+            command,
             cwd=self.run_dir,
-            env={
-                **workflow_environment(self.run_dir),
-                **self._model_environment,
-                **self._gate_answers(),
-                **self._interrupted_calls(),
-            },
+            env=environment,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -12,7 +12,6 @@ A resume starts a new one. Its log is logs/model_server.log in the run folder.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
@@ -20,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -33,30 +32,10 @@ from lemmata.run.workflow import workflow_processes
 READY_SECONDS = 300.0
 #: How long a stopped server may take to finish the call it is answering (none: the drive is over).
 STOP_SECONDS = 10.0
-_PR_SET_PDEATHSIG = 1
 
 
 class ModelServerFailed(ProviderError):
     """The run's model server did not start (its log says why)."""
-
-
-def _find_prctl() -> Callable[..., int] | None:
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):  # not Linux
-        return None
-
-
-#: Looked up now, not in the forked child: a child of a threaded parent (the server drives runs
-#: on threads) must not load libraries or allocate before exec.
-_PRCTL = _find_prctl()
-
-
-def terminate_with_parent() -> None:
-    """For preexec_fn: the kernel sends this child SIGTERM when the process that started it dies,
-    even by SIGKILL (Linux; elsewhere nothing happens)."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
 @contextmanager

@@ -1,29 +1,37 @@
 """Snakemake's command line, as lemmata starts it (`python -m lemmata.run.snakemake_process ARGS`).
 
-It is `python -m snakemake ARGS`, with two differences:
+It is `python -m snakemake ARGS`, with these differences:
 - It leaves as soon as Snakemake is done (it is the last thing a run waits for): Snakemake's
   scheduler arms a one-second `threading.Timer` after each pass (its job-rate limit), and Python
   waits for every such timer before the process may exit. With nothing left to schedule, the
   scheduler's timers are cancelled; timers of any other library are left to run.
 - Its metadata records (`.snakemake/metadata/`) are made 0600 instead of Snakemake's 0660 (a
   project folder shared by a group): a run folder is its user's alone (lemmata/private_files.py).
+- Started as `... --await-invocation` (run/early_workflow.py), it imports Snakemake, then reads
+  its command line, folder, environment, umask and log from one line on its standard input.
 The process then exits as any Python program does (exit handlers, interpreter teardown), but
 with the objects Snakemake and the jobs left frozen out of the garbage collector (`gc.freeze`):
 the teardown's collections walked all of them and took 0.39 s of every run's end (2 cores,
 2026-11-27), now 0.02 s. Snakemake's modules are frozen as soon as they are imported: the
-collections during a run took 0.14 s, now 0.08 s. Objects are still freed as their last reference goes (files close,
-buffers flush); only reference cycles among them are left to the end of the process.
+collections during a run took 0.14 s, now 0.08 s. Objects are still freed as their last
+reference goes (files close, buffers flush); only reference cycles among them are left to the
+end of the process.
 """
 
 from __future__ import annotations
 
 import gc
+import json
+import os
 import stat
 import sys
+import tempfile
 import threading
 
 from snakemake.cli import main as snakemake_main
 from snakemake.persistence.file import FilePersistence
+
+from lemmata.run.early_workflow import AWAIT_INVOCATION
 
 SNAKEMAKE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IWGRP
 PRIVATE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR
@@ -52,6 +60,28 @@ def exit_status(code: object) -> int:
     return 1
 
 
+def take_invocation() -> None:
+    """Started early (run/early_workflow.py), with Snakemake imported: become the process the
+    driver would have started, from the one line it sends; end quietly if none comes."""
+    line = sys.stdin.buffer.readline()
+    if not line:
+        sys.exit(0)
+    invocation = json.loads(line)
+    os.umask(int(invocation["umask"]))
+    os.chdir(invocation["cwd"])
+    os.environ.clear()
+    os.environ.update(invocation["env"])
+    tempfile.tempdir = None  # found again under the run's environment
+    log = os.open(invocation["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.dup2(log, sys.stdout.fileno())
+    os.dup2(log, sys.stderr.fileno())
+    os.close(log)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, sys.stdin.fileno())
+    os.close(nothing)
+    sys.argv = [sys.argv[0], *invocation["argv"]]
+
+
 def private_metadata_records() -> None:
     """Snakemake writes each record and then chmods it to the `mode` its writer defaults to (0660);
     0600 instead. Where a later Snakemake no longer has that default, nothing is changed (the test
@@ -62,6 +92,8 @@ def private_metadata_records() -> None:
 
 
 def main() -> None:
+    if sys.argv[1:] == [AWAIT_INVOCATION]:
+        take_invocation()
     gc.freeze()  # Snakemake's modules, just imported, are never garbage: no collection walks them again
     private_metadata_records()
     try:

@@ -7,14 +7,15 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import lemmata
 from lemmata import layout
 from lemmata.isolation.box import WEAKER_LIMITS_VARIABLE
+from lemmata.run.early_workflow import AWAIT_INVOCATION, package_path
 from lemmata.run.events import JobBoard
 from lemmata.settings import load_environment
 
@@ -124,6 +125,9 @@ def workflow_processes(run_dir: Path) -> list[int]:
         if not any("snakemake" in arg for arg in args) or {"--unlock", "--report"} & set(args):
             continue
         directory = args[args.index("--directory") + 1] if "--directory" in args[:-1] else ""
+        if AWAIT_INVOCATION in args:  # started early (early_workflow.py): it works where it was sent
+            with suppress(OSError):
+                directory = os.readlink(cmdline.parent / "cwd")
         if directory and Path(directory).resolve() == wanted:
             pids.append(int(cmdline.parent.name))
     return sorted(pids)
@@ -145,7 +149,6 @@ def workflow_environment(run_dir: Path) -> dict[str, str]:
     environ = load_environment()
     if WEAKER_LIMITS_VARIABLE not in os.environ:  # a .env file may not loosen the sandbox (SECURITY.md)
         environ.pop(WEAKER_LIMITS_VARIABLE, None)
-    package_parent = str(Path(lemmata.__file__).resolve().parent.parent)
-    environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, environ.get("PYTHONPATH", "")) if p)
+    environ["PYTHONPATH"] = package_path(environ)
     environ["LEMMATA_EVENTS_FILE"] = str(run_dir / layout.EVENTS)
     return environ
