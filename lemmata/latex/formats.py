@@ -33,6 +33,9 @@ from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBoxError, run
 
 BEGIN_DOCUMENT = "\\begin{document}"
 FORMAT_TIMEOUT = 60.0
+#: How a failure TeX itself reports begins; only such a failure is remembered (a box that could
+#: not start, a pass out of time under load, may go better next time).
+TEX_REFUSED = "pdftex -ini exited"
 #: Where the formats are kept: a machine's cache, not research data (`$XDG_CACHE_HOME`).
 CACHE_SUBDIRECTORY = ("lemmata", "tex-formats")
 _ERROR_LINE = re.compile(r"^(?:! |[^\s:]+:\d+: )")
@@ -85,7 +88,8 @@ def preloaded(preamble: Preamble) -> Path | None:
         content, why_not = _make_format(preamble)
         try:
             if content is None:
-                write_bytes_atomically(failed, why_not.encode("utf-8", "replace"))
+                if why_not.startswith(TEX_REFUSED):  # TeX's own answer: it would give it again
+                    write_bytes_atomically(failed, why_not.encode("utf-8", "replace"))
                 return None
             for stale in directory.glob(f"{preamble.name}-*"):  # an earlier installation's
                 stale.unlink(missing_ok=True)
@@ -161,6 +165,8 @@ def _make_format(preamble: Preamble) -> tuple[bytes | None, str]:
     content = found[f"{preamble.name}.fmt"]
     if returncode != 0 or timed_out or not content:
         log = (found[f"{preamble.name}.log"] or b"").decode("latin-1")
+        if timed_out:
+            return None, f"pdftex -ini timed out after {FORMAT_TIMEOUT:g} s"
         first_error = next((line for line in log.splitlines() if _ERROR_LINE.match(line)), "no error in its log")
-        return None, f"pdftex -ini exited with status {returncode}{' (timed out)' if timed_out else ''}: {first_error}"
+        return None, f"{TEX_REFUSED} with status {returncode}: {first_error}"
     return content, ""

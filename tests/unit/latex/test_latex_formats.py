@@ -151,3 +151,21 @@ def test_a_format_planted_in_a_cache_others_can_write_is_not_loaded(tmp_path: Pa
     cache.chmod(0o777)
     text, log = compiled(tmp_path / "defended", tex)
     assert "PLANTED TEXT" not in text and "preloaded format=pdflatex" in log
+
+
+def test_a_format_tex_could_not_even_start_on_is_tried_again_next_time(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only TeX's own refusal is remembered: a box that could not start may start next time."""
+    from lemmata.isolation.box import BoxUnavailable
+
+    real = formats.run_tex_once
+
+    def box_down(*_: object, **__: object) -> object:
+        raise BoxUnavailable("bwrap: no user namespaces")
+
+    monkeypatch.setattr(formats, "run_tex_once", box_down)
+    assert formats.preloaded(PLOT_PREAMBLE) is None
+    assert not list(cache.glob("*.failed"))
+    monkeypatch.setattr(formats, "run_tex_once", real)
+    assert formats.preloaded(PLOT_PREAMBLE) is not None
