@@ -68,14 +68,7 @@ def test_a_finished_workflow_exits_zero_with_its_log_written_out(tmp_path: Path)
     (tmp_path / "Snakefile").write_text(
         "rule all:\n    output: 'done.txt'\n    run:\n        open(output[0], 'w').write('written on a thread')\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "lemmata.run.snakemake_process", "--cores", "1", "--force-use-threads"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
+    result = run_workflow_in(tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "done.txt").read_text() == "written on a thread"
     (log,) = (tmp_path / ".snakemake" / "log").glob("*.snakemake.log")
@@ -97,14 +90,19 @@ def test_the_teardown_skips_the_collectors_sweep_but_still_closes_what_a_job_lef
         "        atexit.register(lambda: open('frozen.txt', 'w').write(str(gc.get_freeze_count())))\n"
         "LEFT_OPEN = []\n"
     )
-    result = subprocess.run(
+    result = run_workflow_in(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "left_open.txt").read_text() == "still written"
+    assert int((tmp_path / "frozen.txt").read_text()) > 10_000  # Snakemake's objects, and the job's
+
+
+def run_workflow_in(folder: Path) -> subprocess.CompletedProcess[str]:
+    """The Snakefile in `folder`, run by lemmata's Snakemake process with jobs on its threads."""
+    return subprocess.run(
         [sys.executable, "-m", "lemmata.run.snakemake_process", "--cores", "1", "--force-use-threads"],
-        cwd=tmp_path,
+        cwd=folder,
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
         timeout=120,
     )
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "left_open.txt").read_text() == "still written"
-    assert int((tmp_path / "frozen.txt").read_text()) > 10_000  # Snakemake's objects, and the job's
