@@ -148,10 +148,14 @@ def _expanded(statement: Statement) -> Statement:
 def run_worker(spec: FormalSpec, budget: Budget) -> dict:
     """Sampling and the solver in a child process (worker.py), limited in memory and time: the one
     started ahead (`worker_started_ahead`), else a new one."""
-    request = {"spec": spec.model_dump(), "sampling": budget.sampling, "solver": budget.solver}
     timeout = budget.sampling + 2 * budget.solver + WORKER_GRACE_SECONDS
+    request = {
+        "spec": spec.model_dump(),
+        "sampling": budget.sampling,
+        "solver": budget.solver,
+        "cpu_seconds": int(timeout) + 1,
+    }
     worker = _take_worker_ahead() or _start_worker()
-    request["cpu_seconds"] = int(timeout) + 1
     report, stderr, timed_out = None, "", False
     try:
         stdout, stderr = worker.communicate(json.dumps(request), timeout=timeout)

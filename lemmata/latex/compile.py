@@ -126,22 +126,10 @@ def compile_paper(
     """
     tex_path = Path(tex_path).resolve()
     figures = figures or tex_path.parent / FIGURES_DIRECTORY
-    preloaded = preloaded_paper_format(tex_path.read_text(encoding="utf-8", errors="replace"))
-    if preloaded is not None:
-        try:
-            return _compile(tex_path, bibliography, timeout_per_pass, figures, preloaded)
-        except FormatNotLoaded:
-            formats.forget(preloaded)
-    return _compile(tex_path, bibliography, timeout_per_pass, figures, None)
-
-
-def preloaded_paper_format(tex: str) -> Path | None:
-    """The format of lemmata's paper preamble, when `tex` is a document of that preamble."""
-    return formats.preloaded(PAPER_PREAMBLE) if PAPER_PREAMBLE.applies(tex) else None
-
-
-class FormatNotLoaded(Exception):
-    """pdflatex stopped before it opened the document's log: the format could not be loaded."""
+    tex = tex_path.read_text(encoding="utf-8", errors="replace")
+    return formats.with_format(
+        PAPER_PREAMBLE, tex, lambda preloaded: _compile(tex_path, bibliography, timeout_per_pass, figures, preloaded)
+    )
 
 
 def _compile(
@@ -175,7 +163,7 @@ def _compile(
         shutil.rmtree(build_tex.parent, ignore_errors=True)
         error.passes = passes
         raise
-    except FormatNotLoaded:
+    except formats.FormatNotLoaded:
         shutil.rmtree(build_tex.parent, ignore_errors=True)
         raise
     if pdf is None:
@@ -221,7 +209,7 @@ def _run_pdflatex(tex: TexBox, name: str, timeout: float, options: tuple[str, ..
         return
     log = tex.read(str(Path(name).with_suffix(".log")), LOG_TAIL_BYTES, tail=True)
     if log is None and options:
-        raise FormatNotLoaded(name)
+        raise formats.FormatNotLoaded(name)
     log = log or b""
     errors, _ = parse_latex_log(log.decode("latin-1"))
     detail = errors[0] if errors else f"{name}: pdflatex exited with status {returncode}"

@@ -23,14 +23,17 @@ import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from lemmata.files import write_bytes_atomically
 from lemmata.isolation.box import BoxUnavailable
 from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBoxError, run_tex_once
 
+T = TypeVar("T")
 BEGIN_DOCUMENT = "\\begin{document}"
 FORMAT_TIMEOUT = 60.0
 #: How a failure TeX itself reports begins; only such a failure is remembered (a box that could
@@ -106,9 +109,21 @@ def _ours_alone(directory: Path) -> bool:
     return status.st_uid == os.geteuid() and not status.st_mode & 0o022
 
 
-def forget(format_file: Path) -> None:
-    """A format TeX could not load (a damaged file): made again at the next need."""
-    Path(format_file).unlink(missing_ok=True)
+class FormatNotLoaded(Exception):
+    """pdflatex stopped before it opened the document's log: the format could not be loaded."""
+
+
+def with_format(preamble: Preamble, tex: str, attempt: Callable[[Path | None], T]) -> T:
+    """`attempt(format)` with the preamble's format when `tex` is a document of that preamble, else
+    `attempt(None)`; a format TeX could not load (FormatNotLoaded) is removed, to be made again at
+    the next need, and the document tried without it."""
+    format_file = preloaded(preamble) if preamble.applies(tex) else None
+    if format_file is not None:
+        try:
+            return attempt(format_file)
+        except FormatNotLoaded:
+            format_file.unlink(missing_ok=True)
+    return attempt(None)
 
 
 def pdflatex_options(format_file: Path | None) -> tuple[str, ...]:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from lemmata.isolation.box import BoxUnavailable
 from lemmata.latex import formats
-from lemmata.latex.compile import PDFLATEX_FLAGS, FormatNotLoaded, parse_latex_log, preloaded_paper_format
-from lemmata.latex.document import support_files
+from lemmata.latex.compile import PDFLATEX_FLAGS, parse_latex_log
+from lemmata.latex.document import PAPER_PREAMBLE, support_files
 from lemmata.latex.texbox import LOG_TAIL_BYTES, TexBoxError, run_tex_once
 
 TRIAL_STEM = "paper"
@@ -44,13 +44,7 @@ def pdflatex_available() -> bool:
 def trial_compile(tex: str, *, timeout: float) -> list[TrialError]:
     """The errors of one `pdflatex -draftmode` pass over `tex` (empty: it compiles), with lemmata's
     preamble preloaded when `tex` has it (formats.py); a format TeX cannot load is forgotten."""
-    preloaded = preloaded_paper_format(tex)
-    if preloaded is not None:
-        try:
-            return _trial(tex, timeout, preloaded)
-        except FormatNotLoaded:
-            formats.forget(preloaded)
-    return _trial(tex, timeout, None)
+    return formats.with_format(PAPER_PREAMBLE, tex, lambda preloaded: _trial(tex, timeout, preloaded))
 
 
 def _trial(tex: str, timeout: float, preloaded: Path | None) -> list[TrialError]:
@@ -65,7 +59,7 @@ def _trial(tex: str, timeout: float, preloaded: Path | None) -> list[TrialError]
     except (TexBoxError, BoxUnavailable) as error:  # no TeX to try with: the real compile will say why
         return [TrialError(f"TeX could not run: {error}", None)]
     if returncode != 0 and preloaded is not None and found[f"{TRIAL_STEM}.log"] is None:
-        raise FormatNotLoaded(TRIAL_STEM)
+        raise formats.FormatNotLoaded(TRIAL_STEM)
     if timed_out:
         return [
             TrialError(

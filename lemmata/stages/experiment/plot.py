@@ -18,7 +18,7 @@ from pathlib import Path
 from lemmata.artifacts import Experiment, LemmaCheck
 from lemmata.isolation.box import BoxUnavailable
 from lemmata.latex import formats
-from lemmata.latex.compile import FIGURES_DIRECTORY, PDFLATEX_FLAGS, FormatNotLoaded, parse_latex_log
+from lemmata.latex.compile import FIGURES_DIRECTORY, PDFLATEX_FLAGS, parse_latex_log
 from lemmata.latex.document import escape_latex_text
 from lemmata.latex.formats import Preamble
 from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBoxError, run_tex_once
@@ -122,13 +122,7 @@ def draw_plot(check: LemmaCheck, pdf_path: Path, timeout: float = PLOT_TIMEOUT) 
     """Compile the plot of `check` to `pdf_path` in a TeX box, its preamble preloaded (formats.py);
     PlotError with pdflatex's first error."""
     document = plot_document(check)
-    preloaded = formats.preloaded(PLOT_PREAMBLE) if PLOT_PREAMBLE.applies(document) else None
-    if preloaded is not None:
-        try:
-            return _draw_plot(document, pdf_path, timeout, preloaded)
-        except FormatNotLoaded:
-            formats.forget(preloaded)
-    return _draw_plot(document, pdf_path, timeout, None)
+    formats.with_format(PLOT_PREAMBLE, document, lambda preloaded: _draw_plot(document, pdf_path, timeout, preloaded))
 
 
 def _draw_plot(document: str, pdf_path: Path, timeout: float, preloaded: Path | None) -> None:
@@ -145,7 +139,7 @@ def _draw_plot(document: str, pdf_path: Path, timeout: float, preloaded: Path | 
     except (TexBoxError, BoxUnavailable) as error:
         raise PlotError(f"TeX could not run: {error}") from None
     if returncode != 0 and preloaded is not None and found["plot.log"] is None:
-        raise FormatNotLoaded("plot")
+        raise formats.FormatNotLoaded("plot")
     if timed_out:
         raise PlotError(f"pdflatex timed out after {timeout:g} s on plot.tex")
     if returncode != 0 or found["plot.pdf"] is None:
