@@ -7,6 +7,11 @@ It is `python -m snakemake ARGS`, with these differences:
   scheduler's timers are cancelled; timers of any other library are left to run.
 - Its metadata records (`.snakemake/metadata/`) are made 0600 instead of Snakemake's 0660 (a
   project folder shared by a group): a run folder is its user's alone (lemmata/private_files.py).
+- Its scheduler's SIGTERM handler (a pause: finish the running jobs, start no more) runs on a
+  thread of its own. Snakemake's handler takes the scheduler's lock, which the main thread holds
+  while it handles finished and failed jobs, and a signal handler runs on the main thread: a
+  SIGTERM landing inside that block deadlocked the run (seen in CI, 2026-11-28, a budget pause
+  sent the moment a job failed).
 - Started as `... --await-invocation` (run/early_workflow.py), it imports Snakemake, then reads
   its command line, folder, environment, umask and log from one line on its standard input.
 The process then exits as any Python program does (exit handlers, interpreter teardown), but
@@ -30,6 +35,7 @@ import threading
 
 from snakemake.cli import main as snakemake_main
 from snakemake.persistence.file import FilePersistence
+from snakemake.scheduling.job_scheduler import JobScheduler
 
 from lemmata.run.early_workflow import AWAIT_INVOCATION
 
@@ -91,11 +97,29 @@ def private_metadata_records() -> None:
         write.__defaults__ = (PRIVATE_RECORD_MODE,)
 
 
+def stop_requests_off_the_main_thread() -> None:
+    """Snakemake's `JobScheduler.exit_gracefully`, the SIGTERM handler its constructor installs,
+    started on a short-lived thread instead of run inside the signal handler: the thread waits
+    for the scheduler's lock while the main thread goes on and lets go of it."""
+    graceful_exit = JobScheduler.exit_gracefully
+    if getattr(graceful_exit, "off_the_main_thread", False):
+        return
+
+    def exit_gracefully(scheduler: JobScheduler, *args: object) -> None:
+        threading.Thread(
+            target=graceful_exit, args=(scheduler, *args), name="snakemake-stop-request", daemon=True
+        ).start()
+
+    exit_gracefully.off_the_main_thread = True  # type: ignore[attr-defined]
+    JobScheduler.exit_gracefully = exit_gracefully
+
+
 def main() -> None:
     if sys.argv[1:] == [AWAIT_INVOCATION]:
         take_invocation()
     gc.freeze()  # Snakemake's modules, just imported, are never garbage: no collection walks them again
     private_metadata_records()
+    stop_requests_off_the_main_thread()
     try:
         snakemake_main()  # ends with sys.exit(status)
         status = 0

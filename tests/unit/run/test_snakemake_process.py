@@ -106,3 +106,35 @@ def run_workflow_in(folder: Path) -> subprocess.CompletedProcess[str]:
         stdin=subprocess.DEVNULL,
         timeout=120,
     )
+
+
+SIGTERM_WHILE_THE_SCHEDULER_HOLDS_ITS_LOCK = """
+import os, signal, threading, time
+from snakemake.scheduling.job_scheduler import JobScheduler
+from lemmata.run.snakemake_process import stop_requests_off_the_main_thread
+
+stop_requests_off_the_main_thread()
+scheduler = JobScheduler.__new__(JobScheduler)  # the state exit_gracefully touches, as __init__ makes it
+scheduler._lock, scheduler._open_jobs, scheduler._user_kill = threading.Lock(), threading.Semaphore(0), None
+signal.signal(signal.SIGTERM, scheduler.exit_gracefully)  # what JobScheduler.__init__ does
+with scheduler._lock:  # the main thread handling finished and failed jobs
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.2)  # the handler runs here, on the main thread, the lock still held
+assert scheduler._open_jobs.acquire(timeout=30), "the scheduler was never woken"
+print(scheduler._user_kill)
+"""
+
+
+def test_a_pause_landing_while_the_scheduler_holds_its_lock_is_taken_not_deadlocked() -> None:
+    """Snakemake's SIGTERM handler takes the scheduler's lock; run inside the signal handler on a
+    main thread that holds it, it waited for ever (a budget pause in CI, 2026-11-28). Off the main
+    thread, it waits until the lock is let go, then asks the scheduler to finish gracefully."""
+    result = subprocess.run(
+        [sys.executable, "-c", SIGTERM_WHILE_THE_SCHEDULER_HOLDS_ITS_LOCK],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "graceful"
