@@ -62,6 +62,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
+from lemmata.formal import kernel_cache
 from lemmata.isolation.box import BoxLimits, BoxSpec, box_problem, open_box
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
 
@@ -417,28 +418,48 @@ def portfolio_body(scripts: Sequence[tuple[str, str]], seconds_each: int, nonce:
 # Running coqc in the box.
 
 
-@cache
 def coq_problem() -> str:
     """What keeps coqc and its standard library from running in the box here, and what to
     install; "" when they run. Looked at once per process."""
+    return _coq_library()[1]
+
+
+@cache
+def _coq_library() -> tuple[str, str]:
+    """(coqc's library folder, "") when Coq runs in the box here, else ("", what keeps it from running)."""
     problem = box_problem()
     if problem:
-        return f"Coq runs only in the box, and {problem}"
+        return "", f"Coq runs only in the box, and {problem}"
     if not os.access(COQC, os.X_OK):
-        return f"Coq's compiler {COQC} is not installed: {INSTALL_HINT}"
+        return "", f"Coq's compiler {COQC} is not installed: {INSTALL_HINT}"
     try:
         run = _run_in_box([COQC, "-where"], b"", 30.0)
     except OSError as error:
-        return f"coqc could not start in the box ({error}): {INSTALL_HINT}"
+        return "", f"coqc could not start in the box ({error}): {INSTALL_HINT}"
     where = run.stdout.strip()
     if run.returncode != 0 or not where.startswith("/usr/lib/"):
-        return f"coqc -where failed in the box ({_first_line(run.stderr or run.stdout)}): {INSTALL_HINT}"
+        return "", f"coqc -where failed in the box ({_first_line(run.stderr or run.stdout)}): {INSTALL_HINT}"
     missing = [name for name in STDLIB_FILES if not os.path.isfile(f"{where}/theories/{name}")]
     if missing:
-        return (
+        return "", (
             f"Coq's standard library is incomplete ({', '.join(missing)} missing in {where}/theories): {INSTALL_HINT}"
         )
-    return ""
+    return where, ""
+
+
+@cache
+def coq_installation() -> str:
+    """What a kernel verdict depends on besides the file (kernel_cache.py): coqc and the standard
+    library files the preludes load, each by path, size and modification time; "" without Coq."""
+    where = _coq_library()[0]
+    if not where:
+        return ""
+    paths = [os.path.realpath(COQC), *(f"{where}/theories/{name}" for name in STDLIB_FILES)]
+    identities = []
+    for path in paths:
+        status = os.stat(path)
+        identities.append(f"{path}:{status.st_size}:{status.st_mtime_ns}")
+    return "\n".join(identities)
 
 
 @dataclass(frozen=True)
@@ -511,6 +532,19 @@ def _collect(process: subprocess.Popen[bytes], deadline: float) -> tuple[str, st
     return out, err, timed_out
 
 
+def _coqc(source: str, timeout: float, nonce: str = "") -> _Run:
+    """coqc on `source` in the box; a file it accepted before on this machine is answered with
+    what it printed then (kernel_cache.py), and a file it accepts now is kept."""
+    installation = coq_installation()
+    recalled = kernel_cache.recall(source, nonce, installation) if installation else None
+    if recalled is not None:
+        return _Run(0, recalled, "", False, 0.0)
+    run = _run_in_box(["/bin/sh", "-c", f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"], source.encode(), timeout)
+    if installation and run.returncode == 0 and not run.timed_out:
+        kernel_cache.remember(source, nonce, installation, run.stdout)
+    return run
+
+
 # ---------------------------------------------------------------------------------------------
 # Checking one body, and proving.
 
@@ -559,8 +593,7 @@ def _check(proposition: str, scope: Scope, body: str, timeout: float, nonce: str
     problem = coq_problem()
     if problem:
         return _Check("unavailable", problem, (), source, "")
-    command = f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"
-    run = _run_in_box(["/bin/sh", "-c", command], source.encode(), timeout)
+    run = _coqc(source, timeout, nonce)
     # The wall clock (we end the box), or the CPU limit (SIGXCPU), seen directly or through bwrap.
     if run.timed_out or run.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
         return _Check("timed_out", f"Coq did not finish within {timeout:g} s", (), source, run.stdout)
@@ -602,9 +635,7 @@ def check_file(source: str, timeout_seconds: float = 60.0) -> tuple[int | None, 
     problem = coq_problem()
     if problem:
         return 0, problem
-    run = _run_in_box(
-        ["/bin/sh", "-c", f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"], source.encode(), timeout_seconds
-    )
+    run = _coqc(source, timeout_seconds)
     if run.timed_out:
         return 0, f"Coq did not finish within {timeout_seconds:g} s"
     if run.returncode != 0:

@@ -344,12 +344,12 @@ def test_the_first_error_is_found_past_warnings() -> None:
 
 
 def test_without_a_box_coq_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    coq.coq_problem.cache_clear()
+    coq._coq_library.cache_clear()
     monkeypatch.setattr(coq, "box_problem", lambda: "the sandbox needs bubblewrap (bwrap)")
     try:
         assert coq.coq_problem().startswith("Coq runs only in the box, and the sandbox needs bubblewrap")
     finally:
-        coq.coq_problem.cache_clear()
+        coq._coq_library.cache_clear()
 
 
 def test_prove_reports_unavailable_without_running_anything(monkeypatch: pytest.MonkeyPatch) -> None:
