@@ -21,22 +21,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 from lemmata.files import write_bytes_atomically
+from lemmata.machine_cache import forget_least_recently_used, private_cache, touch
 
-CACHE_SUBDIRECTORY = ("lemmata", "coq-accepted")
+CACHE_NAME = "coq-accepted"
 #: Where a kept file or output had its nonce.
 PLACEHOLDER = "\x00lemmata-nonce\x00"
 #: Entries are a few kilobytes; beyond this many, the oldest go.
 CAPACITY_ENTRIES = 4000
 _FORMAT = 1
-
-
-def cache_directory() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).joinpath(*CACHE_SUBDIRECTORY)
 
 
 def recall(source: str, nonce: str, installation: str) -> str | None:
@@ -51,10 +46,7 @@ def recall(source: str, nonce: str, installation: str) -> str | None:
         return None
     if not isinstance(kept, dict) or kept.get("format") != _FORMAT or not isinstance(kept.get("stdout"), str):
         return None
-    try:
-        os.utime(path)  # recently used: the last to go
-    except OSError:
-        pass
+    touch(path)  # recently used: the last to go
     return kept["stdout"].replace(PLACEHOLDER, nonce) if nonce else kept["stdout"]
 
 
@@ -68,31 +60,16 @@ def remember(source: str, nonce: str, installation: str, stdout: str) -> None:
     kept = stdout.replace(nonce, PLACEHOLDER) if nonce else stdout
     try:
         write_bytes_atomically(path, json.dumps({"format": _FORMAT, "stdout": kept}).encode())
-        _forget_the_oldest(path.parent)
+        forget_least_recently_used(path.parent, CAPACITY_ENTRIES)
     except OSError:  # a full disk, a read-only cache: the next check runs coqc again
         pass
 
 
 def _entry(source: str, nonce: str, installation: str) -> Path | None:
-    """The entry's path, in a cache folder only this user can write (made if missing); None when
-    there is no such folder."""
+    """The entry's path in the cache; None when there is no cache of this user's alone."""
     normal = source.replace(nonce, PLACEHOLDER) if nonce else source
+    directory = private_cache(CACHE_NAME)
+    if directory is None:
+        return None
     key = hashlib.sha256(f"{_FORMAT}\0{installation}\0{normal}".encode()).hexdigest()
-    directory = cache_directory()
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        status = directory.stat()
-    except OSError:
-        return None
-    if status.st_uid != os.geteuid() or status.st_mode & 0o022:
-        return None
     return directory / f"{key}.json"
-
-
-def _forget_the_oldest(directory: Path) -> None:
-    entries = list(os.scandir(directory))
-    if len(entries) <= CAPACITY_ENTRIES:
-        return
-    entries.sort(key=lambda entry: entry.stat().st_mtime)
-    for entry in entries[: len(entries) - CAPACITY_ENTRIES]:
-        Path(entry.path).unlink(missing_ok=True)

@@ -32,6 +32,7 @@ from typing import TypeVar
 from lemmata.files import write_bytes_atomically
 from lemmata.isolation.box import BoxUnavailable
 from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBoxError, run_tex_once
+from lemmata.machine_cache import private_cache
 
 T = TypeVar("T")
 BEGIN_DOCUMENT = "\\begin{document}"
@@ -39,8 +40,8 @@ FORMAT_TIMEOUT = 60.0
 #: How a failure TeX itself reports begins; only such a failure is remembered (a box that could
 #: not start, a pass out of time under load, may go better next time).
 TEX_REFUSED = "pdftex -ini exited"
-#: Where the formats are kept: a machine's cache, not research data (`$XDG_CACHE_HOME`).
-CACHE_SUBDIRECTORY = ("lemmata", "tex-formats")
+#: Where the formats are kept: a machine's cache, not research data (machine_cache.py).
+CACHE_NAME = "tex-formats"
 _ERROR_LINE = re.compile(r"^(?:! |[^\s:]+:\d+: )")
 _BUILD_LOCK = threading.Lock()  # two plots drawn at once make the format once
 
@@ -59,11 +60,6 @@ class Preamble:
         return tex.startswith(self.text) and tex[len(self.text) :].startswith(BEGIN_DOCUMENT)
 
 
-def cache_directory() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).joinpath(*CACHE_SUBDIRECTORY)
-
-
 def preloaded(preamble: Preamble) -> Path | None:
     """The format file of `preamble`, made now if this machine has none yet; None when it cannot
     be made here (the passes then read the preamble as usual)."""
@@ -75,15 +71,13 @@ def preloaded(preamble: Preamble) -> Path | None:
             [preamble.name, preamble.text, installation, *(p.read_text("utf-8") for p in preamble.support)]
         ).encode()
     ).hexdigest()[:16]
-    directory = cache_directory()
-    made, failed = directory / f"{preamble.name}-{key}.fmt", directory / f"{preamble.name}-{key}.failed"
     with _BUILD_LOCK:
-        try:
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError:  # a cache we cannot make: no format, nothing else lost
+        # None: a cache we cannot make, or one another user could write (a format planted there
+        # would write its text into our papers): no format, nothing else lost
+        directory = private_cache(CACHE_NAME)
+        if directory is None:
             return None
-        if not _ours_alone(directory):
-            return None
+        made, failed = directory / f"{preamble.name}-{key}.fmt", directory / f"{preamble.name}-{key}.failed"
         if made.is_file():
             return made
         if failed.is_file():
@@ -100,13 +94,6 @@ def preloaded(preamble: Preamble) -> Path | None:
         except OSError:  # a cache we cannot write: no format, nothing else lost
             return None
     return made
-
-
-def _ours_alone(directory: Path) -> bool:
-    """Whether only this user can have put files in `directory`: a format planted there by another
-    (an `XDG_CACHE_HOME` in a shared folder) would write its text into our papers."""
-    status = directory.stat()
-    return status.st_uid == os.geteuid() and not status.st_mode & 0o022
 
 
 class FormatNotLoaded(Exception):

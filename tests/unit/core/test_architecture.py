@@ -116,7 +116,7 @@ FLOORS = (
     ("llm", "artifacts"),
     ("redaction", "os_errors"),
     ("settings", "isolation", "plugins", "profiles"),
-    ("layout", "home_layout", "errors", "files", "jsonl", "credentials", "private_files"),
+    ("layout", "home_layout", "errors", "files", "jsonl", "credentials", "private_files", "machine_cache"),
 )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from lemmata.formal import coq, kernel_cache
 from lemmata.formal.coq import check_script, coq_source
+from lemmata.machine_cache import cache_directory
 
 COMMUTES = "forall a b : Z, a + b = b + a"
 ODD_SUM_ODD = "forall a b : Z, a mod 2 = 1 -> b mod 2 = 1 -> (a + b) mod 2 = 1"  # false: 1 + 1 = 2
@@ -20,7 +21,7 @@ ODD_SUM_ODD = "forall a b : Z, a mod 2 = 1 -> b mod 2 = 1 -> (a + b) mod 2 = 1" 
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache of this test's own, not the session's (where other tests' files are kept)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return kernel_cache.cache_directory()
+    return cache_directory(kernel_cache.CACHE_NAME)
 
 
 @pytest.fixture
