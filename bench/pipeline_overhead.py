@@ -5,13 +5,17 @@ per model call. For each it prints the wall time, the time a model call was in f
 of the calls' intervals, from the call log), the overhead (wall minus in flight), the ratio
 wall / in flight, and the latency on the run's critical path (calls that must happen one after
 another; a lemma waits only for the lemmas it depends on); then the medians of the repeats.
-Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 5]
+The runs share the machine's caches (TeX formats, the Coq files the kernel accepted, embeddings),
+as a user's runs of one task do; `--cold-checks` gives each run caches of its own but the TeX
+formats (made once per machine), as a new task meets them: every Coq file is checked anew.
+Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 5] [--cold-checks]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,12 +27,13 @@ from _common import critical_path, search_settings  # bench/ is the script direc
 
 from lemmata.artifacts import TheoryPlan, read_artifact
 from lemmata.llm.calllog import read_call_records
+from lemmata.machine_cache import cache_directory
 from support import even_sum_session
 from support.fake_llm_server import FakeLLMServer
 from support.fake_search_servers import FakeSearchServers
 
 
-def run_once(latency: float) -> dict[str, float]:
+def run_once(latency: float, cold_checks: bool = False) -> dict[str, float]:
     with (
         tempfile.TemporaryDirectory(prefix="lemmata-bench-") as tmp,
         FakeLLMServer(latency=latency) as server,
@@ -44,6 +49,8 @@ def run_once(latency: float) -> dict[str, float]:
             "TEXMFVAR": str(Path(tmp) / "texmf"),
             **search_settings(search),
         }
+        if cold_checks:
+            env["XDG_CACHE_HOME"] = str(caches_with_the_tex_formats_alone(Path(tmp)))
         started = time.monotonic()
         subprocess.run(
             [sys.executable, "-m", "lemmata", "prove", even_sum_session.TASK, "-o", "out"],
@@ -63,6 +70,16 @@ def run_once(latency: float) -> dict[str, float]:
         "in flight": in_flight(records),
         "critical": critical_path(records, {lemma.id: lemma.depends_on for lemma in plan.lemmas}),
     }
+
+
+def caches_with_the_tex_formats_alone(tmp: Path) -> Path:
+    """A cache folder for one run holding a copy of the machine's TeX formats and nothing else."""
+    caches = tmp / "cache"
+    formats = cache_directory("tex-formats")
+    (caches / "lemmata").mkdir(parents=True, mode=0o700)
+    if formats.is_dir():
+        shutil.copytree(formats, caches / "lemmata" / "tex-formats")
+    return caches
 
 
 def in_flight(records: list[dict]) -> float:
@@ -97,13 +114,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call in the slow scenario")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--cold-checks", action="store_true", help="each run with no Coq files or embeddings remembered (a new task)"
+    )
     args = parser.parse_args()
     print(COLUMNS)
     medians = []
     for latency in (0.0, args.latency):
         results = []
         for _ in range(args.repeat):
-            results.append(run_once(latency))
+            results.append(run_once(latency, args.cold_checks))
             print(row(f"latency {latency:g} s/call", results[-1]), flush=True)
         median = {key: statistics.median(r[key] for r in results) for key in results[0]}
         median["overhead"] = statistics.median(r["wall"] - r["in flight"] for r in results)
