@@ -115,6 +115,16 @@ def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tm
         llm.set_default(None, discerning)
         env = environment(tmp_path / "home", llm)
         command = [sys.executable, "-m", "lemmata", "calibrate", "--backend", "local", "--model", JUDGE, "--yes"]
+        interrupted: list[int] = []
+
+        def interrupt_at_the_fifth_refuter(request: RecordedRequest) -> None:
+            if request.role == "refuter" and len(llm.calls("refuter")) == 5:
+                os.kill(process.pid, signal.SIGINT)  # the verifier of this proof was answered
+                interrupted.append(len(llm.calls("verifier")))
+
+        # Set before the process starts: ten proofs take it well under a second, and a busy test
+        # worker set the hook after the fifth refuter call had come (the calibration then ran on).
+        llm.before_answer = interrupt_at_the_fifth_refuter
         process = subprocess.Popen(
             command,
             env=env,
@@ -124,15 +134,10 @@ def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tm
             stderr=subprocess.PIPE,
             text=True,
         )
-
-        def interrupt_at_the_fifth_refuter(request: RecordedRequest) -> None:
-            if request.role == "refuter" and len(llm.calls("refuter")) == 5:
-                os.kill(process.pid, signal.SIGINT)  # the verifier of this proof was answered
-
-        llm.before_answer = interrupt_at_the_fifth_refuter
         out, err = process.communicate(timeout=600)
         llm.before_answer = None
-        assert process.returncode == 1, err
+        assert interrupted, f"no fifth refuter call: {len(llm.calls('refuter'))} refuter calls"
+        assert process.returncode == 1, f"interrupted at verifier call {interrupted[0]}; {err[-2000:]}"
         assert "calibration stopped after" in err and "run the same command to go on" in err
         assert "Traceback" not in err
         assert load_calibration(tmp_path / "home", JUDGE) is None  # nothing stored from a part
