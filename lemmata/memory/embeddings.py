@@ -54,15 +54,13 @@ class E5Embedder:
             # model is loaded all the same, so a machine without it still says so here.
             kept = embedding_cache.recall(self.name, texts, query=query, dimensions=DIMENSIONS)
             missing = [text for text, vector in zip(texts, kept, strict=True) if vector is None]
+            made = np.zeros((0, DIMENSIONS), dtype=np.float32)
             if missing:
-                made = self._model.query(missing) if query else self._model.passage(missing)
-                made = np.asarray(made, dtype=np.float32)
+                made = np.asarray(self._model.query(missing) if query else self._model.passage(missing), np.float32)
                 embedding_cache.remember(self.name, missing, made, query=query)
-                fresh = iter(made)
-                kept = [next(fresh) if vector is None else vector for vector in kept]
-        if not kept:
-            return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        return np.stack(kept)  # (n, 384)
+        fresh = iter(made)
+        rows = [next(fresh) if vector is None else vector for vector in kept]
+        return np.stack(rows) if rows else np.zeros((0, DIMENSIONS), dtype=np.float32)  # (n, 384)
 
 
 @cache
