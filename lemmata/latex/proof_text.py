@@ -41,6 +41,8 @@ _PROOF_TITLE = re.compile(
     + r"[ \t]*"
 )
 _PROOF_TAGS = re.compile(r"\\begin[ \t]*\{proof\}(?:[ \t]*\[[^\]\n]*\])?|\\end[ \t]*\{proof\}")
+# The title of a `\begin{proof}[...]` tag, without the braces that protect it: `[{Proof of ...}]`.
+_TAG_TITLE = re.compile(r"\[\{?([^\]\n]*?)\}?\]\Z")
 _QED_TAIL = re.compile(
     r"(?:\s|\\hfill|\\quad)*(?:\$\s*\\(?:blacksquare|square|Box|qed)\s*\$|\\(?:qed|blacksquare|square|Box)\b"
     r"|\(?Q\.?E\.?D\.?\)?|∎|□|■)\s*\Z"
@@ -159,8 +161,17 @@ def proof_latex(text: str, lemma_ids: Iterable[str]) -> str:
     text = strip_closing_qed(strip_proof_opening(drop_echoed_formal_statements(text.replace("\r\n", "\n"))))
     text = _PROOF_TAGS.sub("", headings_as_run_in_titles(text))
     text = cite_lemmas(text, lemma_ids)
-    # The clean-up may turn a "**Proof:**" line further down into a proof environment: ours is enough.
-    return _PROOF_TAGS.sub("", extract_latex_body(text.strip() + "\n")).strip()
+    # The clean-up may turn a "**Proof:**" line further down into a proof environment: ours is
+    # enough, but a title it took keeps its words as a run-in title. A heading "#### Proof of the
+    # Implication \( \Rightarrow \)" half-way through a proof became such a title, and the tag's
+    # removal took it along: the two directions of the proof lost their headings (the embedded
+    # main command, 2026-11-29).
+    return _PROOF_TAGS.sub(_kept_title, extract_latex_body(text.strip() + "\n")).strip()
+
+
+def _kept_title(tag: re.Match[str]) -> str:
+    title = _TAG_TITLE.search(tag.group(0))
+    return f"\\textbf{{{title.group(1)}}}" if title else ""
 
 
 def fragment_latex(text: str, lemma_ids: Iterable[str]) -> str:

@@ -12,6 +12,7 @@ from lemmata.latex.proof_text import (
     proof_latex,
     sentence_latex,
 )
+from support import DATA
 
 IDS = ["L1", "L2", "L3"]
 
@@ -128,3 +129,15 @@ def test_a_lemmata_command_in_a_sentence_is_typewriter_with_its_double_hyphens()
     assert latex == (
         "Measure them with \\texttt{lemmata calibrate -{}-backend local -{}-model q4\\_k\\_m}; 10\\% of $x$."
     )
+
+
+def test_a_heading_for_each_direction_of_the_proof_keeps_its_words() -> None:
+    """The embedded prover headed the two directions "#### Proof of the Implication \\( \\Rightarrow \\)"
+    and "... \\Leftarrow"; the headings became proof environments with a title and the titles went
+    with the tags: the PDF showed two lists under no heading (the main command, 2026-11-29)."""
+    text = (DATA / "embedded_outputs" / "prover-proof-of-each-direction-as-headings.txt").read_text(encoding="utf-8")
+    latex = proof_latex(text, ["L1"])
+    assert "\\textbf{Proof of the Implication \\( \\Rightarrow \\)}" in latex
+    assert "\\textbf{Proof of the Implication \\( \\Leftarrow \\)}" in latex
+    assert "\\begin{proof}" not in latex and "\\end{proof}" not in latex
+    assert "Proof of Lemma" not in latex  # the leading heading restating the lemma still goes
