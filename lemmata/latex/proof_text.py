@@ -58,6 +58,13 @@ _ECHOED_FORMAL_SECTION = re.compile(
     re.MULTILINE | re.IGNORECASE,
 )
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# A display holding only a framed sentence: the embedded model's "final answer" closing a proof,
+# `\[ \boxed{\text{The sum of two even integers is even.}} \]` (four recorded answers of its,
+# prover, assembler, sketch and crystallizer alike; the main command's PDF, 2026-11-29).
+_BOXED_SENTENCE = re.compile(r"(?:\\\[|\$\$)\s*\\boxed\s*\{\s*\\text\s*\{(?P<words>[^{}$\n]*)\}\s*\}\s*(?:\\\]|\$\$)")
+_WORD = re.compile(r"[a-z0-9]+")
+#: How far back a framed sentence is looked for in the text before it, to be dropped as a repeat.
+BOXED_REPEAT_WINDOW = 400
 # What nests across a blank line: environments, \\[ \\] and $$ displays (an escape is skipped whole).
 _NESTING_TOKEN = re.compile(
     r"(?P<begin>\\begin[ \t]*\{)|(?P<end>\\end[ \t]*\{)|(?P<open>\\\[)|(?P<close>\\\])"
@@ -119,6 +126,19 @@ def strip_closing_qed(text: str) -> str:
     return _QED_TAIL.sub("", text.rstrip()).rstrip()
 
 
+def unframed_sentences(text: str) -> str:
+    """A framed sentence in a display as a plain sentence, or nothing when the text just before
+    it already says it: a proof ends in words, not with its claim again, centred in a box."""
+
+    def sentence(match: re.Match[str]) -> str:
+        words = " ".join(match.group("words").split())
+        before = _WORD.findall(text[max(0, match.start() - BOXED_REPEAT_WINDOW) : match.start()].lower())
+        said = " ".join(_WORD.findall(words.lower()))
+        return "" if not said or said in " ".join(before) else words
+
+    return _BOXED_SENTENCE.sub(sentence, text)
+
+
 def drop_echoed_formal_statements(text: str) -> str:
     """Without the prompt's formal and Coq statements copied into the prose: the sections headed
     so, and any paragraph that names the Coq theorem `lemmata_goal`."""
@@ -158,7 +178,8 @@ def headings_as_run_in_titles(text: str) -> str:
 
 def proof_latex(text: str, lemma_ids: Iterable[str]) -> str:
     """A prover's proof text as the LaTeX inside lemmata's proof environment."""
-    text = strip_closing_qed(strip_proof_opening(drop_echoed_formal_statements(text.replace("\r\n", "\n"))))
+    text = drop_echoed_formal_statements(unframed_sentences(text.replace("\r\n", "\n")))
+    text = strip_closing_qed(strip_proof_opening(text))
     text = _PROOF_TAGS.sub("", headings_as_run_in_titles(text))
     text = cite_lemmas(text, lemma_ids)
     # The clean-up may turn a "**Proof:**" line further down into a proof environment: ours is

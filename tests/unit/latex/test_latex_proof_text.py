@@ -141,3 +141,31 @@ def test_a_heading_for_each_direction_of_the_proof_keeps_its_words() -> None:
     assert "\\textbf{Proof of the Implication \\( \\Leftarrow \\)}" in latex
     assert "\\begin{proof}" not in latex and "\\end{proof}" not in latex
     assert "Proof of Lemma" not in latex  # the leading heading restating the lemma still goes
+
+
+@pytest.mark.parametrize(
+    "recording",
+    [
+        "assembler-echoes-the-retry-note.txt",
+        "sketch-copies-the-assembled-proof.txt",
+        "prover-assessment-as-sections.txt",
+        "crystallizer-statement-then-proof.txt",
+    ],
+)
+def test_a_proof_ending_with_its_claim_framed_ends_in_words(recording: str) -> None:
+    """The embedded model closes a proof the way it closes a computation: its claim again, centred
+    in a box (`\\[ \\boxed{\\text{...}} \\]`), the last thing in the PDF's proof of the main result
+    (the main command, 2026-11-29). The frame goes; its words stay unless the text before says them."""
+    text = (DATA / "embedded_outputs" / recording).read_text(encoding="utf-8")
+    latex = proof_latex(text, ["L1"])
+    assert "\\boxed" not in latex
+
+
+def test_a_framed_sentence_stays_as_words_unless_just_said() -> None:
+    said = "Therefore, the sum of two even integers is even.\n\n\\[\n\\boxed{\\text{The sum of two even integers is even.}}\n\\]"
+    assert proof_latex(said, []) == "Therefore, the sum of two even integers is even."
+    new = "Hence $a+b=2(m+n)$.\n\n### Conclusion\n\\[\n\\boxed{\\text{The sum of two integers is even if both are odd.}}\n\\]"
+    latex = proof_latex(new, [])
+    assert latex.endswith("\\textbf{Conclusion}\nThe sum of two integers is even if both are odd.")
+    # A framed formula is mathematics, not a repeated sentence: left to the model.
+    assert "\\boxed{a+b=2(m+n)}" in proof_latex("So\n\\[\n\\boxed{a+b=2(m+n)}\n\\]", [])
