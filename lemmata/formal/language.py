@@ -133,6 +133,53 @@ _LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=\d)")
 _CONNECTIVE_CALL = re.compile(r"(?:^|(?<=[(,\[]))\s*\b(and|or)\s*\(")
 
 
+#: Parity, divisibility and being a multiple said in words, which the language states as a
+#: remainder: "x = 2*k for some integer k" and "there exists an integer k such that x = 2*k" (the
+#: embedded formalizer wrote both, the second even after the hint below: L1 of the README's main
+#: command went unformalized, and a model-written test then "contradicted" it, 2026-11-29);
+#: "a + b is even", "n is odd", "n is divisible by 3", "a and b are even". The factor must be a
+#: positive integer: `b % a` is undefined at a = 0, where "b = a*k for some k" is not.
+_NAME = r"[A-Za-z_]\w*"
+_MULTIPLE = rf"(?P<lhs>[^=<>!]+?)\s*=\s*(?P<factor>[1-9]\d*)\s*\*?\s*(?P<k>{_NAME})"
+_END = r"\s*\.?\s*$"
+_SOME_INTEGER = r"(?:an?\s+|some\s+)?(?:integer\s+)?"
+_EXISTS_MULTIPLE = re.compile(
+    rf"^\s*there\s+(?:exists?|is)\s+{_SOME_INTEGER}(?P<bound>{_NAME})\s+(?:such\s+that|with|where)\s+{_MULTIPLE}{_END}",
+    re.IGNORECASE,
+)
+_MULTIPLE_FOR_SOME = re.compile(
+    rf"^\s*{_MULTIPLE}\s+for\s+(?:some|an?)\s+(?:integer\s+)?(?P<bound>{_NAME}){_END}", re.IGNORECASE
+)
+_PARITY = re.compile(
+    rf"^\s*(?:both\s+)?(?P<lhs>.+?)\s+(?P<verb>is|are)\s+(?:both\s+)?(?:an?\s+)?(?P<parity>even|odd)"
+    rf"(?:\s+(?:integers?|numbers?))?{_END}",
+    re.IGNORECASE,
+)
+_DIVISIBLE = re.compile(rf"^\s*(?P<lhs>.+?)\s+is\s+divisible\s+by\s+(?P<factor>[1-9]\d*){_END}", re.IGNORECASE)
+_NAMES_JOINED = re.compile(rf"^\s*{_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+and\s+{_NAME}\s*$")
+
+
+def phrases_as_remainders(text: str) -> str:
+    """`text` with a multiple, a parity or a divisibility said in words written as a remainder
+    (`(x) % 2 == 0`); anything else unchanged."""
+    for pattern in (_EXISTS_MULTIPLE, _MULTIPLE_FOR_SOME):
+        found = pattern.match(text)
+        bound = found and found.group("k")
+        if found and bound == found.group("bound") and not re.search(rf"\b{bound}\b", found.group("lhs")):
+            return f"({found.group('lhs').strip()}) % {found.group('factor')} == 0"
+    if found := _DIVISIBLE.match(text):
+        return f"({found.group('lhs').strip()}) % {found.group('factor')} == 0"
+    if found := _PARITY.match(text):
+        remainder = 0 if found.group("parity").lower() == "even" else 1
+        subjects = [found.group("lhs").strip()]
+        if found.group("verb").lower() == "are":
+            if not _NAMES_JOINED.match(subjects[0]):
+                return text
+            subjects = [name for name in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", subjects[0]) if name]
+        return " and ".join(f"({subject}) % 2 == {remainder}" for subject in subjects)
+    return text
+
+
 def normalised_source(text: str) -> str:
     """The spellings models use for the same thing, in Python's: `x^2`, `2a`, `a = b`, `≤`, `\\cdot`,
     `&&`, `mod`. Nothing that changes a well-formed Python expression's meaning but `^`, which
@@ -199,7 +246,7 @@ def _latex_structures(text: str) -> str:
 
 def parse_expression(text: str) -> Expr:
     """The tree of one expression; FormalError naming what is not part of the language."""
-    source = normalised_source(text.strip())
+    source = normalised_source(phrases_as_remainders(text.strip()))
     if not source:
         raise FormalError("an expression is empty")
     try:

@@ -8,6 +8,9 @@ from fractions import Fraction
 
 import pytest
 
+from lemmata.agents.answers import FormalizerAnswer
+from lemmata.agents.parsing import parse_json_answer
+from lemmata.formal.checking import formal_reading
 from lemmata.formal.language import (
     Const,
     FormalError,
@@ -20,6 +23,8 @@ from lemmata.formal.language import (
 )
 from lemmata.formal.render import expression_text, statement_latex, statement_text
 from lemmata.formal.statement import read_statement, resolve_domain
+from lemmata.stages.formal.formalize import spec_of
+from support import DATA
 
 
 @pytest.mark.parametrize(
@@ -85,8 +90,8 @@ def test_sums_counts_and_all_are_reductions_over_ranges() -> None:
         pytest.param("'text'", "not a number", id="string"),
         pytest.param("x = ", "is not an expression", id="syntax-error"),
         pytest.param(
-            "there exists an integer k such that a = 2*k", "is written a % 2 == 0", id="existence-in-words"
-        ),  # the embedded formalizer, the README's main command 2026-11-26
+            "there exists an integer k such that a = k**2", "is written a % 2 == 0", id="existence-in-words"
+        ),  # the embedded formalizer, the README's main command 2026-11-26 (a multiple is read since)
     ],
 )
 def test_anything_outside_the_language_is_refused_with_what_to_write(text: str, complaint: str) -> None:
@@ -175,3 +180,45 @@ def test_the_statement_reads_the_same_in_text_and_latex() -> None:
     statement = read_statement([("x", "positive real")], [], "x + 1/x >= 2")
     assert statement_text(statement) == "∀ x ∈ ℝ>0: x + 1/x ≥ 2 where x ≠ 0"
     assert statement_latex(statement) == r"\forall x \in \mathbb{R}_{>0}: x + \frac{1}{x} \geq 2\text{ where }x \neq 0"
+
+
+@pytest.mark.parametrize(
+    "words, expression",
+    [
+        pytest.param("x = 2*k for some integer k", "x % 2 == 0", id="multiple-for-some-integer"),
+        pytest.param("there exists an integer k such that x = 2*k", "x % 2 == 0", id="there-exists-a-multiple"),
+        pytest.param("n = 3k for some k", "n % 3 == 0", id="implicit-product"),
+        pytest.param("a + b is even", "(a + b) % 2 == 0", id="sum-is-even"),
+        pytest.param("n is an odd integer.", "n % 2 == 1", id="is-odd"),
+        pytest.param("a and b are even", "a % 2 == 0 and b % 2 == 0", id="both-even"),
+        pytest.param("n is divisible by 7", "n % 7 == 0", id="divisible"),
+    ],
+)
+def test_a_multiple_a_parity_or_a_divisibility_in_words_is_read_as_a_remainder(words: str, expression: str) -> None:
+    """The embedded formalizer wrote L1 of the README's main command as `x = 2*k for some integer
+    k` and, told how to write it, as `there exists an integer k such that x = 2*k` (2026-11-29)."""
+    assert parse_expression(words) == parse_expression(expression)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        pytest.param("b = a*k for some k", id="factor-a-variable"),  # b % a is undefined at a = 0
+        pytest.param("x = 2*k for some integer j", id="another-name-bound"),
+        pytest.param("k = 2*k for some k", id="bound-name-on-both-sides"),
+        pytest.param("a, b or c are even", id="not-a-list-of-names"),
+    ],
+)
+def test_a_phrase_that_is_no_remainder_is_left_to_be_refused(words: str) -> None:
+    with pytest.raises(FormalError, match="is not an expression"):
+        parse_expression(words)
+
+
+def test_the_formalizers_recorded_multiples_read_as_the_circular_statement_they_are() -> None:
+    """Read, L1 ("An integer is even if it can be written as 2k for some integer k") is its own
+    hypothesis: refused as proving nothing (a definition, not a lemma), no longer as prose."""
+    for recording in ("formalizer-multiple-for-some-integer.txt", "formalizer-there-exists-after-the-hint.txt"):
+        text = (DATA / "embedded_outputs" / recording).read_text(encoding="utf-8")
+        spec = spec_of(parse_json_answer(text, FormalizerAnswer, "formalizer"))
+        with pytest.raises(FormalError, match="the conclusion is one of the hypotheses"):
+            formal_reading("An integer is even if it can be written as 2k for some integer k.", spec)
