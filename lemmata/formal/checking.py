@@ -53,7 +53,7 @@ def read_formal(spec: FormalSpec) -> Statement:
 
 def formal_reading(prose: str, spec: FormalSpec) -> Statement:
     """The statement, when it can be the prose's; FormalError with the reason otherwise (a
-    formalizer is told it and asked again)."""
+    formalizer is told it and asked again, unless the statement is circular)."""
     statement = read_formal(spec)
     reason = unfaithful(prose, statement)
     if reason:

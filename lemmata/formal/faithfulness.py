@@ -212,6 +212,11 @@ def _operations(expr: Expr) -> set[str]:
     return set()
 
 
+#: A conclusion among the hypotheses. The formalizer is not asked again for such a statement
+#: (stages/formal/formalize.py): it changes only by saying something else.
+CIRCULAR = "the conclusion is one of the hypotheses: the statement would prove nothing"
+
+
 def unfaithful(prose: str, statement: Statement) -> str:
     """Why the formal statement cannot be the prose's ("" when nothing is found): the reason is
     sent back to the formalizer, and shown when the statement is refused."""
@@ -224,7 +229,7 @@ def unfaithful(prose: str, statement: Statement) -> str:
         return "the conclusion is `True`: it says nothing"
     assumed = {part for assumption in statement.assumptions() for part in conjuncts(assumption)}
     if all(part in assumed for part in conclusion):
-        return "the conclusion is one of the hypotheses: the statement would prove nothing"
+        return CIRCULAR
     free = free_answer(statement)
     if free:
         return (

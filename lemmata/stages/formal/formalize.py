@@ -29,6 +29,7 @@ from lemmata.formal.checking import (
     not_formalized,
     worker_started_ahead,
 )
+from lemmata.formal.faithfulness import CIRCULAR
 from lemmata.formal.language import FormalError
 from lemmata.formal.statement import resolve_domain
 
@@ -104,6 +105,19 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
             formal_reading(statement, spec)
         except FormalError as error:
             refused = f"the formal statement was refused: {error}"
+            if str(error) == CIRCULAR:
+                # Told so, the embedded formalizer negated the conclusion ("x is not even" for "an
+                # integer is even if it is 2k for some k", the README's main command, 2026-11-29):
+                # a circular statement, a definition restated, changes only by saying something
+                # else, which sampling would then "refute". The refusal stands.
+                return Formalization(
+                    input_sha256=key,
+                    statement=statement,
+                    restatement=restatement,
+                    spec=spec,
+                    not_formalized=refused,
+                    attempts=attempt,
+                )
             feedback = (
                 f"Your previous answer:\n{_one_line(text)}\nIt was refused: {error}. Write the statement again, "
                 "changing what was refused and following the rules."

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from lemmata.artifacts import Formalization
+from lemmata.formal.faithfulness import CIRCULAR
 from lemmata.stages.formal.formalize import formal_check, formalization, formalize
 from lemmata.stages.theory.plan import plan_theory
+from support import DATA
 from support.scripted_backend import scripted_client
 
 GOAL = "The sum of two even integers is even."
@@ -288,10 +290,25 @@ def test_a_hypothesis_that_only_types_variables_becomes_their_domain(tmp_path: P
 
 
 def test_the_second_answer_is_asked_with_the_first_and_why_it_was_refused(tmp_path: Path) -> None:
-    wrong = formal_answer("", hypotheses=["a % 2 == 0", "b is even"])
+    wrong = formal_answer("", hypotheses=["a % 2 == 0", "b is a multiple of two"])
     client, backend = scripted_client({"formalizer": [wrong, formal_answer()]})
     record = formalization(client, GOAL, tmp_path)
     assert record.spec is not None and record.attempts == 2
     retry = user_text(backend.calls("formalizer")[1])
-    assert "Your previous answer:\n{" in retry and '"b is even"' in retry
-    assert "It was refused: a hypothesis: 'b is even'" in retry
+    assert "Your previous answer:\n{" in retry and '"b is a multiple of two"' in retry
+    assert "It was refused: a hypothesis: 'b is a multiple of two'" in retry
+
+
+def test_a_circular_statement_is_refused_without_asking_again(tmp_path: Path) -> None:
+    """L1 of the README's main command restated the definition of even ("An integer is even if it
+    can be written as 2k for some integer k"): read, its conclusion is its hypothesis. Asked again,
+    the embedded formalizer answered with the conclusion negated, `x is not even` (2026-11-29),
+    a statement sampling would "refute". So the refusal stands, and says why."""
+    prose = "An integer is even if it can be written as 2k for some integer k."
+    recorded = (DATA / "embedded_outputs" / "formalizer-multiple-for-some-integer.txt").read_text(encoding="utf-8")
+    negated = recorded.replace('"x is even"', '"x is not even"')
+    client, backend = scripted_client({"formalizer": [recorded, negated]})
+    record = formalization(client, prose, tmp_path)
+    assert len(backend.calls("formalizer")) == 1
+    assert record.not_formalized == "the formal statement was refused: " + CIRCULAR and record.attempts == 1
+    assert formal_check(record).verdict == "unverified"
