@@ -110,14 +110,7 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
                 # integer is even if it is 2k for some k", the README's main command, 2026-11-29):
                 # a circular statement, a definition restated, changes only by saying something
                 # else, which sampling would then "refute". The refusal stands.
-                return Formalization(
-                    input_sha256=key,
-                    statement=statement,
-                    restatement=restatement,
-                    spec=spec,
-                    not_formalized=refused,
-                    attempts=attempt,
-                )
+                break
             feedback = (
                 f"Your previous answer:\n{_one_line(text)}\nIt was refused: {error}. Write the statement again, "
                 "changing what was refused and following the rules."
@@ -132,7 +125,7 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
         restatement=restatement,
         spec=spec,
         not_formalized=refused,
-        attempts=FORMALIZER_ATTEMPTS,
+        attempts=attempt,
     )
 
 
