@@ -14,6 +14,8 @@ It is `python -m snakemake ARGS`, with these differences:
   sent the moment a job failed).
 - Started as `... --await-invocation` (run/early_workflow.py), it imports Snakemake, then reads
   its command line, folder, environment, umask and log from one line on its standard input.
+- Snakemake's report registry does not import its built-in HTML reporter (no run asks for a
+  report), and the jobs' stages are imported while the first model call waits (run/warm_imports.py).
 The process then exits as any Python program does (exit handlers, interpreter teardown), but
 with the objects Snakemake and the jobs left frozen out of the garbage collector (`gc.freeze`):
 the teardown's collections walked all of them and took 0.39 s of every run's end (2 cores,
@@ -36,6 +38,8 @@ import threading
 from snakemake.cli import main as snakemake_main
 from snakemake.persistence.file import FilePersistence
 from snakemake.scheduling.job_scheduler import JobScheduler
+from snakemake_interface_common.plugin_registry import PluginRegistryBase
+from snakemake_interface_report_plugins.registry import ReportPluginRegistry
 
 from lemmata.run.early_workflow import AWAIT_INVOCATION
 
@@ -97,6 +101,14 @@ def private_metadata_records() -> None:
         write.__defaults__ = (PRIVATE_RECORD_MODE,)
 
 
+def no_builtin_report_plugin() -> None:
+    """Snakemake's argument parser takes the options of every plugin, and the report registry
+    imports its built-in HTML reporter for them (jinja2, docutils, pygments, numpy: 0.15 s of each
+    run's start, 2 cores, 2026-11-29). lemmata never asks Snakemake for a report: the registry
+    collects the installed report plugins only, as every other registry does."""
+    ReportPluginRegistry.collect_plugins = PluginRegistryBase.collect_plugins
+
+
 def stop_requests_off_the_main_thread() -> None:
     """Snakemake's `JobScheduler.exit_gracefully`, the SIGTERM handler its constructor installs,
     started on a short-lived thread instead of run inside the signal handler: the thread waits
@@ -120,6 +132,10 @@ def main() -> None:
     gc.freeze()  # Snakemake's modules, just imported, are never garbage: no collection walks them again
     private_metadata_records()
     stop_requests_off_the_main_thread()
+    no_builtin_report_plugin()
+    from lemmata.run import warm_imports  # after take_invocation: lemmata's modules see the run's environment
+
+    warm_imports.enable()
     try:
         snakemake_main()  # ends with sys.exit(status)
         status = 0

@@ -96,6 +96,24 @@ def test_the_teardown_skips_the_collectors_sweep_but_still_closes_what_a_job_lef
     assert int((tmp_path / "frozen.txt").read_text()) > 10_000  # Snakemake's objects, and the job's
 
 
+def test_the_workflow_process_imports_no_report_machinery_and_warms_its_jobs_imports(tmp_path: Path) -> None:
+    """No run asks Snakemake for a report: its HTML reporter (jinja2, docutils, pygments, numpy)
+    is not imported for the argument parser. Its jobs share one process, which warms their imports."""
+    (tmp_path / "Snakefile").write_text(
+        "import sys\n"
+        "rule all:\n"
+        "    output: 'seen.txt'\n"
+        "    run:\n"
+        "        from lemmata.run import warm_imports\n"
+        "        warming = warm_imports.start_once()\n"
+        "        seen = ['snakemake.report.html_reporter' in sys.modules, warming is not None]\n"
+        "        open(output[0], 'w').write(repr(seen))\n"
+    )
+    result = run_workflow_in(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "seen.txt").read_text() == "[False, True]"
+
+
 def run_workflow_in(folder: Path) -> subprocess.CompletedProcess[str]:
     """The Snakefile in `folder`, run by lemmata's Snakemake process with jobs on its threads."""
     return subprocess.run(
