@@ -21,6 +21,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sized
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
@@ -193,7 +194,9 @@ class Prior:
     run: RecordedRun
 
 
+@lru_cache(maxsize=1)
 def bundled_prior() -> Prior:
+    """Read once per process (it is package data); its tables are only read."""
     raw = yaml.safe_load((files("lemmata.run.spending") / "forecast_prior.yaml").read_text(encoding="utf-8"))
     run = RecordedRun(str(raw["measured_on"]), int(raw["lemmas"]), frozenset(FORECAST_STAGES))
     for part, table in (("fixed", run.fixed), ("per_lemma", run.per_lemma)):
