@@ -18,6 +18,9 @@ from lemmata.latex.texbox import LOG_TAIL_BYTES, PDF_MAX_BYTES, TexBox, TexBoxEr
 
 PDFLATEX_FLAGS = ("-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error")
 BUILD_DIRECTORY = "build"
+#: The specification's sequence. The first two pdflatex passes run with -draftmode: they write the
+#: .aux bibtex and the next pass read, and no PDF (0.02-0.03 s less each, 2 cores, 2026-11-29).
+COMPILE_STEPS = ("pdflatex", "bibtex", "pdflatex", "pdflatex")
 #: Figures beside the .tex (the experiment's plots), copied along into the build directory.
 FIGURES_DIRECTORY = "figures"
 
@@ -143,11 +146,12 @@ def _compile(
     try:
         with open_tex_box(build_tex.parent) as tex:
             try:
-                for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
+                for step, command in enumerate(COMPILE_STEPS):
                     passes.append(command)
                     pass_started = time.monotonic()
                     if command == "pdflatex":
-                        _run_pdflatex(tex, build_tex.name, timeout_per_pass, options)
+                        last = step == len(COMPILE_STEPS) - 1
+                        _run_pdflatex(tex, build_tex.name, timeout_per_pass, options, draft=not last)
                     else:
                         _run_bibtex(tex, build_tex.stem, timeout_per_pass, bibliography)
                     pass_seconds.append(round(time.monotonic() - pass_started, 3))
@@ -200,9 +204,12 @@ def _prepare_build_directory(tex_path: Path, figures_dir: Path, preloaded: Path 
     return build / tex_path.name
 
 
-def _run_pdflatex(tex: TexBox, name: str, timeout: float, options: tuple[str, ...] = ()) -> None:
-    """One pdflatex pass; a non-zero exit raises with the first error from the log."""
-    returncode, timed_out = tex.run(["pdflatex", *PDFLATEX_FLAGS, *options, name], timeout)
+def _run_pdflatex(tex: TexBox, name: str, timeout: float, options: tuple[str, ...] = (), draft: bool = False) -> None:
+    """One pdflatex pass (`draft`: no PDF, only the .aux and the log); a non-zero exit raises with
+    the first error from the log."""
+    returncode, timed_out = tex.run(
+        ["pdflatex", *(("-draftmode",) if draft else ()), *PDFLATEX_FLAGS, *options, name], timeout
+    )
     if timed_out:
         raise LatexCompileError(f"pdflatex timed out after {timeout:g} s on {name} (an endless macro loop?)")
     if returncode == 0:

@@ -132,9 +132,39 @@ def test_full_document_compiles_without_errors_or_warnings(tex_dir: Path) -> Non
     text = " ".join(page.extract_text() for page in PdfReader(result.pdf_path).pages)
     assert "[Unverified step]" in text
     assert "Lee" in text and "Stone" in text and "On $x$ & Friends" in text
+    assert "??" not in text  # the draft passes wrote the .aux the last pass resolved the references from
     for heading in ("Main Theorem", "Assumption", "Conjecture", "Claim", "Example", "Fact", "Observation"):
         assert heading in text
     assert (tex_dir / "build" / "paper_v1" / MATH_PACKAGE_PATH.name).is_file()  # TeX worked on copies
+
+
+class RecordingTexBox:
+    """What the compile asks TeX to do, each command succeeding; the last pass's PDF to read back."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+
+    def run(self, argv: list[str], timeout: float) -> tuple[int, bool]:
+        self.commands.append(list(argv))
+        return 0, False
+
+    def read(self, name: str, limit: int, *, tail: bool = False) -> bytes | None:
+        return b"%PDF-1.5 the last pass's" if name.endswith(".pdf") else b""
+
+
+def test_only_the_last_pdflatex_pass_writes_the_pdf(tex_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The specification's four steps; the two passes before the last make the .aux alone."""
+    import lemmata.latex.compile as compile_module
+
+    box = RecordingTexBox()
+    monkeypatch.setattr(compile_module, "open_tex_box", lambda _inputs: contextlib.nullcontext(box))
+    tex_path = tex_dir / "paper_v1.tex"
+    tex_path.write_text(render_document(title="T", abstract="", body="Hello.", bibliography_stem="refs"))
+    result = compile_paper(tex_path, bibliography=True)
+    assert [command[0] for command in box.commands] == ["pdflatex", "bibtex", "pdflatex", "pdflatex"]
+    drafts = ["-draftmode" in command for command in box.commands if command[0] == "pdflatex"]
+    assert drafts == [True, True, False]
+    assert result.pdf_path.read_bytes() == b"%PDF-1.5 the last pass's"
 
 
 @needs_tex
