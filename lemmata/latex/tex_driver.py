@@ -2,9 +2,11 @@
 
 `lemmata.latex.texbox` starts `python -I -S <copy of this file> <inputs>` inside a box whose
 only writable place is a size-capped tmpfs, the working directory. This file imports nothing of
-lemmata (the box shows only the interpreter's standard library). It copies the inputs (the .tex,
-.bib and support files, figures/) into the working directory, says it is ready, then answers
-requests, one JSON line each on stdin, until stdin closes:
+lemmata (the box shows only the interpreter's standard library). It waits for {"op": "load"}:
+the box may be started before its inputs exist (a spare, texbox.py), and they are put in the
+input directory, which the box sees as it changes. Then it copies the inputs (the .tex, .bib and
+support files, figures/) into the working directory, says it is ready, and answers requests, one
+JSON line each on stdin, until stdin closes:
 - {"op": "run", "argv": [...], "timeout": seconds} -> {"returncode": n, "timed_out": bool}: the
   command's output goes nowhere (its .log holds everything); on the timeout its whole session
   is killed;
@@ -66,6 +68,9 @@ def answer(header: dict, data: bytes = b"") -> None:
 
 
 def main() -> None:
+    first = sys.stdin.readline()
+    if not first or json.loads(first).get("op") != "load":
+        return  # closed unused (a spare no one took), or not asked properly: nothing to do
     copy_inputs(sys.argv[1])
     answer({"ready": True})
     for line in sys.stdin:

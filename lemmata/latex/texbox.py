@@ -13,6 +13,7 @@ reaches the host's disk but that, and it is gone when the box ends, after a fail
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -21,8 +22,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lemmata.isolation.box import Box, BoxLimits, BoxSpec, open_box
@@ -77,8 +80,9 @@ class TexBox:
         self._stdout = box.process.stdout.fileno()
         self._buffer = bytearray()
 
-    def wait_until_ready(self) -> None:
-        """The driver's first line: the inputs are copied into the build directory."""
+    def load(self) -> None:
+        """Have the driver copy the inputs into the build directory, and wait until it has."""
+        self._send({"op": "load"})
         if not self._receive_header(DRIVER_GRACE_SECONDS).get("ready"):
             raise TexBoxError("the TeX box did not start")
 
@@ -149,28 +153,128 @@ class TexBox:
         return f": {' '.join(text.splitlines()[-3:])[-500:]}" if text else f" (exit status {process.returncode})"
 
 
-@contextlib.contextmanager
-def open_tex_box(inputs: Path) -> Iterator[TexBox]:
-    """A TeX box whose build directory starts as a copy of the files in `inputs` (and figures/)."""
-    with tempfile.TemporaryDirectory(prefix="lemmata-tex-") as staging:
-        staged = Path(staging)
-        staged.chmod(0o755)
-        _stage(Path(inputs), staged)
-        shutil.copyfile(DRIVER_SOURCE, staged / DRIVER_NAME)
-        (staged / DRIVER_NAME).chmod(0o644)
+@dataclass
+class StartedBox:
+    """A TeX box whose driver waits for its inputs, which go in `staging` (the box sees it)."""
+
+    staging: Path
+    box: Box
+    closing: contextlib.ExitStack  # ends the box, then removes `staging`
+
+    def close(self) -> None:
+        self.closing.close()
+
+
+def start_tex_box() -> StartedBox:
+    """A new TeX box, its driver started and waiting (not yet given inputs)."""
+    closing = contextlib.ExitStack()
+    try:
+        staging = Path(closing.enter_context(tempfile.TemporaryDirectory(prefix="lemmata-tex-")))
+        staging.chmod(0o755)
+        shutil.copyfile(DRIVER_SOURCE, staging / DRIVER_NAME)
+        (staging / DRIVER_NAME).chmod(0o644)
         interpreter = os.path.realpath(sys.executable)
         spec = BoxSpec(
-            [interpreter, "-I", "-S", "-B", str(staged / DRIVER_NAME), str(staged)],
-            tex_box_paths(str(staged)),
+            [interpreter, "-I", "-S", "-B", str(staging / DRIVER_NAME), str(staging)],
+            tex_box_paths(str(staging)),
             tex_environment(),
             TEX_LIMITS,
             BUILD,
             whole_box_limits=False,
         )
-        with open_box(spec, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as box:
-            tex = TexBox(box)
-            tex.wait_until_ready()
-            yield tex
+        box = closing.enter_context(
+            open_box(spec, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        )
+    except BaseException:
+        closing.close()
+        raise
+    return StartedBox(staging, box, closing)
+
+
+class SpareBox:
+    """At most one TeX box started ahead, for the next `open_tex_box` of this process to take.
+
+    A box takes about 0.04 s to start (bubblewrap, then the driver's interpreter: 2 cores,
+    2026-11-29), and a run opens one after the other on its critical path: the last plot, the
+    writer's trial pass, the compile. Each use starts the next box on a thread of its own, while
+    the caller works. A spare is an empty box: its inputs are put in its staging folder when it is
+    taken, and each box still serves one use. Off unless `keep` was called: only the workflow
+    process keeps one (run/snakemake_process.py); it is ended with the process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spare: StartedBox | None = None
+        self._kept = False
+        self._ended = False  # discarded: the process is ending, no spare starts again
+
+    def keep(self) -> None:
+        """From now on keep a spare: the first one starts now."""
+        with self._lock:
+            if self._kept or self._ended:
+                return
+            self._kept = True
+        atexit.register(self.discard)
+        self._start_in_background()
+
+    def take(self) -> StartedBox | None:
+        """The spare, if there is one; the next one starts in the background."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+            kept = self._kept
+        if kept:
+            self._start_in_background()
+        return spare
+
+    def _start_in_background(self) -> None:
+        threading.Thread(target=self._start_one, name="lemmata-spare-tex-box", daemon=True).start()
+
+    def discard(self) -> None:
+        with self._lock:
+            spare, self._spare, self._kept, self._ended = self._spare, None, False, True
+        if spare is not None:
+            spare.close()
+
+    def _start_one(self) -> None:
+        try:
+            started = start_tex_box()
+        except Exception:  # noqa: BLE001 - the next caller starts its own box and meets the error
+            return
+        with self._lock:
+            wanted = self._kept and self._spare is None
+            if wanted:
+                self._spare = started
+        if not wanted:  # one spare is enough, or the process is ending
+            started.close()
+
+
+SPARE = SpareBox()
+
+
+@contextlib.contextmanager
+def open_tex_box(inputs: Path) -> Iterator[TexBox]:
+    """A TeX box whose build directory starts as a copy of the files in `inputs` (and figures/)."""
+    started, tex = SPARE.take(), None
+    if started is not None:
+        try:
+            tex = _loaded(started, inputs)
+        except BaseException as error:
+            started.close()
+            if not isinstance(error, TexBoxError):
+                raise
+            # the spare ended while it waited: a new box
+    if tex is None:
+        started = start_tex_box()
+    assert started is not None
+    with started.closing:
+        yield tex or _loaded(started, inputs)
+
+
+def _loaded(started: StartedBox, inputs: Path) -> TexBox:
+    """`started`'s box, its driver given the files in `inputs` (copied where the box's uid may read them)."""
+    _stage(Path(inputs), started.staging)
+    tex = TexBox(started.box)
+    tex.load()
+    return tex
 
 
 def _stage(source: Path, target: Path) -> None:

@@ -38,7 +38,7 @@ def test_once_enabled_one_thread_starts_however_many_jobs_ask(
     fresh_state: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     imported: list[str] = []
-    monkeypatch.setattr(warm_imports, "import_stage_scripts", lambda: imported.append("all"))
+    monkeypatch.setattr(warm_imports, "warm_up", lambda: imported.append("all"))
     warm_imports.enable()
     started: list[threading.Thread | None] = []
     askers = [threading.Thread(target=lambda: started.append(warm_imports.start_once())) for _ in range(8)]
