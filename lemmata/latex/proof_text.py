@@ -59,8 +59,9 @@ _ECHOED_FORMAL_SECTION = re.compile(
 )
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 # A display holding only a framed sentence: the embedded model's "final answer" closing a proof,
-# `\[ \boxed{\text{The sum of two even integers is even.}} \]` (four recorded answers of its,
-# prover, assembler, sketch and crystallizer alike; the main command's PDF, 2026-11-29).
+# `\[ \boxed{\text{The sum of two even integers is even.}} \]`: four of its recorded answers end
+# so (the prover's, the assembler's, the sketch's and the crystallizer's; the main command's PDF,
+# 2026-11-29).
 _BOXED_SENTENCE = re.compile(r"(?:\\\[|\$\$)\s*\\boxed\s*\{\s*\\text\s*\{(?P<words>[^{}$\n]*)\}\s*\}\s*(?:\\\]|\$\$)")
 _WORD = re.compile(r"[a-z0-9]+")
 #: How far back a framed sentence is looked for in the text before it, to be dropped as a repeat.
