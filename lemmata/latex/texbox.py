@@ -199,8 +199,7 @@ class SpareBox:
     writer's trial pass, the compile. Each use starts the next box on a thread of its own, while
     the caller works. A spare is an empty box: its inputs are put in its staging folder when it is
     taken, and each box still serves one use. Off unless `keep` was called: only the workflow
-    process keeps one (its warm-up thread calls `keep`, run/warm_imports.py); it is ended with the
-    process."""
+    process keeps one (run/snakemake_process.py); it is ended with the process."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -25,7 +25,6 @@ from lemmata import layout
 from lemmata.artifacts import Checker, TaskInput, atomic_write_text, read_artifact
 from lemmata.errors import BudgetReached, GateClosed, LemmataError
 from lemmata.redaction import redact_known
-from lemmata.run import warm_imports
 from lemmata.run.job_harness import ProcessStateChanged, job_harness
 from lemmata.settings import Settings, data_home_of
 
@@ -107,9 +106,7 @@ class StageJob:
         from lemmata.agents.client import make_client
 
         default = self.rule if self.version == 1 else f"{self.rule}:v{self.version}"
-        client = make_client(self.settings, os.environ, self.run_dir, scope or default)
-        warm_imports.start_once()  # the later stages' code, imported while this client's first call waits
-        return client
+        return make_client(self.settings, os.environ, self.run_dir, scope or default)
 
     def checker(self, client: LLMClient) -> Checker:
         """Who checks this job's proofs: the client's active model, trusted as far as it was measured."""

@@ -14,8 +14,9 @@ It is `python -m snakemake ARGS`, with these differences:
   sent the moment a job failed).
 - Started as `... --await-invocation` (run/early_workflow.py), it imports Snakemake, then reads
   its command line, folder, environment, umask and log from one line on its standard input.
-- Snakemake's report registry does not import its built-in HTML reporter (no run asks for a
-  report), and the jobs' stages are imported while the first model call waits (run/warm_imports.py).
+- Snakemake's report registry does not import its built-in HTML reporter unless the command asks
+  for a report (`lemmata report` does, a run does not), and the process keeps a TeX box started
+  ahead for its plots, trial passes and compiles (latex/texbox.py `SpareBox`).
 The process then exits as any Python program does (exit handlers, interpreter teardown), but
 with the objects Snakemake and the jobs left frozen out of the garbage collector (`gc.freeze`):
 the teardown's collections walked all of them and took 0.39 s of every run's end (2 cores,
@@ -101,11 +102,16 @@ def private_metadata_records() -> None:
         write.__defaults__ = (PRIVATE_RECORD_MODE,)
 
 
+def asks_for_a_report(arguments: list[str]) -> bool:
+    """`lemmata report` runs Snakemake with --report (and its HTML reporter); a run does not."""
+    return any(argument.startswith("--report") for argument in arguments)  # --report, --reporter, --report-...
+
+
 def no_builtin_report_plugin() -> None:
     """Snakemake's argument parser takes the options of every plugin, and the report registry
     imports its built-in HTML reporter for them (jinja2, docutils, pygments, numpy: 0.15 s of each
-    run's start, 2 cores, 2026-11-29). lemmata never asks Snakemake for a report: the registry
-    collects the installed report plugins only, as every other registry does."""
+    run's start, 2 cores, 2026-11-29). A run that asks for no report gets a registry that collects
+    the installed report plugins only, as every other registry does."""
     ReportPluginRegistry.collect_plugins = PluginRegistryBase.collect_plugins
 
 
@@ -132,10 +138,11 @@ def main() -> None:
     gc.freeze()  # Snakemake's modules, just imported, are never garbage: no collection walks them again
     private_metadata_records()
     stop_requests_off_the_main_thread()
-    no_builtin_report_plugin()
-    from lemmata.run import warm_imports  # after take_invocation: lemmata's modules see the run's environment
+    if not asks_for_a_report(sys.argv[1:]):
+        no_builtin_report_plugin()
+    from lemmata.latex.texbox import SPARE  # after take_invocation: lemmata's modules see the run's environment
 
-    warm_imports.enable()
+    SPARE.keep()
     try:
         snakemake_main()  # ends with sys.exit(status)
         status = 0

@@ -92,18 +92,6 @@ def test_discard_ends_the_spare_and_no_new_one_starts_after_it(spare: SpareBox) 
     assert spare._spare is None and len(spare.starts) == 1
 
 
-def test_warm_up_keeps_a_spare_once_the_stages_are_imported(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lemmata.run import warm_imports
-
-    order: list[str] = []
-    fresh = SpareBox()
-    monkeypatch.setattr(fresh, "keep", lambda: order.append("spare kept"))
-    monkeypatch.setattr(texbox, "SPARE", fresh)
-    monkeypatch.setattr(warm_imports, "import_stage_scripts", lambda: order.append("stages imported"))
-    warm_imports.warm_up()
-    assert order == ["stages imported", "spare kept"]
-
-
 def test_the_driver_copies_nothing_and_ends_when_closed_unused(tmp_path: Path) -> None:
     """A spare no one took: its input folder may be empty; closing its input ends the driver."""
     started = texbox.start_tex_box()

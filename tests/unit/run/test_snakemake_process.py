@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.run.snakemake_process import cancel_idle_timers, exit_status
+from lemmata.run.snakemake_process import asks_for_a_report, cancel_idle_timers, exit_status
 from lemmata.run.workflow import snakemake_command
 
 
@@ -96,22 +96,34 @@ def test_the_teardown_skips_the_collectors_sweep_but_still_closes_what_a_job_lef
     assert int((tmp_path / "frozen.txt").read_text()) > 10_000  # Snakemake's objects, and the job's
 
 
-def test_the_workflow_process_imports_no_report_machinery_and_warms_its_jobs_imports(tmp_path: Path) -> None:
-    """No run asks Snakemake for a report: its HTML reporter (jinja2, docutils, pygments, numpy)
-    is not imported for the argument parser. Its jobs share one process, which warms their imports."""
+def test_a_run_imports_no_report_machinery_and_keeps_a_tex_box_started_ahead(tmp_path: Path) -> None:
+    """A run asks Snakemake for no report: its HTML reporter (jinja2, docutils, pygments, numpy)
+    is not imported for the argument parser. The process keeps a spare TeX box for its jobs."""
     (tmp_path / "Snakefile").write_text(
         "import sys\n"
         "rule all:\n"
         "    output: 'seen.txt'\n"
         "    run:\n"
-        "        from lemmata.run import warm_imports\n"
-        "        warming = warm_imports.start_once()\n"
-        "        seen = ['snakemake.report.html_reporter' in sys.modules, warming is not None]\n"
+        "        from lemmata.latex.texbox import SPARE\n"
+        "        seen = ['snakemake.report.html_reporter' in sys.modules, SPARE._kept]\n"
         "        open(output[0], 'w').write(repr(seen))\n"
     )
     result = run_workflow_in(tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "seen.txt").read_text() == "[False, True]"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "report"),
+    [
+        (["--snakefile", "S", "--report", "report.html"], True),  # `lemmata report`
+        (["--snakefile", "S", "--report-after-run", "--report", "r.zip"], True),
+        (["--snakefile", "S", "--reporter", "html"], True),
+        (["--snakefile", "S", "--cores", "1", "--force-use-threads"], False),  # a run
+    ],
+)
+def test_the_html_reporter_stays_for_a_command_that_asks_for_a_report(arguments: list[str], report: bool) -> None:
+    assert asks_for_a_report(arguments) is report
 
 
 def run_workflow_in(folder: Path) -> subprocess.CompletedProcess[str]:
