@@ -165,11 +165,16 @@ class StartedBox:
         self.closing.close()
 
 
+#: A box's staging folder in the temporary directory: `lemmata-tex-<pid>-<random>`, by process.
+STAGING_PREFIX = "lemmata-tex-"
+
+
 def start_tex_box() -> StartedBox:
     """A new TeX box, its driver started and waiting (not yet given inputs)."""
     closing = contextlib.ExitStack()
     try:
-        staging = Path(closing.enter_context(tempfile.TemporaryDirectory(prefix="lemmata-tex-")))
+        prefix = f"{STAGING_PREFIX}{os.getpid()}-"
+        staging = Path(closing.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
         staging.chmod(0o755)
         shutil.copyfile(DRIVER_SOURCE, staging / DRIVER_NAME)
         (staging / DRIVER_NAME).chmod(0o644)
@@ -208,12 +213,14 @@ class SpareBox:
         self._ended = False  # discarded: the process is ending, no spare starts again
 
     def keep(self) -> None:
-        """From now on keep a spare: the first one starts now."""
+        """From now on keep a spare: the first one starts now. The staging folders of processes
+        that were killed (no exit handler removed their spare's) are removed first."""
         with self._lock:
             if self._kept or self._ended:
                 return
             self._kept = True
         atexit.register(self.discard)
+        remove_staging_of_dead_processes(Path(tempfile.gettempdir()))
         self._start_in_background()
 
     def take(self) -> StartedBox | None:
@@ -248,6 +255,33 @@ class SpareBox:
 
 
 SPARE = SpareBox()
+
+
+def remove_staging_of_dead_processes(folder: Path) -> list[Path]:
+    """Remove our user's box staging folders in `folder` whose process no longer runs (a run
+    killed with its spare waiting); the ones removed. A folder of a live process, of another
+    user, or not named by a process is left alone."""
+    removed = []
+    for path in folder.glob(f"{STAGING_PREFIX}*-*"):
+        pid = path.name[len(STAGING_PREFIX) :].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or path.lstat().st_uid != os.geteuid() or not path.is_dir() or _running(int(pid)):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: running
+        return True
+    return True
 
 
 @contextlib.contextmanager
