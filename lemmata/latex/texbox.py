@@ -196,6 +196,9 @@ def start_tex_box() -> StartedBox:
     return StartedBox(staging, box, closing)
 
 
+KEEPER_THREAD = "lemmata-spare-tex-box"
+
+
 class SpareBox:
     """At most one TeX box started ahead, for the next `open_tex_box` of this process to take.
 
@@ -207,10 +210,12 @@ class SpareBox:
     process keeps one (run/snakemake_process.py); it is ended with the process."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._spare: StartedBox | None = None
         self._kept = False
         self._ended = False  # discarded: the process is ending, no spare starts again
+        self._wanted = False  # the keeper thread is to start a box
+        self._keeper: threading.Thread | None = None
 
     def keep(self) -> None:
         """From now on keep a spare: the first one starts now. The staging folders of processes
@@ -233,11 +238,30 @@ class SpareBox:
         return spare
 
     def _start_in_background(self) -> None:
-        threading.Thread(target=self._start_one, name="lemmata-spare-tex-box", daemon=True).start()
+        with self._lock:
+            self._wanted = True
+            if self._keeper is None:
+                self._keeper = threading.Thread(target=self._keep_starting, name=KEEPER_THREAD, daemon=True)
+                self._keeper.start()
+            self._lock.notify()
+
+    def _keep_starting(self) -> None:
+        """One thread starts every spare and lives as long as the process: a box dies with the
+        thread that started it (bubblewrap's --die-with-parent follows that thread, not the
+        process), so a short-lived thread would leave a dead spare behind."""
+        while True:
+            with self._lock:
+                while not self._wanted and not self._ended:
+                    self._lock.wait()
+                if self._ended:
+                    return
+                self._wanted = False
+            self._start_one()
 
     def discard(self) -> None:
         with self._lock:
             spare, self._spare, self._kept, self._ended = self._spare, None, False, True
+            self._lock.notify()
         if spare is not None:
             spare.close()
 
@@ -293,9 +317,9 @@ def open_tex_box(inputs: Path) -> Iterator[TexBox]:
             tex = _loaded(started, inputs)
         except BaseException as error:
             started.close()
-            if not isinstance(error, TexBoxError):
+            if not isinstance(error, (TexBoxError, OSError)):
                 raise
-            # the spare ended while it waited: a new box
+            # the spare ended while it waited, or its staging folder went (a cleaner of /tmp): a new box
     if tex is None:
         started = start_tex_box()
     assert started is not None

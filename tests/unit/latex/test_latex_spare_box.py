@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -23,12 +24,12 @@ DOCUMENT = r"\documentclass{article}\begin{document}%s\end{document}"
 def spare(monkeypatch: pytest.MonkeyPatch) -> SpareBox:
     """A kept spare for this test alone, its boxes counted; discarded at the end."""
     spare = SpareBox()
-    starts: list[StartedBox] = []
+    starts: list[str] = []
     start = texbox.start_tex_box
 
     def counted_start() -> StartedBox:
-        starts.append(start())
-        return starts[-1]
+        starts.append(threading.current_thread().name)  # who started it: a caller, or the spare's thread
+        return start()
 
     monkeypatch.setattr(texbox, "SPARE", spare)
     monkeypatch.setattr(texbox, "start_tex_box", counted_start)
@@ -63,7 +64,20 @@ def test_the_next_box_waits_started_and_each_use_gets_a_fresh_one(spare: SpareBo
     following = wait_for_a_spare(spare)
     assert following is not ahead and following.box.process.poll() is None
     assert b"Output written" in log_of("second")
-    assert len(spare.starts) == 3  # the first spare, and one after each use: none started by a caller
+    assert spare.starts[:2] == [texbox.KEEPER_THREAD] * 2  # the first spare, the one after the first use
+    assert threading.current_thread().name not in spare.starts  # the caller started no box of its own
+
+
+def test_a_spare_outlives_the_thread_that_asked_for_it(spare: SpareBox) -> None:
+    """bubblewrap's --die-with-parent kills a box when the thread that started it ends: spares are
+    started by one thread that lives as long as the process, whichever thread asked."""
+    asker = threading.Thread(target=spare.keep)
+    asker.start()
+    asker.join()
+    waiting = wait_for_a_spare(spare)
+    time.sleep(0.5)  # a box killed with its starting thread would be dead by now
+    assert waiting.box.process.poll() is None
+    assert b"Output written" in log_of("from a spare that lived")
 
 
 def test_a_spare_that_died_waiting_is_replaced_by_a_new_box(spare: SpareBox) -> None:
@@ -73,6 +87,15 @@ def test_a_spare_that_died_waiting_is_replaced_by_a_new_box(spare: SpareBox) -> 
     dead.box.process.wait()
     assert b"Output written" in log_of("after the spare died")
     assert not dead.staging.exists()
+
+
+def test_a_spare_whose_staging_folder_was_removed_is_replaced_by_a_new_box(spare: SpareBox) -> None:
+    """A cleaner of the temporary directory (or a person) removed the waiting spare's folder."""
+    spare.keep()
+    waiting = wait_for_a_spare(spare)
+    shutil.rmtree(waiting.staging)
+    assert b"Output written" in log_of("after the folder went")
+    assert waiting.box.process.poll() is not None
 
 
 def test_without_keep_no_box_is_started_ahead(spare: SpareBox) -> None:
