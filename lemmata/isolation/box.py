@@ -228,15 +228,41 @@ def box_identity() -> Identity:
 
 
 def python_paths() -> tuple[str, ...]:
-    """The interpreter, its standard library and the site-packages it imports from: what the
-    box shows of Python, read-only; and lemmata's own package, whose formal statements the
-    experiment runs in the box (in site-packages already, unless installed in editable mode from
-    a checkout). Other sys.path entries (the rest of a checkout) stay outside."""
-    prefixes = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix}
-    interpreter = os.path.dirname(os.path.realpath(sys.executable))
+    """What the box shows of Python, read-only: the interpreter (interpreter_paths), the
+    virtualenv it runs in and the site-packages it imports from; and lemmata's own package, whose
+    formal statements the experiment runs in the box (in site-packages already, unless installed
+    in editable mode from a checkout). Other sys.path entries (the rest of a checkout) stay outside."""
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    paths = {*prefixes, interpreter, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], package}
+    paths = {*interpreter_paths(), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], package}
+    if sys.prefix != sys.base_prefix:
+        paths.add(sys.prefix)  # a virtualenv is Python's own: its pyvenv.cfg, bin/ links, site-packages
     return tuple(sorted(paths))
+
+
+def interpreter_paths(executable: str = sys.executable) -> tuple[str, ...]:
+    """What `executable` needs to start: each link from it to the interpreter and the interpreter
+    itself (a virtualenv's bin/python, a version manager's python3), the standard library, and the
+    shared libpython of a build made with --enable-shared. Not the interpreter's prefix or its
+    folder: a distribution's interpreter is /usr/bin/python3.11, beside every other program of
+    the system, under the prefix /usr."""
+    standard_library = (
+        sysconfig.get_path("stdlib"),
+        sysconfig.get_path("platstdlib", vars={"platbase": sys.base_exec_prefix}),  # not a virtualenv's
+    )
+    paths = {*_links_to(executable), *standard_library}
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        library = os.path.join(sysconfig.get_config_var("LIBDIR") or "", sysconfig.get_config_var("INSTSONAME") or "")
+        if os.path.isfile(library):
+            paths.update(_links_to(library))
+    return tuple(sorted(paths))
+
+
+def _links_to(path: str) -> list[str]:
+    """`path`, the path each symbolic link on the way leads to, and the file it ends at."""
+    chain = [os.path.abspath(path)]
+    while os.path.islink(chain[-1]) and len(chain) < 40:
+        chain.append(os.path.normpath(os.path.join(os.path.dirname(chain[-1]), os.readlink(chain[-1]))))
+    return list(dict.fromkeys([*chain, os.path.realpath(path)]))  # realpath: a link among the folders
 
 
 @cache

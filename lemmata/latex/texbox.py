@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lemmata.isolation.box import Box, BoxLimits, BoxSpec, open_box
+from lemmata.isolation.box import Box, BoxLimits, BoxSpec, interpreter_paths, open_box
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
 from lemmata.latex import tex_driver
 
@@ -349,8 +349,7 @@ def _stage(source: Path, target: Path) -> None:
 def tex_box_paths(staging: str) -> tuple[str, ...]:
     """The TeX trees and programs, the system's libraries, the interpreter's standard library
     (the driver's only import), the staged inputs; and setpriv, which drops root's privileges."""
-    interpreter = os.path.realpath(sys.executable)
-    python = (sys.base_prefix, sys.base_exec_prefix, os.path.dirname(interpreter))
+    python = interpreter_paths(os.path.realpath(sys.executable))
     return (*TEX_TREES, *system_library_paths(), *python, staging, *((SETPRIV,) if os.geteuid() == 0 else ()))
 
 

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import threading
 from pathlib import Path
@@ -108,7 +109,9 @@ def test_nothing_of_the_installation_can_be_written() -> None:
                 tried[directory] = error.strerror
         print(json.dumps(tried))
     """)
-    assert set(report.values()) == {"Read-only file system"}, report
+    # Debian's site module also names dist-packages folders that do not exist: nothing to write there.
+    assert set(report.values()) <= {"Read-only file system", "No such file or directory"}, report
+    assert report[sysconfig.get_path("purelib")] == report[sys.base_prefix] == "Read-only file system", report
     for directory in report:
         assert not (Path(directory) / "zz_lemmata_attack.pth").exists()
 
