@@ -89,28 +89,41 @@ class BoxCgroup:
         if kill_file.exists():
             with contextlib.suppress(OSError):
                 _write(kill_file, 1)
-        for _ in range(50):
+        for pause in _pauses(0.5):
             pids = self.processes()
             if not pids:
                 return
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-            time.sleep(0.01)
+            time.sleep(pause)
 
     def remove(self, patience: float = 2.0) -> None:
         """Kill what is left and remove the directories (a cgroup goes once its processes are gone:
         reaped, which for orphans is up to the machine's init, hence `patience` seconds)."""
         self.kill()
         for directory in self.directories.values():
-            for _ in range(max(1, round(patience / 0.01))):
+            for pause in _pauses(patience):
                 try:
                     directory.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:  # EBUSY: a killed process not reaped yet
-                    time.sleep(0.01)
+                    time.sleep(pause)
+
+
+def _pauses(patience: float) -> Iterator[float]:
+    """Pauses between looks at processes that are going (1 ms, doubling to 10 ms), for about
+    `patience` seconds in all: a killed box's processes are usually gone within a millisecond or
+    two, and a fixed 10 ms pause cost each box's end that much (2026-11-29)."""
+    pause, waited = 0.001, 0.0
+    while True:
+        yield pause
+        waited += pause
+        if waited >= patience:
+            return
+        pause = min(2 * pause, 0.01)
 
 
 def open_cgroup() -> BoxCgroup:

@@ -27,6 +27,7 @@ from pathlib import Path
 from lemmata.isolation import launcher as sandbox_launcher
 from lemmata.isolation.box import Box, BoxLimits, BoxSpec, BoxUnavailable, open_box, python_paths, whole_box_cgroup
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
+from lemmata.process_exit import wait_for_exit
 
 LAUNCHER_SOURCE = Path(sandbox_launcher.__file__)
 SCRIPT_NAME = "check.py"
@@ -165,10 +166,8 @@ def _collect(box: Box, limits: Limits) -> tuple[str, str, str]:
                 _keep_tail(buffers[fd], chunk, limits.output_bytes)
             else:
                 open_fds.discard(fd)
-    if not stop:
-        while process.poll() is None and not stop:
-            stop = "wall" if time.monotonic() >= deadline else "cpu" if box.over_cpu() else ""
-            time.sleep(0.02)
+    while not stop and not wait_for_exit(process, min(deadline - time.monotonic(), 0.1)):
+        stop = "wall" if time.monotonic() >= deadline else "cpu" if box.over_cpu() else ""
     return (
         buffers[process.stdout.fileno()].decode("utf-8", "replace"),
         buffers[process.stderr.fileno()].decode("utf-8", "replace"),

@@ -19,6 +19,7 @@ from lemmata.isolation.cgroups import remove_boxes_of
 from lemmata.llm.interrupted_calls import VARIABLE as INTERRUPTED_CALLS_VARIABLE
 from lemmata.llm.interrupted_calls import keep_interrupted_calls
 from lemmata.os_errors import disk_is_full
+from lemmata.process_exit import wait_for_exit
 from lemmata.profiles import profile_arguments, resolve_profile
 from lemmata.run import early_workflow
 from lemmata.run.cards import default_answer_card, stage_card, writer_card
@@ -225,8 +226,7 @@ class Driver:
                 if not self._pause_requested and pause_request(self.run_dir):  # `lemmata pause ID`
                     self._request_pause(process)
                 self._update(events, calls, forecasts, board, done_before)
-                with suppress(subprocess.TimeoutExpired):  # returns at once when Snakemake ends
-                    process.wait(timeout=POLL_SECONDS)
+                wait_for_exit(process, POLL_SECONDS)  # returns the moment Snakemake ends
         finally:
             self._workflow = None
             log.close()
