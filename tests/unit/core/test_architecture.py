@@ -116,7 +116,17 @@ FLOORS = (
     ("llm", "artifacts"),
     ("redaction", "os_errors"),
     ("settings", "isolation", "plugins", "profiles"),
-    ("layout", "home_layout", "errors", "files", "jsonl", "credentials", "private_files", "machine_cache"),
+    (
+        "layout",
+        "home_layout",
+        "errors",
+        "files",
+        "jsonl",
+        "credentials",
+        "private_files",
+        "machine_cache",
+        "process_exit",
+    ),
 )
 
 
