@@ -2,7 +2,9 @@
 
 A script line needs `role` and `response`; `scope` (which parallel job asked) and token
 counts are optional. Answers are given per role in recorded order; a call whose scope was
-recorded gets the answer recorded for that scope, so parallel jobs replay deterministically.
+recorded gets the answer recorded for that scope, so parallel jobs replay deterministically;
+else one recorded for its parent scope (a recording made before a job split its calls), else an
+unscoped one.
 Consumption is tracked in a state file under a lock, because each Snakemake job is its
 own process.
 """
@@ -104,8 +106,12 @@ class ReplayBackend:
     def _pick(self, role: str, scope: str, used: set[int]) -> int | None:
         unused = [i for i, e in enumerate(self.script) if i not in used and e["role"] == role]
         same_scope = [i for i in unused if _scope_of(self.script[i]) == scope]
+        # Recorded before the job gave its concurrent calls scopes of their own ("experiment" for
+        # "experiment:L2": the experiment checked its lemmas one after another until 2026-11-29).
+        parent = scope.rpartition(":")[0]
+        parent_scope = [i for i in unused if parent and _scope_of(self.script[i]) == parent]
         unscoped = [i for i in unused if not _scope_of(self.script[i])]
-        for candidates in (same_scope, unscoped):
+        for candidates in (same_scope, parent_scope, unscoped):
             if candidates:
                 return candidates[0]
         return None

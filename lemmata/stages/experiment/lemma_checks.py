@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -34,6 +35,8 @@ from lemmata.stages.experiment.counts import Counts, read_counts
 from lemmata.stages.experiment.signals import quantitative_signals
 
 SUSPECT_RATE = 0.01
+#: Lemmas checked at once (each a model call, then a box), as many as the paper reader's readers.
+CHECKS_AT_ONCE = 4
 # What of a failed attempt goes back to the model: enough to see the cause, not a flood.
 CODE_SHOWN = 4000
 STDERR_LINES_SHOWN = 12
@@ -90,7 +93,8 @@ def run_experiment(
     `predicate_runner` runs lemmata's own test of a formal statement (LEMMATA_RUNNER).
     `preflight`: why the sandbox cannot run here ("" when it can): then no test is written, and
     the experiment is skipped with that reason, never run in a weaker box.
-    `on_check`: told each lemma's check as soon as it is done, in order (its plot is drawn then)."""
+    `on_check`: told each lemma's check once it and those before it are done, in order (its plot
+    is drawn then)."""
     run, reason = experiment_decision(mode, theory)
     if not run:
         return Experiment(skipped=True, skip_reason=reason)
@@ -104,14 +108,25 @@ def run_experiment(
             verified_lemmas=verified,
             low_confidence_lemmas=[lemma.id for lemma in tested],
         )
+
+    def check(lemma: ProvedLemma) -> LemmaCheck:
+        predicate = executable_spec(lemma)
+        if predicate is not None:
+            return predicate_check(lemma, predicate, predicate_runner)
+        # Each lemma's calls under a scope of their own: the call log, and a replay of it, tell
+        # the lemmas apart however their calls interleave.
+        return check_lemma(client.scoped(lemma.id), lemma, runner, limits, feedback, tools_guide)
+
+    # The lemmas are checked at once (checks_at_once), each with its own turns and history: one
+    # lemma's test runs in its box while the model writes another's (a box took 0.05-0.08 s
+    # between two calls of a fake-model run, 2 cores, 2026-11-29). The checks are kept, and told
+    # to `on_check` (which draws their plots), in the lemmas' order, each once it and those
+    # before it are done.
+    pool = ThreadPoolExecutor(max_workers=checks_at_once(client), thread_name_prefix="lemma-check")
     try:
         checks = []
-        for lemma in tested:
-            predicate = executable_spec(lemma)
-            if predicate is not None:
-                checks.append(predicate_check(lemma, predicate, predicate_runner))
-            else:
-                checks.append(check_lemma(client, lemma, runner, limits, feedback, tools_guide))
+        for future in [pool.submit(check, lemma) for lemma in tested]:
+            checks.append(future.result())
             on_check(checks[-1])
     except BoxUnavailable as error:  # the box failed to start after the preflight said it could
         return Experiment(
@@ -120,6 +135,8 @@ def run_experiment(
             verified_lemmas=verified,
             low_confidence_lemmas=[lemma.id for lemma in tested],
         )
+    finally:
+        pool.shutdown(cancel_futures=True)  # after a failure: the lemmas not begun are not begun
     ran = [check for check in checks if check.outcome == "ran"]
     alignment = round(sum(not c.numerically_suspect for c in ran) / len(ran), 4) if ran else None
     return Experiment(
@@ -130,6 +147,13 @@ def run_experiment(
         checks=checks,
         alignment_score=alignment,
     )
+
+
+def checks_at_once(client: LLMClient) -> int:
+    """How many lemmas are checked at once: one on the embedded model, which answers one call at a
+    time and keeps one context per role. Lemmas checked at once would take turns in that context,
+    and a lemma's later turn, whose prompt extends its earlier one, would be read anew."""
+    return 1 if client.backend.name == "embedded" else CHECKS_AT_ONCE
 
 
 def lemmas_to_test(theory: Theory) -> list[ProvedLemma]:

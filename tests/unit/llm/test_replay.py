@@ -139,6 +139,22 @@ def test_scoped_request_prefers_its_scope_then_falls_back_to_unscoped(tmp_path: 
     assert backend.complete(request("prover", "prove_lemma:L1")).text == "generic"
 
 
+def test_a_split_call_takes_its_parent_s_recorded_answers_before_unscoped_ones(tmp_path: Path) -> None:
+    """A recording from before the experiment checked its lemmas at once: its calls have the
+    job's scope, the replay's calls the lemma's ("experiment:L2")."""
+    script = write_script(
+        tmp_path / "s.jsonl",
+        {"role": "experiment", "response": "generic"},
+        {"role": "experiment", "scope": "experiment", "response": "turn 1"},
+        {"role": "experiment", "scope": "experiment:L3", "response": "for L3"},
+        {"role": "experiment", "scope": "experiment", "response": "turn 2"},
+    )
+    backend = ReplayBackend(script, tmp_path / "run")
+    answers = [backend.complete(request("experiment", "experiment:L2")).text for _ in range(3)]
+    assert answers == ["turn 1", "turn 2", "generic"]
+    assert backend.complete(request("experiment", "experiment:L3")).text == "for L3"
+
+
 def test_failed_records_are_skipped(tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.jsonl",

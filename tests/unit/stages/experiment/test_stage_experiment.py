@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -300,17 +303,16 @@ def test_a_failed_test_goes_back_to_the_agent_with_its_reason_and_output() -> No
 
 
 def test_five_failed_turns_make_an_error_with_every_reason_and_the_stage_goes_on() -> None:
-    client, backend = scripted_client(
-        {"experiment": [experiment_answer(f"bad {n}") for n in range(1, 6)] + [experiment_answer("good")]}
-    )
-    results = [failed(stopped="stopped: exceeded the 20 s CPU-time limit", returncode=-24)] * 5 + [
-        ok(counts_line(9, 0))
-    ]
+    l1_turns = iter(range(1, 6))
+
+    def answer(request: ChatRequest) -> str:
+        return experiment_answer("good" if "Lemma [L2]" in user_text(request) else f"bad {next(l1_turns)}")
+
+    client, backend = scripted_client({"experiment": [answer] * 6})
+    stopped = failed(stopped="stopped: exceeded the 20 s CPU-time limit", returncode=-24)
+    runner = RunnerByCode({**{f"bad {n}": stopped for n in range(1, 6)}, "good": ok(counts_line(9, 0))})
     experiment = run_experiment(
-        client,
-        theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence")),
-        "true",
-        runner=FakeRunner(*results),
+        client, theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence")), "true", runner=runner
     )
     first, second = experiment.checks
     assert (first.outcome, first.attempts, first.code) == ("error", 5, "bad 5")
@@ -319,8 +321,9 @@ def test_five_failed_turns_make_an_error_with_every_reason_and_the_stage_goes_on
     assert first.violation_rate is None and first.numerically_suspect is False
     assert (second.outcome, second.attempts, second.trials) == ("ran", 1, 9)
     assert experiment.alignment_score == 1.0 and backend.pending() == 0
-    assert len(backend.calls("experiment")) == 6
-    assert "Attempt 4 failed" in user_text(backend.calls("experiment")[4])
+    l1_calls = [call for call in backend.calls("experiment") if "Lemma [L1]" in user_text(call)]
+    assert len(backend.calls("experiment")) == 6 and len(l1_calls) == 5
+    assert "Attempt 4 failed" in user_text(l1_calls[4])
 
 
 def test_the_turn_limit_is_a_setting() -> None:
@@ -429,21 +432,42 @@ def test_attempt_feedback_cuts_long_code_and_output() -> None:
     assert "err 49" in text and "err 37" not in text and "out 49" in text and "out 46" not in text
 
 
+def answer_for_its_lemma(code: str = "code for {lemma}") -> Callable[[ChatRequest], str]:
+    """An experiment answer naming the lemma its request asks about: the lemmas are checked at
+    once, so their requests come in any order."""
+
+    def answer(request: ChatRequest) -> str:
+        [lemma_id] = re.findall(r"Lemma \[(\w+)\]", user_text(request))
+        return experiment_answer(code.format(lemma=lemma_id))
+
+    return answer
+
+
+class RunnerByCode:
+    """Answers each test with the result given for its code (tests of several lemmas run at once)."""
+
+    def __init__(self, results: dict[str, SandboxResult]) -> None:
+        self.results = results
+        self.codes: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, code: str) -> SandboxResult:
+        with self._lock:
+            self.codes.append(code)
+        return self.results[code]
+
+
 def test_only_low_confidence_lemmas_are_tested() -> None:
-    client, backend = scripted_client(
-        {
-            "experiment": [experiment_answer("code for L2"), experiment_answer("code for L4")],
-        }
-    )
+    client, backend = scripted_client({"experiment": [answer_for_its_lemma()] * 2})
     runner = FakeRunner(ok(counts_line(100, 0)))
     t = theory(
         lemma("L1", "proved"), lemma("L2", "low_confidence"), lemma("L3", "failed"), lemma("L4", "low_confidence")
     )
     experiment = run_experiment(client, t, "true", runner=runner)
     calls = backend.calls("experiment")
-    assert len(calls) == 2
-    assert "Lemma [L2]" in user_text(calls[0]) and "Lemma [L4]" in user_text(calls[1])
-    assert runner.codes == ["code for L2", "code for L4"]
+    assert sorted(re.findall(r"Lemma \[(\w+)\]", user_text(call))[0] for call in calls) == ["L2", "L4"]
+    assert sorted(request.scope for request in calls) == [":L2", ":L4"]  # each lemma's calls its own
+    assert sorted(runner.codes) == ["code for L2", "code for L4"]
     assert [c.lemma_id for c in experiment.checks] == ["L2", "L4"]
     assert experiment.verified_lemmas == ["L1"]
     assert experiment.low_confidence_lemmas == ["L2", "L4"]
@@ -451,8 +475,15 @@ def test_only_low_confidence_lemmas_are_tested() -> None:
 
 
 def test_alignment_is_over_the_checks_that_ran() -> None:
-    runner = FakeRunner(ok(counts_line(100, 0)), ok(counts_line(100, 50)), ok("garbage"), ok(counts_line(100, 1)))
-    client, _ = scripted_client({"experiment": [experiment_answer()] * 4})
+    runner = RunnerByCode(
+        {
+            "code for L1": ok(counts_line(100, 0)),
+            "code for L2": ok(counts_line(100, 50)),
+            "code for L3": ok("garbage"),
+            "code for L4": ok(counts_line(100, 1)),
+        }
+    )
+    client, _ = scripted_client({"experiment": [answer_for_its_lemma()] * 4})
     t = theory(*(lemma(f"L{i}", "low_confidence") for i in range(1, 5)))
     experiment = run_experiment(client, t, "true", runner=runner, limits=AgentLimits(max_turns=1))
     assert [c.outcome for c in experiment.checks] == ["ran", "ran", "error", "ran"]
@@ -734,17 +765,65 @@ def test_a_rewrites_experiment_that_fails_midway_leaves_no_plot(
     assert list((tmp_path / "figures").iterdir()) == []
 
 
-def test_each_check_is_told_before_the_next_lemma_is_asked() -> None:
-    told: list[tuple[str, int]] = []
-    client, backend = scripted_client({"experiment": [experiment_answer(), experiment_answer()]})
+def test_one_lemma_s_test_runs_while_the_model_writes_another_s() -> None:
+    """L1's test waits in its box until the model has been asked about L2: checked one lemma
+    after another, it would wait in vain."""
+    l2_asked = threading.Event()
+
+    def answer(request: ChatRequest) -> str:
+        if "Lemma [L2]" in user_text(request):
+            l2_asked.set()
+        return answer_for_its_lemma()(request)
+
+    def runner(code: str) -> SandboxResult:
+        if code == "code for L1":
+            assert l2_asked.wait(timeout=10), "L2 was not asked while L1's test ran"
+        return ok(counts_line(100, 0))
+
+    client, _ = scripted_client({"experiment": [answer, answer]})
+    t = theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence"))
+    experiment = run_experiment(client, t, "true", runner=runner)
+    assert [(c.lemma_id, c.outcome) for c in experiment.checks] == [("L1", "ran"), ("L2", "ran")]
+
+
+def test_on_the_embedded_model_one_lemma_is_checked_after_another() -> None:
+    """It keeps one context per role: L1's turns are not to take turns with L2's in it."""
+    asked: list[str] = []
+
+    def answer(request: ChatRequest) -> str:
+        asked.append(re.findall(r"Lemma \[(\w+)\]", user_text(request))[0])
+        return experiment_answer("code" if len(asked) > 1 else "crashes")
+
+    runner = RunnerByCode({"crashes": failed(), "code": ok(counts_line(100, 0))})
+    client, backend = scripted_client({"experiment": [answer] * 3})
+    backend.name = "embedded"
+    t = theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence"))
+    experiment = run_experiment(client, t, "true", runner=runner)
+    assert asked == ["L1", "L1", "L2"]  # L1's second turn before L2's first
+    assert [(c.lemma_id, c.outcome, c.attempts) for c in experiment.checks] == [("L1", "ran", 2), ("L2", "ran", 1)]
+
+
+def test_each_check_is_told_in_the_lemmas_order_once_it_is_done() -> None:
+    """L2's test ends first; L1's check is still told first, and each check only once it is done."""
+    told: list[str] = []
+    l2_done = threading.Event()
+
+    def runner(code: str) -> SandboxResult:
+        if code == "code for L2":
+            l2_done.set()
+        else:
+            l2_done.wait(timeout=10)
+        return ok(counts_line(100, 0))
+
+    client, _ = scripted_client({"experiment": [answer_for_its_lemma()] * 2})
     run_experiment(
         client,
         theory(lemma("L1", "low_confidence"), lemma("L2", "low_confidence")),
         "true",
-        runner=FakeRunner(ok(counts_line(100, 0)), ok(counts_line(100, 0))),
-        on_check=lambda check: told.append((check.lemma_id, len(backend.calls("experiment")))),
+        runner=runner,
+        on_check=lambda check: told.append(check.lemma_id),
     )
-    assert told == [("L1", 1), ("L2", 2)]
+    assert told == ["L1", "L2"]
 
 
 def plotted(check: LemmaCheck) -> LemmaCheck:
