@@ -262,7 +262,8 @@ def _links_to(path: str) -> list[str]:
     chain = [os.path.abspath(path)]
     while os.path.islink(chain[-1]) and len(chain) < 40:
         chain.append(os.path.normpath(os.path.join(os.path.dirname(chain[-1]), os.readlink(chain[-1]))))
-    return list(dict.fromkeys([*chain, os.path.realpath(path)]))  # realpath: a link among the folders
+    # realpath: the file itself, when a folder on the way is a link
+    return list(dict.fromkeys([*chain, os.path.realpath(path)]))
 
 
 @cache

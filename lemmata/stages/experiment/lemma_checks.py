@@ -35,7 +35,8 @@ from lemmata.stages.experiment.counts import Counts, read_counts
 from lemmata.stages.experiment.signals import quantitative_signals
 
 SUSPECT_RATE = 0.01
-#: Lemmas checked at once (each a model call, then a box), as many as the paper reader's readers.
+#: Lemmas checked at once (each turns of a model call, then a box): a plan has up to 10 lemmas,
+#: and a provider answers calls in parallel; the boxes, one per check, share the machine's cores.
 CHECKS_AT_ONCE = 4
 # What of a failed attempt goes back to the model: enough to see the cause, not a flood.
 CODE_SHOWN = 4000

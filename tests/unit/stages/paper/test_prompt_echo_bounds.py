@@ -9,7 +9,13 @@ import json
 import random
 from difflib import SequenceMatcher
 
-from lemmata.stages.paper.prompt_echo import ECHO_SIMILARITY, MACRO_LIST_SIMILARITY, _copied_from, alike
+from lemmata.stages.paper.prompt_echo import (
+    ECHO_SIMILARITY,
+    MACRO_LIST_SIMILARITY,
+    MIN_COPIED_CHARS,
+    _copied_from,
+    alike,
+)
 from support import DATA
 
 ALPHABET = "abcdefghij klmnop,.$\\"
@@ -23,7 +29,7 @@ def difflib_alike(line: str, other: str, threshold: float) -> bool:
 
 
 def difflib_copied_from(line: str, prompt_line: str) -> bool:
-    if len(line) < 32 or len(prompt_line) < len(line):
+    if len(line) < MIN_COPIED_CHARS or len(prompt_line) < len(line):
         return False
     block = SequenceMatcher(None, line, prompt_line, autojunk=False).find_longest_match(
         0, len(line), 0, len(prompt_line)
