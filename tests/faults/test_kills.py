@@ -2,7 +2,8 @@
 seeded random points (issue 35, finding 10). Each kill is recorded `stopped` with the advice to
 resume, not `failed`; the cgroups of the boxes its jobs had open are removed; `lemmata resume`
 goes on to completion; and the model is asked nothing twice: the answers of a killed job's calls
-are given again to its rerun, so the call log holds exactly the calls of an uninterrupted run.
+are given again to its rerun, so the call log holds exactly the calls of an uninterrupted run
+(a call on its way at the kill is asked again: its answer never reached the log).
 The same when the driver is killed too (a crash). A job whose box is killed records that, and the
 run goes on. What was lost: nothing."""
 
@@ -147,15 +148,22 @@ def slow_experiment(services):
         even_sum_session.install(llm)
 
 
-def open_boxes(run_dir: Path, boxes: list[Path]):
-    """A condition: a box cgroup of the run's Snakemake process exists (left in `boxes`)."""
+def open_boxes(run_dir: Path, boxes: list[Path], logged_asks: int = 0):
+    """A condition: a box cgroup of the run's Snakemake process exists (left in `boxes`), and the
+    call log holds `logged_asks` experiment calls. The lemmas are checked at once, so a box can open
+    while another lemma's call is on its way: a kill then loses that answer, and it is asked again."""
 
     def condition() -> bool:
         pids = workflow_processes(run_dir)
         boxes[:] = box_cgroups_of(pids[0]) if pids else []
-        return bool(boxes)
+        return bool(boxes) and logged_experiment_calls(run_dir) >= logged_asks
 
     return condition
+
+
+def logged_experiment_calls(run_dir: Path) -> int:
+    path = run_dir / "llm_calls.jsonl"
+    return sum(r["role"] == "experiment" for r in read_call_records(path)) if path.exists() else 0
 
 
 needs_root = pytest.mark.skipif(
@@ -174,7 +182,7 @@ def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment
     driver = start(["prove", even_sum_session.TASK, "-o", str(tmp_path / "out")], env, tmp_path)
     run_dir = the_run_dir(home)
     boxes: list[Path] = []
-    pid = kill_the_workflow(run_dir, open_boxes(run_dir, boxes), driver, crash)
+    pid = kill_the_workflow(run_dir, open_boxes(run_dir, boxes, logged_asks=2), driver, crash)
     assert pid is not None and boxes, "the run ended before an experiment box opened"
     if not crash:
         assert_stopped_with_advice(driver, run_dir)
