@@ -18,7 +18,6 @@ import selectors
 import shutil
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 from lemmata.isolation import launcher as sandbox_launcher
 from lemmata.isolation.box import Box, BoxLimits, BoxSpec, BoxUnavailable, open_box, python_paths, whole_box_cgroup
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
+from lemmata.isolation.staging import open_to_the_box, staging_folder
 from lemmata.process_exit import wait_for_exit
 
 LAUNCHER_SOURCE = Path(sandbox_launcher.__file__)
@@ -67,12 +67,16 @@ def run_python(
     holds alone. Raises BoxUnavailable when this machine cannot make the box."""
     modules = dict(modules or {})
     _check_modules(modules, guard)
-    with tempfile.TemporaryDirectory(prefix="lemmata-sandbox-", ignore_cleanup_errors=True) as inputs:
-        argv = _write_inputs(Path(inputs), code, modules, guard)
+    with staging_folder() as inputs:
+        argv = _write_inputs(inputs, code, modules, guard)
         status_read, status_write = os.pipe()
         try:
             spec = BoxSpec(
-                [*argv, str(status_write)] if guard else argv, box_paths(inputs), script_environment(), limits, SCRATCH
+                [*argv, str(status_write)] if guard else argv,
+                box_paths(str(inputs)),
+                script_environment(),
+                limits,
+                SCRATCH,
             )
             with open_box(spec, pass_fds=(status_write,)) as box:
                 os.close(status_write)
@@ -108,7 +112,6 @@ def box_paths(inputs: str) -> tuple[str, ...]:
 
 def _write_inputs(inputs: Path, code: str, modules: dict[str, Path], guard: bool) -> list[str]:
     """The script, the launcher and the modules, readable by the box's uid; the command."""
-    inputs.chmod(0o755)
     script = inputs / SCRIPT_NAME
     script.write_text(code, encoding="utf-8")
     for name, source in modules.items():
@@ -117,8 +120,7 @@ def _write_inputs(inputs: Path, code: str, modules: dict[str, Path], guard: bool
     if guard:
         shutil.copyfile(LAUNCHER_SOURCE, inputs / LAUNCHER_NAME)
         argv = [sys.executable, "-I", "-B", str(inputs / LAUNCHER_NAME), str(script)]
-    for path in inputs.iterdir():
-        path.chmod(0o644)
+    open_to_the_box(inputs)
     return argv
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from lemmata.isolation.box import Box, BoxLimits, BoxSpec, interpreter_paths, open_box
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
+from lemmata.isolation.staging import open_to_the_box, staging_folder
 from lemmata.latex import tex_driver
 
 DRIVER_SOURCE = Path(tex_driver.__file__)
@@ -165,19 +166,13 @@ class StartedBox:
         self.closing.close()
 
 
-#: A box's staging folder in the temporary directory: `lemmata-tex-<pid>-<random>`, by process.
-STAGING_PREFIX = "lemmata-tex-"
-
-
 def start_tex_box() -> StartedBox:
     """A new TeX box, its driver started and waiting (not yet given inputs)."""
     closing = contextlib.ExitStack()
     try:
-        prefix = f"{STAGING_PREFIX}{os.getpid()}-"
-        staging = Path(closing.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
-        staging.chmod(0o755)
+        staging = closing.enter_context(staging_folder())
         shutil.copyfile(DRIVER_SOURCE, staging / DRIVER_NAME)
-        (staging / DRIVER_NAME).chmod(0o644)
+        open_to_the_box(staging)
         interpreter = os.path.realpath(sys.executable)
         spec = BoxSpec(
             [interpreter, "-I", "-S", "-B", str(staging / DRIVER_NAME), str(staging)],
@@ -218,14 +213,12 @@ class SpareBox:
         self._keeper: threading.Thread | None = None
 
     def keep(self) -> None:
-        """From now on keep a spare: the first one starts now. The staging folders of processes
-        that were killed (no exit handler removed their spare's) are removed first."""
+        """From now on keep a spare: the first one starts now."""
         with self._lock:
             if self._kept or self._ended:
                 return
             self._kept = True
         atexit.register(self.discard)
-        remove_staging_of_dead_processes(Path(tempfile.gettempdir()))
         self._start_in_background()
 
     def take(self) -> StartedBox | None:
@@ -281,33 +274,6 @@ class SpareBox:
 SPARE = SpareBox()
 
 
-def remove_staging_of_dead_processes(folder: Path) -> list[Path]:
-    """Remove our user's box staging folders in `folder` whose process no longer runs (a run
-    killed with its spare waiting); the ones removed. A folder of a live process, of another
-    user, or not named by a process is left alone."""
-    removed = []
-    for path in folder.glob(f"{STAGING_PREFIX}*-*"):
-        pid = path.name[len(STAGING_PREFIX) :].split("-", 1)[0]
-        try:
-            if not pid.isdigit() or path.lstat().st_uid != os.geteuid() or not path.is_dir() or _running(int(pid)):
-                continue
-        except OSError:
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
-    return removed
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: running
-        return True
-    return True
-
-
 @contextlib.contextmanager
 def open_tex_box(inputs: Path) -> Iterator[TexBox]:
     """A TeX box whose build directory starts as a copy of the files in `inputs` (and figures/)."""
@@ -342,8 +308,7 @@ def _stage(source: Path, target: Path) -> None:
             shutil.copytree(path, target / path.name)
         elif path.is_file():
             shutil.copyfile(path, target / path.name)
-    for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    open_to_the_box(target)
 
 
 def tex_box_paths(staging: str) -> tuple[str, ...]:

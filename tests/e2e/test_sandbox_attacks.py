@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.isolation import staging
 from lemmata.isolation.box import BOX_UIDS, python_paths
 from lemmata.isolation.sandbox import Limits, run_python
 from support.waiting import wait_until
@@ -72,7 +73,7 @@ def test_the_host_file_system_is_absent(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert all(report[path] == "No such file or directory" for path in ("/home", "/run", "/var", str(lemmata_home)))
     # Of the host's /tmp, only the test's inputs, and the way to Python when it lives there (a CI clone).
     python_ways = {Path(path).parts[2] for path in python_paths() if Path(path).parts[1:2] == ("tmp",)}
-    assert report["/tmp"] and all(name.startswith("lemmata-sandbox-") or name in python_ways for name in report["/tmp"])
+    assert report["/tmp"] and all(name.startswith(staging.PREFIX) or name in python_ways for name in report["/tmp"])
     assert tmp_path.parts[2] not in report["/tmp"]  # the host's own /tmp content (this test's files) is absent
     assert SECRET not in json.dumps(report)
 

@@ -16,12 +16,14 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import cli_environment
 
+from lemmata.isolation import staging
 from lemmata.isolation.cgroups import _box_parents
 from lemmata.llm.calllog import read_call_records
 from lemmata.run.record import load_record
@@ -193,6 +195,9 @@ def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment
     _, stderr = resumed.communicate(timeout=180)
     assert resumed.returncode == 0 and load_record(run_dir).status == "completed", stderr
     assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
+    # the inputs of the boxes it had open (the model's tests), which no handler of the killed process
+    # removed: the resumed workflow's process did
+    assert list(Path(tempfile.gettempdir()).glob(f"{staging.PREFIX}{pid}-*")) == []
     experiment_asks = [r for r in llm.requests[asked_before:] if r.role == "experiment"]
     assert len(experiment_asks) == 2  # its two turns, each asked once: the killed job's answer was given again
     assert len({json.dumps(r.body["messages"]) for r in experiment_asks}) == 2

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lemmata.isolation import staging
 from lemmata.isolation.launcher import Guard
 from lemmata.isolation.sandbox import Limits, run_python, stop_reason
 from lemmata.stages.experiment.counts import read_counts
@@ -101,7 +102,7 @@ def test_a_domain_plugins_module_is_importable_in_the_sandbox_and_runs_under_its
     result = run_python(code, QUICK, modules=plugin.sandbox_modules)
     first = json.loads(result.stdout.strip().splitlines()[0])
     assert first["violations"] == 0
-    assert Path(first["file"]).name == "bandit_regret.py" and "lemmata-sandbox-" in first["file"]  # a copy
+    assert Path(first["file"]).name == "bandit_regret.py" and staging.PREFIX in first["file"]  # a copy
     assert "reading outside" in result.stopped  # the module's presence opens nothing else
 
 

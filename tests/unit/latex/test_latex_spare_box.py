@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -123,29 +122,5 @@ def test_the_driver_copies_nothing_and_ends_when_closed_unused(tmp_path: Path) -
         assert started.box.process.stdin is not None
         started.box.process.stdin.close()
         assert started.box.process.wait(timeout=30) == 0
-    finally:
-        started.close()
-
-
-def test_staging_folders_of_killed_processes_are_removed_and_no_other(tmp_path: Path) -> None:
-    """A run killed with its spare waiting leaves the spare's staging folder: the next process
-    that keeps a spare removes it, but never a live process's folder or another kind of folder."""
-    finished = subprocess.Popen(["true"])  # its pid, free once it has been waited for
-    finished.wait()
-    stale = tmp_path / f"{texbox.STAGING_PREFIX}{finished.pid}-abc123"
-    live = tmp_path / f"{texbox.STAGING_PREFIX}{os.getpid()}-def456"
-    unnamed = tmp_path / f"{texbox.STAGING_PREFIX}notapid-ghi789"
-    other = tmp_path / "lemmata-tex-inputs-xyz"
-    for folder in (stale, live, unnamed, other):
-        folder.mkdir()
-        (folder / texbox.DRIVER_NAME).write_text("# driver")
-    assert texbox.remove_staging_of_dead_processes(tmp_path) == [stale]
-    assert not stale.exists() and live.exists() and unnamed.exists() and other.exists()
-
-
-def test_a_box_names_its_staging_folder_by_its_process() -> None:
-    started = texbox.start_tex_box()
-    try:
-        assert started.staging.name.startswith(f"{texbox.STAGING_PREFIX}{os.getpid()}-")
     finally:
         started.close()

@@ -1,0 +1,81 @@
+"""Where a box's inputs wait on the host: a folder only our user may pass.
+
+A box started by root drops to an unprivileged uid (bubblewrap.py) that must read its inputs, so
+the folder the box binds is made 0755 and its files 0644. In the temporary directory those modes
+alone would let every user of the machine read the inputs (a model's test of an unpublished
+lemma, the paper being compiled), so the bound folder sits inside one made 0700: others cannot
+pass it on the host, while in the box the bound folder hangs from parents bubblewrap makes.
+
+The private folder is named by our pid: a process killed before it removed its folders (SIGKILL
+runs no handler) leaves them behind, and the first folder each process makes removes our user's
+folders whose process no longer runs first (`remove_staging_of_dead_processes`): the workflow's
+process starts the spare TeX box as it starts, so a resumed run clears what the killed one left,
+and so does a job on a cluster node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+PREFIX = "lemmata-box-"
+#: What lemmata 0.x named its TeX boxes' folders (bound directly, pid-named as here).
+OLDER_PREFIXES = ("lemmata-tex-",)
+BOUND = "inputs"
+
+
+_cleared = threading.Event()  # this process removed what dead processes left
+
+
+@contextlib.contextmanager
+def staging_folder() -> Iterator[Path]:
+    """A new folder for a box's inputs, inside a private one; both removed on leaving."""
+    if not _cleared.is_set():
+        _cleared.set()
+        remove_staging_of_dead_processes()
+    private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))  # 0700 whatever the umask
+    try:
+        bound = private / BOUND
+        bound.mkdir()
+        yield bound
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def open_to_the_box(folder: Path) -> None:
+    """Let the box's uid read `folder` and all in it (the private folder around keeps others out)."""
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def remove_staging_of_dead_processes(folder: Path | None = None) -> list[Path]:
+    """Remove our user's staging folders in `folder` (the temporary directory) whose process no
+    longer runs; the ones removed. A live process's folder, another user's, or one not named by a
+    process is left alone."""
+    removed = []
+    for prefix in (PREFIX, *OLDER_PREFIXES):
+        for path in (folder or Path(tempfile.gettempdir())).glob(f"{prefix}*-*"):
+            pid = path.name[len(prefix) :].split("-", 1)[0]
+            try:
+                if not pid.isdigit() or path.lstat().st_uid != os.geteuid() or not path.is_dir() or _running(int(pid)):
+                    continue
+            except OSError:
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: running
+        return True
+    return True

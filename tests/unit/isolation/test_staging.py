@@ -1,0 +1,84 @@
+"""The folders a box reads its inputs from (isolation/staging.py): open to the box inside a folder
+only our user may pass, named by our process, and removed by the next process that opens a box
+when the process that made them was killed."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from lemmata.isolation import staging
+
+
+def test_the_bound_folder_is_open_inside_a_private_one_named_by_the_process_and_both_go() -> None:
+    with staging.staging_folder() as bound:
+        (bound / "check.py").write_text("print(1)")
+        (bound / "figures").mkdir()
+        (bound / "figures" / "plot.pdf").write_bytes(b"%PDF")
+        staging.open_to_the_box(bound)
+        private = bound.parent
+        assert private.name.startswith(f"{staging.PREFIX}{os.getpid()}-")
+        assert stat.S_IMODE(private.stat().st_mode) == 0o700
+        modes = {p.relative_to(bound).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [bound, *bound.rglob("*")]}
+        assert modes == {".": 0o755, "check.py": 0o644, "figures": 0o755, "figures/plot.pdf": 0o644}
+    assert not private.exists()
+
+
+def test_the_private_folder_is_private_whatever_the_umask() -> None:
+    previous = os.umask(0o002)
+    try:
+        with staging.staging_folder() as bound:
+            assert stat.S_IMODE(bound.parent.stat().st_mode) == 0o700
+    finally:
+        os.umask(previous)
+
+
+def test_folders_of_killed_processes_are_removed_and_no_other(tmp_path: Path) -> None:
+    """A workflow killed while a box ran leaves that box's folder: the next process that opens a
+    box removes it (and an older lemmata's TeX folder), never a live process's or another kind."""
+    finished = subprocess.Popen(["true"])  # its pid, free once it has been waited for
+    finished.wait()
+    stale = tmp_path / f"{staging.PREFIX}{finished.pid}-abc123"
+    older = tmp_path / f"lemmata-tex-{finished.pid}-abc124"
+    live = tmp_path / f"{staging.PREFIX}{os.getpid()}-def456"
+    unnamed = tmp_path / f"{staging.PREFIX}notapid-ghi789"
+    other = tmp_path / "lemmata-tex-inputs-xyz"
+    for folder in (stale, older, live, unnamed, other):
+        (folder / staging.BOUND).mkdir(parents=True)
+        (folder / staging.BOUND / "check.py").write_text("print(1)")
+    assert sorted(staging.remove_staging_of_dead_processes(tmp_path)) == sorted([stale, older])
+    assert not stale.exists() and not older.exists()
+    assert live.exists() and unnamed.exists() and other.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a folder of another user needs root to make")
+def test_another_users_folder_is_left_alone(tmp_path: Path) -> None:
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    theirs = tmp_path / f"{staging.PREFIX}{finished.pid}-abc123"
+    theirs.mkdir()
+    os.chown(theirs, 65533, 65533)
+    assert staging.remove_staging_of_dead_processes(tmp_path) == []
+    assert theirs.exists()
+
+
+def test_the_first_folder_a_process_makes_clears_what_dead_processes_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(staging, "_cleared", threading.Event())  # as in a new process
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    stale = tmp_path / f"{staging.PREFIX}{finished.pid}-abc123"
+    stale.mkdir()
+    with staging.staging_folder() as bound:
+        assert bound.parent.parent == tmp_path and not stale.exists()
+    stale.mkdir()
+    with staging.staging_folder():
+        assert stale.exists()  # once per process: the glob is not paid at every box
