@@ -671,7 +671,7 @@ class SeriesPoint(Artifact):
 class LemmaCheck(Artifact):
     lemma_id: str
     group: Literal["verified", "low_confidence"]
-    outcome: Literal["ran", "error"]
+    outcome: Literal["ran", "error", "not_run"]
     trials: int = 0
     violations: int = 0
     violation_rate: float | None = None
@@ -680,7 +680,10 @@ class LemmaCheck(Artifact):
     author: Literal["model", "lemmata"] = Field(
         "model", description="lemmata: the lemma's formal statement run as a predicate; model: a test the model wrote"
     )
-    detail: str = Field("", description="ran: the model's rationale; error: why the last attempt failed")
+    detail: str = Field(
+        "",
+        description="ran: the model's rationale; error: why the last attempt failed; not_run: why no test was written",
+    )
     attempts: int = Field(0, description="experiment turns spent: tests written, including the failed ones")
     failures: list[str] = Field(default_factory=list, description="why each failed attempt failed, in order")
     series: list[SeriesPoint] = Field(default_factory=list, description="the test's optional split by a parameter")

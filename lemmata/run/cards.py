@@ -281,6 +281,8 @@ def check_lines(check: LemmaCheck) -> list[str]:
             f"rate {check.violation_rate or 0:.4f}{flag} ({turns}){plot}"
         ]
         lines += [f"    earlier attempt: {_shorten(failure, 80)}" for failure in check.failures]
+    elif check.outcome == "not_run":
+        lines = [f"{check.lemma_id}: {_shorten(check.detail, 160)}"]
     else:
         lines = [f"{check.lemma_id}: no valid test after {turns}: {_shorten(check.detail, 80)}"]
     return lines + [f"    note: {_shorten(note, 80)}" for note in check.notes]

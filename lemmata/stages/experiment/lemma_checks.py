@@ -26,6 +26,7 @@ from lemmata.agents.parsing import parse_json_answer
 from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import Experiment, FormalSpec, LemmaCheck, ProvedLemma, Theory
 from lemmata.errors import ModelOutputError
+from lemmata.formal.faithfulness import CIRCULAR
 from lemmata.formal.predicate import program as predicate_program
 from lemmata.isolation.box import BoxUnavailable
 from lemmata.isolation.sandbox import SandboxResult, run_python, sandbox_problem
@@ -43,6 +44,15 @@ CODE_SHOWN = 4000
 STDERR_LINES_SHOWN = 12
 STDOUT_LINES_SHOWN = 3
 LINE_WIDTH_SHOWN = 300
+
+#: Why a lemma read as circular gets no test. The embedded model's test of "an integer is even if
+#: it can be written as 2k for some integer k" sampled every integer and counted the odd ones as
+#: violations (5006 of 10000), and the paper warned against a true lemma (the README's main
+#: command, 2026-11-29).
+TRUE_BY_ITS_FORM = (
+    "not tested: as lemmata reads it, its conclusion is one of its hypotheses, which no input can "
+    "violate, so a numerical test could find only its own mistakes"
+)
 
 Runner = Callable[[str], SandboxResult]
 NO_SANDBOX = "no numerical test was run, since the sandbox cannot run on this machine"
@@ -114,6 +124,10 @@ def run_experiment(
         predicate = executable_spec(lemma)
         if predicate is not None:
             return predicate_check(lemma, predicate, predicate_runner)
+        if read_as_circular(lemma):
+            return LemmaCheck(
+                lemma_id=lemma.id, group="low_confidence", outcome="not_run", author="lemmata", detail=TRUE_BY_ITS_FORM
+            )
         # Each lemma's calls under a scope of their own: the call log, and a replay of it, tell
         # the lemmas apart however their calls interleave.
         return check_lemma(client.scoped(lemma.id), lemma, runner, limits, feedback, tools_guide)
@@ -172,7 +186,14 @@ def lemmas_to_test(theory: Theory) -> list[ProvedLemma]:
 
 def model_tested(theory: Theory) -> list[ProvedLemma]:
     """The lemmas whose test the experiment agent writes (no formal statement lemmata can run)."""
-    return [lemma for lemma in lemmas_to_test(theory) if executable_spec(lemma) is None]
+    return [lemma for lemma in lemmas_to_test(theory) if executable_spec(lemma) is None and not read_as_circular(lemma)]
+
+
+def read_as_circular(lemma: ProvedLemma) -> bool:
+    """Whether the lemma's formal statement was refused because its conclusion is one of its
+    hypotheses: "if P then P", which no input violates, so a test of it could only find its own
+    mistakes."""
+    return lemma.formal is not None and lemma.formal.not_formalized.endswith(CIRCULAR)
 
 
 def executable_spec(lemma: ProvedLemma) -> FormalSpec | None:

@@ -238,7 +238,7 @@ def experiment_summary(experiment: Experiment) -> str:
             + (" -- NUMERICALLY SUSPECT: warn strongly" if c.numerically_suspect else "")
             + (f"; lemmata adds its plot as Figure \\ref{{{figure_label(c)}}}" if has_figure(c) else "")
             if c.outcome == "ran"
-            else f"test failed: {c.detail}"
+            else (c.detail if c.outcome == "not_run" else f"test failed: {c.detail}")
         )
         for c in experiment.checks
     ]

@@ -39,6 +39,7 @@ from lemmata.run.cards import (
 )
 from lemmata.run.events import TokenTally
 from lemmata.run.gates import lemma_named
+from lemmata.stages.experiment.lemma_checks import TRUE_BY_ITS_FORM
 from lemmata.verification.calibration import trust_in_words
 
 
@@ -366,6 +367,23 @@ def test_the_experiment_card_shows_alignment_and_each_lemmas_check() -> None:
             Experiment(skipped=False, skip_reason="no low-confidence lemma to test"),
             "no low-confidence lemma to test",
             id="nothing-to-test",
+        ),
+        pytest.param(
+            Experiment(
+                skipped=False,
+                low_confidence_lemmas=["L1"],
+                checks=[
+                    LemmaCheck(
+                        lemma_id="L1",
+                        group="low_confidence",
+                        outcome="not_run",
+                        author="lemmata",
+                        detail=TRUE_BY_ITS_FORM,
+                    )
+                ],
+            ),
+            f"Alignment score: n/a L1: {TRUE_BY_ITS_FORM}",
+            id="read-as-circular",
         ),
     ],
 )

@@ -25,6 +25,7 @@ from lemmata.agents.answers import ExperimentAnswer
 from lemmata.agents.parsing import parse_json_answer
 from lemmata.artifacts import ConsistencyCheck, Experiment, LemmaCheck, ProvedLemma, SeriesPoint, Theory
 from lemmata.errors import ProviderError
+from lemmata.formal.faithfulness import CIRCULAR
 from lemmata.isolation.sandbox import Limits, SandboxResult, run_python
 from lemmata.llm.base import ChatRequest
 from lemmata.stages.experiment import job as experiment_stage_module
@@ -34,10 +35,12 @@ from lemmata.stages.experiment.figures import add_experiment_figures, experiment
 from lemmata.stages.experiment.job import experiment_stage
 from lemmata.stages.experiment.lemma_checks import (
     SUSPECT_RATE,
+    TRUE_BY_ITS_FORM,
     AgentLimits,
     attempt_feedback,
     domain_tools,
     experiment_decision,
+    model_tested,
     run_experiment,
 )
 from lemmata.stages.experiment.plot import PlotDrawer, add_plots, draw_plot, plot_document, plot_file_name
@@ -1046,6 +1049,31 @@ def test_a_lemma_with_a_formal_statement_is_tested_by_its_own_predicate_without_
     assert "print_counts" in ours.codes[0] and '"conclusion":"(a + b) % 2 == 0"' in ours.codes[0]
     assert (l2.author, theirs.codes) == ("model", ["code for L2"])
     assert len(backend.calls("experiment")) == 1
+
+
+def test_a_lemma_read_as_circular_gets_no_test_and_the_paper_is_told_why() -> None:
+    """The README's main command (2026-11-29): the plan's L1, "An integer is even if it can be
+    written as 2k for some integer k", was read as `x % 2 == 0` implies `x % 2 == 0` and refused;
+    the embedded model's test then sampled every integer, counted the odd ones (5006 of 10000),
+    and the paper warned against a true lemma. A lemma whose conclusion is one of its hypotheses
+    gets no test; a lemma refused for another reason still gets the agent's."""
+    circular = formal_checks.not_formalized(
+        "An integer is even if it can be written as 2k for some integer k.",
+        why=f"the formal statement was refused: {CIRCULAR}",
+    )
+    definition = lemma("L1", "low_confidence").model_copy(update={"formal": circular})
+    asymptotic = lemma("L2", "low_confidence").model_copy(update={"formal": formal_checks.not_formalized()})
+    client, backend = scripted_client({"experiment": [experiment_answer("code for L2")]})
+    runner = FakeRunner(ok(counts_line(100, 0)))
+    t = theory(definition, asymptotic)
+    experiment = run_experiment(client, t, "true", runner=runner)
+    l1, l2 = experiment.checks
+    assert (l1.lemma_id, l1.outcome, l1.author, l1.detail) == ("L1", "not_run", "lemmata", TRUE_BY_ITS_FORM)
+    assert not l1.numerically_suspect and l1.trials == 0 and l1.code == ""
+    assert (l2.outcome, runner.codes, len(backend.calls("experiment"))) == ("ran", ["code for L2"], 1)
+    assert experiment.low_confidence_lemmas == ["L1", "L2"] and experiment.alignment_score == 1.0
+    assert [lemma.id for lemma in model_tested(t)] == ["L2"]  # what the forecast counts calls for
+    assert experiment_summary(experiment).splitlines()[0] == f"[L1] {TRUE_BY_ITS_FORM}"
 
 
 def test_lemmatas_predicate_runs_in_the_real_box_and_counts_the_violations_of_a_false_statement() -> None:
