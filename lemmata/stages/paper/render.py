@@ -125,14 +125,15 @@ def how_checked_items(theory: Theory) -> list[Item]:
     """How the statuses are decided, said once for the whole paper (the checker's calibration
     included): each lemma's line then says only what concerns it. That the prose is not checked is
     said here too: the embedded writer's Discussion once claimed "the sum of any two integers is
-    even iff at least one of them is even" (false) beside machine-checked statements (2026-11-27)."""
+    even iff at least one of them is even" (false) beside machine-checked statements (2026-11-27),
+    and its Preliminaries the same, as a bullet (2026-11-29)."""
     source = (
         "How the lemmas were checked. A formal statement is machine-checked when a proof kernel (Coq) or a "
         "decision procedure (the SMT solver Z3) proved it; tested when no counterexample was found among sampled "
         "inputs, which is evidence, not proof; refuted when a counterexample was found. A proof is reviewed when "
         "the model checks passed it and the checking model was measured to tell wrong proofs from right ones. "
         "Only statements and proofs are checked: the claims of the prose around them (the introduction, the "
-        "lemmas' ideas, the discussion) are not."
+        "preliminaries, the lemmas' ideas, the discussion, the conclusion) are not."
     )
     checkers = {lemma.checked_by.model: lemma.checked_by for lemma in theory.lemmas if lemma.checked_by is not None}
     source += "".join(f" {trust_in_words(checker)}" for checker in checkers.values())

@@ -635,7 +635,10 @@ def test_the_main_commands_paper_says_what_the_machines_checked_and_nothing_more
     # The checking model's calibration is explained once, not on every lemma nor again in Limitations.
     assert text.count("they do not tell wrong proofs from right ones") == 1
     # The model's prose around the statements is said to be unchecked: its claims are the model's.
-    assert squeezed("Only statements and proofs are checked: the claims of the prose around them") in squeezed(text)
+    assert squeezed(
+        "Only statements and proofs are checked: the claims of the prose around them (the introduction, the "
+        "preliminaries, the lemmas' ideas, the discussion, the conclusion) are not."
+    ).replace("'", "’") in squeezed(text)
     refuted = [squeezed(part) for part in text.split("Refuted statement.")[1:]]
     assert len(refuted) == 2 and squeezed("counterexample a = 0, b = 1, found by sampling") in refuted[0]
     assert squeezed("It was removed from the plan.") in refuted[0] and "incomplete" not in refuted[0]
