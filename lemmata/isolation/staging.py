@@ -7,10 +7,11 @@ lemma, the paper being compiled), so the bound folder sits inside one made 0700:
 pass it on the host, while in the box the bound folder hangs from parents bubblewrap makes.
 
 The private folder is named by our pid: a process killed before it removed its folders (SIGKILL
-runs no handler) leaves them behind, and the first folder each process makes removes our user's
-folders whose process no longer runs first (`remove_staging_of_dead_processes`): the workflow's
+runs no handler) leaves them behind. Before a process makes its first folder, it removes our
+user's folders whose process no longer runs (`remove_staging_of_dead_processes`); the workflow's
 process starts the spare TeX box as it starts, so a resumed run clears what the killed one left,
-and so does a job on a cluster node.
+and a job on a cluster node what an earlier job there left. (The temporary directory is taken to
+be this machine's own, as TMPDIR on a cluster node is: a pid names a process of this machine.)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "lemmata-box-"
-#: What lemmata 0.x named its TeX boxes' folders (bound directly, pid-named as here).
+#: What earlier versions named their TeX boxes' folders (bound directly, pid-named as here).
 OLDER_PREFIXES = ("lemmata-tex-",)
 BOUND = "inputs"
 

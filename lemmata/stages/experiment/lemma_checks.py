@@ -185,7 +185,8 @@ def lemmas_to_test(theory: Theory) -> list[ProvedLemma]:
 
 
 def model_tested(theory: Theory) -> list[ProvedLemma]:
-    """The lemmas whose test the experiment agent writes (no formal statement lemmata can run)."""
+    """The lemmas whose test the experiment agent writes: no formal statement lemmata can run,
+    and not read as circular."""
     return [lemma for lemma in lemmas_to_test(theory) if executable_spec(lemma) is None and not read_as_circular(lemma)]
 
 
