@@ -6,19 +6,21 @@ alone would let every user of the machine read the inputs (a model's test of an 
 lemma, the paper being compiled), so the bound folder sits inside one made 0700: others cannot
 pass it on the host, while in the box the bound folder hangs from parents bubblewrap makes.
 
-The private folder is named by our pid: a process killed before it removed its folders (SIGKILL
-runs no handler) leaves them behind. Before a process makes its first folder, it removes our
-user's folders whose process no longer runs (`remove_staging_of_dead_processes`); the workflow's
-process starts the spare TeX box as it starts, so a resumed run clears what the killed one left,
-and a job on a cluster node what an earlier job there left. (The temporary directory is taken to
-be this machine's own, as TMPDIR on a cluster node is: a pid names a process of this machine.)
+The private folder is named by our pid and host: a process killed before it removed its folders
+(SIGKILL runs no handler) leaves them behind. Before a process makes its first folder, it removes
+our user's folders of this host whose process no longer runs (`remove_staging_of_dead_processes`);
+the workflow's process starts the spare TeX box as it starts, so a resumed run clears what the
+killed one left, and a job on a cluster node what an earlier job there left. The host keeps a
+temporary directory that cluster nodes share from taking another node's live process for a dead one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -39,7 +41,7 @@ def staging_folder() -> Iterator[Path]:
     if not _cleared.is_set():
         _cleared.set()
         remove_staging_of_dead_processes()
-    private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))  # 0700 whatever the umask
+    private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}@{this_host()}-"))  # 0700 whatever the umask
     try:
         bound = private / BOUND
         bound.mkdir()
@@ -54,22 +56,40 @@ def open_to_the_box(folder: Path) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+def this_host() -> str:
+    """The host's name as a folder name may hold it (no "@", no "/")."""
+    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "_"
+
+
 def remove_staging_of_dead_processes(folder: Path | None = None) -> list[Path]:
-    """Remove our user's staging folders in `folder` (the temporary directory) whose process no
-    longer runs; the ones removed. A live process's folder, another user's, or one not named by a
-    process is left alone."""
+    """Remove our user's staging folders in `folder` (the temporary directory) made on this host by
+    a process that no longer runs; the ones removed. A live process's folder, another user's,
+    another host's, or one not named by a process is left alone."""
     removed = []
-    for prefix in (PREFIX, *OLDER_PREFIXES):
-        for path in (folder or Path(tempfile.gettempdir())).glob(f"{prefix}*-*"):
-            pid = path.name[len(prefix) :].split("-", 1)[0]
-            try:
-                if not pid.isdigit() or path.lstat().st_uid != os.geteuid() or not path.is_dir() or _running(int(pid)):
-                    continue
-            except OSError:
+    for path in (folder or Path(tempfile.gettempdir())).glob("lemmata-*-*"):
+        pid = _maker(path.name)
+        try:
+            if pid is None or path.lstat().st_uid != os.geteuid() or not path.is_dir() or _running(pid):
                 continue
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
     return removed
+
+
+def _maker(name: str) -> int | None:
+    """The pid of the process of this host that made the folder `name`; None if not one of ours.
+    Earlier versions named their TeX boxes' folders by pid alone: those are taken as this host's."""
+    if name.startswith(PREFIX):
+        pid, at, rest = name[len(PREFIX) :].partition("@")
+        made_here = at and rest.rsplit("-", 1)[0] == this_host()
+        return int(pid) if made_here and pid.isdigit() else None
+    for prefix in OLDER_PREFIXES:
+        if name.startswith(prefix):
+            pid = name[len(prefix) :].split("-", 1)[0]
+            return int(pid) if pid.isdigit() else None
+    return None
 
 
 def _running(pid: int) -> bool:

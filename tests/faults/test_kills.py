@@ -197,7 +197,7 @@ def test_a_kill_while_an_experiment_box_runs_removes_its_cgroups(slow_experiment
     assert box_cgroups_of(pid) == [] and not any(box.exists() for box in boxes)
     # the inputs of the boxes it had open (the model's tests), which no handler of the killed process
     # removed: the resumed workflow's process did
-    assert list(Path(tempfile.gettempdir()).glob(f"{staging.PREFIX}{pid}-*")) == []
+    assert list(Path(tempfile.gettempdir()).glob(f"{staging.PREFIX}{pid}@*")) == []
     experiment_asks = [r for r in llm.requests[asked_before:] if r.role == "experiment"]
     assert len(experiment_asks) == 2  # its two turns, each asked once: the killed job's answer was given again
     assert len({json.dumps(r.body["messages"]) for r in experiment_asks}) == 2

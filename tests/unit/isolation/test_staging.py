@@ -5,6 +5,7 @@ when the process that made them was killed."""
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import subprocess
 import tempfile
@@ -23,7 +24,7 @@ def test_the_bound_folder_is_open_inside_a_private_one_named_by_the_process_and_
         (bound / "figures" / "plot.pdf").write_bytes(b"%PDF")
         staging.open_to_the_box(bound)
         private = bound.parent
-        assert private.name.startswith(f"{staging.PREFIX}{os.getpid()}-")
+        assert private.name.startswith(f"{staging.PREFIX}{os.getpid()}@{staging.this_host()}-")
         assert stat.S_IMODE(private.stat().st_mode) == 0o700
         modes = {p.relative_to(bound).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [bound, *bound.rglob("*")]}
         assert modes == {".": 0o755, "check.py": 0o644, "figures": 0o755, "figures/plot.pdf": 0o644}
@@ -39,29 +40,34 @@ def test_the_private_folder_is_private_whatever_the_umask() -> None:
         os.umask(previous)
 
 
-def test_folders_of_killed_processes_are_removed_and_no_other(tmp_path: Path) -> None:
-    """A workflow killed while a box ran leaves that box's folder: the next process that opens a
-    box removes it (and an older lemmata's TeX folder), never a live process's or another kind."""
+def dead_pid() -> int:
     finished = subprocess.Popen(["true"])  # its pid, free once it has been waited for
     finished.wait()
-    stale = tmp_path / f"{staging.PREFIX}{finished.pid}-abc123"
-    older = tmp_path / f"lemmata-tex-{finished.pid}-abc124"
-    live = tmp_path / f"{staging.PREFIX}{os.getpid()}-def456"
-    unnamed = tmp_path / f"{staging.PREFIX}notapid-ghi789"
+    return finished.pid
+
+
+def test_folders_of_killed_processes_are_removed_and_no_other(tmp_path: Path) -> None:
+    """A workflow killed while a box ran leaves that box's folder: the next process that opens a
+    box removes it (and an earlier version's TeX folder), never a live process's, one another host
+    made (a temporary directory cluster nodes share), or another kind."""
+    dead, here = dead_pid(), staging.this_host()
+    stale = tmp_path / f"{staging.PREFIX}{dead}@{here}-abc123"
+    older = tmp_path / f"lemmata-tex-{dead}-abc124"
+    live = tmp_path / f"{staging.PREFIX}{os.getpid()}@{here}-def456"
+    elsewhere = tmp_path / f"{staging.PREFIX}{dead}@another-node-7-def457"
+    unnamed = tmp_path / f"{staging.PREFIX}notapid@{here}-ghi789"
     other = tmp_path / "lemmata-tex-inputs-xyz"
-    for folder in (stale, older, live, unnamed, other):
+    for folder in (stale, older, live, elsewhere, unnamed, other):
         (folder / staging.BOUND).mkdir(parents=True)
         (folder / staging.BOUND / "check.py").write_text("print(1)")
     assert sorted(staging.remove_staging_of_dead_processes(tmp_path)) == sorted([stale, older])
     assert not stale.exists() and not older.exists()
-    assert live.exists() and unnamed.exists() and other.exists()
+    assert live.exists() and elsewhere.exists() and unnamed.exists() and other.exists()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a folder of another user needs root to make")
 def test_another_users_folder_is_left_alone(tmp_path: Path) -> None:
-    finished = subprocess.Popen(["true"])
-    finished.wait()
-    theirs = tmp_path / f"{staging.PREFIX}{finished.pid}-abc123"
+    theirs = tmp_path / f"{staging.PREFIX}{dead_pid()}@{staging.this_host()}-abc123"
     theirs.mkdir()
     os.chown(theirs, 65533, 65533)
     assert staging.remove_staging_of_dead_processes(tmp_path) == []
@@ -73,12 +79,17 @@ def test_the_first_folder_a_process_makes_clears_what_dead_processes_left(
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(staging, "_cleared", threading.Event())  # as in a new process
-    finished = subprocess.Popen(["true"])
-    finished.wait()
-    stale = tmp_path / f"{staging.PREFIX}{finished.pid}-abc123"
+    stale = tmp_path / f"{staging.PREFIX}{dead_pid()}@{staging.this_host()}-abc123"
     stale.mkdir()
     with staging.staging_folder() as bound:
         assert bound.parent.parent == tmp_path and not stale.exists()
     stale.mkdir()
     with staging.staging_folder():
         assert stale.exists()  # once per process: the glob is not paid at every box
+
+
+def test_a_host_name_is_made_fit_for_a_folder_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket, "gethostname", lambda: "node/1@rack-2.cluster")
+    assert staging.this_host() == "node_1_rack-2.cluster"
+    monkeypatch.setattr(socket, "gethostname", lambda: "")
+    assert staging.this_host() == "_"
