@@ -8,9 +8,10 @@ pass it on the host, while in the box the bound folder hangs from parents bubble
 
 The private folder is named by our pid and host: a process killed before it removed its folders
 (SIGKILL runs no handler) leaves them behind. Before a process makes its first folder, it removes
-our user's folders of this host whose process no longer runs (`remove_staging_of_dead_processes`);
-the workflow's process starts the spare TeX box as it starts, so a resumed run clears what the
-killed one left, and a job on a cluster node what an earlier job there left. The host keeps a
+our user's folders of this host whose process no longer runs, and earlier versions' experiment
+folders, readable by all, once a day old (`remove_staging_of_dead_processes`). The workflow's
+process starts the spare TeX box as it starts, so a resumed run clears what the killed one left,
+and a job on a cluster node what an earlier job there left. The host in the name keeps a
 temporary directory that cluster nodes share from taking another node's live process for a dead one.
 """
 
@@ -23,12 +24,17 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "lemmata-box-"
 #: What earlier versions named their TeX boxes' folders (bound directly, pid-named as here).
 OLDER_PREFIXES = ("lemmata-tex-",)
+#: What earlier versions named their experiment boxes' folders: open to all, named by no process.
+#: One untouched for a day is abandoned (a box's wall-clock limit is seconds): it is removed too.
+OLDER_UNNAMED_PREFIX = "lemmata-sandbox-"
+ABANDONED_AFTER_SECONDS = 24 * 3600
 BOUND = "inputs"
 
 
@@ -67,15 +73,21 @@ def remove_staging_of_dead_processes(folder: Path | None = None) -> list[Path]:
     another host's, or one not named by a process is left alone."""
     removed = []
     for path in (folder or Path(tempfile.gettempdir())).glob("lemmata-*-*"):
-        pid = _maker(path.name)
         try:
-            if pid is None or path.lstat().st_uid != os.geteuid() or not path.is_dir() or _running(pid):
+            if path.lstat().st_uid != os.geteuid() or not path.is_dir() or not _abandoned(path):
                 continue
         except OSError:
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed
+
+
+def _abandoned(path: Path) -> bool:
+    if path.name.startswith(OLDER_UNNAMED_PREFIX):
+        return time.time() - path.lstat().st_mtime > ABANDONED_AFTER_SECONDS
+    pid = _maker(path.name)
+    return pid is not None and not _running(pid)
 
 
 def _maker(name: str) -> int | None:

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -57,12 +58,17 @@ def test_folders_of_killed_processes_are_removed_and_no_other(tmp_path: Path) ->
     elsewhere = tmp_path / f"{staging.PREFIX}{dead}@another-node-7-def457"
     unnamed = tmp_path / f"{staging.PREFIX}notapid@{here}-ghi789"
     other = tmp_path / "lemmata-tex-inputs-xyz"
-    for folder in (stale, older, live, elsewhere, unnamed, other):
+    # an earlier version's experiment folders, open to all and named by no process: one a day old
+    # and more is abandoned, a recent one may be a running box's
+    abandoned, recent = tmp_path / "lemmata-sandbox-t3dbebb_", tmp_path / "lemmata-sandbox-s2sf7rc4"
+    for folder in (stale, older, live, elsewhere, unnamed, other, abandoned, recent):
         (folder / staging.BOUND).mkdir(parents=True)
         (folder / staging.BOUND / "check.py").write_text("print(1)")
-    assert sorted(staging.remove_staging_of_dead_processes(tmp_path)) == sorted([stale, older])
-    assert not stale.exists() and not older.exists()
-    assert live.exists() and elsewhere.exists() and unnamed.exists() and other.exists()
+    a_day_ago = time.time() - staging.ABANDONED_AFTER_SECONDS - 60
+    os.utime(abandoned, (a_day_ago, a_day_ago))
+    assert sorted(staging.remove_staging_of_dead_processes(tmp_path)) == sorted([stale, older, abandoned])
+    assert not stale.exists() and not older.exists() and not abandoned.exists()
+    assert live.exists() and elsewhere.exists() and unnamed.exists() and other.exists() and recent.exists()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a folder of another user needs root to make")
