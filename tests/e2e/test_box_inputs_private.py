@@ -10,6 +10,7 @@ import os
 import subprocess
 import tempfile
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -24,15 +25,24 @@ ATTACKER = 65533  # neither root nor the boxes' uid
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="acting as another user needs root")
 
 
-def files_holding(marker: str) -> list[Path]:
-    """Files of lemmata's in the temporary directory whose text holds `marker`."""
+def files_holding(marker: str, since: float) -> list[Path]:
+    """Files of lemmata's in the temporary directory, in folders made or changed after `since`,
+    whose text holds `marker`. Other tests' boxes come and go meanwhile: os.walk passes over a
+    folder removed as it is read."""
     found = []
-    for path in Path(tempfile.gettempdir()).glob("lemmata-*/**/*"):
+    for top in Path(tempfile.gettempdir()).glob("lemmata-*"):
         try:
-            if path.is_file() and marker in path.read_text(errors="replace"):
-                found.append(path)
+            if top.stat().st_mtime < since:
+                continue
         except OSError:
-            continue  # removed meanwhile
+            continue
+        for folder, _, names in os.walk(top):
+            for path in (Path(folder) / name for name in names):
+                try:
+                    if marker in path.read_text(errors="replace"):
+                        found.append(path)
+                except OSError:
+                    continue  # removed meanwhile
     return found
 
 
@@ -42,29 +52,29 @@ def read_by_another_user(path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_another_user_cannot_read_the_test_a_box_runs_and_the_box_can() -> None:
-    marker = f"unpublished-lemma-{uuid.uuid4().hex}"
+    marker, since = f"unpublished-lemma-{uuid.uuid4().hex}", time.time() - 1
     code = f"import time\nSECRET = {marker!r}\ntime.sleep(3)\nprint('read my own script')\n"
     results: list[SandboxResult] = []
     running = threading.Thread(target=lambda: results.append(run_python(code)))
     running.start()
     try:
-        staged = wait_until(lambda: files_holding(marker), 30, 0.02)
+        staged = wait_until(lambda: files_holding(marker, since), 30, 0.02)
         for path in staged:
             attempt = read_by_another_user(path)
             assert attempt.returncode != 0 and marker not in attempt.stdout, f"another user read {path}"
     finally:
         running.join(60)
     assert results and results[0].returncode == 0 and "read my own script" in results[0].stdout, results
-    assert files_holding(marker) == []
+    assert files_holding(marker, since) == []
 
 
 def test_another_user_cannot_read_the_paper_a_tex_box_compiles_and_the_box_can(tmp_path: Path) -> None:
-    marker = f"unpublished-theorem-{uuid.uuid4().hex}"
+    marker, since = f"unpublished-theorem-{uuid.uuid4().hex}", time.time() - 1
     inputs = tmp_path / "inputs"
     inputs.mkdir()
     (inputs / "paper.tex").write_text(f"\\documentclass{{article}}\\begin{{document}}{marker}\\end{{document}}\n")
     with open_tex_box(inputs) as tex:
-        staged = files_holding(marker)
+        staged = files_holding(marker, since)
         assert staged, "the paper is staged for the box in the temporary directory"
         for path in staged:
             attempt = read_by_another_user(path)
@@ -72,4 +82,4 @@ def test_another_user_cannot_read_the_paper_a_tex_box_compiles_and_the_box_can(t
         returncode, timed_out = tex.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], 60)
         assert (returncode, timed_out) == (0, False)
         assert (tex.read("paper.pdf", 1 << 20) or b"").startswith(b"%PDF")
-    assert files_holding(marker) == []
+    assert files_holding(marker, since) == []
