@@ -155,6 +155,14 @@ def missing_numbers(prose: str, statement: Statement) -> list[Fraction]:
     return [number for number in prose_numbers(prose) if number not in formal]
 
 
+def shape_refusal(asks: str, write: str) -> str:
+    """Why a formal statement cannot state the prose's kind of claim, and what to write instead."""
+    return f"the statement {asks}, which one instance does not state: write {write}"
+
+
+IFF_WORDS = re.compile(
+    r"\bif and only if\b|\biff\b|\\iff\b|\\Leftrightarrow\b|⟺|⇔|\b(?:exactly|precisely) when\b", re.IGNORECASE
+)
 #: (words of the prose, what the formal statement must use to say it, the claim in words).
 CLAIM_SHAPES = (
     (
@@ -183,15 +191,27 @@ CLAIM_SHAPES = (
     ),
     # "a^2 + b^2 = 2ab if and only if a = b" came as its forward direction alone, and was
     # machine-checked as the lemma (the AM-GM recording on the embedded model, 2026-11-26).
-    (
-        re.compile(
-            r"\bif and only if\b|\biff\b|\\iff\b|\\Leftrightarrow\b|⟺|⇔|\b(?:exactly|precisely) when\b", re.IGNORECASE
-        ),
-        {"iff"},
-        "says 'if and only if'",
-        "both directions: iff(P, Q)",
-    ),
+    (IFF_WORDS, {"iff"}, "says 'if and only if'", "both directions: iff(P, Q)"),
 )
+#: Why a statement said with "if and only if" and formalized without iff(...) is refused.
+ONE_DIRECTION = shape_refusal(*CLAIM_SHAPES[-1][2:])
+#: Words that make a condition of a statement: with none of them beside its one "if and only if",
+#: the equivalence is the statement's claim, not one of its hypotheses.
+_CONDITION_WORDS = re.compile(
+    r"\b(?:if|suppose|supposing|assume|assuming|given|let|such that|when|whenever|where|with|provided|unless)\b",
+    re.IGNORECASE,
+)
+
+
+def equivalence_is_the_claim(prose: str) -> bool:
+    """Whether `prose` claims one equivalence and nothing conditional beside it ("The sum of two
+    integers is even if and only if at least one of them is even"): then a formal statement that
+    gives one side as its hypotheses and the other as its conclusion has both sides, and iff(...)
+    of them is the claim. Not so for an equivalence among the conditions ("Let n be even iff m is
+    odd; then n + m is odd"), whose iff(...) of hypothesis and conclusion would be another claim."""
+    if len(IFF_WORDS.findall(prose)) != 1:
+        return False
+    return not _CONDITION_WORDS.search(IFF_WORDS.sub(" ", prose))
 
 
 def missing_claim_shape(prose: str, statement: Statement) -> str:
@@ -199,7 +219,7 @@ def missing_claim_shape(prose: str, statement: Statement) -> str:
     used = set().union(*(_operations(part) for part in (*statement.hypotheses, statement.conclusion)))
     for words, needed, asks, write in CLAIM_SHAPES:
         if words.search(prose) and not used & needed:
-            return f"the statement {asks}, which one instance does not state: write {write}"
+            return shape_refusal(asks, write)
     return ""
 
 
@@ -217,6 +237,22 @@ def _operations(expr: Expr) -> set[str]:
 CIRCULAR = "the conclusion is one of the hypotheses: the statement would prove nothing"
 
 
+#: An equivalence one of whose sides is a hypothesis: `n % 2 == 0` and then iff(n % 2 == 0, ...)
+#: states one direction only (the embedded formalizer kept its hypothesis when told to join it to
+#: its conclusion by iff, `lemmata check` of "n is even iff n^2 is even", 2026-11-29, and the
+#: weaker statement was machine-checked).
+SIDE_ASSUMED = (
+    "a hypothesis is one side of the equivalence in the conclusion, so the statement says one direction only: "
+    "write the equivalence without that hypothesis"
+)
+
+
+def _assumes_a_side(part: Expr, assumed: set[Expr]) -> bool:
+    if not (isinstance(part, Op) and part.name == "iff"):
+        return False
+    return any(set(conjuncts(side)) <= assumed for side in part.args)
+
+
 def unfaithful(prose: str, statement: Statement) -> str:
     """Why the formal statement cannot be the prose's ("" when nothing is found): the reason is
     sent back to the formalizer, and shown when the statement is refused."""
@@ -230,6 +266,8 @@ def unfaithful(prose: str, statement: Statement) -> str:
     assumed = {part for assumption in statement.assumptions() for part in conjuncts(assumption)}
     if all(part in assumed for part in conclusion):
         return CIRCULAR
+    if any(_assumes_a_side(part, assumed) for part in conclusion):
+        return SIDE_ASSUMED
     free = free_answer(statement)
     if free:
         return (

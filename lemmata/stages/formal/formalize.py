@@ -15,7 +15,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from lemmata.agents.answers import FormalizerAnswer
+from lemmata.agents.answers import FormalizerAnswer, FormalVariableItem
 from lemmata.agents.client import LLMClient
 from lemmata.agents.parsing import latex_backslashes_kept, parse_json_answer
 from lemmata.agents.prompts import render_prompt
@@ -27,10 +27,11 @@ from lemmata.formal.checking import (
     falsify,
     formal_reading,
     not_formalized,
+    read_formal,
     worker_started_ahead,
 )
-from lemmata.formal.faithfulness import CIRCULAR
-from lemmata.formal.language import FormalError
+from lemmata.formal.faithfulness import CIRCULAR, ONE_DIRECTION, equivalence_is_the_claim
+from lemmata.formal.language import Const, Expr, FormalError, Op, Var
 from lemmata.formal.statement import resolve_domain
 
 #: Answers the formalizer gives for one statement: the first, and one more after a refusal.
@@ -84,6 +85,7 @@ def formalization(client: LLMClient, statement: str, cache_dir: Path) -> Formali
 
 def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
     feedback, restatement, refused, spec = "", "", "", None
+    declared: list[FormalVariableItem] = []  # the variables of the last answer that declared any
     for attempt in range(1, FORMALIZER_ATTEMPTS + 1):
         prompt = render_prompt("formalizer", statement=statement, feedback=feedback)
         text = client.complete("formalizer", prompt.system, prompt.user, json_answer=True)
@@ -94,6 +96,11 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
             refused = f"the formalizer's answer could not be read: {exc}"
             feedback = "Your previous answer could not be read as the JSON object asked for. Answer again."
             continue
+        if not answer.variables:
+            # Told to write no hypotheses, the embedded formalizer wrote no variables either
+            # (`lemmata check`, 2026-11-29): its earlier declarations, for the same statement, hold.
+            answer = answer.model_copy(update={"variables": declared})
+        declared = answer.variables
         restatement = answer.formal_statement.strip() or restatement
         if not answer.conclusion.strip():
             why = answer.not_formalizable_because.strip() or "the formalizer gave no conclusion"
@@ -114,7 +121,7 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
             feedback = (
                 f"Your previous answer:\n{_one_line(text)}\nIt was refused: {error}. Write the statement again, "
                 "changing what was refused and following the rules."
-            )
+            ) + both_directions_hint(statement, spec, str(error))
             continue
         return Formalization(
             input_sha256=key, statement=statement, restatement=restatement, spec=spec, attempts=attempt
@@ -127,6 +134,34 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
         not_formalized=refused,
         attempts=attempt,
     )
+
+
+def both_directions_hint(statement: str, spec: FormalSpec | None, refusal: str) -> str:
+    """For a statement that claims an equivalence, written with its one hypothesis as one side and
+    the conclusion as the other: the two joined by iff(...), to copy. The embedded formalizer, told
+    to write both directions of "The sum of two integers is even if and only if at least one of
+    them is even", wrote its one direction again (`lemmata check`, 2026-11-29): a statement
+    refused, while the equivalence has a counterexample (a = 0, b = 1). Only for an equivalence
+    that is the whole claim (faithfulness.equivalence_is_the_claim: one among its conditions would
+    become another claim), and a hypothesis that is not a bound on a variable (`n > 0`: a domain
+    written as a hypothesis; iff(n > 0, ...) would claim the side false for every other n)."""
+    if refusal != ONE_DIRECTION or spec is None or len(spec.hypotheses) != 1:
+        return ""
+    if not equivalence_is_the_claim(statement) or _bounds_a_variable(read_formal(spec).hypotheses[0]):
+        return ""
+    return (
+        "\nThe statement is one equivalence: your hypothesis is one side and your conclusion the other. "
+        "Keep your variables as they are, write no hypotheses, and write the conclusion "
+        f"iff({spec.hypotheses[0]}, {spec.conclusion})."
+    )
+
+
+def _bounds_a_variable(expr: Expr) -> bool:
+    """`n > 0`, `x != 0`, `1 <= k`: a comparison of one variable with a number."""
+    if not (isinstance(expr, Op) and expr.name in ("gt", "ge", "lt", "le", "ne") and len(expr.args) == 2):
+        return False
+    kinds = {type(arg) for arg in expr.args}
+    return kinds == {Var, Const}
 
 
 def spec_of(answer: FormalizerAnswer) -> FormalSpec:

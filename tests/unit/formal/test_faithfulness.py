@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from lemmata.formal.faithfulness import prose_numbers, unfaithful
+from lemmata.formal.faithfulness import SIDE_ASSUMED, equivalence_is_the_claim, prose_numbers, unfaithful
 from lemmata.formal.statement import read_statement
 
 #: miniF2F's amc12a_2002_p1, with its answer choices: the choices are options, the answer is 7/2.
@@ -148,6 +148,45 @@ def test_one_direction_of_an_if_and_only_if_is_refused() -> None:
     assert "says 'if and only if'" in unfaithful(prose, forward) and "iff(P, Q)" in unfaithful(prose, forward)
     both = read_statement(reals, [], "iff(a**2 + b**2 == 2*a*b, a == b)")
     assert unfaithful(prose, both) == ""
+
+
+@pytest.mark.parametrize(
+    "hypotheses",
+    [
+        pytest.param(["n % 2 == 0"], id="the-side-itself"),
+        pytest.param(["n % 2 == 0", "n > 0"], id="the-side-among-others"),
+    ],
+)
+def test_an_equivalence_one_of_whose_sides_is_assumed_is_refused(hypotheses: list[str]) -> None:
+    """Malformed model output, `lemmata check` of "An integer n is even if and only if n^2 is even"
+    on the embedded model (2026-11-29): told to join its hypothesis and conclusion by iff, it kept
+    the hypothesis: `n % 2 == 0` and then iff(n % 2 == 0, n**2 % 2 == 0), one direction only, which
+    the machines checked as if it were the equivalence."""
+    prose = "An integer n is even if and only if n^2 is even."
+    kept = read_statement([("n", "integer")], hypotheses, "iff(n % 2 == 0, n**2 % 2 == 0)")
+    assert unfaithful(prose, kept) == SIDE_ASSUMED
+    assert unfaithful(prose, read_statement([("n", "integer")], [], "iff(n % 2 == 0, n**2 % 2 == 0)")) == ""
+    other = read_statement([("n", "integer")], ["n > 0"], "iff(n % 2 == 0, n**2 % 2 == 0)")
+    assert unfaithful(prose, other) == ""  # a condition of the statement, not a side
+
+
+@pytest.mark.parametrize(
+    "prose, claim",
+    [
+        pytest.param("The sum of two integers is even if and only if at least one of them is even.", True, id="claim"),
+        pytest.param(
+            "For all reals a and b, a^2 + b^2 = 2ab if and only if a = b.", True, id="for-all-is-no-condition"
+        ),
+        pytest.param("n is even exactly when n^2 is even.", True, id="exactly-when"),
+        pytest.param("Let n be even iff m is odd. Then n + m is odd.", False, id="let"),
+        pytest.param("If x > 0, then x^2 > 1 iff x > 1.", False, id="if-beside-it"),
+        pytest.param("For n with n > 2, n is prime iff n is odd.", False, id="with"),
+        pytest.param("a = b iff a - b = 0, and a = 0 iff -a = 0.", False, id="two-equivalences"),
+        pytest.param("The sum of two even integers is even.", False, id="no-equivalence"),
+    ],
+)
+def test_an_equivalence_is_the_claim_only_with_nothing_conditional_beside_it(prose: str, claim: bool) -> None:
+    assert equivalence_is_the_claim(prose) == claim
 
 
 def test_a_number_whose_power_the_prose_names_is_not_a_hypothesis_about_every_n() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from lemmata.artifacts import Formalization
-from lemmata.formal.faithfulness import CIRCULAR
-from lemmata.stages.formal.formalize import formal_check, formalization, formalize
+from lemmata.artifacts import Formalization, FormalSpec, FormalVariable
+from lemmata.formal.faithfulness import CIRCULAR, ONE_DIRECTION
+from lemmata.stages.formal.formalize import both_directions_hint, formal_check, formalization, formalize
 from lemmata.stages.theory.plan import plan_theory
 from support import DATA
 from support.scripted_backend import scripted_client
@@ -312,3 +312,65 @@ def test_a_circular_statement_is_refused_without_asking_again(tmp_path: Path) ->
     assert len(backend.calls("formalizer")) == 1
     assert record.not_formalized == "the formal statement was refused: " + CIRCULAR and record.attempts == 1
     assert formal_check(record).verdict == "unverified"
+
+
+def test_a_claimed_equivalence_written_as_one_direction_is_handed_back_joined_by_iff(tmp_path: Path) -> None:
+    """`lemmata check` of the writer's false Preliminaries claim (the README's main command,
+    2026-11-29): the embedded formalizer wrote one direction, and wrote it again after being told
+    to write both, so the claim stayed unformalized though a = 0, b = 1 refutes it. The second ask
+    now hands back the two sides joined by iff(...). The embedded formalizer then wrote them so,
+    but with no variables: its first answer's declarations hold. Written so, the claim is refuted."""
+    prose = "The sum of two integers is even if and only if at least one of them is even."
+    one_direction = (DATA / "embedded_outputs" / "formalizer-iff-as-one-direction.txt").read_text(encoding="utf-8")
+    joined = (DATA / "embedded_outputs" / "formalizer-iff-joined-without-variables.txt").read_text(encoding="utf-8")
+    assert json.loads(joined)["variables"] == []
+    client, backend = scripted_client({"formalizer": [one_direction, joined]})
+    record = formalization(client, prose, tmp_path)
+    retry = user_text(backend.calls("formalizer")[1])
+    assert f"It was refused: {ONE_DIRECTION}." in retry
+    assert (
+        "Keep your variables as they are, write no hypotheses, and write the conclusion "
+        "iff(a % 2 == 0 or b % 2 == 0, (a + b) % 2 == 0)." in retry
+    )
+    assert record.spec is not None and [v.name for v in record.spec.variables] == ["a", "b"]
+    check = formal_check(record)
+    assert check.verdict == "refuted" and check.refutation is not None and check.refutation.counterexample
+
+
+@pytest.mark.parametrize(
+    "prose, hypotheses, hinted",
+    [
+        pytest.param("For all reals a and b, a^2 + b^2 = 2ab if and only if a = b.", ["a == b"], True, id="claim"),
+        pytest.param("n is even exactly when n^2 is even.", ["n % 2 == 0"], True, id="exactly-when"),
+        pytest.param(
+            "For every positive integer n, n is even iff n^2 is even.",
+            ["n > 0", "n % 2 == 0"],
+            False,
+            id="a-domain-among-the-hypotheses",
+        ),
+        pytest.param(
+            "For every positive integer n, n^2 + n is even iff n = n.", ["n > 0"], False, id="a-bound-is-no-side"
+        ),
+        pytest.param(
+            "Let n be an integer such that n is even iff m is odd. Then n + m is odd.",
+            ["n % 2 == 0"],
+            False,
+            id="equivalence-among-the-conditions",
+        ),
+        pytest.param("If x > 0 then x^2 > 1 iff x > 1.", ["x > 1"], False, id="a-condition-beside-it"),
+        pytest.param("a = b if and only if a - b = 0.", [], False, id="no-hypothesis-to-join"),
+    ],
+)
+def test_the_iff_hint_is_given_only_for_an_equivalence_that_is_the_whole_claim(
+    prose: str, hypotheses: list[str], hinted: bool
+) -> None:
+    spec = FormalSpec(
+        variables=[FormalVariable(name=name, type="integer") for name in ("a", "b", "n", "m", "x")],
+        hypotheses=hypotheses,
+        conclusion="a * 0 == 0",
+    )
+    hint = both_directions_hint(prose, spec, ONE_DIRECTION)
+    assert bool(hint) == hinted
+    if hinted:
+        assert f"iff({hypotheses[0]}, a * 0 == 0)." in hint
+    assert both_directions_hint(prose, spec, "another refusal") == ""
