@@ -163,6 +163,9 @@ def shape_refusal(asks: str, write: str) -> str:
 IFF_WORDS = re.compile(
     r"\bif and only if\b|\biff\b|\\iff\b|\\Leftrightarrow\b|⟺|⇔|\b(?:exactly|precisely) when\b", re.IGNORECASE
 )
+# "a^2 + b^2 = 2ab if and only if a = b" came as its forward direction alone, and was
+# machine-checked as the lemma (the AM-GM recording on the embedded model, 2026-11-26).
+IFF_SHAPE = (IFF_WORDS, {"iff"}, "says 'if and only if'", "both directions: iff(P, Q)")
 #: (words of the prose, what the formal statement must use to say it, the claim in words).
 CLAIM_SHAPES = (
     (
@@ -189,12 +192,10 @@ CLAIM_SHAPES = (
         "asks for all solutions",
         "both directions: iff(CONDITION, ANSWER)",
     ),
-    # "a^2 + b^2 = 2ab if and only if a = b" came as its forward direction alone, and was
-    # machine-checked as the lemma (the AM-GM recording on the embedded model, 2026-11-26).
-    (IFF_WORDS, {"iff"}, "says 'if and only if'", "both directions: iff(P, Q)"),
+    IFF_SHAPE,
 )
 #: Why a statement said with "if and only if" and formalized without iff(...) is refused.
-ONE_DIRECTION = shape_refusal(*CLAIM_SHAPES[-1][2:])
+ONE_DIRECTION = shape_refusal(*IFF_SHAPE[2:])
 #: Words that make a condition of a statement: with none of them beside its one "if and only if",
 #: the equivalence is the statement's claim, not one of its hypotheses.
 _CONDITION_WORDS = re.compile(
