@@ -14,11 +14,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
 from lemmata.errors import ArtifactError
 from lemmata.files import write_text_atomically
+from lemmata.kernel import verdict as kernel_verdict
+from lemmata.kernel.statement import Domain
+from lemmata.kernel.verdict import VERIFIED_STATUSES, LemmaStatus, Verdict
 from lemmata.redaction import redact_known
+
+#: Passed when an artifact is read back from disk (read_artifact): statuses recorded by an
+#: earlier version are derived again from their evidence by today's kernel, not refused.
+STORED = {"stored": True}
 
 
 class Artifact(BaseModel):
@@ -122,10 +129,8 @@ class Directions(Artifact):
     research_brief: str = ""
 
 
-#: The domains of a formal statement's variables (lemmata/formal/statement.py).
-FormalDomain = Literal[
-    "integer", "natural", "positive integer", "real", "positive real", "nonnegative real", "rational"
-]  # fmt: skip
+#: The domains of a formal statement's variables (lemmata/kernel/statement.py).
+FormalDomain = Domain
 
 
 class FormalVariable(Artifact):
@@ -134,7 +139,7 @@ class FormalVariable(Artifact):
 
 
 class FormalSpec(Artifact):
-    """A statement in lemmata's formal language (lemmata/formal/language.py): its variables, each
+    """A statement in lemmata's formal language (lemmata/kernel/tree.py, read from text by lemmata/formal/reading.py): its variables, each
     universally quantified over its domain, hypotheses and conclusion, as expressions. Every
     checker's input is derived from it."""
 
@@ -165,6 +170,9 @@ class MachineCheck(Artifact):
     seconds: float = 0.0
     proof: str = Field("", description="kernel proof: the proof script the kernel accepted")
     proof_source: str = Field("", description="kernel proof: 'model script' or 'automation: <tactic>'")
+    certificate: str = Field(
+        "", description="proved: the kernel's certificate of what was proved (lemmata/kernel/certificate.py)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> MachineCheck:
@@ -177,7 +185,8 @@ class MachineCheck(Artifact):
 
 class FormalCheck(Artifact):
     """A statement's formal form and what the machines found about it. `verdict` says it in one
-    word: machine_checked, refuted, tested or unverified."""
+    word — machine_checked, refuted, tested or unverified — as the kernel derives it from the text
+    shown, the checks' certificates and the witness (lemmata/kernel/verdict.py)."""
 
     prose: str
     spec: FormalSpec | None = None
@@ -188,6 +197,9 @@ class FormalCheck(Artifact):
         "", description="why there is no formal statement to check: none could be written, or it was refused"
     )
     checks: list[MachineCheck] = Field(default_factory=list)
+    witness: dict[str, str] | None = Field(
+        None, description="an input at which every premise holds (domains, hypotheses, definedness); None: none found"
+    )
 
     @model_validator(mode="after")
     def _formal_or_why_not(self) -> FormalCheck:
@@ -199,22 +211,26 @@ class FormalCheck(Artifact):
         return self
 
     @property
+    def judged(self) -> Verdict:
+        """The kernel's verdict, with why a check on record does not count and the witness."""
+        return kernel_verdict.formal_verdict(self)
+
+    @property
     def proofs(self) -> list[MachineCheck]:
-        return [check for check in self.checks if check.outcome == "proved"]
+        """The proofs that count: the kernel's, of the statement shown, with a witness."""
+        return [self.checks[index] for index in self.judged.proofs]
 
     @property
     def refutation(self) -> MachineCheck | None:
-        return next((check for check in self.checks if check.outcome == "refuted"), None)
+        """The counterexample that counts: confirmed by exact evaluation."""
+        index = self.judged.refutation
+        return self.checks[index] if index is not None else None
 
     @property
     def conflict(self) -> str:
         """A checker proved what another refuted: a defect of one of them, never a verdict."""
-        if self.proofs and self.refutation is not None:
-            return (
-                f"{self.proofs[0].checker} proved the formal statement and {self.refutation.checker} refuted it: "
-                "one of the checkers is wrong, so neither verdict is used"
-            )
-        return ""
+        judged = self.judged
+        return judged.why if judged.conflict else ""
 
     @property
     def instances(self) -> int:
@@ -222,13 +238,7 @@ class FormalCheck(Artifact):
 
     @property
     def verdict(self) -> Literal["machine_checked", "refuted", "tested", "unverified"]:
-        if self.conflict:
-            return "unverified"
-        if self.proofs:
-            return "machine_checked"
-        if self.refutation is not None:
-            return "refuted"
-        return "tested" if self.instances > 0 else "unverified"
+        return self.judged.word
 
 
 class Formalization(Artifact):
@@ -399,26 +409,14 @@ class CheckStep(Artifact):
     detail: str = ""
 
 
-#: What is known of a lemma or the main result, one word each, everywhere (the cards, the gate, the
-#: status, research_output.json, the lemma graph, the paper): machine_checked — its formal statement
-#: was proved by a proof kernel or a decision procedure; refuted — a counterexample to its formal
-#: statement; tested — no counterexample among the inputs sampled (evidence, not proof); reviewed —
-#: the model checks passed its proof and the checking model is calibrated; unverified — none of these.
-LemmaStatus = Literal["machine_checked", "refuted", "tested", "reviewed", "unverified"]
-#: The statuses the spec's `verified` stands for.
-VERIFIED_STATUSES = ("machine_checked", "reviewed")
 #: How records written before the ladder said it (proved: verified by the model checks).
 _OLDER_STATUSES = {"proved": "reviewed", "low_confidence": "unverified", "failed": "unverified"}
 
 
 def lemma_status(formal: FormalCheck | None, reviewed: bool) -> LemmaStatus:
-    """The status the evidence supports: the machines' verdict first, then the calibrated review."""
-    verdict = formal.verdict if formal is not None else "unverified"
-    if verdict in ("machine_checked", "refuted"):
-        return verdict
-    if reviewed:
-        return "reviewed"
-    return "tested" if verdict == "tested" else "unverified"
+    """The status the evidence supports (the kernel's rule): the machines' verdict first, then the
+    calibrated review."""
+    return kernel_verdict.lemma_status(formal.verdict if formal is not None else "unverified", reviewed)
 
 
 class ProvedLemma(Artifact):
@@ -493,9 +491,12 @@ class ProvedLemma(Artifact):
         return lemma_status(self.formal, self.reviewed_by_model)
 
     @model_validator(mode="after")
-    def _status_from_the_evidence(self) -> ProvedLemma:
+    def _status_from_the_evidence(self, info: ValidationInfo) -> ProvedLemma:
         # Honesty is structural: no artifact can call an unchecked, flawed or refuted lemma verified.
         expected = self.derived_status()
+        if info.context == STORED and (self.status != expected or self.verified != (expected in VERIFIED_STATUSES)):
+            # Recorded by an earlier version: today's kernel says what its evidence supports.
+            self.status, self.verified = expected, expected in VERIFIED_STATUSES
         if self.status != expected or self.verified != (self.status in VERIFIED_STATUSES):
             raise ValueError(
                 f"lemma {self.id}: verified={self.verified}, status={self.status} contradict the evidence "
@@ -542,11 +543,7 @@ class Theory(Artifact):
         """machine_checked: the goal's own formal statement was proved by a machine; reviewed: every
         lemma it rests on is verified, the assembled proof consistent and the theorem stated from it."""
         verdict = self.goal_check.verdict if self.goal_check is not None else "unverified"
-        if verdict in ("machine_checked", "refuted"):
-            return verdict
-        if not self._argument_issues():
-            return "reviewed"
-        return "tested" if verdict == "tested" else "unverified"
+        return kernel_verdict.main_result_status(verdict, not self._argument_issues())
 
     @property
     def main_result_established(self) -> bool:
@@ -910,7 +907,7 @@ def read_artifact(path: Path, model: type[A]) -> A:
     except FileNotFoundError:
         raise ArtifactError(f"{path} is missing") from None
     try:
-        return model.model_validate_json(raw)
+        return model.model_validate_json(raw, context=STORED)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"

@@ -134,7 +134,7 @@ class FormalVariableItem(Answer):
 
 
 class FormalizerAnswer(Answer):
-    """A statement in lemmata's formal language (lemmata/formal/language.py), with a restatement in
+    """A statement in lemmata's formal language (lemmata/kernel/tree.py, read from text by lemmata/formal/reading.py), with a restatement in
     words; an empty conclusion and a reason when it cannot be written that way."""
 
     formal_statement: str = Field(description="the statement with every quantifier, domain and hypothesis explicit")

@@ -1,6 +1,8 @@
-"""The machine checks of one statement, in order: read and type the formal statement, refuse it
-when it cannot be the prose's (faithfulness.py) or no input satisfies its hypotheses, look for a
-counterexample by sampling, ask the SMT solver, then try a kernel proof (kernels.py: Coq).
+"""The machine checks of one statement, in order: read and type the formal statement, admit it
+to the kernel (its rendering must read back to it), refuse it when it cannot be the prose's
+(faithfulness.py) or no input satisfies its hypotheses, look for a counterexample and a witness
+by sampling, ask the SMT solver, then try a kernel proof (kernels.py: Coq). What the checks come
+to is the kernel's to say (lemmata/kernel/verdict.py), never this module's.
 
 `falsify` runs the first part (everything but the kernel): cheap — about a second — and run
 before any proof is written, on every lemma of a plan. `prove_in_kernel` adds the kernels'
@@ -21,12 +23,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
-from lemmata.formal.coq_terms import NotStatable, coq_statement
 from lemmata.formal.faithfulness import unfaithful
 from lemmata.formal.kernels import KERNELS, ProofKernel
-from lemmata.formal.language import FormalError, expand_reductions
-from lemmata.formal.render import statement_latex, statement_text
-from lemmata.formal.statement import Statement, read_statement
+from lemmata.formal.reading import read_statement
+from lemmata.kernel.admission import admit
+from lemmata.kernel.coq_terms import NotStatable, coq_statement
+from lemmata.kernel.statement import Statement
+from lemmata.kernel.tree import FormalError
 
 #: The worker's limits beyond its own time budgets: Z3 on a hard question can grow large.
 WORKER_MEMORY_BYTES = 2 << 30
@@ -52,9 +55,9 @@ def read_formal(spec: FormalSpec) -> Statement:
 
 
 def formal_reading(prose: str, spec: FormalSpec) -> Statement:
-    """The statement, when it can be the prose's; FormalError with the reason otherwise (a
-    formalizer is told it and asked again, unless the statement is circular)."""
-    statement = read_formal(spec)
+    """The statement, when the kernel admits it and it can be the prose's; FormalError with the
+    reason otherwise (a formalizer is told it and asked again, unless the statement is circular)."""
+    statement = admit(read_formal(spec)).statement
     reason = unfaithful(prose, statement)
     if reason:
         raise FormalError(reason)
@@ -82,7 +85,9 @@ def falsify(prose: str, spec: FormalSpec, budget: Budget = DEFAULT_BUDGET) -> Fo
             spec,
         )
     checks = [MachineCheck.model_validate(check) for check in report["checks"]]
-    return FormalCheck(prose=prose, spec=spec, checks=checks, **derived)
+    witness = report.get("witness")
+    witness = witness if isinstance(witness, dict) and all(isinstance(v, str) for v in witness.values()) else None
+    return FormalCheck(prose=prose, spec=spec, checks=checks, witness=witness, **derived)
 
 
 def prove_in_kernel(
@@ -99,9 +104,9 @@ def prove_in_kernel(
     if check.spec is None or check.not_formalized or check.refutation is not None:
         return check
     try:
-        statement: Statement | None = _expanded(read_formal(check.spec))
+        statement: Statement | None = admit(read_formal(check.spec)).statement
         unstatable = ""
-    except FormalError as error:  # a sum over a range too long to write out
+    except FormalError as error:
         statement, unstatable = None, str(error)
     scripts = model_scripts or {}
     checks = list(check.checks)
@@ -128,21 +133,14 @@ def prove_in_kernel(
 
 
 def _derived(statement: Statement) -> dict[str, str]:
-    """What every reader is shown: the statement as text and LaTeX, and the Coq proposition."""
+    """What every reader is shown: the statement as text and LaTeX (the kernel's admitted
+    renderings), and the Coq proposition."""
+    admitted = admit(statement)
     try:
-        coq = coq_statement(_expanded(statement)).proposition
-    except (FormalError, NotStatable):
+        coq = coq_statement(statement).proposition
+    except NotStatable:
         coq = ""
-    return {"text": statement_text(statement), "latex": statement_latex(statement), "coq": coq}
-
-
-def _expanded(statement: Statement) -> Statement:
-    """Sums and products over constant ranges written out (for the solver and Coq)."""
-    return Statement(
-        statement.variables,
-        tuple(expand_reductions(hypothesis) for hypothesis in statement.hypotheses),
-        expand_reductions(statement.conclusion),
-    )
+    return {"text": admitted.text, "latex": admitted.latex, "coq": coq}
 
 
 def run_worker(spec: FormalSpec, budget: Budget) -> dict:

@@ -1,32 +1,12 @@
 """Proving a lemma's Coq proposition with Coq's kernel, in a box, and saying exactly what happened.
 
-lemmata writes the whole file; the model supplies at most a proof body (a tactic script):
-
-    <prelude of the scope>                      Require Import ZArith Lia. / Reals Lra Psatz Lia ZArith.
-    Definition lemmata_statement_<nonce> : Prop := <proposition>.
-    Theorem lemmata_goal : <proposition>.
-    Proof.
-    <body>
-    Qed.
-    Check (lemmata_goal : lemmata_statement_<nonce>).
-    Locate lemmata_marker_<nonce>.
-    Print Assumptions lemmata_goal.
-
-and `coqc` checks it in a box (`lemmata.isolation`): the Coq binaries and libraries read-only, a
-tmpfs as working directory, no network, 2 GiB and the timeout per process. The file goes in on
+lemmata writes the whole file (lemmata/kernel/coq_file.py: the model supplies at most a proof
+body, refused before Coq sees it when it could prove anything else) and `coqc` checks it in a
+box (`lemmata.isolation`): the Coq binaries and libraries read-only, a tmpfs as working directory, no network, 2 GiB and the timeout per process. The file goes in on
 stdin, so no model text reaches a command line.
 
-Two independent layers keep a body from proving anything but the statement:
-1. `script_refusal` reads the body before Coq does: comments and strings out, then every sentence
-   must start as a tactic does (a lower-case word, after bullets, braces and goal selectors), and
-   no word of `REFUSED_WORDS` may appear anywhere (Admitted, Axiom, Set/Unset, Require, Notation,
-   Ltac, Qed, Print, native_compute, exact_no_check, ... and `#[...]` attributes);
-2. what Coq says after the proof, behind a marker the body cannot know (a fresh nonce): the
-   theorem must still have the statement defined before the body (the `Check`), and
-   `Print Assumptions` must say "Closed under the global context" or list only the standard axioms
-   the Reals library itself rests on (`STANDARD_AXIOMS`, each with its exact type as Coq prints it).
-An `Admitted` helper, an `Axiom`, `Unset Guard Checking` or a restated theorem all fail layer 2
-even when layer 1 is bypassed (tests/unit/formal/test_coq.py does so).
+The kernel judges coqc's answer (coq_file.judge: the marker, the statement, Print Assumptions);
+this module runs coqc and its automation, and keeps no verdict of its own.
 
 The standard automation (`automation_scripts`) is a small portfolio tried in one `coqc` run, one
 body `first [ solve [timeout N (tactic)] | ... ]`: over Z lia, reflexivity, mod/div as equations
@@ -56,84 +36,32 @@ import os
 import re
 import secrets
 import selectors
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Literal
 
 from lemmata.formal import kernel_cache
 from lemmata.isolation.box import BoxLimits, BoxSpec, box_problem, open_box
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
-
-Scope = Literal["Z", "R"]
-Outcome = Literal["proved", "failed", "refused", "timed_out", "unavailable"]
-
-#: What each scope's file starts with; a body may use these libraries and nothing else.
-PRELUDES: dict[str, str] = {
-    "Z": "Require Import ZArith Lia.\nOpen Scope Z_scope.\n",
-    "R": "Require Import Reals Lra Psatz Lia ZArith.\nOpen Scope R_scope.\n",
-}
-THEOREM = "lemmata_goal"
-FILE_NAME = f"{THEOREM}.v"
-#: The axioms of the standard library a proof may rest on, exactly as `Print Assumptions` prints
-#: them (whitespace aside). Measured over Rabs_triang, sqrt_sqrt, exp_pos, ln_exp, MVT, RiemannInt,
-#: atan_right_inv, Rle_dec, archimed, completeness, ...: the Reals library rests on these four
-#: (the last only for ln, Rpower, atan, integrals, the mean value theorem). ZArith rests on none.
-REALS_AXIOMS = (
-    "ClassicalDedekindReals.sig_forall_dec : forall P : nat -> Prop, (forall n : nat, {P n} + {~ P n}) ->"
-    " {n : nat | ~ P n} + {forall n : nat, P n}",
-    "ClassicalDedekindReals.sig_not_dec : forall P : Prop, {~ ~ P} + {~ P}",
-    "FunctionalExtensionality.functional_extensionality_dep : forall (A : Type) (B : A -> Type)"
-    " (f g : forall x : A, B x), (forall x : A, f x = g x) -> f = g",
-    "Classical_Prop.classic : forall P : Prop, P \\/ ~ P",
+from lemmata.kernel.coq_file import (
+    MAX_SOURCE_BYTES,
+    STATEMENT_FAILS,
+    THEOREM,
+    CoqRun,
+    Outcome,
+    Scope,
+    code_of,
+    coq_source,
+    first_error,
+    judge,
+    script_refusal,
+    term_refusal,
+    tokens_of,
 )
-STANDARD_AXIOMS: dict[str, frozenset[str]] = {"Z": frozenset(), "R": frozenset(REALS_AXIOMS)}
-CLOSED = "Closed under the global context"
 
-#: Words a body may not contain anywhere, with why. Vernacular commands also fail the rule that a
-#: sentence starts as a tactic; listing them here as well means a sentence split that differs
-#: from Coq's still finds them.
-REFUSAL_REASONS = {
-    "ends or abandons the proof without proving it": (
-        "Admitted admit give_up Abort Qed Defined Save Proof Restart Undo Back BackTo Reset Unshelve"
-    ),
-    "assumes instead of proving": (
-        "Axiom Axioms Parameter Parameters Hypothesis Hypotheses Variable Variables Conjecture Context Assume "
-        "Primitive Register"
-    ),
-    "states another theorem": (
-        "Theorem Lemma Remark Fact Corollary Proposition Property Example Goal Derive Obligation Obligations Next Solve"
-    ),
-    "changes how Coq checks": (
-        "Set Unset Test Opaque Transparent Strategy Arguments Typeclasses Generalizable Implicit Universe Universes "
-        "Constraint"
-    ),
-    "declares or redefines something the statement or the tactics could use": (
-        "Notation Infix Reserved Definition Fixpoint CoFixpoint Function Inductive CoInductive Variant Record "
-        "Structure Class Instance Existing Ltac Ltac2 Tactic Let Module Section End Include Canonical Coercion Hint "
-        "Create Scheme Combined Open Close Delimit Undelimit Bind Add Remove Local Global Program Polymorphic "
-        "Monomorphic Cumulative NonCumulative Private"
-    ),
-    "loads other code or files": "Require Import Export From Load Declare Cd",
-    "is a command that prints, writes files, wraps other commands or leaves Coq": (
-        "Print Redirect Drop Extraction Extract Separate Recursive Show Check Search SearchPattern SearchRewrite "
-        "About Locate Inspect Compute Eval Time Timeout Fail Succeed Optimize Debug Info Instructions Profile Quit "
-        "Comments"
-    ),
-    "skips the kernel's standard check": (
-        "native_compute native_cast_no_check vm_cast_no_check exact_no_check change_no_check"
-    ),
-}
-REFUSED_WORDS = {word: reason for reason, words in REFUSAL_REASONS.items() for word in words.split()}
-MAX_BODY_CHARS = 20_000
-MAX_TERM_CHARS = 10_000
-#: The whole file goes through a pipe into the box before coqc starts: within the pipe's 64 KiB,
-#: writing it never waits on the box.
-MAX_SOURCE_BYTES = 60_000
-
+FILE_NAME = f"{THEOREM}.v"
 COQC = "/usr/bin/coqc"
 #: What coqc reads besides its own files under /usr/lib: findlib's configuration names the
 #: plugin directories (without it coqc stops with an anomaly).
@@ -160,197 +88,11 @@ class KernelVerdict:
     source: str  # the .v file checked last (when proved, coqc re-checks it on its own)
     axioms: tuple[str, ...]  # what Print Assumptions listed
     seconds: float
+    certificate: str = ""  # for proved: the kernel's certificate (coq_file.judge); else ""
 
     @property
     def proved(self) -> bool:
         return self.outcome == "proved"
-
-
-# ---------------------------------------------------------------------------------------------
-# Layer 1: reading the body before Coq does.
-
-
-def script_refusal(body: str) -> str:
-    """Why the body may not be checked, naming the refused word or sentence; "" when it may."""
-    if not body.strip():
-        return "the proof body is empty"
-    if len(body) > MAX_BODY_CHARS:
-        return f"the proof body is longer than {MAX_BODY_CHARS} characters"
-    code, problem = _code(body, "the proof body")
-    if problem:
-        return problem
-    tokens = _tokens(code)
-    problem = _refused_word(tokens, "the proof body")
-    if problem:
-        return problem
-    for start in _sentence_starts(tokens):
-        if not _starts_a_tactic(start):
-            return f"the proof body has a sentence starting with `{start}`: only tactics may be used, not commands"
-    return ""
-
-
-def term_refusal(term: str, what: str) -> str:
-    """Why `term` (the proposition, a hint) is not one plain Coq term; "" when it is. It may contain
-    no sentence end, comment, string or refused word: it could otherwise end the statement and add
-    commands of its own."""
-    if not term.strip():
-        return f"{what} is empty"
-    if len(term) > MAX_TERM_CHARS:
-        return f"{what} is longer than {MAX_TERM_CHARS} characters"
-    if "(*" in term or "*)" in term or '"' in term:
-        return f"{what} contains a comment or a string"
-    code, problem = _code(term, what)
-    if problem:
-        return problem
-    tokens = _tokens(code)
-    if "." in tokens:
-        return f"{what} contains a sentence end (a dot followed by a space)"
-    problem = _refused_word(tokens, what)
-    if problem:
-        return problem
-    depth = 0
-    for token in tokens:
-        depth += {"(": 1, ")": -1}.get(token, 0)
-        if depth < 0:
-            return f"{what} closes a parenthesis it did not open"
-    return f"{what} leaves a parenthesis open" if depth else ""
-
-
-def _code(text: str, what: str) -> tuple[str, str]:
-    """The text with comments (nested) and strings replaced by a space and `""`; or a problem."""
-    for character in text:
-        if not (character.isascii() and (character.isprintable() or character in "\n\t\r")):
-            return "", f"{what} contains the character {character!r}: only printable ASCII is accepted"
-    out: list[str] = []
-    position, depth = 0, 0
-    while position < len(text):
-        if text.startswith("(*", position):
-            depth, position = depth + 1, position + 2
-        elif depth and text.startswith("*)", position):
-            depth, position = depth - 1, position + 2
-            if not depth:
-                out.append(" ")
-        elif depth:
-            # Coq reads strings inside comments (a "*)" in one does not end the comment): refusing
-            # them keeps this reading and Coq's the same.
-            if text[position] == '"':
-                return "", f'{what} has a string (") inside a comment'
-            position += 1
-        elif text[position] == '"':
-            end = position + 1
-            while True:
-                end = text.find('"', end)
-                if end < 0:
-                    return "", f"{what} has a string that is never closed"
-                if text.startswith('""', end):  # Coq's escaped quote
-                    end += 2
-                    continue
-                break
-            out.append(' "" ')
-            position = end + 1
-        else:
-            out.append(text[position])
-            position += 1
-    if depth:
-        return "", f"{what} has a comment that is never closed"
-    return "".join(out), ""
-
-
-TOKEN = re.compile(
-    r"""(?P<word>[A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z_][A-Za-z0-9_']*)*)
-      | (?P<number>[0-9][0-9_]*(?:\.[0-9][0-9_]*)?)
-      | (?P<end>\.(?=\s|$))
-      | (?P<string>"")
-      | (?P<single>[()\[\]{},;.])
-      | (?P<symbol>[^\sA-Za-z0-9_()\[\]{},;."]+)""",
-    re.VERBOSE,
-)
-
-
-def _tokens(code: str) -> list[str]:
-    """Words (qualified names whole), numbers, single brackets, runs of other symbols; a sentence
-    end (a dot before a blank or the end) is the token ".", a dot inside `..` or `x.(f)` is "."
-    too, so every place Coq could end a sentence ends one here."""
-    return [match.group() for match in TOKEN.finditer(code)]
-
-
-def _refused_word(tokens: list[str], what: str) -> str:
-    for token in tokens:
-        if "#" in token:
-            return f"{what} contains `{token}`: attributes (#[...]) change how Coq checks"
-        for part in token.split("."):
-            if part in REFUSED_WORDS:
-                return f"{what} contains `{part}`, which {REFUSED_WORDS[part]}"
-    return ""
-
-
-BULLET = re.compile(r"-+|\++|\*+")
-SELECTOR = re.compile(r"(?:all|par|!|[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*|\[[A-Za-z_][A-Za-z0-9_']*\])")
-
-
-def _sentence_starts(tokens: list[str]) -> list[str]:
-    """The first token of each sentence after its bullets, braces and goal selector."""
-    starts = []
-    position = 0
-    while position < len(tokens):
-        while position < len(tokens) and (tokens[position] in ("{", "}") or BULLET.fullmatch(tokens[position])):
-            position += 1
-        if position >= len(tokens):
-            break
-        selector = _selector_length(tokens, position)
-        if selector:
-            position += selector
-            continue  # `2: {` and `all: lia` alike: what follows the selector is checked as a start
-        starts.append(tokens[position])
-        while position < len(tokens) and tokens[position] != ".":
-            position += 1
-        position += 1
-    return starts
-
-
-def _selector_length(tokens: list[str], position: int) -> int:
-    """How many tokens a goal selector (`2:`, `1-3,5:`, `all:`, `[x]:`, `!:`) takes here; 0 if none."""
-    if tokens[position] == "!:":
-        return 1
-    for end in range(position + 1, min(position + 16, len(tokens))):
-        if tokens[end] == ":":
-            return end - position + 1 if SELECTOR.fullmatch("".join(tokens[position:end])) else 0
-    return 0
-
-
-def _starts_a_tactic(token: str) -> bool:
-    """Tactics are lower-case words (`intros`, `Z.div_mod_to_equations`), or open a parenthesised
-    or bracketed tactic; every vernacular command starts with a capital."""
-    last = token.rsplit(".", 1)[-1]
-    return last[:1].islower() or token in ("(", "[")
-
-
-# ---------------------------------------------------------------------------------------------
-# The file.
-
-
-def coq_source(proposition: str, scope: Scope, body: str, *, nonce: str = "0") -> str:
-    """The whole file lemmata writes around a body; `nonce` names the statement and the marker
-    (`prove` draws a fresh one for each run, which the body cannot know)."""
-    proposition = " ".join(proposition.split())  # one line each: Coq's error lines say which part failed
-    return (
-        PRELUDES[scope]
-        + f"Definition lemmata_statement_{nonce} : Prop := {proposition}.\n"
-        + f"Theorem {THEOREM} : {proposition}.\n"
-        + "Proof.\n"
-        + body.strip()
-        + "\nQed.\n"
-        + f"Check ({THEOREM} : lemmata_statement_{nonce}).\n"
-        + f"Locate lemmata_marker_{nonce}.\n"
-        + f"Print Assumptions {THEOREM}.\n"
-    )
-
-
-def _line_parts(scope: Scope, body: str) -> tuple[int, int, int]:
-    """The first line of the statement, of the body and of `Qed.` in coq_source's file."""
-    statement = PRELUDES[scope].count("\n") + 1
-    body_start = statement + 3
-    return statement, body_start, body_start + body.strip().count("\n") + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,16 +209,7 @@ def coq_installation() -> str:
     return "\n".join(identities)
 
 
-@dataclass(frozen=True)
-class _Run:
-    returncode: int
-    stdout: str  # the last OUTPUT_TAIL_BYTES
-    stderr: str
-    timed_out: bool
-    seconds: float
-
-
-def _run_in_box(argv: Sequence[str], stdin: bytes, timeout: float) -> _Run:
+def _run_in_box(argv: Sequence[str], stdin: bytes, timeout: float) -> CoqRun:
     """`argv` in a box showing Coq, with `stdin` as its input; the tails of its output."""
     limits = BoxLimits(
         wall_seconds=timeout,
@@ -504,7 +237,7 @@ def _run_in_box(argv: Sequence[str], stdin: bytes, timeout: float) -> _Run:
             pass
         stdout, stderr, timed_out = _collect(process, started + timeout)
     returncode = process.returncode if process.returncode is not None else -9
-    return _Run(returncode, stdout, stderr, timed_out, time.monotonic() - started)
+    return CoqRun(returncode, stdout, stderr, timed_out)
 
 
 def _collect(process: subprocess.Popen[bytes], deadline: float) -> tuple[str, str, bool]:
@@ -537,13 +270,13 @@ def _collect(process: subprocess.Popen[bytes], deadline: float) -> tuple[str, st
     return out, err, timed_out
 
 
-def _coqc(source: str, timeout: float, nonce: str = "") -> _Run:
+def _coqc(source: str, timeout: float, nonce: str = "") -> CoqRun:
     """coqc on `source` in the box; a file it accepted before on this machine is answered with
     what it printed then (kernel_cache.py), and a file it accepts now is kept."""
     installation = coq_installation()
     recalled = kernel_cache.recall(source, nonce, installation) if installation else None
     if recalled is not None:
-        return _Run(0, recalled, "", False, 0.0)
+        return CoqRun(0, recalled, "", False)
     run = _run_in_box(["/bin/sh", "-c", f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"], source.encode(), timeout)
     if installation and run.returncode == 0 and not run.timed_out:
         kernel_cache.remember(source, nonce, installation, run.stdout)
@@ -563,6 +296,7 @@ class _Check:
     axioms: tuple[str, ...]
     source: str
     stdout: str
+    certificate: str = ""
 
 
 def check_script(proposition: str, scope: Scope, body: str, timeout_seconds: float = 20.0) -> KernelVerdict:
@@ -585,6 +319,7 @@ def _verdict(check: _Check, method: str, script: str, started: float, detail: st
         check.source,
         check.axioms,
         time.monotonic() - started,
+        check.certificate,
     )
 
 
@@ -599,39 +334,8 @@ def _check(proposition: str, scope: Scope, body: str, timeout: float, nonce: str
     if problem:
         return _Check("unavailable", problem, (), source, "")
     run = _coqc(source, timeout, nonce)
-    # The wall clock (we end the box), or the CPU limit (SIGXCPU), seen directly or through bwrap.
-    if run.timed_out or run.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
-        return _Check("timed_out", f"Coq did not finish within {timeout:g} s", (), source, run.stdout)
-    if run.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL):
-        return _Check("failed", "Coq was killed (out of memory?)", (), source, run.stdout)
-    if run.returncode != 0:
-        outcome, detail = _failure(run, scope, body)
-        return _Check(outcome, detail, (), source, run.stdout)
-    listed = _assumptions(run.stdout, nonce)
-    if listed is None:
-        return _Check("refused", "Coq's answer to Print Assumptions is missing or unreadable", (), source, run.stdout)
-    unexpected = [entry for entry in listed if entry not in STANDARD_AXIOMS[scope]]
-    if unexpected:
-        detail = f"the proof rests on `{unexpected[0].split(' : ')[0]}`, which is no standard axiom (Print Assumptions)"
-        return _Check("refused", detail, tuple(listed), source, run.stdout)
-    return _Check("proved", "", tuple(listed), source, run.stdout)
-
-
-def _failure(run: _Run, scope: Scope, body: str) -> tuple[Outcome, str]:
-    """Coq stopped with an error: the part of the file it stopped in says what it means."""
-    line, message = _first_error(run.stderr)
-    statement, body_start, qed = _line_parts(scope, body)
-    if line is None:
-        return "failed", message or f"coqc ended with status {run.returncode}"
-    if line < statement:
-        return "unavailable", f"Coq's libraries did not load: {message}"
-    if line < body_start:
-        return "failed", f"{STATEMENT_FAILS}: {message}"
-    if line < qed:
-        return "failed", f"line {line - body_start + 1} of the proof: {message}"
-    if line == qed:
-        return "failed", f"at Qed: {message}"
-    return "refused", f"the theorem proved is not the statement: {message}"
+    judged = judge(proposition, scope, body, nonce, run, timeout)
+    return _Check(judged.outcome, judged.detail, judged.axioms, source, run.stdout, judged.certificate)
 
 
 def check_file(source: str, timeout_seconds: float = 60.0) -> tuple[int | None, str]:
@@ -644,52 +348,9 @@ def check_file(source: str, timeout_seconds: float = 60.0) -> tuple[int | None, 
     if run.timed_out:
         return 0, f"Coq did not finish within {timeout_seconds:g} s"
     if run.returncode != 0:
-        line, message = _first_error(run.stderr)
+        line, message = first_error(run.stderr)
         return line or 0, message or f"coqc ended with status {run.returncode}"
     return None, ""
-
-
-STATEMENT_FAILS = "the statement does not check"
-FILE_LINE = re.compile(r'^File "[^"]*", line (\d+), characters')
-
-
-def _first_error(stderr: str) -> tuple[int | None, str]:
-    """The line of Coq's first error and its message on one line (without "Error:"); warnings,
-    which Coq locates the same way, are passed over."""
-    lines = stderr.splitlines()
-    for index, text in enumerate(lines):
-        located = FILE_LINE.match(text)
-        if located and index + 1 < len(lines) and lines[index + 1].startswith("Error:"):
-            message = []
-            for part in lines[index + 1 : index + 8]:
-                if FILE_LINE.match(part):
-                    break
-                message.append(part.strip())
-            return int(located.group(1)), " ".join(message).removeprefix("Error:").strip()
-    return None, " ".join(part.strip() for part in lines if part.strip())
-
-
-def _assumptions(stdout: str, nonce: str) -> list[str] | None:
-    """What Print Assumptions listed after the marker, each entry "name : type" on one line, or []
-    for "Closed under the global context"; None when the marker or the answer is missing. A line
-    that is no axiom entry ("f is assumed to be guarded.", another heading) becomes an entry of
-    its own, which no allowed axiom matches."""
-    marker = f"No object of basename lemmata_marker_{nonce}"
-    lines = stdout.splitlines()
-    if marker not in lines:
-        return None
-    answer = [line for line in lines[lines.index(marker) + 1 :] if line.strip()]
-    if answer == [CLOSED]:
-        return []
-    if not answer or answer[0] != "Axioms:":
-        return None
-    entries: list[str] = []
-    for line in answer[1:]:
-        if line.startswith(" ") and entries:
-            entries[-1] += " " + line.strip()
-        else:
-            entries.append(line.strip())
-    return [" ".join(entry.split()) for entry in entries]
 
 
 def _winner(stdout: str, nonce: str) -> int | None:
@@ -704,8 +365,8 @@ def proof_body(script: str) -> str:
     models often add, and with the final dot they often leave out (Coq would read `lia Qed.`)."""
     text = re.sub(r"\AProof\s*\.(?=\s)", "", script.strip())
     text = re.sub(r"(?:\A|(?<=\s))(?:Qed|Defined)\s*\.\Z", "", text).strip()
-    code, problem = _code(text, "the proof body")
-    tokens = _tokens(code) if not problem else []
+    code, problem = code_of(text, "the proof body")
+    tokens = tokens_of(code) if not problem else []
     if tokens and tokens[-1] not in (".", "}"):
         text += "."
     return text

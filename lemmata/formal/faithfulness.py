@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from lemmata.formal.language import Const, Expr, Op, Reduce, Var, conjuncts, free_variables
-from lemmata.formal.render import expression_text
-from lemmata.formal.statement import Statement
+from lemmata.kernel.render import expression_text
+from lemmata.kernel.statement import Statement
+from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var, conjuncts, free_variables
 
 #: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that"
 #: (only a list followed by the claim: "Show that it is \textbf{(A) }7/2." keeps its answer).

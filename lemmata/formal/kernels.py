@@ -1,7 +1,8 @@
 """The proof kernels a formal statement is proved in, registered once (as the model backends are
 in llm/registry.py). A kernel takes the typed statement (statement.py), states it in its own
 language — lemmata writes that statement, never the model — and tries to prove it: the model's
-script for that kernel first, then the kernel's own automation. Its acceptance is a
+script for that kernel first, then the kernel's own automation. Its acceptance, with the
+certificate lemmata's kernel issues for it (lemmata/kernel/coq_file.judge), counts towards a
 `machine_checked` status with method `kernel proof`.
 
 Coq ships: Debian packages it with its standard library, so `bin/setup` installs it offline.
@@ -26,9 +27,9 @@ from typing import Protocol
 
 from lemmata.artifacts import MachineCheck, MachineOutcome
 from lemmata.formal import coq
-from lemmata.formal.coq_terms import NotStatable, coq_statement
-from lemmata.formal.language import FormalError
-from lemmata.formal.statement import Statement
+from lemmata.kernel.coq_terms import NotStatable, coq_statement
+from lemmata.kernel.statement import Statement
+from lemmata.kernel.tree import FormalError
 
 
 class ProofKernel(Protocol):
@@ -74,6 +75,7 @@ class CoqKernel:
             seconds=round(verdict.seconds, 3),
             proof=verdict.script if verdict.proved else "",
             proof_source=verdict.method if verdict.proved else "",
+            certificate=verdict.certificate,
         )
 
 

@@ -13,8 +13,8 @@ import json
 import sys
 
 from lemmata.artifacts import FormalSpec
+from lemmata.formal.reading import read_statement
 from lemmata.formal.sampling import tally
-from lemmata.formal.statement import read_statement
 
 SECONDS = 5.0
 X_LABEL = "largest |input|, order of magnitude"

@@ -8,6 +8,10 @@ An instance counts when the hypotheses hold there and the conclusion could be ev
 conclusion is false: exact arithmetic at rational inputs, so it is a proof that the statement
 (as formalized) is false, not a rounding artefact. No counterexample in N instances is evidence,
 never proof: the status says `tested` and how many instances.
+
+The first input at which every premise the solver and Coq assume holds (domains, hypotheses,
+definedness: Statement.premises) is kept as the statement's **witness**: a proof from those
+premises is counted only when some input satisfies them (kernel/verdict.py checks it again).
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lemmata.formal.evaluate import TooLarge, Undecided, Undefined, Value, evaluate
-from lemmata.formal.statement import Statement, Variable
+from lemmata.kernel.evaluate import TooLarge, Undecided, Undefined, Value, evaluate
+from lemmata.kernel.statement import Statement, Variable
+from lemmata.kernel.tree import Expr, FormalError
 
 #: Enumerated combinations of small values before random ones, and random ones after.
 ENUMERATED = 3000
@@ -58,6 +63,7 @@ class SamplingResult:
     undecided: int  # inputs where something could not be decided or was too large
     seconds: float
     failures: tuple[str, ...] = ()  # why evaluations failed, a few distinct reasons
+    witness: dict[str, Value] | None = None  # the first input at which every premise holds
 
 
 def sample(
@@ -68,10 +74,14 @@ def sample(
     start = time.monotonic()
     instances = tried = undecided = 0
     failures: list[str] = []
+    premises = checked_premises(statement)
+    witness: dict[str, Value] | None = None
     for values in _inputs(statement, enumerated, drawn):
         if time.monotonic() - start > seconds:
             break
         tried += 1
+        if witness is None and premises_hold(statement, premises, values):
+            witness = values
         try:
             verdict = holds(statement, values)
         except (Undecided, TooLarge) as error:
@@ -83,8 +93,27 @@ def sample(
             continue
         instances += 1
         if not verdict:
-            return SamplingResult(instances, tried, values, undecided, time.monotonic() - start, tuple(failures))
-    return SamplingResult(instances, tried, None, undecided, time.monotonic() - start, tuple(failures))
+            return SamplingResult(
+                instances, tried, values, undecided, time.monotonic() - start, tuple(failures), witness
+            )
+    return SamplingResult(instances, tried, None, undecided, time.monotonic() - start, tuple(failures), witness)
+
+
+def checked_premises(statement: Statement) -> list[Expr]:
+    """The premises a proof would rest on: those of the statement as the solver and Coq get it
+    (sums written out), else its own."""
+    try:
+        return statement.expanded().premises()
+    except FormalError:
+        return statement.premises()
+
+
+def premises_hold(statement: Statement, premises: list[Expr], values: dict[str, Value]) -> bool:
+    """Every premise holds at `values`, decided exactly (undefined or undecided: no)."""
+    try:
+        return all(evaluate(premise, values, statement.kinds) is True for premise in premises)
+    except ArithmeticError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -138,9 +167,9 @@ def holds(statement: Statement, values: dict[str, Value]) -> bool | None:
     hypothesis fails, or an operation reached is undefined). Raises Undecided or TooLarge."""
     try:
         for assumption in statement.assumptions():
-            if not evaluate(assumption, values):
+            if not evaluate(assumption, values, statement.kinds):
                 return None
-        return bool(evaluate(statement.conclusion, values))
+        return bool(evaluate(statement.conclusion, values, statement.kinds))
     except Undefined:
         return None
 
@@ -193,4 +222,4 @@ def _random_value(variable: Variable, generator: random.Random, size: int) -> Va
 
 def _in_domain(variable: Variable, value: Value) -> bool:
     condition = variable.domain_condition()
-    return condition is None or bool(evaluate(condition, {variable.name: value}))
+    return condition is None or bool(evaluate(condition, {variable.name: value}, {variable.name: variable.kind}))

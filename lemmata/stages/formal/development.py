@@ -21,10 +21,9 @@ from pathlib import Path
 from lemmata import layout
 from lemmata.artifacts import FormalCheck, Theory, atomic_write_text
 from lemmata.formal import coq
-from lemmata.formal.checking import read_formal
-from lemmata.formal.coq_terms import NotStatable, coq_statement
-from lemmata.formal.language import FormalError, expand_reductions
-from lemmata.formal.statement import Statement
+from lemmata.kernel.admission import read_admitted
+from lemmata.kernel.coq_terms import NotStatable, coq_statement
+from lemmata.kernel.tree import FormalError
 from lemmata.verification.ladder import evidence_in_words
 
 PRELUDE = "Require Import ZArith Lia.\n"
@@ -92,17 +91,10 @@ def _proved(theory: Theory) -> Iterator[Proved]:
 
 def _entry(formal: FormalCheck, name: str, what: str) -> Proved | None:
     kernel = next((check for check in formal.proofs if check.method == "kernel proof"), None)
-    if kernel is None or formal.spec is None or formal.conflict:
+    if kernel is None or formal.verdict != "machine_checked":
         return None
-    try:
-        statement = read_formal(formal.spec)
-        stated = coq_statement(
-            Statement(
-                statement.variables,
-                tuple(expand_reductions(h) for h in statement.hypotheses),
-                expand_reductions(statement.conclusion),
-            )
-        )
+    try:  # the statement the researcher was shown, read back: the one the kernel's proof is of
+        stated = coq_statement(read_admitted(formal.text))
     except (FormalError, NotStatable):
         return None
     return Proved(name, what, formal.prose, stated.proposition, stated.scope, kernel.proof)

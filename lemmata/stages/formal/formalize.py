@@ -31,8 +31,8 @@ from lemmata.formal.checking import (
     worker_started_ahead,
 )
 from lemmata.formal.faithfulness import CIRCULAR, ONE_DIRECTION, equivalence_is_the_claim
-from lemmata.formal.language import Const, Expr, FormalError, Op, Var
-from lemmata.formal.statement import resolve_domain
+from lemmata.formal.reading import resolve_domain
+from lemmata.kernel.tree import Const, Expr, FormalError, Op, Var
 
 #: Answers the formalizer gives for one statement: the first, and one more after a refusal.
 FORMALIZER_ATTEMPTS = 2

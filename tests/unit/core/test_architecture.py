@@ -126,6 +126,7 @@ FLOORS = (
         "private_files",
         "machine_cache",
         "process_exit",
+        "kernel",
     ),
 )
 

@@ -56,10 +56,11 @@ def test_a_refuted_formal_statement_makes_the_lemma_refuted_whatever_the_model_c
 
 
 def test_checkers_that_disagree_decide_nothing() -> None:
-    conflicting = formal_checks.formal(
-        "s",
-        formal_checks.SOLVED,
-        MachineCheck(checker="sampling", method="sampling", outcome="refuted", counterexample={"a": "1"}),
+    """A solver's unsat of a false statement (a defect a checker could have) beside a counterexample
+    exact evaluation confirms: neither is used."""
+    false = formal_checks.refuted()
+    conflicting = false.model_copy(
+        update={"checks": [formal_checks.solved(formal_checks.EVEN_PLUS_ODD), *false.checks]}
     )
     assert conflicting.conflict.startswith("z3 proved the formal statement and sampling refuted it")
     assert conflicting.verdict == "unverified" and lemma_status(conflicting, reviewed=False) == "unverified"

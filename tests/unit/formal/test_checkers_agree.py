@@ -10,8 +10,8 @@ import pytest
 
 from lemmata.artifacts import FormalSpec, FormalVariable
 from lemmata.formal.checking import falsify, prove_in_kernel
-from lemmata.formal.evaluate import evaluate
-from lemmata.formal.language import parse_expression
+from lemmata.formal.reading import parse_expression
+from lemmata.kernel.evaluate import evaluate
 
 
 def spec(variables: dict[str, str], hypotheses: list[str], conclusion: str) -> FormalSpec:
@@ -84,8 +84,8 @@ def test_the_kernel_proves_no_false_statement(name: str, statement: FormalSpec, 
 def test_the_evaluator_follows_python_on_integer_division() -> None:
     for a in range(-9, 10):
         for b in (-4, -3, -2, -1, 1, 2, 3, 4):
-            assert evaluate(parse_expression(f"({a}) // ({b})"), {}) == a // b
-            assert evaluate(parse_expression(f"({a}) % ({b})"), {}) == a % b
+            assert evaluate(parse_expression(f"({a}) // ({b})"), {}, {}) == a // b
+            assert evaluate(parse_expression(f"({a}) % ({b})"), {}, {}) == a % b
 
 
 def test_a_vacuous_statement_is_refused_not_proved() -> None:

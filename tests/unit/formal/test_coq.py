@@ -21,6 +21,7 @@ from lemmata.formal.coq import (
     script_refusal,
     term_refusal,
 )
+from lemmata.kernel import coq_file
 
 EVEN_SUM = "forall a b : Z, a mod 2 = 0 -> b mod 2 = 0 -> (a + b) mod 2 = 0"
 #: The false twin: what a checker that can be fooled would "prove".
@@ -296,11 +297,11 @@ def answer(*lines: str, nonce: str = "ab") -> str:
 
 
 def test_closed_under_the_global_context_lists_nothing() -> None:
-    assert coq._assumptions(answer("Closed under the global context"), "ab") == []
+    assert coq_file._assumptions(answer("Closed under the global context"), "ab") == []
 
 
 def test_the_reals_axioms_are_read_whole_and_allowed() -> None:
-    listed = coq._assumptions(
+    listed = coq_file._assumptions(
         answer(
             "Axioms:",
             "ClassicalDedekindReals.sig_not_dec : forall P : Prop, {~ ~ P} + {~ P}",
@@ -312,23 +313,23 @@ def test_the_reals_axioms_are_read_whole_and_allowed() -> None:
         ),
         "ab",
     )
-    assert listed is not None and set(listed) <= coq.STANDARD_AXIOMS["R"] and len(listed) == 3
-    assert not set(listed) & coq.STANDARD_AXIOMS["Z"]
+    assert listed is not None and set(listed) <= coq_file.STANDARD_AXIOMS["R"] and len(listed) == 3
+    assert not set(listed) & coq_file.STANDARD_AXIOMS["Z"]
 
 
 def test_an_axiom_with_an_allowed_name_and_another_type_is_not_allowed() -> None:
-    listed = coq._assumptions(answer("Axioms:", "Classical_Prop.classic : False"), "ab")
-    assert listed == ["Classical_Prop.classic : False"] and listed[0] not in coq.STANDARD_AXIOMS["R"]
+    listed = coq_file._assumptions(answer("Axioms:", "Classical_Prop.classic : False"), "ab")
+    assert listed == ["Classical_Prop.classic : False"] and listed[0] not in coq_file.STANDARD_AXIOMS["R"]
 
 
 def test_unguarded_and_unsafe_lines_are_entries_no_axiom_matches() -> None:
-    listed = coq._assumptions(answer("Axioms:", "loop is assumed to be guarded."), "ab")
+    listed = coq_file._assumptions(answer("Axioms:", "loop is assumed to be guarded."), "ab")
     assert listed == ["loop is assumed to be guarded."]
 
 
 def test_an_answer_without_the_marker_of_this_run_is_unreadable() -> None:
-    assert coq._assumptions(answer("Closed under the global context", nonce="other"), "ab") is None
-    assert coq._assumptions(answer(), "ab") is None
+    assert coq_file._assumptions(answer("Closed under the global context", nonce="other"), "ab") is None
+    assert coq_file._assumptions(answer(), "ab") is None
 
 
 def test_the_first_error_is_found_past_warnings() -> None:
@@ -336,7 +337,7 @@ def test_the_first_error_is_found_past_warnings() -> None:
         'File "./lemmata_goal.v", line 6, characters 0-5:\nWarning: something [w,x]\n'
         'File "./lemmata_goal.v", line 7, characters 2-5:\nError: The reference foo was not found\nin the env.\n'
     )
-    assert coq._first_error(stderr) == (7, "The reference foo was not found in the env.")
+    assert coq_file.first_error(stderr) == (7, "The reference foo was not found in the env.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,7 +386,7 @@ def test_the_automation_proves_the_standard_examples(proposition: str, scope: co
     verdict = prove(proposition, scope, hints=hints)
     assert verdict.outcome == "proved", verdict.detail
     assert verdict.method.startswith("automation: ") and verdict.script
-    assert set(verdict.axioms) <= coq.STANDARD_AXIOMS[scope]
+    assert set(verdict.axioms) <= coq_file.STANDARD_AXIOMS[scope]
 
 
 @pytest.mark.usefixtures("needs_coq")
@@ -405,7 +406,7 @@ def test_an_ill_typed_statement_fails_once_and_says_so(monkeypatch: pytest.Monke
     runs = []
     real_run = coq._run_in_box
 
-    def counted(argv: Sequence[str], stdin: bytes, timeout: float) -> coq._Run:
+    def counted(argv: Sequence[str], stdin: bytes, timeout: float) -> coq_file.CoqRun:
         runs.append(argv)
         return real_run(argv, stdin, timeout)
 
@@ -461,7 +462,7 @@ def test_a_flood_of_output_is_read_only_in_part(monkeypatch: pytest.MonkeyPatch)
     runs = []
     real_run = coq._run_in_box
 
-    def recorded(argv: Sequence[str], stdin: bytes, timeout: float) -> coq._Run:
+    def recorded(argv: Sequence[str], stdin: bytes, timeout: float) -> coq_file.CoqRun:
         runs.append(run := real_run(argv, stdin, timeout))
         return run
 

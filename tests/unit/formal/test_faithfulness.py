@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from lemmata.formal.faithfulness import SIDE_ASSUMED, equivalence_is_the_claim, prose_numbers, unfaithful
-from lemmata.formal.statement import read_statement
+from lemmata.formal.reading import read_statement
 
 #: miniF2F's amc12a_2002_p1, with its answer choices: the choices are options, the answer is 7/2.
 CHOICES = (

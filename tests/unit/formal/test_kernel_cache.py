@@ -11,6 +11,7 @@ import pytest
 
 from lemmata.formal import coq, kernel_cache
 from lemmata.formal.coq import check_script, coq_source
+from lemmata.kernel import coq_file
 from lemmata.machine_cache import cache_directory
 
 COMMUTES = "forall a b : Z, a + b = b + a"
@@ -30,7 +31,7 @@ def coqc_runs(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     runs: list[bytes] = []
     real_run = coq._run_in_box
 
-    def counted(argv: Sequence[str], stdin: bytes, timeout: float) -> coq._Run:
+    def counted(argv: Sequence[str], stdin: bytes, timeout: float) -> coq_file.CoqRun:
         runs.append(stdin)
         return real_run(argv, stdin, timeout)
 

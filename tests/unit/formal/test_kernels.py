@@ -1,7 +1,9 @@
 """The proof kernels are a registry (formal/kernels.py): a kernel that can run here is asked in
 order until one proves the statement, each with the model's script in its own language; one that
 cannot run is recorded `unavailable` and never passes anything. Coq is the kernel that ships;
-these tests register stand-ins beside it to show a Lean kernel would join without other changes."""
+these tests register stand-ins beside it to show how a Lean kernel would be asked — and that its
+"proved" counts only once lemmata's kernel issues its certificate (lemmata/kernel/certificate.py):
+a kernel outside it cannot make a statement machine-checked."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ import pytest
 from lemmata.artifacts import MachineCheck, MachineOutcome
 from lemmata.formal.checking import prove_in_kernel
 from lemmata.formal.kernels import KERNELS, CoqKernel
-from lemmata.formal.statement import Statement
+from lemmata.kernel.statement import Statement
 from lemmata.verification.ladder import evidence_in_words, proof_in_words
-from support.formal import EVEN_SUM, SAMPLED, SOLVED, formal
+from support.formal import EVEN_PLUS_ODD, EVEN_SUM, KERNEL, SAMPLED, SOLVED, formal, kernel_proof, refuted
 
 
 @dataclass
@@ -62,8 +64,17 @@ def test_kernels_are_asked_in_order_until_one_proves_each_with_its_own_script() 
     assert [c.checker for c in check.checks] == ["sampling", "lean", "isabelle"]
     assert first.given == [("a b", "by omega")] and second.given == [("a b", "by presburger")]
     assert third.given == []  # the statement was proved: nothing more to ask
-    assert check.verdict == "machine_checked"
-    assert "isabelle" in evidence_in_words(check)
+    # Its "proved" carries no certificate of lemmata's kernel: it is asked, and it counts for nothing.
+    assert check.verdict == "tested" and check.proofs == []
+    assert "isabelle" not in evidence_in_words(check)
+
+
+def test_a_proof_counts_only_with_the_kernels_certificate_of_the_statement_shown() -> None:
+    assert formal("The sum of two even integers is even.", SAMPLED, KERNEL).verdict == "machine_checked"
+    forged = KERNEL.model_copy(update={"certificate": "lemmata-kernel-2:" + "0" * 64})
+    assert formal("The sum of two even integers is even.", SAMPLED, forged).verdict == "tested"
+    other = kernel_proof(EVEN_PLUS_ODD)  # a real certificate, of another statement
+    assert formal("The sum of two even integers is even.", SAMPLED, other).verdict == "tested"
 
 
 def test_a_kernel_not_installed_is_said_and_never_proves() -> None:
@@ -85,11 +96,8 @@ def test_a_kernel_that_checked_already_is_not_asked_again_and_refuted_statements
         MachineCheck(checker="coq", method="kernel proof", outcome="inconclusive"),
     )
     assert prove_in_kernel(kept, kernels=(again,)).checks == kept.checks and again.given == []
-    refuted = formal(
-        "The sum of an even and an odd integer is even.",
-        MachineCheck(checker="sampling", method="sampling", outcome="refuted", counterexample={"a": "0", "b": "1"}),
-    )
-    assert prove_in_kernel(refuted, kernels=(again,)) == refuted and again.given == []
+    false = refuted()
+    assert prove_in_kernel(false, kernels=(again,)) == false and again.given == []
 
 
 def test_a_kernel_whose_automation_failed_gets_the_models_script_in_place_of_its_failed_check() -> None:
@@ -106,15 +114,18 @@ def test_a_kernel_whose_automation_failed_gets_the_models_script_in_place_of_its
     assert [(c.checker, c.outcome) for c in check.checks] == [("sampling", SAMPLED.outcome), ("coq", "proved")]
 
 
-def test_a_statement_no_kernel_can_write_out_is_not_applicable_for_each() -> None:
+def test_a_statement_a_kernel_cannot_write_out_is_not_applicable_for_it_and_the_next_is_asked() -> None:
+    """Coq's statement has its sums written out, so a billion terms cannot be stated there; another
+    kernel may state a sum as it is, and is asked (its stand-in "proof" still counts for nothing)."""
     endless = EVEN_SUM.model_copy(update={"hypotheses": [], "conclusion": "sum(k for k in range(1, 10**9)) > 0"})
     lean = StandIn("lean", "proved")
     check = prove_in_kernel(
         formal("A sum of a billion terms is positive.").model_copy(update={"spec": endless}),
         kernels=(CoqKernel(), lean),
     )
-    assert [(c.checker, c.outcome) for c in check.checks] == [("coq", "not_applicable"), ("lean", "not_applicable")]
-    assert lean.given == [] and check.checks[0].detail
+    assert [(c.checker, c.outcome) for c in check.checks] == [("coq", "not_applicable"), ("lean", "proved")]
+    assert "1000000000 terms" in check.checks[0].detail or "terms" in check.checks[0].detail
+    assert check.verdict == "unverified"
 
 
 @pytest.mark.usefixtures("needs_coq")

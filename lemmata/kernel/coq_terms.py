@@ -6,20 +6,29 @@ reals its `R`; an integer inside a real expression is `IZR n`. Every operation c
 
     forall (a b : Z) (x : R), <domains> -> <hypotheses> -> <definedness> -> <conclusion>
 
-with the definedness conditions of language.py as hypotheses: where Coq's own conventions give a
-value to what the language leaves undefined (x / 0 = 0), the statement excludes those inputs, so
-Coq proves exactly what the other checkers test. Sums and products are written out first.
+with the definedness conditions as hypotheses (Statement.premises): where Coq's own conventions
+give a value to what the language leaves undefined (x / 0 = 0), the statement excludes those
+inputs, so Coq proves exactly what the other checkers test. Sums and products are written out
+first.
+
+Binders are unique by construction: a name Coq could read otherwise (a keyword, a name of the
+library the proposition uses, a non-ASCII letter) becomes `v<i>_…`, `i` its place among the
+variables, a form no name kept as it is has; and the binders are counted once more before the
+proposition is returned. Two Greek letters once became the same name, and Coq proved
+`forall (v__ v__ : Z), …` — a claim about one variable — for a statement about two.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from lemmata.formal.coq import REFUSED_WORDS
-from lemmata.formal.language import Const, Expr, Kind, Op, Reduce, Var, kind_of
-from lemmata.formal.statement import Statement
+from lemmata.kernel.coq_file import REFUSED_WORDS
+from lemmata.kernel.semantics import Kind, kind_of
+from lemmata.kernel.statement import Statement, Variable
+from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var, integer_literal
 
 Scope = Literal["Z", "R"]
 #: Names a variable cannot have in Coq (keywords, and what the statement itself uses).
@@ -27,7 +36,12 @@ COQ_RESERVED = {
     "as", "at", "cofix", "else", "end", "exists", "exists2", "fix", "for", "forall", "fun", "if", "IF", "in",
     "let", "match", "mod", "return", "then", "with", "Prop", "Set", "Type", "R", "Z", "N", "nat", "IZR",
     "sqrt", "Rabs", "Rmin", "Rmax", "pow", "fact", "Int_part", "up", "True", "False", "S", "O", "lemmata_goal",
+    "negb", "andb", "orb", "true", "false", "SProp", "struct", "where", "using", "measure", "wf", "Z_scope",
+    "R_scope", "pow2_ge_0", "Rinv", "Rdiv", "Ropp", "Rplus", "Rmult", "Rminus", "Zplus", "Zmult", "Zminus",
 }  # fmt: skip
+#: A name Coq reads as itself; one of the generated form is never kept, so the two cannot meet.
+KEPT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+GENERATED_NAME = re.compile(r"v\d+_")
 MAX_NATURAL_EXPONENT = 1000
 
 
@@ -43,27 +57,41 @@ class CoqStatement:
 
 
 def coq_statement(statement: Statement) -> CoqStatement:
-    """The proposition; NotStatable when part of it has no Coq counterpart here."""
-    names = {variable.name: _coq_name(variable.name) for variable in statement.variables}
-    printer = _Printer(statement.kinds, names)
-    premises = [printer.prop(part) for part in (*statement.assumptions(), *statement.definedness())]
-    body = " -> ".join([*premises, printer.prop(statement.conclusion)])
+    """The proposition of `statement` (its sums written out here); NotStatable when part of it has
+    no Coq counterpart here, or its binders would not be unique."""
+    try:
+        expanded = statement.expanded()
+    except FormalError as error:  # a sum over a range too long to write out, or a variable one
+        raise NotStatable(str(error)) from None
+    names = coq_names(expanded.variables)
+    printer = _Printer(expanded.kinds, names)
+    premises = [printer.prop(part) for part in expanded.premises()]
+    body = " -> ".join([*premises, printer.prop(expanded.conclusion)])
     binders = " ".join(
-        f"({' '.join(names[v.name] for v in statement.variables if v.kind == kind)} : {'Z' if kind == 'int' else 'R'})"
+        f"({' '.join(names[v.name] for v in expanded.variables if v.kind == kind)} : {'Z' if kind == 'int' else 'R'})"
         for kind in ("int", "real")
-        if any(v.kind == kind for v in statement.variables)
+        if any(v.kind == kind for v in expanded.variables)
     )
     proposition = f"forall {binders}, {body}" if binders else body
-    uses_reals = printer.uses_reals or any(v.kind == "real" for v in statement.variables)
-    reals = [names[v.name] for v in statement.variables if v.kind == "real"]
+    uses_reals = printer.uses_reals or any(v.kind == "real" for v in expanded.variables)
+    reals = [names[v.name] for v in expanded.variables if v.kind == "real"]
     return CoqStatement(proposition, "R" if uses_reals else "Z", tuple(_square_hints(reals)))
 
 
-def _coq_name(name: str) -> str:
-    """The variable's name in Coq: itself, unless Coq or the kernel checker reserves it (`R`, `End`)."""
-    if name in COQ_RESERVED or name in REFUSED_WORDS or not name.isascii():
-        return "v_" + "".join(character if character.isascii() and character.isalnum() else "_" for character in name)
-    return name
+def coq_names(variables: tuple[Variable, ...]) -> dict[str, str]:
+    """Each variable's name in Coq: itself when Coq reads it so, else `v<i>_` and its ASCII letters.
+    NotStatable if two would coincide (they cannot: the check is the kernel's second look)."""
+    names = {}
+    for position, variable in enumerate(variables):
+        name = variable.name
+        kept = KEPT_NAME.fullmatch(name) and not GENERATED_NAME.match(name)
+        if kept and name not in COQ_RESERVED and name not in REFUSED_WORDS:
+            names[name] = name
+        else:
+            names[name] = f"v{position}_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
+    if len(set(names.values())) != len(variables) or len(names) != len(variables):
+        raise NotStatable("two variables would have the same name in Coq")
+    return names
 
 
 def _square_hints(reals: list[str]) -> list[str]:
@@ -168,7 +196,7 @@ class _Printer:
         return result if len(arguments) > 1 else f"({function} {result})"
 
     def _power(self, base: Expr, exponent: Expr, kind: Kind) -> str:
-        literal = _integer_value(exponent)
+        literal = integer_literal(exponent)
         if kind == "int":
             return f"({self.term(base, 'int')} ^ {self.term(exponent, 'int')})%Z"
         if literal is None or abs(literal) > MAX_NATURAL_EXPONENT:
@@ -222,12 +250,3 @@ def _number(value: int | Fraction, kind: Kind) -> str:
     if kind == "int":
         raise NotStatable("a fraction where an integer is wanted")
     return f"({fraction.numerator} / {fraction.denominator})"
-
-
-def _integer_value(expr: Expr) -> int | None:
-    if isinstance(expr, Const) and isinstance(expr.value, int):
-        return expr.value
-    if isinstance(expr, Op) and expr.name == "neg":
-        inner = _integer_value(expr.args[0])
-        return None if inner is None else -inner
-    return None

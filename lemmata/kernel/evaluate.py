@@ -5,9 +5,10 @@ exactly, never by rounding. An irrational square root becomes a narrow interval 
 around it; a comparison the interval cannot decide (is sqrt(2) == 1.4142135623730951?) is
 `Undecided`, never a guess. Nothing here calls Python's `eval`: the tree is walked.
 
-An evaluation that reaches an operation outside its domain (a division by 0, the square root of a
-negative number) raises `Undefined`: the statement says nothing there (language.py). One whose
-numbers would grow past what a check can afford (2**(10**9), 5000!) raises `TooLarge`.
+An evaluation that reaches an operation outside its domain raises `Undefined`: the statement
+says nothing there. Where each operation is defined is semantics.requirements, the same table
+the solver's and Coq's definedness conditions are stated from. One whose numbers would grow past
+what a check can afford (2**(10**9), 5000!) raises `TooLarge`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lemmata.formal.language import Const, Expr, Op, Reduce, Var
+from lemmata.kernel.semantics import Kind, requirements
+from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var
 
 #: The largest integer a check computes, in bits (a 60,000-digit number); past it: TooLarge.
 MAX_BITS = 200_000
@@ -55,14 +57,17 @@ Number = int | Fraction | Interval
 Value = bool | Number
 
 
-def evaluate(expr: Expr, values: Mapping[str, Value]) -> Value:
-    """The value of `expr`; Undefined, Undecided or TooLarge when there is none to give."""
-    return _Evaluation(values).value(expr)
+def evaluate(expr: Expr, values: Mapping[str, Value], kinds: Mapping[str, Kind]) -> Value:
+    """The value of `expr` at `values`, its variables of `kinds` (a real variable may hold an
+    integer value: its kind, not its value, says which rules apply); Undefined, Undecided or
+    TooLarge when there is none to give."""
+    return _Evaluation(values, dict(kinds)).value(expr)
 
 
 class _Evaluation:
-    def __init__(self, values: Mapping[str, Value]) -> None:
+    def __init__(self, values: Mapping[str, Value], kinds: dict[str, Kind]) -> None:
         self.values = dict(values)
+        self.kinds = kinds
         self.steps = 0
 
     def value(self, expr: Expr) -> Value:
@@ -81,6 +86,9 @@ class _Evaluation:
         if name in ("and", "or", "implies", "not", "iff", "ite"):
             return self._logic(name, args)
         values = [self.value(arg) for arg in args]
+        for position, relation, bound in requirements(expr, self.kinds):
+            if not _meets(_number(values[position]), relation, bound):
+                raise Undefined(f"{_SPELLED.get(name, name)} outside its domain")
         if name in COMPARE:
             return compare(name, _number(values[0]), _number(values[1]))
         return arithmetic(name, [_number(v) for v in values])
@@ -109,6 +117,8 @@ class _Evaluation:
         if high - low > MAX_STEPS - self.steps:
             raise TooLarge(f"a {expr.kind} over {max(0, high - low)} terms")
         outer = self.values.get(expr.index)
+        outer_kind = self.kinds.get(expr.index)
+        self.kinds[expr.index] = "int"
         total: Value = {"sum": 0, "prod": 1, "all": True, "any": False}[expr.kind]
         try:
             for index in range(low, high):
@@ -128,12 +138,25 @@ class _Evaluation:
                 self.values.pop(expr.index, None)
             else:
                 self.values[expr.index] = outer
+            if outer_kind is None:
+                self.kinds.pop(expr.index, None)
+            else:
+                self.kinds[expr.index] = outer_kind
         return total
 
 
 def _number(value: Value) -> Number:
     assert not isinstance(value, bool)
     return value
+
+
+#: How the undefined operation is named in the reason.
+_SPELLED = {"truediv": "division", "floordiv": "//", "mod": "%", "pow": "a power", "sqrt": "a square root"}
+
+
+def _meets(value: Number, relation: str, bound: int) -> bool:
+    """Whether `value` meets a requirement; Undecided when an irrational value is too close to say."""
+    return compare(relation, value, bound)
 
 
 # -- arithmetic -----------------------------------------------------------------------------------

@@ -12,20 +12,26 @@ statement is defined, that satisfies the hypotheses and not the conclusion?
 Python semantics are kept exactly: `//` and `%` round towards minus infinity (Z3's `div` and `mod`
 are Euclidean, which differs for negative divisors), and each square root is a fresh variable
 defined only where its argument is not negative, so a branch that never reaches it is not
-constrained by it. Sums and products are written out first (language.expand_reductions).
+constrained by it. Sums and products are written out first (expansion.py). The solver assumes
+Statement.premises, the same premises Coq does; an `unsat` carries the kernel's certificate of the
+statement's text (certificate.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
 import z3
 
-from lemmata.formal.evaluate import Interval, Value, evaluate
-from lemmata.formal.language import Const, Expr, FormalError, Kind, Op, Reduce, Var, kind_of
-from lemmata.formal.statement import Statement
+from lemmata.kernel.certificate import solver_certificate
+from lemmata.kernel.evaluate import Interval, Value, evaluate
+from lemmata.kernel.render import statement_text
+from lemmata.kernel.semantics import Kind, kind_of
+from lemmata.kernel.statement import Statement
+from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var, integer_literal
 
 #: Powers of a variable up to this exponent are written as products.
 MAX_EXPANDED_POWER = 64
@@ -33,6 +39,9 @@ MAX_EXPANDED_POWER = 64
 MAX_NUMERAL_POWER = 100_000
 #: Digits of an irrational model value kept as an interval around it.
 ALGEBRAIC_DIGITS = 40
+#: The largest number handed to the solver, in bits (about 3,000 digits): Python turns larger
+#: ones into text only past its own limit, and `factorial(2000)` once crashed the check so.
+MAX_NUMERAL_BITS = 10_000
 
 
 class NotExpressible(Exception):
@@ -45,18 +54,40 @@ class SolverAnswer:
     outcome: Literal["unsat", "sat", "unknown"]
     model: dict[str, Value] | None = None  # for sat: each variable's value (an Interval when irrational)
     reason: str = ""  # for unknown: the solver's reason
+    certificate: str = ""  # for the unsat of prove_or_find_model: the kernel's certificate
 
 
 def prove_or_find_model(statement: Statement, timeout_seconds: float = 5.0) -> SolverAnswer:
-    """Ask for an input satisfying domains, definedness and hypotheses but not the conclusion."""
-    translation = _Translation(statement)
-    return translation.check([translation.term(statement.conclusion, negated=True)], timeout_seconds)
+    """Ask for an input satisfying the premises (domains, hypotheses, definedness) but not the
+    conclusion. NotExpressible when the statement cannot be put to the solver."""
+    expanded = _expanded(statement)
+    translation = _Translation(expanded)
+    answer = _asked(lambda: translation.check([translation.term(expanded.conclusion, negated=True)], timeout_seconds))
+    if answer.outcome == "unsat":
+        return SolverAnswer("unsat", certificate=solver_certificate(statement_text(statement)))
+    return answer
 
 
 def satisfiable_assumptions(statement: Statement, timeout_seconds: float = 5.0) -> SolverAnswer:
-    """Ask for an input satisfying domains, definedness and hypotheses: `unsat` means the
-    statement is vacuous (no input satisfies its hypotheses)."""
-    return _Translation(statement).check([], timeout_seconds)
+    """Ask for an input satisfying the premises: `unsat` means the statement is vacuous (no input
+    satisfies its hypotheses), `sat` gives a witness candidate."""
+    expanded = _expanded(statement)
+    return _asked(lambda: _Translation(expanded).check([], timeout_seconds))
+
+
+def _expanded(statement: Statement) -> Statement:
+    try:
+        return statement.expanded()
+    except FormalError as error:
+        raise NotExpressible(str(error)) from None
+
+
+def _asked(question: Callable[[], SolverAnswer]) -> SolverAnswer:
+    """The solver's answer; NotExpressible when the statement could not be put to it at all."""
+    try:
+        return question()
+    except (z3.Z3Exception, ValueError, OverflowError, RecursionError, ArithmeticError) as error:
+        raise NotExpressible(f"the solver could not be given the statement ({type(error).__name__}: {error})") from None
 
 
 class _Translation:
@@ -74,10 +105,8 @@ class _Translation:
     def check(self, extra: list[Any], timeout_seconds: float) -> SolverAnswer:
         solver = z3.Solver(ctx=self.context)
         solver.set("timeout", max(1, int(timeout_seconds * 1000)))
-        for assumption in self.statement.assumptions():
-            solver.add(self.term(assumption))
-        for condition in self.statement.definedness():
-            solver.add(self.term(condition))
+        for premise in self.statement.premises():
+            solver.add(self.term(premise))
         for term in extra:
             solver.add(term)
         solver.add(*self.side_conditions)
@@ -102,7 +131,7 @@ class _Translation:
     def _term(self, expr: Expr) -> Any:
         if isinstance(expr, Const):
             if isinstance(expr.value, int):
-                return z3.IntVal(expr.value, self.context)
+                return self._numeral(expr.value)
             return z3.RealVal(f"{expr.value.numerator}/{expr.value.denominator}", self.context)
         if isinstance(expr, Var):
             return self.symbols[expr.name]
@@ -186,13 +215,13 @@ class _Translation:
         return quotient if name == "floordiv" else a - b * quotient
 
     def _power(self, base: Expr, exponent: Expr) -> Any:
-        literal = _integer_value(exponent)
+        literal = integer_literal(exponent)
         if literal is None:
             raise NotExpressible("a power with a variable or fractional exponent")
         kind = kind_of(Op("pow", (base, exponent)), self.kinds)
         term = self._as(kind, base)
         if isinstance(base, Const) and isinstance(base.value, int) and 0 <= literal <= MAX_NUMERAL_POWER:
-            return self._as_kind(kind, z3.IntVal(base.value, self.context) ** literal)  # Z3 computes it
+            return self._as_kind(kind, self._numeral(base.value) ** literal)  # Z3 computes it
         if abs(literal) > MAX_EXPANDED_POWER:
             raise NotExpressible(f"a power of a variable with exponent {literal}")
         result = z3.IntVal(1, self.context) if kind == "int" else z3.RealVal(1, self.context)
@@ -212,10 +241,15 @@ class _Translation:
         if any(not isinstance(arg, Const) for arg in expr.args):
             raise NotExpressible(f"{expr.name} of a variable has no counterpart in the solver")
         try:
-            value = evaluate(expr, {})
+            value = evaluate(expr, {}, {})
         except ArithmeticError as error:  # Undefined, TooLarge, Undecided
             raise NotExpressible(f"{expr.name}: {error}") from None
         assert isinstance(value, int)
+        return self._numeral(value)
+
+    def _numeral(self, value: int) -> Any:
+        if value.bit_length() > MAX_NUMERAL_BITS:
+            raise NotExpressible(f"a number of {value.bit_length()} bits, more than the solver is given")
         return z3.IntVal(value, self.context)
 
     def _as_kind(self, kind: Kind, term: Any) -> Any:
@@ -228,15 +262,6 @@ class _Translation:
     def _as(self, kind: Kind, expr: Expr) -> Any:
         term = self._term(expr)
         return z3.ToReal(term) if kind == "real" and z3.is_int(term) else term
-
-
-def _integer_value(expr: Expr) -> int | None:
-    if isinstance(expr, Const):
-        return expr.value if isinstance(expr.value, int) else None
-    if isinstance(expr, Op) and expr.name == "neg":
-        inner = _integer_value(expr.args[0])
-        return None if inner is None else -inner
-    return None
 
 
 def _python_value(value: Any) -> Value:
