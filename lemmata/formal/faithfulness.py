@@ -22,9 +22,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from lemmata.formal.conditions import conditions_part, unstated_hypothesis
+from lemmata.formal.idle_parts import about_no_variable, idle_case, idle_hypotheses
 from lemmata.kernel.render import expression_text
 from lemmata.kernel.statement import Statement
-from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var, conjuncts, free_variables
+from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var, conjuncts, disjuncts, free_variables
 
 #: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that"
 #: (only a list followed by the claim: "Show that it is \textbf{(A) }7/2." keeps its answer).
@@ -91,10 +93,14 @@ def _exponent_of_a_variable_dropped(match: re.Match[str]) -> str:
 
 
 def formal_numbers(statement: Statement) -> set[Fraction]:
-    """The numbers the formal statement contains: its literals (a negated literal as a negative
-    number), and each quotient of two literals (`1/2` holds 1, 2 and 1/2)."""
+    """The numbers the formal statement contains where they say something: its literals (a negated
+    literal as a negative number), and each quotient of two literals (`1/2` holds 1, 2 and 1/2),
+    in its domains, its conclusion and each hypothesis that restricts anything (idle_parts.py:
+    `3 > 0` holds everywhere, and a 3 parked there is none of the statement's)."""
     found: set[Fraction] = set()
-    for part in (*statement.assumptions(), statement.conclusion):
+    idle = idle_hypotheses(statement)
+    said = [hypothesis for hypothesis in statement.hypotheses if hypothesis not in idle]
+    for part in (*statement.domain_conditions(), *said, statement.conclusion):
         _collect(part, found)
     return found
 
@@ -150,9 +156,24 @@ def _signed_literal(expr: Expr) -> Fraction | None:
     return None
 
 
+#: "Show that it is 218.": the answer, which the conclusion must state (not a hypothesis).
+_STATED_ANSWER = re.compile(r"show\s+that\s+it\s+is\b", re.IGNORECASE)
+
+
 def missing_numbers(prose: str, statement: Statement) -> list[Fraction]:
     formal = formal_numbers(statement)
     return [number for number in prose_numbers(prose) if number not in formal]
+
+
+def answer_outside_the_conclusion(prose: str, statement: Statement) -> list[Fraction]:
+    """The numbers of a stated answer ("Show that it is 218") the conclusion leaves out: a 218
+    parked in a hypothesis (`x < 218`) passes "every number appears" and claims nothing of it."""
+    stated = list(_STATED_ANSWER.finditer(prose))
+    if not stated:
+        return []
+    found: set[Fraction] = set()
+    _collect(statement.conclusion, found)
+    return [number for number in prose_numbers(prose[stated[-1].end() :]) if number not in found]
 
 
 def shape_refusal(asks: str, write: str) -> str:
@@ -254,13 +275,36 @@ def _assumes_a_side(part: Expr, assumed: set[Expr]) -> bool:
     return any(set(conjuncts(side)) <= assumed for side in part.args)
 
 
+#: Words that offer cases: a conclusion `A ∨ B` states a claim with cases only where the prose does.
+_OR_WORDS = re.compile(r"\bor\b|\beither\b|\bat\s+least\s+one\b|\bone\s+of\b|\\lor\b|\\vee\b|∨", re.IGNORECASE)
+
+
+def cases_not_named(prose: str, statement: Statement) -> str:
+    """Why the conclusion's `or` is not the prose's: a claim the prose states whole, offered as cases."""
+    claim = prose[len(conditions_part(prose)) :] or prose
+    offered = [part for part in conjuncts(statement.conclusion) if len(disjuncts(part)) > 1]
+    if offered and not _OR_WORDS.search(claim):
+        return (
+            f"the conclusion {expression_text(offered[0])} offers cases (∨) the statement does not name: "
+            "write its claim as it states it"
+        )
+    return ""
+
+
 def unfaithful(prose: str, statement: Statement) -> str:
     """Why the formal statement cannot be the prose's ("" when nothing is found): the reason is
     sent back to the formalizer, and shown when the statement is refused."""
+    closed = about_no_variable(statement)
+    if closed:
+        return closed
     missing = missing_numbers(prose, statement)
     if missing:
         listed = ", ".join(_number_text(number) for number in missing)
         return f"the formal statement leaves out {listed} of the statement: every number of the statement must appear in it"
+    outside = answer_outside_the_conclusion(prose, statement)
+    if outside:
+        listed = ", ".join(_number_text(number) for number in outside)
+        return f"the conclusion leaves out {listed}, the statement's answer: the conclusion must state the answer"
     conclusion = conjuncts(statement.conclusion)
     if conclusion == [Op("true", ())]:
         return "the conclusion is `True`: it says nothing"
@@ -278,7 +322,10 @@ def unfaithful(prose: str, statement: Statement) -> str:
     ruled_out = ruled_out_case(statement)
     if ruled_out:
         return ruled_out
-    return missing_claim_shape(prose, statement)
+    shape = missing_claim_shape(prose, statement)
+    if shape:
+        return shape
+    return unstated_hypothesis(prose, statement) or cases_not_named(prose, statement) or idle_case(statement)
 
 
 def ruled_out_case(statement: Statement) -> str:

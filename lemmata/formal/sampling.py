@@ -76,7 +76,7 @@ def sample(
     failures: list[str] = []
     premises = checked_premises(statement)
     witness: dict[str, Value] | None = None
-    for values in _inputs(statement, enumerated, drawn):
+    for values in inputs(statement, enumerated, drawn):
         if time.monotonic() - start > seconds:
             break
         tried += 1
@@ -132,7 +132,7 @@ def tally(statement: Statement, *, seconds: float = 5.0, enumerated: int = ENUME
     trials = violations = 0
     by_size: dict[int, tuple[int, int]] = {}
     first: dict[str, Value] | None = None
-    for values in _inputs(statement, enumerated, drawn):
+    for values in inputs(statement, enumerated, drawn):
         if time.monotonic() - start > seconds:
             break
         try:
@@ -174,12 +174,12 @@ def holds(statement: Statement, values: dict[str, Value]) -> bool | None:
         return None
 
 
-def _inputs(statement: Statement, enumerated: int, drawn: int) -> Iterator[dict[str, Value]]:
+def inputs(statement: Statement, enumerated: int, drawn: int) -> Iterator[dict[str, Value]]:
     variables = statement.variables
     if not variables:
         yield {}
         return
-    pools = [_first_values(variable) for variable in variables]
+    pools = [first_values(variable) for variable in variables]
     yield from itertools.islice(_smallest_first(variables, pools), enumerated)
     seed = hashlib.sha256(repr(statement).encode()).digest()
     generator = random.Random(seed)
@@ -199,7 +199,7 @@ def _smallest_first(variables: Sequence[Variable], pools: list[list[Value]]) -> 
                 yield {variable.name: pools[i][p] for i, (variable, p) in enumerate(zip(variables, positions))}
 
 
-def _first_values(variable: Variable) -> list[Value]:
+def first_values(variable: Variable) -> list[Value]:
     if variable.kind == "int":
         return [value for value in INTEGERS_FIRST if _in_domain(variable, value)]
     return [value for value in REALS_FIRST if _in_domain(variable, value)]

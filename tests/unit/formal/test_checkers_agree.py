@@ -22,6 +22,11 @@ def spec(variables: dict[str, str], hypotheses: list[str], conclusion: str) -> F
     )
 
 
+def prose_of(name: str) -> str:
+    """The case's prose: its name, as the conditions of a claim (faithfulness.py reads them)."""
+    return f"Given {name}, the conclusion holds."
+
+
 INTEGERS = {"a": "integer", "b": "integer"}
 REALS = {"x": "real", "y": "real"}
 #: (name, statement, true?)
@@ -52,7 +57,7 @@ CASES = [
 
 @pytest.mark.parametrize("name, statement, true", [pytest.param(*case, id=case[0]) for case in CASES])
 def test_sampling_and_the_solver_never_contradict_the_truth(name: str, statement: FormalSpec, true: bool) -> None:
-    check = falsify(name, statement)
+    check = falsify(prose_of(name), statement)
     assert not check.conflict
     if true:
         assert check.verdict != "refuted", check.checks
@@ -72,7 +77,7 @@ def test_sampling_and_the_solver_never_contradict_the_truth(name: str, statement
 )  # fmt: skip
 def test_the_kernel_proves_no_false_statement(name: str, statement: FormalSpec, true: bool) -> None:
     """False statements reach Coq here although sampling refuted them: nothing may prove them."""
-    check = falsify(name, statement).model_copy(update={"checks": []})
+    check = falsify(prose_of(name), statement).model_copy(update={"checks": []})
     kernel = prove_in_kernel(check)
     coq = next(c for c in kernel.checks if c.checker == "coq")
     if not true:

@@ -1,0 +1,192 @@
+"""The red team: formal statements written as an adversary would — and, for the worst case, as an
+honest formalizer did — each of which main (a53e6da) called machine-checked although it is false
+or not the prose's, or turned into a crash. Each case runs the real checks (sampling, Z3, Coq's
+kernel where named) through the entry points a run uses, and asks what a researcher would: is a
+false statement, or a statement the prose does not make, ever machine-checked?
+
+Every test here failed on a53e6da (issue 52 lists how) and passes on the kernel: run it with the
+old package on PYTHONPATH to see them fail."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lemmata.artifacts import FormalCheck, FormalSpec, FormalVariable
+from lemmata.formal.checking import falsify, prove_in_kernel
+
+
+def spec(variables: dict[str, str], hypotheses: list[str], conclusion: str) -> FormalSpec:
+    return FormalSpec(
+        variables=[FormalVariable(name=name, type=kind) for name, kind in variables.items()],  # type: ignore[arg-type]
+        hypotheses=hypotheses,
+        conclusion=conclusion,
+    )
+
+
+def checked(prose: str, formal: FormalSpec, coq_script: str = "") -> FormalCheck:
+    """What a lemma's job would make of it: falsified, then proved in Coq where it can be."""
+    check = falsify(prose, formal)
+    return prove_in_kernel(check, {"coq": coq_script} if coq_script else None)
+
+
+def binders(proposition: str) -> list[str]:
+    """The names a Coq proposition's `forall` binds, in order."""
+    head = re.match(r"forall\s+((?:\([^()]*\)\s*)+),", proposition)
+    if head is None:
+        return []
+    return [name for group in re.findall(r"\(([^():]*):", head.group(1)) for name in group.split()]
+
+
+# -- 1. binders that collide -----------------------------------------------------------------------
+
+PELL = "For all positive integers α and β, α² − 61β² ≠ 1."
+
+
+@pytest.mark.usefixtures("needs_coq")
+def test_two_greek_letters_stay_two_variables_and_pells_equation_is_not_machine_checked() -> None:
+    """Honest formalization, false statement (1766319049² − 61·226153980² = 1). Both letters
+    became `v__` in Coq, `forall (v__ v__ : Z)` is a claim about one variable, and lia proved it."""
+    check = checked(PELL, spec({"α": "positive integer", "β": "positive integer"}, [], "α**2 - 61*β**2 != 1"))
+    assert len(set(binders(check.coq))) == 2, check.coq
+    assert check.verdict != "machine_checked", check.checks
+
+
+def test_a_renamed_variable_cannot_meet_one_of_the_name_it_is_given() -> None:
+    """`R` (Coq's reals) became `v_R`, the name of the other variable: one binder for two."""
+    check = falsify(
+        "For all reals R and v_R, R^2 + v_R^2 > 2 R v_R.",
+        spec({"R": "real", "v_R": "real"}, [], "R**2 + v_R**2 > 2*R*v_R"),
+    )
+    assert len(set(binders(check.coq))) == 2, check.coq
+
+
+# -- 2. a vacuity check that fails open ------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("needs_coq")
+def test_hypotheses_no_input_satisfies_prove_nothing_where_the_solver_cannot_say_so() -> None:
+    """gcd(a, b) > a + b holds for no positive a, b; the solver cannot state gcd of variables, so
+    the vacuity check was skipped, and Coq proves anything from it."""
+    prose = "For positive integers a and b with gcd(a, b) > a + b, a = 7."
+    script = "intros. pose proof (Z.divide_pos_le (Z.gcd a b) a ltac:(lia) (Z.gcd_divide_l a b)). lia."
+    check = checked(
+        prose, spec({"a": "positive integer", "b": "positive integer"}, ["gcd(a, b) > a + b"], "a == 7"), script
+    )
+    assert any(c.checker == "coq" and c.outcome == "proved" for c in check.checks), check.checks  # from nothing
+    assert check.verdict != "machine_checked" and check.witness is None
+    assert "could hold vacuously" in check.judged.why
+
+
+@pytest.mark.usefixtures("needs_coq")
+def test_a_number_too_large_for_the_solver_loses_neither_sampling_nor_the_vacuity_check() -> None:
+    """`factorial(2000)` has 5,736 digits, past Python's limit for turning an integer into text,
+    which the solver's encoding reached: the checking process crashed, both its verdicts were lost,
+    and Coq proved the statement from its contradictory hypotheses."""
+    prose = "For every integer n with n > 2000! and n < 0, n = 5."
+    check = checked(prose, spec({"n": "integer"}, ["n > factorial(2000)", "n < 0"], "n == 5"))
+    assert check.verdict != "machine_checked", check.checks
+    assert not any("checking process failed" in c.detail for c in check.checks), check.checks
+
+
+def test_a_power_with_a_negative_exponent_is_undefined_for_every_checker() -> None:
+    """`2**n` for n < 0 was a fraction to the evaluator and undefined (n ≥ 0) to the solver and Coq."""
+    from lemmata.formal.reading import read_statement
+    from lemmata.kernel.evaluate import Undefined, evaluate
+
+    statement = read_statement([("n", "integer")], [], "2**n > 0")
+    with pytest.raises(Undefined):
+        evaluate(statement.conclusion, {"n": -1}, statement.kinds)
+
+
+# -- 3. printed is not checked ----------------------------------------------------------------------
+
+
+def test_a_remainder_times_a_number_is_printed_as_it_is_checked() -> None:
+    """`a % 2*b` is (a mod 2)·b, and was printed "a mod 2·b": a mod (2b) to a reader, the false
+    prose it was meant to state ("a mod 2b ≥ 0" holds; "(a mod 2)·b ≥ 0" does not)."""
+    check = falsify(
+        "For all integers a and b, a mod 2b ≥ 0.", spec({"a": "integer", "b": "integer"}, [], "a % 2*b >= 0")
+    )
+    assert "(a mod 2)·b" in check.text and "mod 2·b" not in check.text.replace("(a mod 2)·b", "")
+    assert r"( a \bmod 2 ) \cdot b" in check.latex
+
+
+# -- 4. faithfulness guards that count, not read -------------------------------------------------------
+
+TWIN = "Given $x+y = 7$ and $3x+y = 45$, show that $x^2-y^2 = 218$."
+REALS = {"x": "real", "y": "real"}
+
+
+def test_a_number_parked_in_a_hypothesis_that_says_nothing_is_not_the_statements() -> None:
+    """The false twin's 218 in `218 > 0`, the true 217 in the conclusion: every number appeared."""
+    parked = spec(REALS, ["x + y == 7", "3*x + y == 45", "218 > 0"], "x**2 - y**2 == 217")
+    assert checked(TWIN, parked).verdict != "machine_checked"
+    hidden = spec(REALS, ["x + y == 7", "3*x + y == 45", "x - x + 218 > 0"], "x**2 - y**2 == 217")
+    assert checked(TWIN, hidden).verdict != "machine_checked"
+
+
+def test_an_or_that_adds_the_true_value_to_the_false_one_is_refused() -> None:
+    added = spec(REALS, ["x + y == 7", "3*x + y == 45"], "x**2 - y**2 == 217 or x**2 - y**2 == 218")
+    check = checked(TWIN, added)
+    assert check.verdict != "machine_checked" and check.not_formalized, check.checks
+
+
+def test_a_circular_statement_hidden_in_an_or_is_refused() -> None:
+    """ "If a is even, then a + b is even" is false; `(a + b) even ∨ a even` under `a even` is not."""
+    prose = "If a is even, then a + b is even."
+    circular = spec({"a": "integer", "b": "integer"}, ["a % 2 == 0"], "(a + b) % 2 == 0 or a % 2 == 0")
+    check = checked(prose, circular)
+    assert check.verdict != "machine_checked" and check.not_formalized, check.checks
+
+
+def test_the_answer_parked_in_a_hypothesis_is_not_stated() -> None:
+    answer = "If $x + y = 7$ and $3x + y = 45$, what is $x^2 - y^2$? Show that it is 218."
+    parked = spec(REALS, ["x + y == 7", "3*x + y == 45", "x < 218"], "x**2 - y**2 == 217")
+    check = checked(answer, parked)
+    assert check.verdict != "machine_checked" and "answer" in check.not_formalized, check.checks
+
+
+# -- 5. a weaker statement checked for the prose's -------------------------------------------------
+
+
+def test_hypotheses_the_prose_does_not_state_make_no_machine_checked_lemma() -> None:
+    """A held-out task's lemma, as the embedded formalizer wrote it (2026-12-01): `n even and n
+    divisible by 3` assumed, "for all integers n" stated; Z3 proved it, and the lemma was verified."""
+    prose = "For all integers n, n^3 - n is divisible by 2 and 3."
+    weaker = spec({"n": "integer"}, ["n % 2 == 0", "n % 3 == 0"], "(n**3 - n) % 2 == 0 and (n**3 - n) % 3 == 0")
+    check = checked(prose, weaker)
+    assert check.verdict != "machine_checked" and "remainder" in check.not_formalized, check.checks
+    faithful = spec({"n": "integer"}, [], "(n**3 - n) % 2 == 0 and (n**3 - n) % 3 == 0")
+    assert falsify(prose, faithful).not_formalized == ""
+
+
+def test_a_condition_the_prose_states_is_kept() -> None:
+    """The README's task: the parity of its two integers is the prose's condition."""
+    prose = "The sum of two even integers is even."
+    check = falsify(prose, spec({"a": "integer", "b": "integer"}, ["a % 2 == 0", "b % 2 == 0"], "(a + b) % 2 == 0"))
+    assert check.not_formalized == "" and check.witness == {"a": "0", "b": "0"}
+
+
+# -- 6. model answers that crashed the check ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "conclusion",
+    [
+        pytest.param(" + ".join(["x"] * 340) + " == 340*x", id="a-sum-of-340-terms"),
+        pytest.param("len(k for k in range(5)) == 5", id="len-of-a-generator"),
+        pytest.param("(" * 150 + "x" + ")" * 150 + " == x", id="150-parentheses"),
+        pytest.param("x == " + "9" * 5000, id="a-5000-digit-number"),
+    ],
+)
+def test_a_malformed_or_huge_answer_is_a_refusal_or_a_check_never_a_crash(conclusion: str) -> None:
+    check = falsify("For every integer x, the identity holds.", spec({"x": "integer"}, [], conclusion))
+    assert check.not_formalized or check.checks
+
+
+def test_a_hexadecimal_number_is_not_read_as_a_product() -> None:
+    """`0x10` was read as `0*x10`, and `0x10 == 0` machine-checked."""
+    check = falsify("Sixteen is 0.", spec({"x10": "integer"}, [], "0x10 == 0"))
+    assert check.verdict != "machine_checked" and "decimal" in check.not_formalized
