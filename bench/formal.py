@@ -331,9 +331,10 @@ def checks_fingerprint() -> str:
     import lemmata
 
     package = Path(lemmata.__file__).resolve().parent
-    files = sorted((package / "formal").glob("*.py")) + [
-        package / "stages" / "formalize.py",
-        package / "stages" / "statement_check.py",
+    files = [
+        *sorted((package / "kernel").glob("*.py")),
+        *sorted((package / "formal").glob("*.py")),
+        *sorted((package / "stages" / "formal").glob("*.py")),
         package / "agents" / "answers.py",
         package / "agents" / "prompts" / "formalizer.md",
     ]

@@ -71,15 +71,27 @@ def evidence_in_words(formal: FormalCheck | None) -> str:
         return ""
     if formal.not_formalized:
         return f"no formal statement a machine could check ({not_formalized_in_words(formal)})"
+    judged = formal.judged
     if formal.conflict:
         return f"the machine checks disagree: {formal.conflict}"
     if formal.proofs:
-        return "machine-checked by " + " and ".join(proof_in_words(check) for check in formal.proofs)
+        words = "machine-checked by " + " and ".join(proof_in_words(check) for check in formal.proofs)
+        return words + witness_in_words(judged.witness)
+    refused = f" (a machine proof on record does not count: {judged.why})" if judged.why else ""
     if formal.refutation is not None:
         return f"refuted as formalized: {refutation_in_words(formal)}"
     if formal.instances:
-        return f"tested: no counterexample in {formal.instances} sampled inputs (not a proof)"
-    return "no machine decided its formal statement"
+        return f"tested: no counterexample in {formal.instances} sampled inputs (not a proof){refused}"
+    return f"no machine decided its formal statement{refused}"
+
+
+def witness_in_words(witness: tuple[tuple[str, str], ...]) -> str:
+    """`; its premises hold at a = 0, b = 2 (not vacuous)`: the input that shows a proof from them
+    proves something; "" for a statement without premises."""
+    if not witness:
+        return ""
+    values = ", ".join(f"{name} = {value}" for name, value in witness)
+    return f"; its hypotheses hold at {values}, so the proof is not vacuous"
 
 
 def not_formalized_in_words(formal: FormalCheck, limit: int = 160) -> str:
