@@ -18,9 +18,10 @@ import resource
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
 from lemmata.formal.faithfulness import unfaithful
@@ -30,6 +31,8 @@ from lemmata.kernel.admission import admit
 from lemmata.kernel.coq_terms import NotStatable, coq_statement
 from lemmata.kernel.statement import Statement
 from lemmata.kernel.tree import FormalError
+
+T = TypeVar("T")
 
 #: The worker's limits beyond its own time budgets: Z3 on a hard question can grow large.
 WORKER_MEMORY_BYTES = 2 << 30
@@ -51,17 +54,44 @@ DEFAULT_BUDGET = Budget()
 
 def read_formal(spec: FormalSpec) -> Statement:
     """The typed statement of a spec; FormalError saying what is wrong with it."""
-    return read_statement([(v.name, v.type) for v in spec.variables], spec.hypotheses, spec.conclusion)
+    return _refused_not_raised(
+        lambda: read_statement([(v.name, v.type) for v in spec.variables], spec.hypotheses, spec.conclusion)
+    )
 
 
 def formal_reading(prose: str, spec: FormalSpec) -> Statement:
     """The statement, when the kernel admits it and it can be the prose's; FormalError with the
     reason otherwise (a formalizer is told it and asked again, unless the statement is circular)."""
-    statement = admit(read_formal(spec)).statement
-    reason = unfaithful(prose, statement)
+    statement = _refused_not_raised(lambda: admit(read_formal(spec)).statement)
+    reason = _refused_not_raised(lambda: unfaithful(prose, statement))
     if reason:
         raise FormalError(reason)
     return statement
+
+
+#: What reading a model's text may raise besides FormalError: a defect of lemmata's that a
+#: hostile or odd answer reaches. It refuses the statement with its name, never ends the job.
+_READING_DEFECTS = (
+    RecursionError,
+    MemoryError,
+    ArithmeticError,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AssertionError,
+)
+
+
+def _refused_not_raised(read: Callable[[], T]) -> T:
+    try:
+        return read()
+    except FormalError:
+        raise
+    except _READING_DEFECTS as error:
+        raise FormalError(
+            f"lemmata could not read it ({type(error).__name__}: {str(error)[:120]}): its own defect, so nothing is checked"
+        ) from error
 
 
 def not_formalized(prose: str, reason: str, spec: FormalSpec | None = None) -> FormalCheck:

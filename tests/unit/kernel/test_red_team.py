@@ -190,3 +190,17 @@ def test_a_hexadecimal_number_is_not_read_as_a_product() -> None:
     """`0x10` was read as `0*x10`, and `0x10 == 0` machine-checked."""
     check = falsify("Sixteen is 0.", spec({"x10": "integer"}, [], "0x10 == 0"))
     assert check.verdict != "machine_checked" and "decimal" in check.not_formalized
+
+
+def test_a_defect_of_lemmatas_reached_while_reading_is_a_refusal_not_an_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a reading of the model's text raises — `len(…)` over a generator raised KeyError
+    deep inside, a chain of additions RecursionError — the statement is refused, named as lemmata's
+    defect, and the job goes on."""
+    from lemmata.formal import checking
+
+    def broken(prose: str, statement: object) -> str:
+        raise KeyError("len")
+
+    monkeypatch.setattr(checking, "unfaithful", broken)
+    check = falsify("For every integer x, x = x.", spec({"x": "integer"}, [], "x == x"))
+    assert "its own defect" in check.not_formalized and check.verdict == "unverified"
