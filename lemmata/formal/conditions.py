@@ -13,8 +13,10 @@ and its claim (what follows). Refused:
 - a hypothesis fixing a remainder (`n % 3 == 0`, n even) whose property the conditions do not
   name: parity words for 2, "divisible by m", "multiple of m", "mod m", "≡ … (mod m)" otherwise;
 - in a statement whose conditions have no condition word at all ("if", "let", "suppose", "given",
-  "with", "such that", "where", "when" …), any hypothesis but a bound the prose says of a variable
-  (`n >= 1` for "n ≥ 1" or "positive", `a != b` for "distinct").
+  "with", "such that", "where", "when" …) and come before no question or "show that" (miniF2F's
+  "The product of two consecutive positive integers is 506. What is their sum?" states its givens
+  as sentences), any hypothesis but a bound the prose says of a variable (`n >= 1` for "n ≥ 1" or
+  "positive", `a != b` for "distinct").
 The rule is the prose's words, read; it can refuse a faithful statement (the formalizer is then
 asked again, with the reason), and it cannot see a hypothesis the prose states in other words.
 """
@@ -74,10 +76,19 @@ def _outside_math(prose: str) -> str:
     return re.sub(r"\$[^$]*\$", lambda match: " " * len(match.group()), prose)
 
 
+def states_givens(prose: str) -> bool:
+    """Whether the prose has conditions: a condition word before its claim, or sentences before a
+    question or a "show that" (what precedes one is given)."""
+    marker = _CLAIM_MARKERS.search(prose)
+    if marker is not None and re.search(r"[.?!;:]\s*$|\$\s*[,.]?\s*$", prose[: marker.start()].rstrip() or "x"):
+        return True
+    return CONDITION_WORDS.search(conditions_part(prose)) is not None
+
+
 def unstated_hypothesis(prose: str, statement: Statement) -> str:
     """Why a hypothesis of the formal statement is one the prose does not state; "" when none is."""
     conditions = conditions_part(prose)
-    marked = CONDITION_WORDS.search(conditions) is not None
+    marked = states_givens(prose)
     for hypothesis in statement.hypotheses:
         for part in conjuncts(hypothesis):
             modulus = remainder_modulus(part)
