@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import pytest
 
+from lemmata.formal.conditions import unstated_hypothesis
 from lemmata.formal.faithfulness import SIDE_ASSUMED, equivalence_is_the_claim, prose_numbers, unfaithful
 from lemmata.formal.reading import read_statement
 
@@ -201,3 +202,57 @@ def test_a_number_whose_power_the_prose_names_is_not_a_hypothesis_about_every_n(
     assert unfaithful(prose, every_n).startswith("the formal statement leaves out 4")
     this_number = read_statement([], [], "len([d for d in range(2, 30**4) if 30**4 % d == 0]) == 123")
     assert unfaithful(prose, this_number) == ""
+
+
+@pytest.mark.parametrize(
+    "prose, variables, hypotheses, faithful",
+    [
+        pytest.param(
+            "The product of two consecutive positive integers is 506. What is their sum? Show that it is 45.",
+            (("n", "positive integer"),),
+            ("n*(n + 1) == 506",),
+            True,
+            id="givens-as-sentences-before-a-question",
+        ),
+        pytest.param(
+            "For all integers n >= 1, 2^n > n.", (("n", "integer"),), ("n >= 1",), True, id="a-bound-the-prose-says"
+        ),
+        pytest.param(
+            "For all positive reals x, x + 1/x >= 2.", (("x", "real"),), ("x > 0",), True, id="positive-as-a-bound"
+        ),
+        pytest.param(
+            "For all integers n, 2^n > n.", (("n", "integer"),), ("n >= 1",), False, id="a-bound-the-prose-does-not-say"
+        ),
+        pytest.param(
+            "For every integer n, n^2 + n is even.",
+            (("n", "integer"),),
+            ("n > 0 and n*n > 1",),
+            False,
+            id="an-equation",
+        ),
+        pytest.param(
+            "If n is odd, then n^2 is odd.", (("n", "integer"),), ("n % 2 == 1",), True, id="parity-the-condition-names"
+        ),
+        pytest.param(
+            "For every odd integer n, n^2 - 1 is divisible by 8.",
+            (("n", "integer"),),
+            ("n % 2 == 1",),
+            True,
+            id="parity-as-an-adjective",
+        ),
+        pytest.param(
+            "For every integer n, n^2 - 1 is divisible by 8.",
+            (("n", "integer"),),
+            ("n % 2 == 1",),
+            False,
+            id="parity-the-prose-does-not-assume",
+        ),
+    ],
+)
+def test_a_hypothesis_is_kept_only_when_the_prose_states_it(
+    prose: str, variables: tuple[tuple[str, str], ...], hypotheses: tuple[str, ...], faithful: bool
+) -> None:
+    """Hypotheses the prose does not state make a weaker statement (issue 52 class 5)."""
+    conclusion = {"n": "n**2 + n > 0", "x": "x + 1/x >= 2"}[variables[0][0]]
+    reason = unstated_hypothesis(prose, read_statement(list(variables), list(hypotheses), conclusion))
+    assert (reason == "") == faithful, reason
