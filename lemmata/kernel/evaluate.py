@@ -89,8 +89,8 @@ class _Evaluation:
         for position, relation, bound in requirements(expr, self.kinds):
             if not _meets(_number(values[position]), relation, bound):
                 raise Undefined(f"{_SPELLED.get(name, name)} outside its domain")
-        if name in COMPARE:
-            return compare(name, _number(values[0]), _number(values[1]))
+        if name in COMPARE:  # even and odd have one argument
+            return compare(name, *(_number(value) for value in values))
         return arithmetic(name, [_number(v) for v in values])
 
     def _logic(self, name: str, args: tuple[Expr, ...]) -> Value:

@@ -14,8 +14,10 @@ from lemmata.kernel.tree import (
     Var,
     balanced,
     free_variables,
+    integer_literal,
     signed_constant,
     substitute,
+    walk,
 )
 
 JOINED = {"sum": "add", "prod": "mul", "all": "and", "any": "or"}
@@ -39,6 +41,13 @@ def _expand(expr: Expr, budget: list[int]) -> Expr:
     terms = []
     for index in range(low, high):
         value = signed_constant(index)
+        if _negative_exponent(expr.body, expr.index, value) or (
+            expr.condition is not None and _negative_exponent(expr.condition, expr.index, value)
+        ):
+            raise FormalError(
+                f"the {expr.kind} over {expr.index} cannot be written out: at {expr.index} = {index} a power would "
+                "have a negative exponent, which is undefined while the exponent is a variable"
+            )
         body = _expand(substitute(expr.body, expr.index, value), budget)
         if expr.condition is None:
             terms.append(body)
@@ -48,6 +57,18 @@ def _expand(expr: Expr, budget: list[int]) -> Expr:
     if not terms:
         return neutral(expr.kind)
     return balanced(JOINED[expr.kind], terms)
+
+
+def _negative_exponent(expr: Expr, index: str, value: Expr) -> bool:
+    """Whether writing `value` for `index` makes a power's exponent a negative literal. While the
+    exponent is the index, the power needs it not negative (semantics.requirements: `2**k` is
+    undefined at k = −2); a literal one makes it another power (`2**−2` is the real 0.25)."""
+    for node in walk(expr):
+        if isinstance(node, Op) and node.name == "pow" and integer_literal(node.args[1]) is None:
+            literal = integer_literal(substitute(node.args[1], index, value))
+            if literal is not None and literal < 0:
+                return True
+    return False
 
 
 def neutral(kind: str) -> Expr:

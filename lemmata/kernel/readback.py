@@ -19,7 +19,10 @@ from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 NAME = re.compile(r"[^\W\d_]\w*")
-LATEX_NAME = re.compile(r"(?:(?P<one>[^\W\d_])|\\mathit\{(?P<many>[^\W\d_]\w*)\})(?:_\{(?P<tail>\w+)\})?")
+LATEX_NAME = re.compile(
+    r"(?:(?P<one>[^\W\d_])|\\mathit\{(?P<many>[^\W\d_]\w*)\})(?:_\{(?P<tail>\w+)\})?"
+    r"|\\mathit\{(?P<ending>[^\W\d_][^\W_]*)\\_\}"  # a name that ends at its first _ (render.latex_name)
+)
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge", "divides")
 WORDS = ("div", "mod", "even", "odd", "if", "else", "where", "true", "false")
 
@@ -105,7 +108,9 @@ def _latex_lexemes(latex: str) -> list[_Lexeme]:
             lexemes.append(_Lexeme("sym", word))
         elif NUMBER.fullmatch(word):
             lexemes.append(_Lexeme("num", word))
-        elif found := LATEX_NAME.fullmatch(word):
+        elif (found := LATEX_NAME.fullmatch(word)) and found.group("ending"):
+            lexemes.append(_Lexeme("var", found.group("ending") + "_"))
+        elif found:
             head = found.group("one") or found.group("many")
             lexemes.append(_Lexeme("var", head + (f"_{found.group('tail')}" if found.group("tail") else "")))
         else:

@@ -263,8 +263,11 @@ def spelled(tokens: list[Token], latex: bool) -> str:
 
 
 def latex_name(name: str) -> str:
-    """`x`, `\\mathit{ab}`, `x_{1}`, `\\mathit{ab}_{c_d}`: a name's head, then what follows its first _."""
-    head, _, tail = name.partition("_")
+    """`x`, `\\mathit{ab}`, `x_{1}`, `\\mathit{ab}_{c_d}`: a name's head, then what follows its first _;
+    `\\mathit{x\\_}` for a name that ends at its first _ (`x_`), which a subscript would show as x."""
+    head, underscore, tail = name.partition("_")
+    if underscore and not tail:
+        return rf"\mathit{{{head}\_}}"
     shown = head if len(head) == 1 else rf"\mathit{{{head}}}"
     return f"{shown}_{{{tail}}}" if tail else shown
 

@@ -60,6 +60,11 @@ RESERVED = frozenset({
 })  # fmt: skip
 
 
+#: The letters the rendering spells domains with (ℤ≥0, ℝ): a name may not start with one, which
+#: the text would read as the domain (`ℤx` as ℤ, then x).
+DOMAIN_LETTERS = ("ℤ", "ℝ", "ℚ")
+
+
 @dataclass(frozen=True)
 class Variable:
     name: str
@@ -173,6 +178,10 @@ def _check_name(name: str, what: str) -> None:
         raise FormalError(f"{name!r} is not a name for {what}: use letters, digits and _ (x, a1, x_2)")
     if name in RESERVED:
         raise FormalError(f"{name!r} is a word of the formal language: call {what} something else")
+    if name[0] in DOMAIN_LETTERS:
+        raise FormalError(
+            f"{name!r} starts with {name[0]}, which the rendering reads as a domain: call {what} otherwise"
+        )
 
 
 def _finite_decimal(value: Fraction) -> bool:
@@ -184,7 +193,11 @@ def _finite_decimal(value: Fraction) -> bool:
 
 
 def decimal_text(value: Fraction) -> str:
-    """A finite decimal as written: 1/2 is `0.5`, 5/4 `1.25`."""
+    """A finite decimal as written: 1/2 is `0.5`, 5/4 `1.25`, and a whole real `2.0` (`2` is an
+    integer, which reads back as another kind of number). FormalError for a fraction that is no
+    decimal (1/3): its digits would never end."""
+    if not _finite_decimal(value):
+        raise FormalError(f"{value} is no finite decimal")
     digits = 0
     denominator = value.denominator
     while denominator != 1:
@@ -192,4 +205,4 @@ def decimal_text(value: Fraction) -> str:
         denominator = (value * 10**digits).denominator
     scaled = value * 10**digits
     whole, fraction = divmod(int(scaled), 10**digits)
-    return f"{whole}.{fraction:0{digits}d}" if digits else str(whole)
+    return f"{whole}.{fraction:0{digits}d}" if digits else f"{whole}.0"
