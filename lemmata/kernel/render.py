@@ -231,17 +231,29 @@ def statement_tokens(statement: Statement) -> list[Token]:
     return printer.tokens
 
 
+#: More conditions of definedness than a reader can take in: such a statement is not admitted.
+MAX_SHOWN_CONDITIONS = 24
+
+
 def stated_conditions(statement: Statement) -> list[Expr]:
-    """The definedness conditions as a reader needs them after the claim: one guarded by the
-    statement's own domains and hypotheses is shown without the guard, which the claim already
-    states (the checkers keep the guard)."""
-    assumed = set(statement.assumptions())
+    """The definedness conditions as a reader needs them after the claim — those the solver and
+    Coq assume, so of the statement with its sums written out (`Σ[0 ≤ k ≤ 1] 1/(x − k)` needs
+    x − 0 ≠ 0 and x − 1 ≠ 0) when they can be. One guarded by the statement's own domains and
+    hypotheses is shown without the guard, which the claim already states (the checkers keep
+    the guard). FormalError past MAX_SHOWN_CONDITIONS."""
+    try:
+        checked = statement.expanded()
+    except FormalError:  # no solver or Coq states it; the evaluator meets each term's conditions itself
+        checked = statement
+    assumed = set(checked.assumptions())
     shown: list[Expr] = []
-    for condition in statement.definedness():
+    for condition in checked.definedness():
         if isinstance(condition, Op) and condition.name == "implies" and set(conjuncts(condition.args[0])) <= assumed:
             condition = condition.args[1]
         if condition not in shown and condition not in assumed:
             shown.append(condition)
+    if len(shown) > MAX_SHOWN_CONDITIONS:
+        raise FormalError(f"the statement is defined under {len(shown)} conditions, more than can be shown")
     return shown
 
 

@@ -99,3 +99,16 @@ def test_names_the_rendering_uses_as_words_are_no_variables() -> None:
     for name in ("mod", "div", "where", "even", "ℤ", "Σ"):
         with pytest.raises(FormalError, match="word of the formal language"):
             admit(Statement((Variable(name, "integer"),), (), Op("ge", (Var(name), Const(0)))))
+
+
+def test_the_conditions_shown_are_those_the_solver_and_coq_assume_of_a_sum_written_out() -> None:
+    """A division inside a sum is defined term by term: Z3 and Coq assume x − 0 ≠ 0 and x − 1 ≠ 0,
+    and the statement once showed no condition at all (found by the differential tests)."""
+    statement = read_statement([("x", "real")], ["x > 5"], "sum(1/(x - k) for k in range(0, 2)) > 0")
+    assert admit(statement).text == "∀ x ∈ ℝ: x > 5 ⇒ Σ[0 ≤ k ≤ 1] 1/(x − k) > 0 where x − 0 ≠ 0, x − 1 ≠ 0"
+
+
+def test_a_statement_defined_under_more_conditions_than_can_be_shown_is_not_admitted() -> None:
+    statement = read_statement([("x", "real")], ["x > 500"], "sum(1/(x - k) for k in range(0, 100)) > 0")
+    with pytest.raises(FormalError, match="more than can be shown"):
+        admit(statement)
