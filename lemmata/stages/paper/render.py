@@ -57,6 +57,16 @@ def formal_items(key: str, formal: FormalCheck | None) -> list[Item]:
     return ["\\noindent\\textit{Formally:}", Fragment(key, f"\\({formal.latex}\\)", formal.text), "\\par"]
 
 
+def witness_items(key: str, formal: FormalCheck | None) -> list[Item]:
+    """The input at which a machine-checked statement's hypotheses hold, which shows its proof is
+    not vacuous (kernel/verdict.py); nothing for a statement without hypotheses."""
+    if formal is None or not formal.judged.witness:
+        return []
+    values = ", ".join(f"{name} = {value}" for name, value in formal.judged.witness)
+    source = f"Its hypotheses hold at {values}, so the machine's proof is not vacuous."
+    return ["\\noindent", Fragment(key, sentence_latex(source), source), "\\par"]
+
+
 def _proof_items(lemma: ProvedLemma, lemma_ids: Sequence[str]) -> list[Item]:
     if not lemma.proof_text.strip():
         return ["\\noindent\\textit{No proof of this lemma was found.}\\par"]
@@ -186,6 +196,7 @@ def main_result_section(theory: Theory) -> list[Item]:
             statement,
             "\\end{theorem}",
             *formal_items("main:formal", theory.goal_check),
+            *witness_items("main:witness", theory.goal_check if machine else None),
             "\\begin{proof}[Proof sketch (the model's prose, not checked)]" if machine else "\\begin{proof}",
             *proof,
             "\\end{proof}",
