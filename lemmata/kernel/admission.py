@@ -10,7 +10,6 @@ is refused, with the reason: no checker sees a statement whose printed form says
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from lemmata.kernel.readback import Misread, Reading, read_latex, read_text
 from lemmata.kernel.render import stated_conditions, statement_latex, statement_text
@@ -67,7 +66,7 @@ def identical(first: Expr, second: Expr) -> bool:
         return False
     if isinstance(first, Const):
         assert isinstance(second, Const)
-        return type(first.value) is type(second.value) and first.value == second.value and _same_kind(first, second)
+        return type(first.value) is type(second.value) and first.value == second.value
     if isinstance(first, Var):
         assert isinstance(second, Var)
         return first.name == second.name
@@ -90,10 +89,6 @@ def identical(first: Expr, second: Expr) -> bool:
         )
         and (conditions[0] is None or identical(conditions[0], conditions[1]))  # type: ignore[arg-type]
     )
-
-
-def _same_kind(first: Const, second: Const) -> bool:
-    return isinstance(first.value, Fraction) == isinstance(second.value, Fraction)
 
 
 __all__ = ["Admitted", "FormalError", "admit", "identical", "read_admitted"]
