@@ -5,9 +5,10 @@ per model call. For each it prints the wall time, the time a model call was in f
 of the calls' intervals, from the call log), the overhead (wall minus in flight), the ratio
 wall / in flight, and the latency on the run's critical path (calls that must happen one after
 another; a lemma waits only for the lemmas it depends on); then the medians of the repeats.
-The runs share the machine's caches (TeX formats, the Coq files the kernel accepted, embeddings),
-as a user's runs of one task do; `--cold-checks` gives each run caches of its own but the TeX
-formats (made once per machine), as a new task meets them: every Coq file is checked anew.
+The runs share the machine's caches (TeX formats, embeddings), as a user's runs of one task do;
+`--cold-checks` gives each run caches of its own but the TeX formats (made once per machine), as
+a new task meets them. (Coq's acceptances are not remembered since issue 52: every file is
+checked anew either way.)
 Usage: python bench/pipeline_overhead.py [--latency 1.0] [--repeat 5] [--cold-checks]
 """
 
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call in the slow scenario")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
-        "--cold-checks", action="store_true", help="each run with no Coq files or embeddings remembered (a new task)"
+        "--cold-checks", action="store_true", help="each run with no embeddings remembered (a new task)"
     )
     args = parser.parse_args()
     print(COLUMNS)

@@ -1,10 +1,10 @@
 """lemmata's caches of the machine: `$XDG_CACHE_HOME/lemmata/<name>/` (default `~/.cache`).
 
 What is kept there is derived from lemmata's own inputs and can always be made again (TeX formats,
-the Coq files the kernel accepted, sentence embeddings); it is not research data, so it lives
+sentence embeddings; never a verdict: a Coq check is run each time); it is not research data, so it lives
 outside `$LEMMATA_HOME`. Each cache is a folder of its user's alone: one another user could write
 (an `XDG_CACHE_HOME` in a shared folder) is not used, since what is planted there would be taken
-as lemmata's own (a format's text in our papers, an acceptance standing for a kernel check).
+as lemmata's own (a format's text in our papers).
 """
 
 from __future__ import annotations

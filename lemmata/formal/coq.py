@@ -26,8 +26,9 @@ Measured on 2 cores (Debian 12, Coq 8.16.1), one `coqc` run in the box, start to
   dropped (machine-checks.md measured about 5 s on a machine's very first run); failing 0.45 s;
 - `prove` with a model script that fails costs two runs; `coq_problem()` 0.03 s (0.14 s cold),
   once per process. Peak memory 325 MB (Z), 460 MB (R).
-A file coqc accepted before on this machine is answered with what it printed then
-(kernel_cache.py): a few milliseconds instead of these seconds, the same checks after it.
+Every verdict comes from a coqc run of its own: nothing remembered stands for Coq's kernel
+(until issue 52 an acceptance kept in the user's cache did, and whatever stood in that folder
+would have been taken for a proof). A file checked again costs these seconds again.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from lemmata.formal import kernel_cache
 from lemmata.isolation.box import BoxLimits, BoxSpec, box_problem, open_box
 from lemmata.isolation.bubblewrap import SETPRIV, system_library_paths
 from lemmata.kernel.coq_file import (
@@ -191,24 +191,6 @@ def _coq_library() -> tuple[str, str]:
     return where, ""
 
 
-@cache
-def coq_installation() -> str:
-    """What a kernel verdict depends on besides the file (kernel_cache.py): coqc and the standard
-    library files the preludes load, each by path, size and modification time; "" without Coq."""
-    where = _coq_library()[0]
-    if not where:
-        return ""
-    paths = [os.path.realpath(COQC), *(f"{where}/theories/{name}" for name in STDLIB_FILES)]
-    identities = []
-    for path in paths:
-        try:
-            status = os.stat(path)
-        except OSError:  # removed since coq_problem looked: nothing is remembered
-            return ""
-        identities.append(f"{path}:{status.st_size}:{status.st_mtime_ns}")
-    return "\n".join(identities)
-
-
 def _run_in_box(argv: Sequence[str], stdin: bytes, timeout: float) -> CoqRun:
     """`argv` in a box showing Coq, with `stdin` as its input; the tails of its output."""
     limits = BoxLimits(
@@ -270,17 +252,9 @@ def _collect(process: subprocess.Popen[bytes], deadline: float) -> tuple[str, st
     return out, err, timed_out
 
 
-def _coqc(source: str, timeout: float, nonce: str = "") -> CoqRun:
-    """coqc on `source` in the box; a file it accepted before on this machine is answered with
-    what it printed then (kernel_cache.py), and a file it accepts now is kept."""
-    installation = coq_installation()
-    recalled = kernel_cache.recall(source, nonce, installation) if installation else None
-    if recalled is not None:
-        return CoqRun(0, recalled, "", False)
-    run = _run_in_box(["/bin/sh", "-c", f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"], source.encode(), timeout)
-    if installation and run.returncode == 0 and not run.timed_out:
-        kernel_cache.remember(source, nonce, installation, run.stdout)
-    return run
+def _coqc(source: str, timeout: float) -> CoqRun:
+    """coqc on `source` in the box."""
+    return _run_in_box(["/bin/sh", "-c", f"cat > {FILE_NAME} && exec {COQC} -q {FILE_NAME}"], source.encode(), timeout)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +307,7 @@ def _check(proposition: str, scope: Scope, body: str, timeout: float, nonce: str
     problem = coq_problem()
     if problem:
         return _Check("unavailable", problem, (), source, "")
-    run = _coqc(source, timeout, nonce)
+    run = _coqc(source, timeout)
     judged = judge(proposition, scope, body, nonce, run, timeout)
     return _Check(judged.outcome, judged.detail, judged.axioms, source, run.stdout, judged.certificate)
 

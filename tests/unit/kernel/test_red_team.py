@@ -204,3 +204,38 @@ def test_a_defect_of_lemmatas_reached_while_reading_is_a_refusal_not_an_exit(mon
     monkeypatch.setattr(checking, "unfaithful", broken)
     check = falsify("For every integer x, x = x.", spec({"x": "integer"}, [], "x == x"))
     assert "its own defect" in check.not_formalized and check.verdict == "unverified"
+
+
+# -- a cache on the way to a verdict ---------------------------------------------------------------
+
+
+@pytest.fixture
+def coqc_runs(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The files coqc really ran on, in its box."""
+    from lemmata.formal import coq
+
+    runs: list[bytes] = []
+    real_run = coq._run_in_box
+
+    def counted(argv: list[str], stdin: bytes, timeout: float) -> object:
+        runs.append(stdin)
+        return real_run(argv, stdin, timeout)
+
+    monkeypatch.setattr(coq, "_run_in_box", counted)
+    return runs
+
+
+@pytest.mark.usefixtures("needs_coq")
+def test_every_kernel_verdict_comes_from_a_coqc_run_of_its_own(coqc_runs: list[bytes]) -> None:
+    """On a53e6da a file coqc had accepted once was answered from the user's cache ever after:
+    whatever stood in that folder (an entry of an older lemmata whose translation was wrong, one
+    left by any program of the user's) stood for Coq's kernel. Now nothing remembered can."""
+    from lemmata.formal.coq import check_file, check_script
+    from lemmata.kernel.coq_file import coq_source
+
+    commutes = "forall a b : Z, a + b = b + a"
+    assert check_script(commutes, "Z", "intros; lia.").proved
+    assert check_script(commutes, "Z", "intros; lia.").proved
+    source = coq_source(commutes, "Z", "intros; lia.")
+    assert check_file(source) == check_file(source) == (None, "")
+    assert len(coqc_runs) == 4
