@@ -3,9 +3,8 @@ the solver names one where they do not."""
 
 from __future__ import annotations
 
-from unit.bench import load_bench
-
 from lemmata.formal.reading import read_statement
+from unit.bench import load_bench
 
 bench = load_bench("second_formalization")
 
