@@ -12,11 +12,13 @@ The prose is read in two parts: its conditions (the subject and what comes befor
 and its claim (what follows). Refused:
 - a hypothesis fixing a remainder (`n % 3 == 0`, n even) whose property the conditions do not
   name: parity words for 2, "divisible by m", "multiple of m", "mod m", "≡ … (mod m)" otherwise;
+- a bound on a variable (`n >= 2`, `x > 0`, `a != b`) the prose does not say: "n ≥ 2" or "2 ≤ n"
+  with that variable and that number, signed, in that direction, neither inside a longer
+  expression (`n^2 > n` says nothing of n and 2), or a word ("positive", "distinct");
 - in a statement whose conditions have no condition word at all ("if", "let", "suppose", "given",
   "with", "such that", "where", "when" …) and come before no question or "show that" (miniF2F's
   "The product of two consecutive positive integers is 506. What is their sum?" states its givens
-  as sentences), any hypothesis but a bound the prose says of a variable (`n >= 1` for "n ≥ 1" or
-  "positive", `a != b` for "distinct").
+  as sentences), any other hypothesis.
 The rule is the prose's words, read; it can refuse a faithful statement (the formalizer is then
 asked again, with the reason), and it cannot see a hypothesis the prose states in other words.
 """
@@ -24,6 +26,7 @@ asked again, with the reason), and it cannot see a hypothesis the prose states i
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from lemmata.kernel.render import expression_text
 from lemmata.kernel.statement import Statement
@@ -99,7 +102,14 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
                         "statement's conditions do not: a formalization assumes only what the statement assumes"
                     )
                 continue
-            if not marked and not _bound_said(prose, part):
+            if _is_bound(part):
+                if not _bound_said(prose, part):
+                    return (
+                        f"the hypothesis {expression_text(part)} bounds a variable as the statement does not: a "
+                        "formalization assumes only what the statement assumes"
+                    )
+                continue
+            if not marked:
                 return (
                     f"the hypothesis {expression_text(part)} is no condition the statement states (it has none but "
                     "what it says of its variables): write only the conditions the statement makes"
@@ -132,42 +142,95 @@ def _names_the_remainder(conditions: str, modulus: int) -> bool:
     return said is not None
 
 
-def _bound_said(prose: str, part: Expr) -> bool:
-    """Whether the prose says this comparison of a variable with a number, or of two variables."""
-    if not (isinstance(part, Op) and part.name in _FLIPPED and len(part.args) == 2):
+def _is_bound(part: Expr) -> bool:
+    """A comparison of a variable with a number or with another variable (`n >= 2`, `a != b`)."""
+    if not (isinstance(part, Op) and part.name in _FLIPPED and part.name != "eq" and len(part.args) == 2):
         return False
     left, right = part.args
-    relation = part.name
-    if isinstance(right, Var) and not isinstance(left, Var):
-        left, right, relation = right, left, _FLIPPED[relation]
-    if not isinstance(left, Var):
-        return False
-    name = re.escape(left.name)
-    if isinstance(right, Var):
-        other = re.escape(right.name)
-        distinct = relation == "ne" and re.search(r"\bdistinct\b|\bdifferent\b", prose, re.IGNORECASE)
-        return bool(distinct) or _compared(prose, name, other)
-    bound = integer_literal(right)
-    words = _SIGN_WORDS.get((relation, bound)) if bound is not None else None
-    if words and re.search(rf"\b(?:{words})\b", prose, re.IGNORECASE):
-        return True
-    number = _number_text(right)
-    return number is not None and _compared(prose, name, re.escape(number))
-
-
-def _compared(prose: str, first: str, second: str) -> bool:
-    """`first` and `second` joined by a comparison in the prose (either order, `$`, `{}` and spaces between)."""
-    gap = r"[\s${}]*"
-    return bool(
-        re.search(rf"(?<![\w]){first}{gap}{_COMPARISON}{gap}-?{second}(?![\w])", prose)
-        or re.search(rf"(?<![\w]){second}{gap}{_COMPARISON}{gap}{first}(?![\w])", prose)
+    return (isinstance(left, Var) or isinstance(right, Var)) and all(
+        isinstance(side, Var) or _signed_value(side) is not None for side in part.args
     )
 
 
-def _number_text(expr: Expr) -> str | None:
+def _bound_said(prose: str, part: Expr) -> bool:
+    """Whether the prose says this comparison of a variable with a number, or of two variables."""
+    assert isinstance(part, Op)
+    left, right = part.args
+    relation = part.name
+    if not isinstance(left, Var):
+        left, right, relation = right, left, _FLIPPED[relation]
+    assert isinstance(left, Var)
+    if isinstance(right, Var):
+        distinct = relation == "ne" and re.search(r"\bdistinct\b|\bdifferent\b", prose, re.IGNORECASE)
+        return bool(distinct) or (left.name, relation, right.name) in _comparisons(prose)
+    bound = _signed_value(right)
+    words = _SIGN_WORDS.get((relation, bound)) if bound is not None else None
+    if words and re.search(rf"\b(?:{words})\b", prose, re.IGNORECASE):
+        return True
+    return (left.name, relation, bound) in _comparisons(prose)
+
+
+#: A comparison sign of the prose, and the relation it says.
+_SIGNS = (
+    (r">=|≥|\\geq?\b|\\geqslant\b", "ge"),
+    (r"<=|≤|\\leq?\b|\\leqslant\b", "le"),
+    (r"!=|≠|\\neq?\b", "ne"),
+    (r">|\\gt\b", "gt"),
+    (r"<|\\lt\b", "lt"),
+)
+_SIGN = re.compile("|".join(f"(?P<{relation}>{pattern})" for pattern, relation in _SIGNS))
+#: An operand next to a sign: a name or a number, signed (`-3`, `−3`), with spaces, `$` and braces around.
+_LEFT_OPERAND = re.compile(r"(?P<operand>(?:(?<![\w.^_\\])[-−])?[^\W_][\w.]*)[\s${}]*\Z")
+_RIGHT_OPERAND = re.compile(r"\A[\s${}]*(?P<operand>[-−]?[^\W_][\w.]*)")
+#: What makes an operand part of a longer expression: an operation or a power beside it.
+_ARITHMETIC = re.compile(r"[-−+*/·×^_(\\]")
+
+
+def _comparisons(prose: str) -> set[tuple[str, str, object]]:
+    """The comparisons the prose writes between a lone name or number and another: (name, relation,
+    name or value), each also read the other way round (`2 ≤ n` is also n ≥ 2)."""
+    said: set[tuple[str, str, object]] = set()
+    for sign in _SIGN.finditer(prose):
+        relation = next(name for name, text in sign.groupdict().items() if text)
+        before, after = prose[: sign.start()], prose[sign.end() :]
+        left, right = _LEFT_OPERAND.search(before), _RIGHT_OPERAND.search(after)
+        if left is None or right is None:
+            continue
+        ahead = before[: left.start("operand")].rstrip(" ${}")
+        behind = after[right.end("operand") :].lstrip(" ${}")
+        if (ahead and _ARITHMETIC.fullmatch(ahead[-1])) or (behind and _continues(behind)):
+            continue  # `2n > 3`, `n > 3k + 1`: an expression, not the operand alone
+        first, second = _operand(left.group("operand")), _operand(right.group("operand"))
+        if first is None or second is None:
+            continue
+        for one, rel, other in ((first, relation, second), (second, _FLIPPED[relation], first)):
+            if isinstance(one, str):
+                said.add((one, rel, other))
+    return said
+
+
+def _continues(behind: str) -> bool:
+    """Whether what follows an operand makes it part of an expression: an operation, a power, a
+    LaTeX command, but another comparison (`1 ≤ n ≤ 9`) or spacing."""
+    if _SIGN.match(behind) or re.match(r"\\(?:text|mathrm|quad|qquad|[,;!])", behind):
+        return False
+    return _ARITHMETIC.match(behind) is not None
+
+
+def _operand(text: str) -> str | Fraction | None:
+    """A name as written, or a number's value; None for what is neither (`2n`)."""
+    text = text.replace("−", "-")
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", text):
+        return Fraction(text)
+    if re.fullmatch(r"[^\W\d_]\w*", text):
+        return text
+    return None
+
+
+def _signed_value(expr: Expr) -> Fraction | None:
     literal = integer_literal(expr)
     if literal is not None:
-        return str(abs(literal))
-    if isinstance(expr, Const):
-        return str(expr.value)
+        return Fraction(literal)
+    if isinstance(expr, Const) and not isinstance(expr.value, bool):
+        return Fraction(expr.value)
     return None

@@ -168,7 +168,9 @@ def test_an_equivalence_one_of_whose_sides_is_assumed_is_refused(hypotheses: lis
     assert unfaithful(prose, kept) == SIDE_ASSUMED
     assert unfaithful(prose, read_statement([("n", "integer")], [], "iff(n % 2 == 0, n**2 % 2 == 0)")) == ""
     other = read_statement([("n", "integer")], ["n > 0"], "iff(n % 2 == 0, n**2 % 2 == 0)")
-    assert unfaithful(prose, other) == ""  # a condition of the statement, not a side
+    positive = "A positive integer n is even if and only if n^2 is even."
+    assert unfaithful(positive, other) == ""  # a condition of the statement, not a side
+    assert "bounds a variable" in unfaithful(prose, other)  # which this prose does not state
 
 
 @pytest.mark.parametrize(
@@ -222,6 +224,26 @@ def test_a_number_whose_power_the_prose_names_is_not_a_hypothesis_about_every_n(
         ),
         pytest.param(
             "For all integers n, 2^n > n.", (("n", "integer"),), ("n >= 1",), False, id="a-bound-the-prose-does-not-say"
+        ),
+        pytest.param(
+            "Let n be an integer with $1 \\le n \\le 100$. Show that n^2 + n > 0.",
+            (("n", "integer"),),
+            ("n >= 1", "n <= 100"),
+            True,
+            id="a-chain-of-bounds",
+        ),
+        pytest.param(
+            "If $0 < x < 3$, then x + 1/x >= 2.", (("x", "real"),), ("x > 0",), True, id="a-bound-in-a-chain-read-back"
+        ),
+        pytest.param(
+            "If x is real, then x + 1/x >= 2.", (("x", "real"),), ("x > 0",), False, id="a-bound-after-a-condition-word"
+        ),
+        pytest.param(
+            "For all integers n with 2n > 3, n^2 + n > 0.",
+            (("n", "integer"),),
+            ("n > 3",),
+            False,
+            id="a-number-of-a-product",
         ),
         pytest.param(
             "For every integer n, n^2 + n is even.",

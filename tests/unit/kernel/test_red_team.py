@@ -162,6 +162,25 @@ def test_hypotheses_the_prose_does_not_state_make_no_machine_checked_lemma() -> 
     assert falsify(prose, faithful).not_formalized == ""
 
 
+@pytest.mark.parametrize(
+    "prose, hypothesis",
+    [
+        # Each prose is false (n = 0, or n = -5); the bound makes it true. Found 2026-12-02 by
+        # attacking this issue's own rule: the bound was taken as said when the prose compared n
+        # with its number in any direction, inside a power (`n^2 > n` read as "2 > n"), or with the
+        # sign dropped, and not looked for at all once the prose had a condition word.
+        pytest.param("For every integer n, n^2 > n.", "n >= 2", id="the-number-of-a-power"),
+        pytest.param("For all integers n < 5, n^2 >= 25.", "n >= 5", id="the-bound-turned-around"),
+        pytest.param("For all integers n > -3, n^2 > 4.", "n > 3", id="the-sign-dropped"),
+        pytest.param("Let n be an integer. Then n^2 > n.", "n >= 2", id="after-a-condition-word"),
+    ],
+)
+def test_a_bound_the_prose_does_not_say_makes_no_false_statement_machine_checked(prose: str, hypothesis: str) -> None:
+    conclusion = prose.split(",")[-1].split("Then")[-1].strip(" .").replace("^", "**")
+    check = checked(prose, spec({"n": "integer"}, [hypothesis], conclusion))
+    assert check.verdict != "machine_checked" and check.not_formalized.startswith("the formal statement was refused")
+
+
 def test_a_condition_the_prose_states_is_kept() -> None:
     """The README's task: the parity of its two integers is the prose's condition."""
     prose = "The sum of two even integers is even."
