@@ -167,7 +167,7 @@ def _check_nodes(expr: Expr, what: str) -> None:
         if isinstance(node, Const):
             if node.value < 0:
                 raise FormalError(f"{what} holds the negative number {node.value} as one number: write -{-node.value}")
-            if isinstance(node.value, Fraction) and not _finite_decimal(node.value):
+            if isinstance(node.value, Fraction) and not finite_decimal(node.value):
                 raise FormalError(f"{what} holds the number {node.value}, which is no decimal: write it as a quotient")
         elif isinstance(node, Reduce):
             _check_name(node.index, "an index")
@@ -184,7 +184,8 @@ def _check_name(name: str, what: str) -> None:
         )
 
 
-def _finite_decimal(value: Fraction) -> bool:
+def finite_decimal(value: Fraction) -> bool:
+    """Whether `value` has finitely many decimals: no prime but 2 and 5 divides its denominator."""
     denominator = value.denominator
     for prime in (2, 5):
         while denominator % prime == 0:
@@ -196,7 +197,7 @@ def decimal_text(value: Fraction) -> str:
     """A finite decimal as written: 1/2 is `0.5`, 5/4 `1.25`, and a whole real `2.0` (`2` is an
     integer, which reads back as another kind of number). FormalError for a fraction that is no
     decimal (1/3): its digits would never end."""
-    if not _finite_decimal(value):
+    if not finite_decimal(value):
         raise FormalError(f"{value} is no finite decimal")
     digits = 0
     denominator = value.denominator

@@ -35,7 +35,7 @@ from lemmata.kernel.coq_terms import COQ_RESERVED, NotStatable, coq_names, coq_s
 from lemmata.kernel.evaluate import Interval, TooLarge, Undecided, Undefined, Value, evaluate
 from lemmata.kernel.readback import Reading, read_latex, read_text
 from lemmata.kernel.render import stated_conditions
-from lemmata.kernel.statement import Statement
+from lemmata.kernel.statement import Statement, finite_decimal
 from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var, conjunction, signed_constant, walk
 
 # -- renderings -----------------------------------------------------------------------------------
@@ -275,17 +275,9 @@ def _constant(value: Value) -> Expr:
     """A value as the kernel writes a number: a finite decimal, or a quotient (1/3 is `1 / 3`)."""
     assert isinstance(value, int | Fraction) and not isinstance(value, bool)
     fraction = Fraction(value)
-    if _finite_decimal(fraction):
+    if finite_decimal(fraction):
         return signed_constant(value)
     return Op("truediv", (signed_constant(fraction.numerator), Const(fraction.denominator)))
-
-
-def _finite_decimal(value: Fraction) -> bool:
-    denominator = value.denominator
-    for prime in (2, 5):
-        while denominator % prime == 0:
-            denominator //= prime
-    return denominator == 1
 
 
 def solver_comparison(
