@@ -14,7 +14,8 @@ and its claim (what follows). Refused:
   name: parity words for 2, "divisible by m", "multiple of m", "mod m", "≡ … (mod m)" otherwise;
 - a bound on a variable (`n >= 2`, `x > 0`, `a != b`) the prose does not say: "n ≥ 2" or "2 ≤ n"
   with that variable and that number, signed, in that direction, neither inside a longer
-  expression (`n^2 > n` says nothing of n and 2), or a word ("positive", "distinct");
+  expression (`n^2 > n` says nothing of n and 2), or a word said of that variable ("positive
+  integers a and b", "x is positive", "distinct");
 - in a statement whose conditions have no condition word at all ("if", "let", "suppose", "given",
   "with", "such that", "where", "when" …) and come before no question or "show that" (miniF2F's
   "The product of two consecutive positive integers is 506. What is their sum?" states its givens
@@ -165,9 +166,26 @@ def _bound_said(prose: str, part: Expr) -> bool:
         return bool(distinct) or (left.name, relation, right.name) in _comparisons(prose)
     bound = _signed_value(right)
     words = _SIGN_WORDS.get((relation, bound)) if bound is not None else None
-    if words and re.search(rf"\b(?:{words})\b", prose, re.IGNORECASE):
+    if words and left.name in _said_to_be(prose, words):
         return True
     return (left.name, relation, bound) in _comparisons(prose)
+
+
+#: A name in a list of names ("a, b and c"), not the start of an expression (`n^2`, `2n`).
+_NAME_ITEM = r"\$?[^\W\d_]\w*\$?(?![\w^_(])(?!\s*[-−+*/·×^=<>≤≥(])"
+_NAME_LIST = rf"{_NAME_ITEM}(?:\s*(?:,|\band\b)\s*{_NAME_ITEM})*"
+_NOUNS = r"(?:(?:real|integer|rational|natural|whole|counting)s?\s+)?(?:numbers?\s+)?"
+
+
+def _said_to_be(prose: str, words: str) -> set[str]:
+    """The names the prose calls by one of `words`: "positive integers a and b", "x, y are positive"."""
+    after = rf"\b(?:{words})\s+{_NOUNS}(?P<names>{_NAME_LIST})"
+    before = rf"(?P<names>{_NAME_LIST})\s+(?:is|are|be)\s+(?:all\s+)?(?:an?\s+)?(?:{words})\b"
+    names: set[str] = set()
+    for pattern in (after, before):
+        for found in re.finditer(pattern, prose, re.IGNORECASE):
+            names.update(name for name in re.findall(r"[^\W\d_]\w*", found.group("names")) if name != "and")
+    return names
 
 
 #: A comparison sign of the prose, and the relation it says.

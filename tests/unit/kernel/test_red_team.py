@@ -181,6 +181,13 @@ def test_a_bound_the_prose_does_not_say_makes_no_false_statement_machine_checked
     assert check.verdict != "machine_checked" and check.not_formalized.startswith("the formal statement was refused")
 
 
+def test_a_sign_word_said_of_another_variable_bounds_no_other() -> None:
+    """Found 2026-12-02 attacking this rule: "positive" anywhere in the prose admitted `n >= 1`."""
+    prose = "For every integer n and every positive real x, n*x > 0."  # false at n = 0
+    check = checked(prose, spec({"n": "integer", "x": "positive real"}, ["n >= 1"], "n*x > 0"))
+    assert check.verdict != "machine_checked" and "bounds a variable" in check.not_formalized
+
+
 def test_a_condition_the_prose_states_is_kept() -> None:
     """The README's task: the parity of its two integers is the prose's condition."""
     prose = "The sum of two even integers is even."
