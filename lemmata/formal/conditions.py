@@ -165,7 +165,7 @@ def _bound_said(prose: str, part: Expr) -> bool:
         distinct = relation == "ne" and re.search(r"\bdistinct\b|\bdifferent\b", prose, re.IGNORECASE)
         return bool(distinct) or (left.name, relation, right.name) in _comparisons(prose)
     bound = _signed_value(right)
-    words = _SIGN_WORDS.get((relation, bound)) if bound is not None else None
+    words = _SIGN_WORDS.get((relation, int(bound))) if bound is not None and bound.denominator == 1 else None
     if words and left.name in _said_to_be(prose, words):
         return True
     return (left.name, relation, bound) in _comparisons(prose)
