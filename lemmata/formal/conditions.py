@@ -110,12 +110,33 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
                         "formalization assumes only what the statement assumes"
                     )
                 continue
-            if not marked:
+            if not marked or not states_a_relation(conditions):
                 return (
                     f"the hypothesis {expression_text(part)} is no condition the statement states (it has none but "
                     "what it says of its variables): write only the conditions the statement makes"
                 )
     return ""
+
+
+#: What says a variable's kind, not a condition on it: "be a real number", "are positive integers".
+_DOMAIN_PHRASE = re.compile(
+    r"\b(?:is|are|be)\s+(?:an?\s+|all\s+|two\s+|three\s+|some\s+)?"
+    r"(?:(?:positive|negative|non-?negative|non-?positive|non-?zero|odd|even|distinct|arbitrary|given)\s+)*"
+    r"(?:real|integer|rational|natural|whole|complex|counting)\w*(?:\s+numbers?)?",
+    re.IGNORECASE,
+)
+#: A relation the conditions state: a sign, or a word for one.
+_RELATION_SAID = re.compile(
+    r"[=<>≤≥≠≡∣]|\\(?:le|ge|leq|geq|neq|ne|lt|gt|equiv|mid|pmod)\b"
+    r"|\b(?:is|are|equals?|exceeds?|divides?|divisible|multiples?|satisf\w*|less|greater|least|most|sum|product"
+    r"|difference|quotient|roots?|solutions?|remainder)\b",
+    re.IGNORECASE,
+)
+
+
+def states_a_relation(conditions: str) -> bool:
+    """Whether the conditions say more than the variables' kinds ("Let x be a real number" does not)."""
+    return _RELATION_SAID.search(_DOMAIN_PHRASE.sub(" ", conditions)) is not None
 
 
 def remainder_modulus(expr: Expr) -> int | None:
@@ -145,7 +166,7 @@ def _names_the_remainder(conditions: str, modulus: int) -> bool:
 
 def _is_bound(part: Expr) -> bool:
     """A comparison of a variable with a number or with another variable (`n >= 2`, `a != b`)."""
-    if not (isinstance(part, Op) and part.name in _FLIPPED and part.name != "eq" and len(part.args) == 2):
+    if not (isinstance(part, Op) and part.name in _FLIPPED and len(part.args) == 2):
         return False
     left, right = part.args
     return (isinstance(left, Var) or isinstance(right, Var)) and all(
@@ -195,6 +216,7 @@ _SIGNS = (
     (r"!=|≠|\\neq?\b", "ne"),
     (r">|\\gt\b", "gt"),
     (r"<|\\lt\b", "lt"),
+    (r"==?", "eq"),
 )
 _SIGN = re.compile("|".join(f"(?P<{relation}>{pattern})" for pattern, relation in _SIGNS))
 #: An operand next to a sign: a name or a number, signed (`-3`, `−3`), with spaces, `$` and braces around.
@@ -214,9 +236,9 @@ def _comparisons(prose: str) -> set[tuple[str, str, object]]:
         left, right = _LEFT_OPERAND.search(before), _RIGHT_OPERAND.search(after)
         if left is None or right is None:
             continue
-        ahead = before[: left.start("operand")].rstrip(" ${}")
+        ahead = before[: left.start("operand")].rstrip(" $")
         behind = after[right.end("operand") :].lstrip(" ${}")
-        if (ahead and _ARITHMETIC.fullmatch(ahead[-1])) or (behind and _continues(behind)):
+        if (ahead and (_ARITHMETIC.fullmatch(ahead[-1]) or ahead[-1] in "{}")) or (behind and _continues(behind)):
             continue  # `2n > 3`, `n > 3k + 1`: an expression, not the operand alone
         first, second = _operand(left.group("operand")), _operand(right.group("operand"))
         if first is None or second is None:

@@ -22,9 +22,10 @@ def spec(variables: dict[str, str], hypotheses: list[str], conclusion: str) -> F
     )
 
 
-def prose_of(name: str) -> str:
-    """The case's prose: its name, as the conditions of a claim (faithfulness.py reads them)."""
-    return f"Given {name}, the conclusion holds."
+def prose_of(name: str, statement: FormalSpec) -> str:
+    """The case's prose: its name and hypotheses, as the conditions of a claim (faithfulness.py
+    reads them: a hypothesis the prose does not state is refused)."""
+    return f"Given {name}{''.join(f' with {h}' for h in statement.hypotheses)}, the conclusion holds."
 
 
 INTEGERS = {"a": "integer", "b": "integer"}
@@ -57,7 +58,7 @@ CASES = [
 
 @pytest.mark.parametrize("name, statement, true", [pytest.param(*case, id=case[0]) for case in CASES])
 def test_sampling_and_the_solver_never_contradict_the_truth(name: str, statement: FormalSpec, true: bool) -> None:
-    check = falsify(prose_of(name), statement)
+    check = falsify(prose_of(name, statement), statement)
     assert not check.conflict
     if true:
         assert check.verdict != "refuted", check.checks
@@ -77,7 +78,7 @@ def test_sampling_and_the_solver_never_contradict_the_truth(name: str, statement
 )  # fmt: skip
 def test_the_kernel_proves_no_false_statement(name: str, statement: FormalSpec, true: bool) -> None:
     """False statements reach Coq here although sampling refuted them: nothing may prove them."""
-    check = falsify(prose_of(name), statement).model_copy(update={"checks": []})
+    check = falsify(prose_of(name, statement), statement).model_copy(update={"checks": []})
     kernel = prove_in_kernel(check)
     coq = next(c for c in kernel.checks if c.checker == "coq")
     if not true:

@@ -188,6 +188,41 @@ def test_a_sign_word_said_of_another_variable_bounds_no_other() -> None:
     assert check.verdict != "machine_checked" and "bounds a variable" in check.not_formalized
 
 
+@pytest.mark.parametrize(
+    "prose, variables, hypothesis, conclusion",
+    [
+        # Each prose is false (x = 1; n = -2; x = -2); found 2026-12-02 attacking this rule: once the
+        # prose had a condition word, any hypothesis but a bound or a remainder was taken as its.
+        pytest.param(
+            "Let x be a real number. Then x^2 + 1 > 2x.",
+            {"x": "real"},
+            "(x - 1)**2 > 0",
+            "x**2 + 1 > 2*x",
+            id="a-condition-where-the-prose-gives-only-a-domain",
+        ),
+        pytest.param(
+            "Let n be an integer. Then n^2 = 4 implies n = 2.",
+            {"n": "integer"},
+            "n == 2",
+            "n**2 == 4",
+            id="a-value-where-the-prose-gives-only-a-domain",
+        ),
+        pytest.param(
+            "Let x be a real number with x^2 = 4. Then x = 2.",
+            {"x": "real"},
+            "x > 0",
+            "x == 2",
+            id="a-sign-beside-a-condition-the-prose-gives",
+        ),
+    ],
+)
+def test_a_hypothesis_after_a_condition_word_is_still_the_proses_or_refused(
+    prose: str, variables: dict[str, str], hypothesis: str, conclusion: str
+) -> None:
+    check = checked(prose, spec(variables, [hypothesis], conclusion))
+    assert check.verdict != "machine_checked" and check.not_formalized.startswith("the formal statement was refused")
+
+
 def test_a_condition_the_prose_states_is_kept() -> None:
     """The README's task: the parity of its two integers is the prose's condition."""
     prose = "The sum of two even integers is even."
