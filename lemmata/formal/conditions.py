@@ -13,7 +13,8 @@ and its claim (what follows). Refused:
 - a hypothesis fixing a remainder (`n % 3 == 0`, n even) whose property the conditions do not
   name: parity words for 2, "divisible by m", "multiple of m", "mod m", "≡ … (mod m)" otherwise;
 - a bound on a variable (`n >= 2`, `x > 0`, `a != b`) the prose does not say: "n ≥ 2" or "2 ≤ n"
-  with that variable and that number, signed, in that direction, neither inside a longer
+  before the statement's consequence ("then", "implies": after it a comparison is claimed), with
+  that variable and that number, signed, in that direction, neither inside a longer
   expression (`n^2 > n` says nothing of n and 2), or a word said of that variable ("positive
   integers a and b", "x is positive", "distinct");
 - in a statement whose conditions have no condition word at all ("if", "let", "suppose", "given",
@@ -104,7 +105,7 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
                     )
                 continue
             if _is_bound(part):
-                if not _bound_said(prose, part):
+                if not _bound_said(before_the_consequent(prose), part):
                     return (
                         f"the hypothesis {expression_text(part)} bounds a variable as the statement does not: a "
                         "formalization assumes only what the statement assumes"
@@ -164,6 +165,17 @@ def _names_the_remainder(conditions: str, modulus: int) -> bool:
     return said is not None
 
 
+#: What introduces a consequence: a comparison after it is claimed, not assumed.
+_CONSEQUENT = re.compile(r"\bimplies\b|\bthen\b|\bit\s+follows\b|⇒|⟹|\\Rightarrow\b|\\implies\b", re.IGNORECASE)
+
+
+def before_the_consequent(prose: str) -> str:
+    """The prose up to its last consequence ("then", "implies", ⇒): where a hypothesis can be said.
+    "Then n^2 = 4 implies n = 2" says n = 2 of no input: it claims it."""
+    found = list(_CONSEQUENT.finditer(prose))
+    return prose[: found[-1].start()] if found else prose
+
+
 def _is_bound(part: Expr) -> bool:
     """A comparison of a variable with a number or with another variable (`n >= 2`, `a != b`)."""
     if not (isinstance(part, Op) and part.name in _FLIPPED and len(part.args) == 2):
@@ -220,8 +232,8 @@ _SIGNS = (
 )
 _SIGN = re.compile("|".join(f"(?P<{relation}>{pattern})" for pattern, relation in _SIGNS))
 #: An operand next to a sign: a name or a number, signed (`-3`, `−3`), with spaces, `$` and braces around.
-_LEFT_OPERAND = re.compile(r"(?P<operand>(?:(?<![\w.^_\\])[-−])?[^\W_][\w.]*)[\s${}]*\Z")
-_RIGHT_OPERAND = re.compile(r"\A[\s${}]*(?P<operand>[-−]?[^\W_][\w.]*)")
+_LEFT_OPERAND = re.compile(r"(?P<operand>(?:(?<![\w.^_\\])[-−])?[^\W_](?:\w|\.(?=\d))*)[\s${}]*\Z")
+_RIGHT_OPERAND = re.compile(r"\A[\s${}]*(?P<operand>[-−]?[^\W_](?:\w|\.(?=\d))*)")
 #: What makes an operand part of a longer expression: an operation or a power beside it.
 _ARITHMETIC = re.compile(r"[-−+*/·×^_(\\]")
 

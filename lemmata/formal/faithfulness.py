@@ -325,7 +325,36 @@ def unfaithful(prose: str, statement: Statement) -> str:
     shape = missing_claim_shape(prose, statement)
     if shape:
         return shape
-    return unstated_hypothesis(prose, statement) or cases_not_named(prose, statement) or idle_case(statement)
+    return (
+        unstated_hypothesis(prose, statement)
+        or invented_number(prose, statement)
+        or cases_not_named(prose, statement)
+        or idle_case(statement)
+    )
+
+
+def invented_number(prose: str, statement: Statement) -> str:
+    """A number of a hypothesis the prose does not write: a hypothesis takes its numbers from the
+    statement it formalizes. "Let x > 0. Then x^2 > x" (false at x = 1/2) came true with
+    `x**3 > x**2` beside `x > 0` (found 2026-12-02 attacking the conditions rule). 0, 1 and -1 are
+    free (domains, "nonzero"); a prose number counts with its exponents and subscripts too."""
+    written = set(prose_numbers(prose)) | {Fraction(digits) for digits in re.findall(r"\d+", prose)}
+    written |= {Fraction(0), Fraction(1), Fraction(-1)}
+    if re.search(r"\b(?:even|odd|parity)\b", prose, re.IGNORECASE):
+        written.add(Fraction(2))  # "even" is `% 2 == 0`
+    for hypothesis in statement.hypotheses:
+        found: set[Fraction] = set()
+        _collect(hypothesis, found)
+        for number in sorted(found):
+            if number in written or abs(number) in written:
+                continue
+            if number.denominator != 1 and {abs(number.numerator), number.denominator} <= written:
+                continue
+            return (
+                f"the hypothesis {expression_text(hypothesis)} holds {_number_text(number)}, which the statement "
+                "does not write: a formalization assumes only what the statement assumes"
+            )
+    return ""
 
 
 def ruled_out_case(statement: Statement) -> str:

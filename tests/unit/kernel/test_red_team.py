@@ -214,6 +214,13 @@ def test_a_sign_word_said_of_another_variable_bounds_no_other() -> None:
             "x == 2",
             id="a-sign-beside-a-condition-the-prose-gives",
         ),
+        pytest.param(
+            "Let x be a real number with x > 0. Then x^2 > x.",
+            {"x": "real"},
+            "x > 0 and x**3 > x**2",
+            "x**2 > x",
+            id="a-number-the-prose-does-not-write",
+        ),
     ],
 )
 def test_a_hypothesis_after_a_condition_word_is_still_the_proses_or_refused(
