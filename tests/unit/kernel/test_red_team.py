@@ -4,8 +4,9 @@ or not the prose's, or turned into a crash. Each case runs the real checks (samp
 kernel where named) through the entry points a run uses, and asks what a researcher would: is a
 false statement, or a statement the prose does not make, ever machine-checked?
 
-Every test here failed on a53e6da (issue 52 lists how) and passes on the kernel: run it with the
-old package on PYTHONPATH to see them fail."""
+Every test here failed before its fix: on a53e6da (issue 52 lists how), or, for the cases found
+by attacking this issue's own rules (each says so, dated), on the commit before theirs. Run it with
+the old package on PYTHONPATH to see them fail."""
 
 from __future__ import annotations
 
