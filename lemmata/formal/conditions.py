@@ -31,7 +31,7 @@ import re
 from fractions import Fraction
 
 from lemmata.kernel.render import expression_text
-from lemmata.kernel.statement import Statement
+from lemmata.kernel.statement import DOMAIN_BOUNDS, Statement
 from lemmata.kernel.tree import Const, Expr, Op, Var, conjuncts, integer_literal
 
 #: Where the claim begins, earliest first: what precedes is the statement's conditions.
@@ -138,6 +138,52 @@ _RELATION_SAID = re.compile(
 def states_a_relation(conditions: str) -> bool:
     """Whether the conditions say more than the variables' kinds ("Let x be a real number" does not)."""
     return _RELATION_SAID.search(_DOMAIN_PHRASE.sub(" ", conditions)) is not None
+
+
+#: The prose's names for sets a variable may be said to lie in (`n ∈ ℕ`), with the bound each gives.
+_SET_SYMBOLS = {
+    ("ge", 0): r"ℕ|\\mathbb\s*\{?\s*N\s*\}?|ℤ_\{?\s*(?:\\geq?|≥)\s*0\s*\}?",
+    ("ge", 1): r"ℕ|\\mathbb\s*\{?\s*N\s*\}?|ℤ\^\+|\\mathbb\s*\{?\s*Z\s*\}?\s*\^\s*\{?\+\}?",
+    ("gt", 0): r"ℝ\^\+|ℝ_\{?\s*>\s*0\s*\}?|\\mathbb\s*\{?\s*R\s*\}?\s*(?:\^\s*\{?\+\}?|_\s*\{\s*>\s*0\s*\})",
+}
+_REAL_WORDS = r"reals?|real\s+numbers?"
+
+
+def narrowed_domain(prose: str, statement: Statement) -> str:
+    """Why a variable's declared domain is narrower than the prose's; "" when none is. A domain
+    restricts as a hypothesis does: "for every integer n, n³ ≥ n" (false at n = −2) is true of
+    natural numbers, and "for all real x, x² ≥ x" (false at 1/2) of integers."""
+    text = before_the_consequent(prose)
+    real = _said_to_be(text, _REAL_WORDS) | _in_set(text, r"ℝ|\\mathbb\s*\{?\s*R\s*\}?")
+    for variable in statement.variables:
+        if variable.kind == "int" and variable.name in real:
+            return (
+                f"the domain of {variable.name} is the integers, and the statement says {variable.name} is real: "
+                "a formalization assumes only what the statement assumes"
+            )
+        if variable.domain not in DOMAIN_BOUNDS:
+            continue
+        relation, bound = DOMAIN_BOUNDS[variable.domain]
+        if _bound_said(text, Op(relation, (Var(variable.name), Const(bound)))):
+            continue
+        if variable.name in _in_set(text, _SET_SYMBOLS[(relation, bound)]):
+            continue
+        return (
+            f"the domain of {variable.name} is {variable.domain}, which the statement does not say of "
+            f"{variable.name}: declare the domain the statement gives"
+        )
+    return ""
+
+
+def _in_set(prose: str, symbols: str) -> set[str]:
+    """The names the prose puts in one of `symbols`: `n ∈ ℕ`, `a, b \\in \\mathbb{N}`."""
+    pattern = rf"(?P<names>{_NAME_LIST})\s*(?:∈|\\in\b)\s*(?:{symbols})"
+    return {
+        name
+        for found in re.finditer(pattern, prose)
+        for name in re.findall(r"[^\W\d_]\w*", found.group("names"))
+        if name != "and"
+    }
 
 
 def remainder_modulus(expr: Expr) -> int | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from lemmata.formal.conditions import conditions_part, unstated_hypothesis
+from lemmata.formal.conditions import conditions_part, narrowed_domain, unstated_hypothesis
 from lemmata.formal.idle_parts import about_no_variable, idle_case, idle_hypotheses
 from lemmata.kernel.render import expression_text
 from lemmata.kernel.statement import Statement
@@ -327,6 +327,7 @@ def unfaithful(prose: str, statement: Statement) -> str:
         return shape
     return (
         unstated_hypothesis(prose, statement)
+        or narrowed_domain(prose, statement)
         or invented_number(prose, statement)
         or cases_not_named(prose, statement)
         or idle_case(statement)

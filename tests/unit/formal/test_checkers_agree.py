@@ -23,9 +23,10 @@ def spec(variables: dict[str, str], hypotheses: list[str], conclusion: str) -> F
 
 
 def prose_of(name: str, statement: FormalSpec) -> str:
-    """The case's prose: its name and hypotheses, as the conditions of a claim (faithfulness.py
-    reads them: a hypothesis the prose does not state is refused)."""
-    return f"Given {name}{''.join(f' with {h}' for h in statement.hypotheses)}, the conclusion holds."
+    """The case's prose: its name, domains and hypotheses, as the conditions of a claim
+    (faithfulness.py reads them: a hypothesis or a domain the prose does not state is refused)."""
+    domains = "".join(f" for {v.type} {v.name}" for v in statement.variables)
+    return f"Given {name}{domains}{''.join(f' with {h}' for h in statement.hypotheses)}, the conclusion holds."
 
 
 INTEGERS = {"a": "integer", "b": "integer"}

@@ -231,6 +231,23 @@ def test_a_hypothesis_after_a_condition_word_is_still_the_proses_or_refused(
     assert check.verdict != "machine_checked" and check.not_formalized.startswith("the formal statement was refused")
 
 
+@pytest.mark.parametrize(
+    "prose, variables, conclusion",
+    [
+        # Each prose is false (n = -2; x = -1; x = 1/2); found 2026-12-02 attacking this issue's
+        # rules: a domain narrower than the prose's restricts as a hypothesis does, unread.
+        pytest.param("For every integer n, n^3 >= n.", {"n": "natural"}, "n**3 >= n", id="natural-for-integer"),
+        pytest.param("For every real x, x + 1/x >= 2.", {"x": "positive real"}, "x + 1/x >= 2", id="positive-for-real"),
+        pytest.param("For all real numbers x, x^2 >= x.", {"x": "integer"}, "x**2 >= x", id="integer-for-real"),
+    ],
+)
+def test_a_domain_narrower_than_the_proses_makes_no_false_statement_machine_checked(
+    prose: str, variables: dict[str, str], conclusion: str
+) -> None:
+    check = checked(prose, spec(variables, [], conclusion))
+    assert check.verdict != "machine_checked" and "domain" in check.not_formalized
+
+
 def test_a_condition_the_prose_states_is_kept() -> None:
     """The README's task: the parity of its two integers is the prose's condition."""
     prose = "The sum of two even integers is even."
