@@ -111,4 +111,14 @@ def _running(pid: int) -> bool:
         return False
     except PermissionError:  # another user's process: running
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that ended and is not reaped yet (a workflow killed with its driver is nobody's
+    child until something reaps it): it answers signal 0, and makes no more folders."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):  # no /proc (not Linux), or the process just went
+        return False
+    return state == "Z"

@@ -71,6 +71,24 @@ def test_folders_of_killed_processes_are_removed_and_no_other(tmp_path: Path) ->
     assert live.exists() and elsewhere.exists() and unnamed.exists() and other.exists() and recent.exists()
 
 
+def test_a_killed_process_not_yet_reaped_left_its_folders_for_good(tmp_path: Path) -> None:
+    """A workflow killed with its driver is nobody's child until something reaps it; while it is a
+    zombie it answers signal 0 as if it ran, and the resumed run kept its folders (the kill fault
+    test, 2026-12-02). A zombie makes no more folders: its are abandoned."""
+    zombie = subprocess.Popen(["true"])  # exits, and is not waited for until the end of the test
+    try:
+        stat_file = Path(f"/proc/{zombie.pid}/stat")
+        deadline = time.monotonic() + 10
+        while stat_file.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "the child did not exit"
+            time.sleep(0.01)
+        left = tmp_path / f"{staging.PREFIX}{zombie.pid}@{staging.this_host()}-abc123"
+        (left / staging.BOUND).mkdir(parents=True)
+        assert staging.remove_staging_of_dead_processes(tmp_path) == [left]
+    finally:
+        zombie.wait()
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="a folder of another user needs root to make")
 def test_another_users_folder_is_left_alone(tmp_path: Path) -> None:
     theirs = tmp_path / f"{staging.PREFIX}{dead_pid()}@{staging.this_host()}-abc123"
