@@ -3,8 +3,11 @@ and store the trust its checks earn (verification/calibrate.py)."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,12 +122,33 @@ def calibrate(
     client = make_client(settings, environ, log_dir)
     outcomes = dict(plan.earlier)
     try:
-        measure(client, settings, plan, outcomes, budget_usd)
+        with _signals_stop_the_calibration():
+            measure(client, settings, plan, outcomes, budget_usd)
     except KeyboardInterrupt:
         raise CalibrationStopped(stopped_words(outcomes, chosen, "interrupted")) from None
     except ProviderError as exc:
         raise CalibrationStopped(stopped_words(outcomes, chosen, str(exc).rstrip("."))) from None
     report(choice.name, model_name, [outcomes[proof.id] for proof in chosen], stored=limit is None, home=home)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _signals_stop_the_calibration() -> Iterator[None]:
+    """Ctrl+C and a plain `kill` stop the calibration, keeping what it measured. Installed, not
+    inherited: a process started in the background of a script inherits an ignored SIGINT, and
+    Python then never raises KeyboardInterrupt (the server's stop and a user's `kill -INT` were lost)."""
+    previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def measure(

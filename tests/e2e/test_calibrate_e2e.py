@@ -15,6 +15,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import api_client, cli_environment
 
 from lemmata.run.record import DataHome
@@ -110,7 +111,17 @@ def test_a_model_that_accepts_everything_is_not_trusted_and_says_why(tmp_path):
     assert "accepted 95% of the proofs humans judged incorrect and 98% of the correct ones" in after["trust"]
 
 
-def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tmp_path):
+@pytest.mark.parametrize(
+    ("signum", "inherited_sigint"),
+    [
+        pytest.param(signal.SIGINT, signal.SIG_DFL, id="ctrl-c"),
+        # A script's background job inherits an ignored SIGINT; Python then raises no
+        # KeyboardInterrupt, and CI run that way saw the calibration go on to the end.
+        pytest.param(signal.SIGINT, signal.SIG_IGN, id="ctrl-c-started-in-the-background"),
+        pytest.param(signal.SIGTERM, signal.SIG_DFL, id="plain-kill"),
+    ],
+)
+def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tmp_path, signum, inherited_sigint):
     with FakeLLMServer(models=[JUDGE]) as llm:
         llm.set_default(None, discerning)
         env = environment(tmp_path / "home", llm)
@@ -119,21 +130,25 @@ def test_an_interrupted_calibration_goes_on_without_asking_any_question_twice(tm
 
         def interrupt_at_the_fifth_refuter(request: RecordedRequest) -> None:
             if request.role == "refuter" and len(llm.calls("refuter")) == 5:
-                os.kill(process.pid, signal.SIGINT)  # the verifier of this proof was answered
+                os.kill(process.pid, signum)  # the verifier of this proof was answered
                 interrupted.append(len(llm.calls("verifier")))
 
         # Set before the process starts: ten proofs take it well under a second, and a busy test
         # worker set the hook after the fifth refuter call had come (the calibration then ran on).
         llm.before_answer = interrupt_at_the_fifth_refuter
-        process = subprocess.Popen(
-            command,
-            env=env,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        ours = signal.signal(signal.SIGINT, inherited_sigint)  # what the child inherits, whatever ran pytest
+        try:
+            process = subprocess.Popen(
+                command,
+                env=env,
+                cwd=tmp_path,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        finally:
+            signal.signal(signal.SIGINT, ours)
         out, err = process.communicate(timeout=600)
         llm.before_answer = None
         assert interrupted, f"no fifth refuter call: {len(llm.calls('refuter'))} refuter calls"
