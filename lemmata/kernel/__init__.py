@@ -1,7 +1,7 @@
 """The kernel: the smallest code that decides whether a formal statement is machine-checked.
 
 It holds the formal tree and its semantics (tree.py, semantics.py, definedness.py, evaluate.py,
-expansion.py, statement.py), the translations to the SMT solver and to Coq (smt.py,
+surd.py, expansion.py, statement.py), the translations to the SMT solver and to Coq (smt.py,
 coq_terms.py), the Coq file lemmata writes around a proof and the judgement of Coq's answer
 (coq_file.py), the rendering a researcher reads and its readback (render.py, readback.py,
 admission.py), and the rule that turns checks into a status (certificate.py, verdict.py).

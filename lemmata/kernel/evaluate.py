@@ -3,7 +3,8 @@
 Integers are Python integers and reals rationals (`Fraction`), so `1/3 + 1/6 == 1/2` is decided
 exactly, never by rounding. An irrational square root becomes a narrow interval of rationals
 around it; a comparison the interval cannot decide (is sqrt(2) == 1.4142135623730951?) is
-`Undecided`, never a guess. Nothing here calls Python's `eval`: the tree is walked.
+`Undecided`, never a guess. A value given as r + c·√d (a solver's quadratic irrational, surd.py)
+is computed exactly in its field, and Undecided wherever the field does not reach. Nothing here calls Python's `eval`: the tree is walked.
 
 An evaluation that reaches an operation outside its domain raises `Undefined`: the statement
 says nothing there. Where each operation is defined is semantics.requirements, the same table
@@ -14,12 +15,16 @@ what a check can afford (2**(10**9), 5000!) raises `TooLarge`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
 from lemmata.kernel.semantics import Kind, requirements
+from lemmata.kernel.surd import Surd, SurdUndecided, compare_exact, surd_arithmetic
 from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var
+
+_T = TypeVar("_T")
 
 #: The largest integer a check computes, in bits (a 60,000-digit number); past it: TooLarge.
 MAX_BITS = 200_000
@@ -53,7 +58,9 @@ class Interval:
         assert self.low <= self.high
 
 
-Number = int | Fraction | Interval
+#: A number outside a quadratic field: what the exact and interval arithmetic below compute.
+Plain = int | Fraction | Interval
+Number = Plain | Surd
 Value = bool | Number
 
 
@@ -168,6 +175,8 @@ def compare(name: str, left: Number, right: Number | None = None) -> bool:
     if name in ("divides", "even", "odd"):
         return _divisibility(name, left, right)
     assert right is not None
+    if isinstance(left, Surd) or isinstance(right, Surd):
+        return _in_the_field(lambda: compare_exact(name, _exact(left), _exact(right)))
     if not isinstance(left, Interval) and not isinstance(right, Interval):
         return {
             "eq": left == right,
@@ -198,12 +207,18 @@ def _divisibility(name: str, left: Number, right: Number | None) -> bool:
 
 
 def arithmetic(name: str, args: list[Number]) -> Number:
-    if any(isinstance(arg, Interval) for arg in args) and name not in ("floor", "ceil", "ite"):
-        return _interval_arithmetic(name, [_bounds(arg) for arg in args])
-    return _exact_arithmetic(name, args)
+    if any(isinstance(arg, Surd) for arg in args):
+        value = _in_the_field(lambda: surd_arithmetic(name, [_exact(arg) for arg in args]))
+        if isinstance(value, Surd) and value.bits() > MAX_BITS:
+            raise TooLarge(f"a number of {value.bits()} bits")
+        return value
+    plain = [arg for arg in args if not isinstance(arg, Surd)]
+    if any(isinstance(arg, Interval) for arg in plain) and name not in ("floor", "ceil", "ite"):
+        return _interval_arithmetic(name, [_bounds(arg) for arg in plain])
+    return _exact_arithmetic(name, plain)
 
 
-def _exact_arithmetic(name: str, args: list[Number]) -> Number:
+def _exact_arithmetic(name: str, args: list[Plain]) -> Plain:
     if name == "pow":
         return _power(args[0], args[1])
     if name == "sqrt":
@@ -248,7 +263,7 @@ def _exact_arithmetic(name: str, args: list[Number]) -> Number:
     raise ValueError(f"no arithmetic for {name}")
 
 
-def _power(base: Number, exponent: Number) -> Number:
+def _power(base: Plain, exponent: Plain) -> Plain:
     assert not isinstance(base, Interval) and not isinstance(exponent, Interval)
     if not isinstance(exponent, int) and exponent.denominator != 1:
         raise Undecided("a power with a fractional exponent is not computed exactly")
@@ -268,7 +283,7 @@ def _power(base: Number, exponent: Number) -> Number:
     return _normal(Fraction(base) ** n) if isinstance(base, Fraction) else base**n
 
 
-def _sqrt(value: Number) -> Number:
+def _sqrt(value: Plain) -> Plain:
     assert not isinstance(value, Interval)
     if value < 0:
         raise Undefined("square root of a negative number")
@@ -282,7 +297,7 @@ def _sqrt(value: Number) -> Number:
     return Interval(Fraction(root, scale), Fraction(root + 1, scale))
 
 
-def _rounded(name: str, value: Number) -> int:
+def _rounded(name: str, value: Plain) -> int:
     if isinstance(value, Interval):
         low = math.floor(value.low) if name == "floor" else math.ceil(value.low)
         high = math.floor(value.high) if name == "floor" else math.ceil(value.high)
@@ -292,7 +307,7 @@ def _rounded(name: str, value: Number) -> int:
     return math.floor(value) if name == "floor" else math.ceil(value)
 
 
-def _interval_arithmetic(name: str, bounds: list[tuple[Fraction, Fraction]]) -> Number:
+def _interval_arithmetic(name: str, bounds: list[tuple[Fraction, Fraction]]) -> Plain:
     (a, b) = bounds[0]
     if name == "neg":
         return _interval(-b, -a)
@@ -332,7 +347,7 @@ def _interval_arithmetic(name: str, bounds: list[tuple[Fraction, Fraction]]) -> 
     raise Undecided(f"{name} of an irrational value is not computed")
 
 
-def _interval_power(base: tuple[Fraction, Fraction], exponent: tuple[Fraction, Fraction]) -> Number:
+def _interval_power(base: tuple[Fraction, Fraction], exponent: tuple[Fraction, Fraction]) -> Plain:
     if exponent[0] != exponent[1] or exponent[0].denominator != 1:
         raise Undecided("a power with an irrational or fractional exponent is not computed")
     n = int(exponent[0])
@@ -349,11 +364,25 @@ def _interval_power(base: tuple[Fraction, Fraction], exponent: tuple[Fraction, F
     return _interval(min(powers), max(powers))
 
 
-def _interval(low: Fraction, high: Fraction) -> Number:
+def _in_the_field(run: Callable[[], _T]) -> _T:
+    """`run` in a quadratic field: what the field does not compute is Undecided."""
+    try:
+        return run()
+    except SurdUndecided as error:
+        raise Undecided(str(error)) from None
+
+
+def _exact(value: Number) -> int | Fraction | Surd:
+    if isinstance(value, Interval):  # an interval beside a surd: neither is computed in the other
+        raise Undecided("an irrational value beside a square root's interval is not computed exactly")
+    return value
+
+
+def _interval(low: Fraction, high: Fraction) -> Plain:
     return _normal(low) if low == high else Interval(low, high)
 
 
-def _bounds(value: Number) -> tuple[Fraction, Fraction]:
+def _bounds(value: Plain) -> tuple[Fraction, Fraction]:
     if isinstance(value, Interval):
         return value.low, value.high
     exact = Fraction(value)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lemmata.kernel.statement import Domain, Statement, decimal_text
+from lemmata.kernel.surd import Surd, surd_text
 from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var, conjuncts
 
 #: Token names and their two spellings (text, LaTeX). Text spacing is part of the text spelling.
@@ -299,7 +300,9 @@ def expression_text(expr: Expr) -> str:
 
 
 def value_text(value: object) -> str:
-    """A value as written: 3, -1/2, or an interval's midpoint rounded (≈1.4142)."""
+    """A value as written: 3, -1/2, 13/2 + 1/2*sqrt(73), or an interval's midpoint rounded (≈1.4142)."""
+    if isinstance(value, Surd):
+        return surd_text(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Fraction):

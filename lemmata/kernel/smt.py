@@ -31,6 +31,7 @@ from lemmata.kernel.evaluate import Interval, Value, evaluate
 from lemmata.kernel.render import statement_text
 from lemmata.kernel.semantics import Kind, kind_of
 from lemmata.kernel.statement import Statement
+from lemmata.kernel.surd import Surd, compare_exact, surd
 from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var, integer_literal
 
 #: Powers of a variable up to this exponent are written as products.
@@ -264,6 +265,26 @@ class _Translation:
         return z3.ToReal(term) if kind == "real" and z3.is_int(term) else term
 
 
+def _quadratic_root(value: Any, around: Interval) -> Surd | None:
+    """The algebraic number exactly, as r + c·√d, when its polynomial is quadratic: the root of
+    a·x² + b·x + c that lies in `around`. Which root it is needs no trust in Z3's numbering: a
+    wrong one would fail the exact evaluation that confirms any value the solver gives."""
+    try:
+        coefficients = [term.as_long() for term in value.poly()]
+    except (AttributeError, z3.Z3Exception):  # a polynomial not read as integers: the interval stays
+        return None
+    if len(coefficients) != 3 or coefficients[2] == 0:
+        return None
+    c, b, a = (Fraction(number) for number in coefficients)
+    discriminant = b * b - 4 * a * c
+    if discriminant < 0:  # no real root: not a value Z3 gives for a real
+        return None
+    for root in (surd(-b / (2 * a), Fraction(sign, 2) / a, int(discriminant)) for sign in (1, -1)):
+        if isinstance(root, Surd) and compare_exact("ge", root, around.low) and compare_exact("le", root, around.high):
+            return root
+    return None
+
+
 def _python_value(value: Any) -> Value:
     if z3.is_int_value(value):
         return value.as_long()
@@ -274,7 +295,8 @@ def _python_value(value: Any) -> Value:
         approximation = value.approx(ALGEBRAIC_DIGITS)
         middle = Fraction(approximation.numerator_as_long(), approximation.denominator_as_long())
         width = Fraction(1, 10**ALGEBRAIC_DIGITS)
-        return Interval(middle - width, middle + width)
+        around = Interval(middle - width, middle + width)
+        return _quadratic_root(value, around) or around
     if z3.is_true(value) or z3.is_false(value):
         return z3.is_true(value)
     raise FormalError(f"the solver gave a value lemmata cannot read: {value}")

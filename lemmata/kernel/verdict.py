@@ -30,6 +30,7 @@ from lemmata.kernel.certificate import coq_certificate, solver_certificate
 from lemmata.kernel.coq_terms import NotStatable, coq_statement
 from lemmata.kernel.evaluate import Value, evaluate
 from lemmata.kernel.statement import Statement
+from lemmata.kernel.surd import read_surd
 from lemmata.kernel.tree import FormalError
 
 Word = Literal["machine_checked", "refuted", "tested", "unverified"]
@@ -193,12 +194,17 @@ def counterexample_confirmed(statement: Statement, counterexample: Mapping[str, 
 
 
 def exact_values(statement: Statement, shown: Mapping[str, str]) -> dict[str, Value] | None:
-    """Each variable's value read from its text (`3`, `-1/2`), when every variable has one, in its
-    domain's kind; None when any is missing, extra or not an exact number (`≈1.414`)."""
+    """Each variable's value read from its text (`3`, `-1/2`, a real's `13/2 + 1/2*sqrt(73)`), when
+    every variable has one, in its domain's kind; None when any is missing, extra or not an exact
+    number (`≈1.414`)."""
     if set(shown) != {variable.name for variable in statement.variables}:
         return None
     values: dict[str, Value] = {}
     for variable in statement.variables:
+        irrational = read_surd(shown[variable.name]) if variable.kind == "real" else None
+        if irrational is not None:
+            values[variable.name] = irrational
+            continue
         try:
             value = Fraction(shown[variable.name].strip())
         except (ValueError, ZeroDivisionError):
