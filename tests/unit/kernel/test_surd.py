@@ -54,10 +54,13 @@ def numbers(draw: st.DrawFn, radicand: int) -> int | Fraction | Surd:
 def test_the_fields_arithmetic_agrees_with_decimals(data: st.DataObject, d: int, name: str) -> None:
     left, right = data.draw(numbers(d)), data.draw(numbers(d))
     exponent = data.draw(st.integers(min_value=-3, max_value=6))
+    args = {"pow": [left, exponent], "neg": [left], "abs": [left]}.get(name, [left, right])
+    if not any(isinstance(arg, Surd) for arg in args):
+        return  # rationals only: evaluate.py's exact arithmetic, tested elsewhere
     with localcontext() as context:
         context.prec = DIGITS
         a, b = decimal(left), decimal(right)
-        if name == "truediv" and b == 0 or name == "pow" and exponent < 0 and a == 0:
+        if name == "truediv" and b == 0:
             return
         expected = {
             "add": lambda: a + b,
@@ -70,9 +73,6 @@ def test_the_fields_arithmetic_agrees_with_decimals(data: st.DataObject, d: int,
             "min": lambda: min(a, b),
             "max": lambda: max(a, b),
         }[name]()
-        args = {"pow": [left, exponent], "neg": [left], "abs": [left]}.get(name, [left, right])
-        if not any(isinstance(arg, Surd) for arg in args):
-            return
         got = decimal(arithmetic(name, args))  # type: ignore[arg-type]
         assert abs(got - expected) <= abs(expected) * Decimal(10) ** (20 - DIGITS) + Decimal(10) ** (30 - DIGITS)
 
