@@ -4,7 +4,8 @@ Integers are Python integers and reals rationals (`Fraction`), so `1/3 + 1/6 == 
 exactly, never by rounding. An irrational square root becomes a narrow interval of rationals
 around it; a comparison the interval cannot decide (is sqrt(2) == 1.4142135623730951?) is
 `Undecided`, never a guess. A value given as r + c·√d (a solver's quadratic irrational, surd.py)
-is computed exactly in its field, and Undecided wherever the field does not reach. Nothing here calls Python's `eval`: the tree is walked.
+is computed exactly in its field, and Undecided wherever the field does not reach. Nothing here
+calls Python's `eval`: the tree is walked.
 
 An evaluation that reaches an operation outside its domain raises `Undefined`: the statement
 says nothing there. Where each operation is defined is semantics.requirements, the same table
