@@ -22,6 +22,11 @@ from fractions import Fraction
 MAX_RADICAND_BITS = 4_000
 
 
+#: The longest text read as a value: a record on disk may hold anything, and Python refuses to
+#: read an integer of more than 4,300 digits (a ValueError, once a crash of the verdict).
+MAX_TEXT = 3_000
+
+
 class SurdUndecided(ArithmeticError):
     """An operation this field does not compute (evaluate.py raises it as Undecided)."""
 
@@ -182,7 +187,7 @@ _SURD = re.compile(r"^(?:(-?\d+(?:/\d+)?) ([+-]) |(-)?)(?:(\d+(?:/\d+)?)\*)?sqrt
 
 def read_surd(text: str) -> Surd | None:
     """The Surd surd_text wrote, or None for any other text (a non-canonical spelling included)."""
-    found = _SURD.match(text.strip())
+    found = _SURD.match(text.strip()) if len(text) <= MAX_TEXT else None
     if found is None:
         return None
     rational, between, leading, magnitude, radicand = found.groups()
