@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from lemmata.kernel.semantics import Kind, requirements
 from lemmata.kernel.surd import Surd, SurdUndecided, compare_exact, surd_arithmetic
@@ -213,7 +213,7 @@ def arithmetic(name: str, args: list[Number]) -> Number:
         if isinstance(value, Surd) and value.bits() > MAX_BITS:
             raise TooLarge(f"a number of {value.bits()} bits")
         return value
-    plain = [arg for arg in args if not isinstance(arg, Surd)]
+    plain = cast("list[Plain]", args)  # no Surd among them: returned above
     if any(isinstance(arg, Interval) for arg in plain) and name not in ("floor", "ceil", "ite"):
         return _interval_arithmetic(name, [_bounds(arg) for arg in plain])
     return _exact_arithmetic(name, plain)

@@ -74,6 +74,11 @@ def surd(rational: Fraction | int, coefficient: Fraction | int, radicand: int) -
     return Surd(rational, coefficient * outside, inside)
 
 
+def _element(rational: Fraction, coefficient: Fraction, radicand: int) -> Exact:
+    """r + c·√d for a radicand already simplified (an operand's): no factoring on every operation."""
+    return _normal(rational) if coefficient == 0 else Surd(rational, coefficient, radicand)
+
+
 def _square_part(radicand: int) -> tuple[int, int]:
     """(k, m) with radicand = k²·m, the square factors found by trial division (small ones)."""
     if radicand.bit_length() > MAX_RADICAND_BITS:
@@ -105,28 +110,27 @@ def surd_arithmetic(name: str, args: list[Exact]) -> Exact:
     d = _radicand(args)
     if name == "neg":
         r, c = _parts(args[0], d)
-        return surd(-r, -c, d)
+        return _element(-r, -c, d)
     if name == "abs":
         return surd_arithmetic("neg", args) if sign(args[0]) < 0 else args[0]
     if name == "pow":
         return _power(args[0], args[1])
     if name in ("min", "max"):
-        smaller = args[0] if compare_exact("le", args[0], args[1]) else args[1]
-        larger = args[1] if smaller is args[0] else args[0]
-        return smaller if name == "min" else larger
+        first_is_smaller = compare_exact("le", args[0], args[1])
+        return args[0] if first_is_smaller == (name == "min") else args[1]
     if name not in ("add", "sub", "mul", "truediv"):
         raise SurdUndecided(f"{name} of an irrational value is not computed exactly")
     (a, b), (c, e) = _parts(args[0], d), _parts(args[1], d)
     if name == "add":
-        return surd(a + c, b + e, d)
+        return _element(a + c, b + e, d)
     if name == "sub":
-        return surd(a - c, b - e, d)
+        return _element(a - c, b - e, d)
     if name == "mul":
-        return surd(a * c + b * e * d, a * e + b * c, d)
+        return _element(a * c + b * e * d, a * e + b * c, d)
     norm = c * c - e * e * d  # (c + e√d)(c − e√d): 0 only when c + e√d is 0
     if norm == 0:
         raise ZeroDivisionError("division by 0")
-    return surd((a * c - b * e * d) / norm, (b * c - a * e) / norm, d)
+    return _element((a * c - b * e * d) / norm, (b * c - a * e) / norm, d)
 
 
 def _power(base: Exact, exponent: Exact) -> Exact:
