@@ -89,7 +89,11 @@ class SharedModelBackend:
                 "its log is logs/model_server.log in the run folder; resume the run to start it again"
             ) from None
         if not answer:
-            raise ProviderError("the run's embedded model server closed the connection without an answer")
+            raise ProviderError(
+                "the run's embedded model server closed the connection without an answer: it died during "
+                "the call (a crash of the model library leaves its stack in logs/model_server.log in the run "
+                "folder; bin/setup rebuilds a model library that crashes on this CPU)"
+            )
         data = json.loads(answer)
         if "error" in data:
             raise ProviderError(str(data["error"]))

@@ -12,6 +12,7 @@ A resume starts a new one. Its log is logs/model_server.log in the run folder.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import shutil
 import signal
@@ -97,6 +98,10 @@ def _serve_run(run_dir: Path, socket_path: Path, driver_pid: int) -> None:
     from lemmata.llm.registry import in_process_embedded
     from lemmata.run.record import run_settings
 
+    # A crash inside the model library (a SIGSEGV in llama.cpp) kills the server in the middle of a
+    # call; the jobs only see a closed connection. The fault handler leaves the signal and the
+    # Python stack in the log, which their error names.
+    faulthandler.enable()
     try:
         backend = in_process_embedded(run_settings(run_dir))
         load = getattr(backend, "load", None)

@@ -164,6 +164,29 @@ def test_a_job_whose_server_is_gone_gets_a_clear_error(tmp_path: Path) -> None:
         SharedModelBackend(tmp_path / "model.sock").complete(REQUEST)
 
 
+def test_a_job_whose_server_dies_during_the_call_is_told_where_the_crash_is_logged(tmp_path: Path) -> None:
+    # Seen on a Sapphire Rapids machine: llama.cpp's AMX kernel killed the server by SIGSEGV in the
+    # middle of every call, and 200 checks failed with "closed the connection without an answer".
+    socket_path = Path(tempfile.mkdtemp(prefix="lemmata-test-model-")) / "model.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(socket_path))
+    listener.listen(1)
+
+    def die_after_reading_the_request() -> None:
+        connection, _ = listener.accept()
+        connection.recv(1 << 16)
+        connection.close()
+
+    server = threading.Thread(target=die_after_reading_the_request)
+    server.start()
+    try:
+        with pytest.raises(ProviderError, match="died during the call.*logs/model_server.log.*bin/setup"):
+            SharedModelBackend(socket_path).complete(REQUEST)
+    finally:
+        server.join(10)
+        listener.close()
+
+
 def test_jobs_of_a_run_with_a_model_server_use_it_and_others_load_the_model(tmp_path: Path) -> None:
     settings = Settings.from_mapping({"LLM_BACKEND": "embedded", "LEMMATA_EMBEDDED_MODEL": str(tmp_path / "m.gguf")})
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
