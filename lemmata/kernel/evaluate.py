@@ -1,10 +1,11 @@
 """Exact evaluation of the formal language at given values: the executable predicate.
 
 Integers are Python integers and reals rationals (`Fraction`), so `1/3 + 1/6 == 1/2` is decided
-exactly, never by rounding. An irrational square root becomes a narrow interval of rationals
-around it; a comparison the interval cannot decide (is sqrt(2) == 1.4142135623730951?) is
-`Undecided`, never a guess. A value given as r + c·√d (a solver's quadratic irrational, surd.py)
-is computed exactly in its field, and Undecided wherever the field does not reach. Nothing here
+exactly, never by rounding. The square root of a rational is computed exactly in its quadratic
+field, r + c·√d (surd.py), and so is a solver's quadratic irrational. Where the field does not
+reach (a floor, two radicands, a root of a root) a surd becomes a narrow interval of rationals
+around it, as does a square root too large to factor; a comparison the interval cannot decide (is
+sqrt(2) + sqrt(3) equal to a rational 2**-100 away?) is `Undecided`, never a guess. Nothing here
 calls Python's `eval`: the tree is walked.
 
 An evaluation that reaches an operation outside its domain raises `Undefined`: the statement
@@ -16,16 +17,14 @@ what a check can afford (2**(10**9), 5000!) raises `TooLarge`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeVar, cast
+from typing import cast
 
 from lemmata.kernel.semantics import Kind, requirements
-from lemmata.kernel.surd import Surd, SurdUndecided, compare_exact, surd_arithmetic
+from lemmata.kernel.surd import Surd, SurdUndecided, compare_exact, surd, surd_arithmetic
 from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var
-
-_T = TypeVar("_T")
 
 #: The largest integer a check computes, in bits (a 60,000-digit number); past it: TooLarge.
 MAX_BITS = 200_000
@@ -34,6 +33,9 @@ MAX_STEPS = 20_000
 MAX_FACTORIAL = 5_000
 #: An irrational square root is an interval this narrow (2**-SQRT_BITS relative).
 SQRT_BITS = 96
+#: A square root whose radicand (pq for p/q) has more bits is an interval, not a surd: finding its
+#: square factors would cost more than a sampled point is worth.
+MAX_EXACT_RADICAND_BITS = 24
 
 
 class Undefined(ArithmeticError):
@@ -177,7 +179,12 @@ def compare(name: str, left: Number, right: Number | None = None) -> bool:
         return _divisibility(name, left, right)
     assert right is not None
     if isinstance(left, Surd) or isinstance(right, Surd):
-        return _in_the_field(lambda: compare_exact(name, _exact(left), _exact(right)))
+        if not isinstance(left, Interval) and not isinstance(right, Interval):
+            try:
+                return compare_exact(name, left, right)
+            except SurdUndecided:
+                pass  # two fields: their intervals may still be apart
+        left, right = _enclosure(left), _enclosure(right)
     if not isinstance(left, Interval) and not isinstance(right, Interval):
         return {
             "eq": left == right,
@@ -209,21 +216,23 @@ def _divisibility(name: str, left: Number, right: Number | None) -> bool:
 
 def arithmetic(name: str, args: list[Number]) -> Number:
     if any(isinstance(arg, Surd) for arg in args):
-        value = _in_the_field(lambda: surd_arithmetic(name, [_exact(arg) for arg in args]))
-        if isinstance(value, Surd) and value.bits() > MAX_BITS:
-            raise TooLarge(f"a number of {value.bits()} bits")
-        return value
-    plain = cast("list[Plain]", args)  # no Surd among them: returned above
+        value = _in_the_field(name, args)
+        if value is not None:
+            if isinstance(value, Surd) and value.bits() > MAX_BITS:
+                raise TooLarge(f"a number of {value.bits()} bits")
+            return value
+        args = [_enclosure(arg) if isinstance(arg, Surd) else arg for arg in args]
+    plain = cast("list[Plain]", args)  # no Surd among them: computed in the field or enclosed above
     if any(isinstance(arg, Interval) for arg in plain) and name not in ("floor", "ceil", "ite"):
         return _interval_arithmetic(name, [_bounds(arg) for arg in plain])
     return _exact_arithmetic(name, plain)
 
 
-def _exact_arithmetic(name: str, args: list[Plain]) -> Plain:
+def _exact_arithmetic(name: str, args: list[Plain]) -> Number:
     if name == "pow":
         return _power(args[0], args[1])
     if name == "sqrt":
-        return _sqrt(args[0])
+        return _exact_sqrt(args[0])
     if name in ("floor", "ceil"):
         return _rounded(name, args[0])
     values: list[int | Fraction] = [a for a in args if not isinstance(a, Interval)]
@@ -282,6 +291,21 @@ def _power(base: Plain, exponent: Plain) -> Plain:
         if bits * n > MAX_BITS:
             raise TooLarge(f"a power of about {bits * n} bits")
     return _normal(Fraction(base) ** n) if isinstance(base, Fraction) else base**n
+
+
+def _exact_sqrt(value: Plain) -> Number:
+    """√v exactly: a rational, or p/q's root √(pq)/q in its quadratic field, so (13 − √131)/4 is
+    confirmed a root of 2x² − 13x + 19/4 exactly (mathd_algebra_116: an interval cannot tell
+    0 from almost 0). A radicand too large to look for square factors cheaply, sampled values
+    being many, stays the interval it always was."""
+    assert not isinstance(value, Interval)
+    if value < 0:
+        raise Undefined("square root of a negative number")
+    exact = Fraction(value)
+    radicand = exact.numerator * exact.denominator
+    if radicand.bit_length() > MAX_EXACT_RADICAND_BITS:
+        return _sqrt(value)
+    return surd(0, Fraction(1, exact.denominator), radicand)
 
 
 def _sqrt(value: Plain) -> Plain:
@@ -365,18 +389,26 @@ def _interval_power(base: tuple[Fraction, Fraction], exponent: tuple[Fraction, F
     return _interval(min(powers), max(powers))
 
 
-def _in_the_field(run: Callable[[], _T]) -> _T:
-    """`run` in a quadratic field: what the field does not compute is Undecided."""
+def _in_the_field(name: str, args: list[Number]) -> Number | None:
+    """`name` of `args` in their quadratic field; None where the field does not compute it (a
+    floor, two radicands, an interval beside it): the caller then encloses each surd in an
+    interval, which decides less but never wrongly."""
+    if any(isinstance(arg, Interval) for arg in args):
+        return None
     try:
-        return run()
-    except SurdUndecided as error:
-        raise Undecided(str(error)) from None
+        return surd_arithmetic(name, cast("list[int | Fraction | Surd]", args))
+    except SurdUndecided:
+        return None
 
 
-def _exact(value: Number) -> int | Fraction | Surd:
-    if isinstance(value, Interval):  # an interval beside a surd: neither is computed in the other
-        raise Undecided("an irrational value beside a square root's interval is not computed exactly")
-    return value
+def _enclosure(value: Number) -> Plain:
+    """A surd r + c·√d as the interval r + c·[√d's bounds]; any other value as it is."""
+    if not isinstance(value, Surd):
+        return value
+    root = _sqrt(value.radicand)
+    low, high = _bounds(root)
+    ends = (value.rational + value.coefficient * low, value.rational + value.coefficient * high)
+    return _interval(min(ends), max(ends))
 
 
 def _interval(low: Fraction, high: Fraction) -> Plain:

@@ -108,22 +108,43 @@ def test_the_sign_of_a_near_miss_is_exact() -> None:
     assert compare("ne", surd(-below, 1, 2), 0)
 
 
-def test_what_the_field_does_not_compute_is_undecided() -> None:
+def test_beyond_the_field_a_surd_is_enclosed_and_decides_only_what_its_interval_decides() -> None:
+    """A floor, a root of a root, two radicands: computed on √d's interval (96 bits), so what the
+    interval decides is decided and the rest stays Undecided, never a guess."""
     root_two, root_three = surd(0, 1, 2), surd(0, 1, 3)
+    assert arithmetic("floor", [arithmetic("mul", [root_two, 10])]) == 14
+    assert compare("lt", root_two, root_three)  # two fields, far apart
+    fourth_root = arithmetic("sqrt", [root_two])
+    assert isinstance(fourth_root, Interval)  # 2^(1/4) = 1.189207...
+    assert Fraction(118920, 10**5) < fourth_root.low < fourth_root.high < Fraction(118921, 10**5)
+    assert isinstance(arithmetic("add", [root_two, Interval(Fraction(1), Fraction(2))]), Interval)
     for name, args in [
-        ("floor", [root_two]),
-        ("sqrt", [root_two]),
         ("mod", [root_two, 2]),
-        ("add", [root_two, root_three]),  # two fields
-        ("add", [root_two, Interval(Fraction(1), Fraction(2))]),
         ("pow", [2, root_two]),
     ]:
         with pytest.raises(Undecided):
             arithmetic(name, args)  # type: ignore[arg-type]
-    with pytest.raises(Undecided):
-        compare("lt", root_two, root_three)
+    both = arithmetic("add", [root_two, root_three])
+    assert isinstance(both, Interval)
+    with pytest.raises(Undecided):  # √2 + √3 against a rational inside its interval: no verdict
+        compare("eq", both, (both.low + both.high) / 2)
     with pytest.raises(Undecided):
         compare("even", root_two)
+
+
+def test_the_square_root_of_a_rational_is_exact() -> None:
+    """mathd_algebra_116: (13 − √131)/4 is a root of 2x² − 13x + 19/4, exactly 0, where an interval
+    could not tell 0 from almost 0 and the true statement's witness stayed unconfirmed."""
+    x = arithmetic("truediv", [arithmetic("sub", [13, arithmetic("sqrt", [131])]), 4])
+    assert x == surd(Fraction(13, 4), Fraction(-1, 4), 131)
+    quadratic = arithmetic("sub", [arithmetic("mul", [2, arithmetic("pow", [x, 2])]), arithmetic("mul", [13, x])])
+    assert arithmetic("add", [quadratic, Fraction(19, 4)]) == 0
+    assert compare("ne", arithmetic("add", [quadratic, Fraction(5)]), 0)
+    assert arithmetic("sqrt", [Fraction(8, 3)]) == surd(0, Fraction(2, 3), 6)  # √(8/3) = √24/3 = 2√6/3
+    assert arithmetic("sqrt", [Fraction(9, 4)]) == Fraction(3, 2)
+    assert compare("eq", arithmetic("sqrt", [8]), arithmetic("mul", [2, arithmetic("sqrt", [2])]))
+    huge = arithmetic("sqrt", [2**40 + 1])  # too large to factor on every sampled point: an interval
+    assert isinstance(huge, Interval)
 
 
 def test_only_the_canonical_text_is_read_back() -> None:
