@@ -15,8 +15,11 @@ from lemmata.run.cards import theory_review
 from lemmata.run.events import JobBoard, TokenTally
 from lemmata.run.gates import THEORY_REVIEW_QUESTION, GateInterrupted, Review
 from lemmata.run.pipeline import stage_of_rule
+from lemmata.terminal_text import drawing_stream
 
 MAX_FAILURES_SHOWN = 5
+#: Back to the line's start and erase it: the status line redrawn in place.
+ERASE_LINE = "\r\033[K"
 Asking = TypeVar("Asking", bound=Callable[..., Any])
 
 
@@ -36,7 +39,8 @@ def pauses_when_cancelled(ask: Asking) -> Asking:
 
 
 class TerminalConsole:
-    """Progress on stderr (one rewritten line on a terminal, a line per change otherwise)."""
+    """Progress on stderr (one rewritten line on a terminal, a line per change otherwise). What
+    it shows is written through the process's escaping streams (terminal_text.py)."""
 
     def __init__(self, stream: TextIO | None = None, interactive: bool | None = None) -> None:
         self.stream = stream or sys.stderr
@@ -50,7 +54,8 @@ class TerminalConsole:
         if line == self._last:
             return
         if self.live:
-            self.stream.write("\r\033[K" + line)
+            self._erase_line()
+            self.stream.write(line)
         elif _without_clock(line) != _without_clock(self._last):
             self.stream.write(line + "\n")
         self.stream.flush()
@@ -141,9 +146,16 @@ class TerminalConsole:
 
     def _clear_line(self) -> None:
         if self.live and self._last:
-            self.stream.write("\r\033[K")
+            self._erase_line()
             self.stream.flush()
             self._last = ""
+
+    def _erase_line(self) -> None:
+        """lemmata's own drawing, the one write to the terminal that is obeyed (terminal_text.py):
+        what the line then shows, model text among it, is written escaped."""
+        terminal = drawing_stream(self.stream)
+        self.stream.flush()
+        terminal.write(ERASE_LINE)
 
 
 def _optional(question: str) -> str:

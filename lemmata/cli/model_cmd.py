@@ -13,12 +13,14 @@ from lemmata.cli.errors import reports_errors
 from lemmata.errors import UserError
 from lemmata.llm import embedded_model as em  # attributes looked up at call time, so tests can swap DEFAULT_MODEL
 from lemmata.settings import Settings, lemmata_home
+from lemmata.terminal_text import drawing_stream
 
 
 @contextmanager
 def _progress_bar(label: str, total: int) -> Iterator[em.Progress]:
     """A click progress bar on stderr (stdout carries only the path), fed with absolute byte counts."""
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+    # The bar draws with CR and cursor sequences of its own: it writes to the terminal itself.
+    with click.progressbar(length=total, label=label, file=drawing_stream(sys.stderr)) as bar:
         shown = 0
 
         def report(done: int, _total: int) -> None:

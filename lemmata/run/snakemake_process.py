@@ -43,6 +43,7 @@ from snakemake_interface_common.plugin_registry import PluginRegistryBase
 from snakemake_interface_report_plugins.registry import ReportPluginRegistry
 
 from lemmata.run.early_workflow import AWAIT_INVOCATION
+from lemmata.terminal_text import escape_the_standard_streams
 
 SNAKEMAKE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IWGRP
 PRIVATE_RECORD_MODE = stat.S_IRUSR | stat.S_IWUSR
@@ -135,6 +136,9 @@ def stop_requests_off_the_main_thread() -> None:
 def main() -> None:
     if sys.argv[1:] == [AWAIT_INVOCATION]:
         take_invocation()
+    # The run's log holds what jobs report, model text among it (a refused answer quoted): shown,
+    # never obeyed by the terminal a researcher reads the log on.
+    escape_the_standard_streams()
     gc.freeze()  # Snakemake's modules, just imported, are never garbage: no collection walks them again
     private_metadata_records()
     stop_requests_off_the_main_thread()

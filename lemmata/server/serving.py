@@ -138,4 +138,12 @@ def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_
     runs_environment = {name: value for name, value in os.environ.items() if name != TOKEN_VARIABLE}
     for name in ("uvicorn.error", "lemmata.server"):
         logging.getLogger(name).addFilter(RedactsTracebacks(runs_environment))
-    uvicorn.run(create_app(environ=runs_environment, access=access), host=bind, port=port, log_level=log_level)
+    # No colours: the log reaches the terminal through the escaping streams (terminal_text.py),
+    # where uvicorn's colour sequences would show as text.
+    uvicorn.run(
+        create_app(environ=runs_environment, access=access),
+        host=bind,
+        port=port,
+        log_level=log_level,
+        use_colors=False,
+    )

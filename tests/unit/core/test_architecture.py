@@ -127,6 +127,7 @@ FLOORS = (
         "machine_cache",
         "process_exit",
         "kernel",
+        "terminal_text",
     ),
 )
 
