@@ -59,3 +59,18 @@ class GateClosed(Exception):
 class BudgetReached(Exception):
     """A job did not start: the run's budget would be passed (run/spending/stage_boundary.py). Not a
     LemmataError: the run does not fail, it pauses, and a resume with a larger budget goes on."""
+
+
+def check_utf8_text(what: str, text: str, plural: bool = False) -> None:
+    """UserError when `text` holds a surrogate: a byte of argv that is not UTF-8 (Python reads it
+    as U+DC80..U+DCFF) or half of a pair a JSON escape cut in two. No file can hold either: the
+    run's record failed to write after its folder was made (issue 53)."""
+    half = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
+    if half is None:
+        return
+    code, where = ord(half), text.index(half)
+    found = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"half a surrogate pair, U+{code:04X},"
+    raise UserError(
+        f"{what} {'are' if plural else 'is'} not UTF-8 text: {found} at position {where}; write {'them' if plural else 'it'} in UTF-8 "
+        "(a terminal or file in another encoding sends other bytes)"
+    )

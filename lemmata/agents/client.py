@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
@@ -18,6 +18,7 @@ from lemmata.llm.calllog import CallLog, CallRecord
 from lemmata.llm.interrupted_calls import InterruptedCalls, interrupted_calls
 from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import build_backend, choose_backend
+from lemmata.llm.whole_text import WholeCharacters, whole_text
 from lemmata.redaction import Redactor, known_secrets
 from lemmata.settings import Settings, data_home_of
 
@@ -146,10 +147,14 @@ class LLMClient:
                     if attempts > 1 and on_restart is not None:
                         on_restart()
                     if relay is not None:
-                        relay.passed = False
+                        relay.restart()
                     response = self.backend.complete(request)
-                    if relay is not None and not relay.passed:
-                        relay(response.text)  # a backend that ignored on_text: the whole text as one piece
+                    # Half an emoji (a stream cut inside a surrogate pair) cannot be logged: made whole here.
+                    response = replace(response, text=whole_text(response.text))
+                    if relay is not None:
+                        relay.finish()
+                        if not relay.passed:
+                            relay(response.text)  # a backend that ignored on_text: the whole text as one piece
         except ProviderError as exc:
             error = exc
             raise self._final_error(request, exc, attempts) from None
@@ -178,7 +183,10 @@ class LLMClient:
         plural = "s" if attempts != 1 else ""
         return type(exc)(
             self.redact(
-                f"model call for role '{request.role}' ({self.backend.name}) failed after {attempts} attempt{plural}: {exc}"
+                whole_text(
+                    f"model call for role '{request.role}' ({self.backend.name}) failed after {attempts} "
+                    f"attempt{plural}: {exc}"
+                )
             )
         )
 
@@ -219,21 +227,29 @@ def _error_text(error: Exception | None) -> str | None:
     if error is None:
         return None
     if isinstance(error, ProviderError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+        return whole_text(str(error))
+    return whole_text(f"{type(error).__name__}: {error}")
 
 
-@dataclass
 class _Relay:
-    """Passes an answer's pieces on to the caller's `on_text`, noting whether this attempt passed any."""
+    """Passes an answer's pieces on to the caller's `on_text`, each character whole (a pair cut
+    between two pieces is joined), noting whether this attempt passed any."""
 
-    consumer: Callable[[str], None]
-    passed: bool = False
+    def __init__(self, consumer: Callable[[str], None]) -> None:
+        self.whole = WholeCharacters(consumer)
+        self.passed = False
 
     def __call__(self, piece: str) -> None:
         if piece:
             self.passed = True
-            self.consumer(piece)
+            self.whole(piece)
+
+    def finish(self) -> None:
+        self.whole.finish()
+
+    def restart(self) -> None:
+        self.whole.restart()
+        self.passed = False
 
 
 def make_client(settings: Settings, environ: Mapping[str, str], run_dir: Path, scope: str = "") -> LLMClient:

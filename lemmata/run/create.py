@@ -14,7 +14,7 @@ import yaml
 
 from lemmata import layout
 from lemmata.artifacts import TaskInput, atomic_write_text
-from lemmata.errors import UserError
+from lemmata.errors import UserError, check_utf8_text
 from lemmata.home_layout import RESULTS, RUNS
 from lemmata.llm.prices import load_prices
 from lemmata.llm.resolve import backend_name, choose_backend
@@ -127,7 +127,7 @@ def claim_output_folder(data_home: DataHome, output: Path) -> Path:
 
 
 def check_task(task: str) -> None:
-    """A task is text of at most MAX_TASK_CHARS, without control characters but tab and newline."""
+    """A task is UTF-8 text of at most MAX_TASK_CHARS, without control characters but tab and newline."""
     if not task.strip():
         raise UserError("the task is empty: say what to prove or explore")
     if len(task) > MAX_TASK_CHARS:
@@ -136,6 +136,7 @@ def check_task(task: str) -> None:
             "briefing embeds the whole task on this machine's CPU (about 0.6 s per 1,000 characters) "
             "before any model call; state the problem and its definitions, and leave the rest to the survey"
         )
+    check_utf8_text("the task", task)
     control = next((c for c in task if unicodedata.category(c) == "Cc" and c not in ALLOWED_CONTROLS), None)
     if control is not None:
         raise UserError(

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lemmata.agents.client import make_client
-from lemmata.errors import LemmataError, UserError
+from lemmata.errors import LemmataError, UserError, check_utf8_text
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
 from lemmata.run.record import run_settings
 from lemmata.run.versions import current_paper
@@ -31,6 +31,7 @@ def ask_about_paper(
     question = question.strip()
     if not question:
         raise UserError("the question is empty: type what you want to know about the paper")
+    check_utf8_text("the question", question)
     if len(question) > MAX_QUESTION_CHARS:
         raise UserError(f"the question has {len(question)} characters; at most {MAX_QUESTION_CHARS} are accepted")
     version, latex = current_paper(run_dir)

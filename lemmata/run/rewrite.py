@@ -29,7 +29,7 @@ from lemmata.artifacts import (
     read_artifact,
     write_artifact,
 )
-from lemmata.errors import LemmataError, UserError
+from lemmata.errors import LemmataError, UserError, check_utf8_text
 from lemmata.memory.knowledge_graph import build_graph, record_graph
 from lemmata.run.driver import Driver
 from lemmata.run.qa_history import ChatRecord, append_record, read_history
@@ -77,6 +77,7 @@ def request_rewrite(run_dir: Path, instructions: str) -> RevisionRequest:
     instructions = instructions.strip()
     if not instructions:
         raise UserError("the revision instructions are empty: say what the new version should change")
+    check_utf8_text("the revision instructions", instructions, plural=True)
     if len(instructions) > MAX_INSTRUCTION_CHARS:
         raise UserError(
             f"the revision instructions have {len(instructions)} characters; at most "

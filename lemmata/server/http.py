@@ -114,10 +114,26 @@ def parse_json(raw: bytes) -> object:
     if json_depth(raw) > MAX_JSON_DEPTH:
         raise ApiError(400, f"the request body is nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(raw, parse_constant=_no_constant)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(
+            400, f"the request body is not UTF-8: byte 0x{raw[exc.start]:02X} at offset {exc.start}; send JSON in UTF-8"
+        ) from None
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         detail = f": {exc}" if isinstance(exc, _NotJsonNumber) else ""
         raise ApiError(400, f"the request body is not JSON{detail}") from None
+    try:  # an escape such as \ud83d without its partner: a string no file can hold
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        half = exc.object[exc.start]
+        raise ApiError(
+            400,
+            f"the request body is not UTF-8 text: it holds U+{ord(half):04X}, half of a surrogate pair "
+            "without its other half (a \\u escape cut in two)",
+        ) from None
+    return value
 
 
 class _NotJsonNumber(ValueError):

@@ -140,6 +140,7 @@ def test_a_failed_answer_leaves_an_error_marker_and_the_question(tmp_path: Path)
     [
         pytest.param("   ", True, "the question is empty", id="empty-question"),
         pytest.param("What is shown?", False, "has no paper yet", id="no-paper-yet"),
+        pytest.param("Why \udcff?", True, "the question is not UTF-8 text: byte 0xFF", id="not-utf8"),
     ],
 )
 def test_a_question_that_cannot_be_asked_is_refused_before_any_call(tmp_path: Path, question, paper, message):

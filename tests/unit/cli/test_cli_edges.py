@@ -103,6 +103,21 @@ def test_a_task_with_control_characters_is_refused_before_it_reaches_the_termina
     assert not (tmp_path / "home" / "runs").exists()
 
 
+def test_a_task_that_is_not_utf8_is_refused_naming_the_byte_and_creates_no_run(tmp_path):
+    """Issue 53, item 5: the byte 0xFF in argv (Python reads it as the lone surrogate U+DCFF) gave a
+    traceback from the record's JSON and an orphan run folder."""
+    result = lemmata(
+        ["prove", "prove \udcff this"],  # passed to the process as the byte 0xFF
+        tmp_path / "home",
+        tmp_path,
+        LLM_BACKEND="local",
+        LOCAL_LLM_BASE_URL=f"http://127.0.0.1:{unused_port()}/v1",
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "is not UTF-8 text" in one_error_line(result.stderr) and "byte 0xFF at position 6" in result.stderr
+    assert not (tmp_path / "home" / "runs").exists()
+
+
 def test_status_lists_a_run_with_a_corrupt_record_as_damaged(data_home):
     make_run(data_home, "run-a")
     broken = make_run(data_home, "run-b") / "run.json"

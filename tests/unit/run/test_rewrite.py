@@ -71,6 +71,12 @@ def test_empty_instructions_are_refused_before_anything_is_written(tmp_path: Pat
     assert not (tmp_path / "revisions").exists() and read_history(tmp_path) == []
 
 
+def test_instructions_that_are_not_utf8_are_refused_before_anything_is_written(tmp_path: Path):
+    with pytest.raises(UserError, match=r"instructions are not UTF-8 text: half a surrogate pair, U\+D83D,"):
+        request_rewrite(tmp_path, "Shorter \ud83d please")
+    assert not (tmp_path / "revisions").exists() and read_history(tmp_path) == []
+
+
 def test_a_refused_request_leaves_an_error_marker(tmp_path: Path):
     (tmp_path / "paper_v1.tex").write_text("x")
     with pytest.raises(UserError):

@@ -84,6 +84,22 @@ def test_a_task_with_control_characters_is_400(data_home, client, control):
     assert client.get("/api/runs").json() == {"runs": []}
 
 
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        pytest.param(b'{"task": "prove \xff this"}', "is not UTF-8", id="invalid-utf8-body"),
+        pytest.param(b'{"task": "prove \\ud83d this"}', "is not UTF-8 text", id="lone-surrogate-escape"),
+    ],
+)
+def test_a_task_that_is_not_utf8_text_is_400_json_and_creates_no_run(data_home, client, body, reason):
+    """Issue 53, item 5: a plain-text 500 before, and for the escape an orphan run folder."""
+    response = client.post("/api/runs", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400 and response.headers["content-type"].startswith("application/json")
+    assert reason in response.json()["error"]
+    assert client.get("/api/runs").json() == {"runs": []}
+    assert not (data_home.home / "runs").exists() or not any((data_home.home / "runs").iterdir())
+
+
 def test_the_server_drives_at_most_its_limit_of_runs_at_once(data_home, client, monkeypatch):
     """At the cap, POST /api/runs is 429 with a clear error, and no run directory is made."""
     client.app.state.supervisor.max_runs = 0
