@@ -121,10 +121,13 @@ def close_truncated_json(text: str, attempts: int = 200) -> Any | None:
 
 
 def parse_lemma_list(text: str) -> list[dict[str, Any]]:
-    """Four passes: fenced JSON, first object with a known list key, first array, text list."""
-    passes = (_from_fences, _from_first_object, _from_first_array, _from_text_list)
-    for reader in passes:
-        items = normalise_lemma_items(reader(text))
+    """Four passes: fenced JSON, first object with a known list key, first array, text list.
+    The JSON passes read LaTeX's single backslashes as backslashes (`latex_backslashes_kept`):
+    `"\\beta = \\frac{1}{2}"` was read as backspace, "eta", form feed, "rac" (issue 53)."""
+    json_text = latex_backslashes_kept(text)
+    passes = ((_from_fences, json_text), (_from_first_object, json_text), (_from_first_array, json_text))
+    for reader, source in (*passes, (_from_text_list, text)):
+        items = normalise_lemma_items(reader(source))
         if items:
             return items
     return []

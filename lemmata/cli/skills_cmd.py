@@ -27,7 +27,7 @@ DEFAULT_CLIENT = "clawhub"
 CLIENT_TIMEOUT_S = 300
 #: What we installed of each bundled file (sha256), to tell a user's edit from an older bundle.
 MANIFEST = ".bundled.json"
-SKILL_REF = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+SKILL_REF = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 STDERR_LINES = 5
 
 
@@ -103,7 +103,7 @@ def _read_manifest(path: Path) -> dict[str, str]:
 def validated_ref(ref: str) -> str:
     """OWNER/NAME, each of letters, digits, '-', '_', '.' (not only dots, not a leading '-')."""
     segments = ref.split("/")
-    if not SKILL_REF.match(ref) or any(s.strip(".") == "" or s.startswith("-") for s in segments):
+    if not SKILL_REF.fullmatch(ref) or any(s.strip(".") == "" or s.startswith("-") for s in segments):
         raise click.UsageError(
             f"{ref!r} is not a skill name of the registry: expected OWNER/NAME, two segments "
             "of letters, digits, '-', '_' and '.' separated by one '/' (e.g. someone/proof-tactics)"

@@ -134,6 +134,7 @@ def extract_latex_body(model_text: str) -> str:
     text = protect_reference_keys(text, stash)
     text = escape_percent_meant_as_text(text)
     text = protect_comments(text, stash)
+    text = drop_shell_escapes(text)  # before definitions are masked: a macro's body runs too
     known = KNOWN_ENVIRONMENTS | defined_environment_names(text)
     text = protect_definitions(text, stash)
     text = drop_commands(text)
@@ -174,9 +175,15 @@ def _repair_structure(text: str, stash: list[str], titles: Mapping[str, str], kn
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
+#: Control characters but tab and newline, DEL and the C1 controls: pdflatex stops at them ("Text
+#: line contains an invalid character"), and NUL is our mask marker. A form feed is most often
+#: `\f` of a `\frac` a JSON string read as an escape.
+_CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def normalize_input(text: str) -> str:
-    """Unix newlines, no NUL (our mask marker), no BOM, no HTML entities."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").lstrip("\ufeff")
+    """Unix newlines, no control characters (NUL is our mask marker), no BOM, no HTML entities."""
+    text = _CONTROL_CHARACTERS.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).lstrip("\ufeff")
     for entity, char in _HTML_ENTITIES.items():
         text = text.replace(entity, char)
     return text
@@ -407,6 +414,30 @@ def _safe_environment_definition(definition: str) -> str:
         return definition
     known = match.group(3).strip() in KNOWN_ENVIRONMENTS
     return ("\\renewenvironment" if known else "\\newenvironment") + match.group(2)
+
+
+#: What runs a shell where TeX is allowed to (a researcher compiling with -shell-escape; in
+#: lemmata's box nothing does): `\write18{..}` (any spacing, `\immediate` or not), `\ShellEscape`,
+#: Lua's `\directlua` and kin, each with its argument; and the pipe of `\input|"cmd"`.
+_SHELL_COMMAND = re.compile(
+    r"(?:\\immediate\s*)?\\write\s*18\s*(?=\{)|\\(?:ShellEscape|directlua|latelua|luaexec|luadirect)(?![A-Za-z@])\s*(?=\{)"
+)
+_PIPE_INPUT = re.compile(r'\\(?:@@)?input\s*(\{\s*)?\|\s*("[^"\n]*"|[^\s{}]*)\s*\}?')
+
+
+def drop_shell_escapes(text: str) -> str:
+    """The shell commands of `_SHELL_COMMAND` and `_PIPE_INPUT` removed with what they would run.
+    Spellings TeX assembles at run time (`\\csname`, `^^5c`) are not seen: the box is the defence,
+    this keeps the delivered .tex from carrying the obvious ones to a researcher's machine."""
+    text = _PIPE_INPUT.sub("", text)
+    pieces, position = [], 0
+    for match in _SHELL_COMMAND.finditer(text):
+        if match.start() < position:
+            continue
+        end = matching_brace(text, match.end())
+        pieces.append(text[position : match.start()])
+        position = end if end is not None else len(text)  # unclosed: it runs to the end
+    return "".join(pieces) + text[position:]
 
 
 def drop_commands(text: str) -> str:

@@ -21,7 +21,7 @@ from lemmata.home_layout import RUNS
 from lemmata.profiles import DEFAULT_PROFILE
 from lemmata.settings import Settings, lemmata_home
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 #: How long a driver waits for the run's lock: long enough for a status probe (is_run_active,
 #: which holds it for an instant) to let go, short enough to refuse a busy run at once.
 LOCK_PATIENCE_SECONDS = 0.5
@@ -105,7 +105,7 @@ class DamagedRun:
 
 
 def validate_session_id(session_id: str) -> str:
-    if not SESSION_ID.match(session_id or ""):
+    if not SESSION_ID.fullmatch(session_id or ""):  # `$` of match() also matches before a final "\n"
         shown = (
             repr(session_id)
             if len(session_id or "") <= 70

@@ -30,7 +30,7 @@ NOT_SKILLS = frozenset({"readme.md"})
 #: Characters of prompt the skills of one call may take, heading included.
 DEFAULT_BUDGET_CHARS = 6000
 HEADING = "## Skills\nGuidance that applies to this task; follow it where it fits.\n"
-SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 #: Near misses of our plural keys: silently ignored, they would widen a skill to every stage.
 SINGULAR_KEYS = {"role": "roles", "stage": "stages", "domain": "domains"}
 
@@ -64,7 +64,7 @@ class SkillFrontMatter(BaseModel):
     @field_validator("name")
     @classmethod
     def _slug(cls, value: str) -> str:
-        if not SLUG.match(value):
+        if not SLUG.fullmatch(value):
             raise ValueError(f"{value!r} is not a slug (lowercase letters, digits, '-', '_', '.'; at most 64)")
         return value
 

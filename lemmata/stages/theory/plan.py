@@ -23,7 +23,7 @@ from lemmata.stages.theory.plan_dedup import deduplicate_lemmas
 
 FULL_PLAN = range(4, 11)
 SIMPLIFIED_SIZE = 3
-SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+SAFE_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 MAIN_RESULT = "main_result"
 ARCHITECT_SIZES = {"full": FULL_PLAN, "simplified": range(1, SIMPLIFIED_SIZE + 1)}
 NOT_CONSULTED = "not consulted: the plan is the single goal"
@@ -201,7 +201,7 @@ def normalise_plan(items: list[dict[str, Any]]) -> list[Lemma]:
     for position, item in enumerate(items, start=1):
         raw = item["id"].strip()
         earlier = {lemma.id for lemma in lemmas}
-        new_id = raw if SAFE_ID.match(raw) and raw not in earlier else f"L{position}"
+        new_id = raw if SAFE_ID.fullmatch(raw) and raw not in earlier else f"L{position}"
         while new_id in earlier:
             new_id = f"{new_id}_{position}"
         if raw:

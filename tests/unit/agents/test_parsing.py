@@ -784,3 +784,29 @@ def test_a_truncated_answer_that_lost_a_required_field_is_still_an_error() -> No
 )
 def test_brackets_and_items_that_are_not_the_lemma_list(text: str, expected: list[dict[str, Any]]) -> None:
     assert parse_lemma_list(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(
+            '```json\n{"lemmas": [{"id": "L1", "statement": "For $\\beta = \\frac{1}{2}$, $\\theta \\neq \\nu$."}]}\n```',
+            id="fenced",
+        ),
+        pytest.param(
+            '{"lemmas": [{"id": "L1", "statement": "For $\\beta = \\frac{1}{2}$, $\\theta \\neq \\nu$."}]}', id="bare"
+        ),
+        pytest.param('[{"id": "L1", "statement": "For $\\beta = \\frac{1}{2}$, $\\theta \\neq \\nu$."}]', id="array"),
+    ],
+)
+def test_a_plan_with_single_backslashes_keeps_its_latex(text: str) -> None:
+    """Issue 53, item 7: `\\beta` and `\\frac` in a JSON string read as backspace + "eta" and form
+    feed + "rac": the lemma printed "eta = rac{1}{2}", a wrong lemma nothing reported."""
+    (item,) = parse_lemma_list(text)
+    assert item["statement"] == "For $\\beta = \\frac{1}{2}$, $\\theta \\neq \\nu$."
+
+
+def test_a_plan_with_its_backslashes_escaped_is_read_as_before() -> None:
+    text = json.dumps({"lemmas": [{"id": "L1", "statement": "For $\\beta = \\frac{1}{2}$.\nThen $n \\geq 1$."}]})
+    (item,) = parse_lemma_list(text)
+    assert item["statement"] == "For $\\beta = \\frac{1}{2}$.\nThen $n \\geq 1$."

@@ -46,7 +46,7 @@ def test_status_with_no_runs(data_home):
     assert "no runs yet" in CliRunner().invoke(cli, ["status"]).output
 
 
-@pytest.mark.parametrize("bad", ["../etc", "a/b", "", "-x", "x" * 65, "a b"])
+@pytest.mark.parametrize("bad", ["../etc", "a/b", "", "-x", "x" * 65, "a b", "run-a\n"])  # "\n": issue 53
 def test_invalid_session_ids_are_refused_before_touching_the_disk(data_home, bad):
     with pytest.raises(UserError, match="not a valid session id"):
         validate_session_id(bad)

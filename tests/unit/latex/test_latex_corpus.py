@@ -217,6 +217,17 @@ CORPUS = [
         ["Text stays."],
     ),
     (
+        "control-characters",  # issue 53: NUL, BEL, ESC, DEL, C1 and form feed stopped pdflatex
+        LEMMAS + "Bell\x07 escape\x1b[31m nul\x00 del\x7f csi\x9b2J form\x0cfeed; the text stays.",
+        ["the text stays."],
+    ),
+    (
+        "shell-escape-spellings",  # harmless in the box, not where a researcher compiles with -shell-escape
+        LEMMAS + "A\\ShellEscape{touch pwned3} B\\directlua{os.execute('touch pwned4')} "
+        'C\\input|"touch pwned5" D\\immediate \\write 18 {touch pwned6} text stays too.',
+        ["text stays too."],
+    ),
+    (
         "truncated-mid-sentence",
         LEMMAS + "\\section{Conclusion}\nThe sum of two even integers is $2(m + n",
         ["Conclusion"],
@@ -231,6 +242,9 @@ ABSENT_FROM_TEX = {
     "alias-Lem": ["Aliased lemma", "Second aliased"],  # lemmata states the lemmas, once
     "alias-Thm": ["The main theorem restated"],
     "chapter-and-appendix": ["\\appendix"],  # it would letter lemmata's sections
+    "control-characters": ["\x07", "\x1b", "\x00", "\x7f", "\x9b", "\x0c"],
+    "shell-escape-attempts": ["\\write18", "touch pwned"],
+    "shell-escape-spellings": ["\\ShellEscape", "\\directlua", "\\input|", "\\write", "touch pwned"],
 }
 
 

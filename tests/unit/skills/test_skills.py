@@ -85,6 +85,7 @@ def test_a_single_role_may_be_written_without_a_list():
         ),
         pytest.param("---\nname: x\ndescription: d\n---\nBody.\n", "field 'roles' is missing", id="missing-roles"),
         pytest.param(skill_text(name="Not A Slug"), "not a slug", id="name-not-a-slug"),
+        pytest.param(skill_text(name='"slug\\n"'), "not a slug", id="name-with-a-final-newline"),
         pytest.param(skill_text(stages="[proofs]"), "stages[0]", id="unknown-stage"),
         pytest.param(skill_text(priority="high"), "priority", id="priority-not-an-int"),
         pytest.param(skill_text(role="prover"), "unknown field 'role'", id="singular-role-key"),
