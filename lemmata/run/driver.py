@@ -4,6 +4,7 @@ end (run/delivery.py)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -41,11 +42,13 @@ from lemmata.run.outcome import run_outcome
 from lemmata.run.parent_death import terminate_with_parent
 from lemmata.run.pausing import (
     clear_checkpoint,
+    launch_time,
     load_checkpoint,
     pause_request,
     request_pause,
     save_checkpoint,
     withdraw_pause_request,
+    withdraw_pause_requested_before,
 )
 from lemmata.run.pipeline import (
     COMPILE_RULES,
@@ -84,7 +87,9 @@ class Driver:
         """Run until completed, paused, stopped at a gate, or failed; the record says which.
         `prepare` runs first, under the run's lock (a rewrite writes its request there)."""
         with RunLock(self.run_dir), self._signals_ask_for_a_pause():
-            withdraw_pause_request(self.run_dir)  # left by a run that died before it paused
+            # A flag from before this driver was launched was left by a run that died before it
+            # paused; one written since is a pause sent the moment this run was started.
+            withdraw_pause_requested_before(self.run_dir, launch_time(os.environ))
             execution = resolve_profile(self.profile or load_record(self.run_dir).profile)
             self._profile_arguments = profile_arguments(execution)
             # A folder that cannot take the paper stops the run before any model call, not after.

@@ -12,7 +12,9 @@ a completed run clears the checkpoint.
 from __future__ import annotations
 
 import json
+import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -40,6 +42,56 @@ def request_pause(
 
 def withdraw_pause_request(run_dir: Path) -> None:
     pause_flag(run_dir).unlink(missing_ok=True)
+
+
+#: When the process that drives a run was started, set by `lemmata serve` for the drivers it
+#: starts (a pause may arrive before that process has even begun).
+LAUNCHED_AT = "LEMMATA_LAUNCHED_AT"
+
+
+def withdraw_pause_requested_before(run_dir: Path, moment: float) -> None:
+    """The flag of a run that died before it paused, written before `moment` (when this driver was
+    launched): removed. A flag written since is a pause for this driver: one sent from the browser
+    the second a run started, resumed or passed a gate was acknowledged and then removed here
+    (issue 53). The flag is moved aside before it is read, so that one written meanwhile is
+    never the one removed."""
+    flag = pause_flag(run_dir)
+    aside = flag.with_name(f"{flag.name}.{os.getpid()}.read")
+    try:
+        os.rename(flag, aside)
+    except FileNotFoundError:
+        return
+    try:
+        request = read_artifact(aside, PauseRequest)
+        requested_at = request.requested_at
+    except ArtifactError:  # a hand-made flag: its time is its file's
+        requested_at = aside.stat().st_mtime
+    if requested_at >= moment and not flag.exists():
+        os.rename(aside, flag)  # this driver's pause: it stays
+    else:
+        aside.unlink(missing_ok=True)  # stale, or a newer request stands in its place
+
+
+def launch_time(environ: Mapping[str, str]) -> float:
+    """When this driver was launched: the server's word for a process it started, else this
+    process's start (from /proc), else now."""
+    moments = [_process_start_time(), time.time()]
+    try:
+        moments.append(float(environ.get(LAUNCHED_AT, "")))
+    except ValueError:
+        pass
+    return min(moment for moment in moments if moment is not None)
+
+
+def _process_start_time() -> float | None:
+    """This process's start on the wall clock: its start in clock ticks since boot (/proc/self/stat,
+    field 22) against the time since boot now."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        since_boot = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return time.time() - (time.clock_gettime(time.CLOCK_BOOTTIME) - since_boot)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 def pause_request(run_dir: Path) -> PauseRequest | None:

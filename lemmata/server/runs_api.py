@@ -124,22 +124,26 @@ async def start_run(request: Request) -> JSONResponse:
     budget = budget_of(body)
     data_home: DataHome = request.app.state.data_home
     environ = request.app.state.environ
-    request.app.state.supervisor.check_capacity()  # before a run directory is made for nothing
-    new = await run_in_threadpool(
-        lambda: create_new_run(
-            data_home,
-            mode,
-            task,
-            None,
-            gate,
-            load_environment(environ),
-            _installed_embedded_model(environ),
-            budget=budget,
-            **fields,
-        )
-    )
     supervisor: RunSupervisor = request.app.state.supervisor
-    await run_in_threadpool(supervisor.drive, new.run_dir, lambda: None)
+    await run_in_threadpool(supervisor.reserve)  # a place, before a run directory is made for nothing
+    try:
+        new = await run_in_threadpool(
+            lambda: create_new_run(
+                data_home,
+                mode,
+                task,
+                None,
+                gate,
+                load_environment(environ),
+                _installed_embedded_model(environ),
+                budget=budget,
+                **fields,
+            )
+        )
+    except BaseException:
+        supervisor.release()
+        raise
+    await run_in_threadpool(supervisor.drive, new.run_dir, lambda: None, True)
     session_id = new.run_dir.name
     log.info("run %s started (%s, backend %s)", session_id, mode, new.backend)
     return JSONResponse(

@@ -10,6 +10,7 @@ in a terminal would.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from typing import TypeVar
 
 from lemmata import layout
 from lemmata.errors import RunBusyError
+from lemmata.run.pausing import LAUNCHED_AT
 from lemmata.run.record import RunLock, is_run_active, load_record
 from lemmata.server.http import ApiError
 
@@ -59,12 +61,30 @@ class RunSupervisor:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _started_at: dict[str, float] = field(default_factory=dict)  # when each process was started
+    _reserved: int = 0  # places held for new runs whose folders are being made
 
-    def drive(self, run_dir: Path, prepare: Callable[[], Prepared]) -> Prepared:
+    def reserve(self) -> None:
+        """Hold a place for a new run before its folder is made; TooManyRuns when there is none.
+        Checked and taken under one lock: of simultaneous starts only as many as there are places
+        make a folder (they all passed a check made outside the lock before, issue 53). Each
+        reservation ends in `drive(..., reserved=True)` or `release`."""
+        with self._lock:
+            self.check_capacity()
+            self._reserved += 1
+
+    def release(self) -> None:
+        """A reservation given back: the new run was refused before its process started."""
+        with self._lock:
+            self._reserved -= 1
+
+    def drive(self, run_dir: Path, prepare: Callable[[], Prepared], reserved: bool = False) -> Prepared:
         """Run `prepare` (it writes down what the process is to do, or raises RunConflict/UserError)
-        under the run's lock, then start the process; RunConflict when a process works on the run."""
+        under the run's lock, then start the process; RunConflict when a process works on the run.
+        `reserved`: a new run drives on the place `reserve` held for it, given back either way."""
         session_id = run_dir.name
         with self._lock:  # one decision at a time: of simultaneous requests exactly one starts
+            if reserved:
+                self._reserved -= 1  # the place is this run's now, as its process or as nothing
             self._let_a_stopping_process_exit(run_dir)
             if self.working(run_dir):
                 raise RunConflict(f"run {session_id} is in progress (a rewrite or the run itself)")
@@ -76,20 +96,23 @@ class RunSupervisor:
                 raise RunConflict(str(error)) from None
             (run_dir / layout.SERVER_DRIVES_LOG).parent.mkdir(exist_ok=True)
             with open(run_dir / layout.SERVER_DRIVES_LOG, "ab") as log:
-                self._started_at[session_id] = time.time()
+                launched = self._started_at[session_id] = time.time()
+                # A pause sent from now on is for this process, even before it has started.
+                environ = {**(os.environ if self.environ is None else self.environ), LAUNCHED_AT: repr(launched)}
                 self.processes[session_id] = subprocess.Popen(
                     [sys.executable, "-m", "lemmata", "resume", session_id, "--wait-at-gates"],
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
-                    env=dict(self.environ) if self.environ is not None else None,
+                    env=environ,
                 )
             return prepared
 
     def check_capacity(self) -> None:
-        """TooManyRuns when this server's processes drive `max_runs` runs already."""
-        if sum(process.poll() is None for process in self.processes.values()) >= self.max_runs:
+        """TooManyRuns when this server's processes and the places held for new runs make
+        `max_runs` already. The caller holds the lock."""
+        if sum(process.poll() is None for process in self.processes.values()) + self._reserved >= self.max_runs:
             raise TooManyRuns(self.max_runs)
 
     def _let_a_stopping_process_exit(self, run_dir: Path) -> None:

@@ -122,3 +122,27 @@ def test_a_run_started_over_http_waits_at_each_gate_for_its_decision_pauses_resu
     assert "Stress the parity argument" in calls(run_dir, "writer")[0]["messages"][-1]["content"]
     assert "Keep the proof elementary" in "\n".join(m["content"] for m in calls(run_dir, "decomposer")[0]["messages"])
     assert len(calls(run_dir, "decomposer")) == 2  # the rework's second plan, nothing more: the pause redid nothing
+
+
+PAUSE_TRIALS = 20
+
+
+def test_a_pause_sent_the_moment_a_run_starts_is_never_dropped(services, tmp_path):
+    """Issue 53, item 3: a pause sent from the browser within about a second of a start was
+    answered 202 and then lost, removed by the new driver as it took the run's lock (a removal
+    meant for the flags of dead runs). 20 starts, each paused at once: every one pauses."""
+    llm, search = services
+    home = tmp_path / "home"
+    env = cli_environment(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL=llm.openai_base_url, **search.settings_values())
+    outcomes = []
+    with api_client(DataHome(home), environ=env) as client:
+        for _ in range(PAUSE_TRIALS):
+            started = client.post("/api/runs", json={"task": even_sum_session.TASK})
+            assert started.status_code == 202, started.text
+            run_id = started.json()["id"]
+            paused = client.post(f"/api/runs/{run_id}/pause")
+            assert paused.status_code == 202, paused.text
+            client.app.state.supervisor.processes[run_id].wait(timeout=120)
+            outcomes.append(client.get(f"/api/runs/{run_id}").json()["status"])
+    assert outcomes == ["paused"] * PAUSE_TRIALS
+    assert all(checkpoint_file(run_dir).exists() for run_dir in (home / "runs").iterdir())

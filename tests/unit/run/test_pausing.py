@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -13,13 +14,16 @@ from lemmata.artifacts import Checkpoint, Direction, Directions, Survey, write_a
 from lemmata.run.driver import resume_notice
 from lemmata.run.gates import SURVEY_PAPERS, SURVEY_REVIEW, record_decision
 from lemmata.run.pausing import (
+    LAUNCHED_AT,
     checkpoint_file,
     clear_checkpoint,
+    launch_time,
     load_checkpoint,
     pause_flag,
     pause_request,
     request_pause,
     save_checkpoint,
+    withdraw_pause_requested_before,
 )
 from lemmata.run.pipeline import artifact_states, stage_states
 
@@ -146,3 +150,32 @@ def test_the_research_brief_is_read_back_from_the_checkpoint(stored: str, brief:
     notice = resume_notice(checkpoint)
     assert notice.startswith("resuming from the theory stage (paused ")
     assert notice.endswith(", on the direction: Parity by ideals") == bool(brief)
+
+
+def test_a_flag_from_before_the_driver_was_launched_is_stale_and_one_since_is_kept(run_dir: Path) -> None:
+    """Issue 53, item 3: only the flag of a run that died before it paused is removed."""
+    request = request_pause(run_dir, "browser")
+    withdraw_pause_requested_before(run_dir, request.requested_at + 1)  # launched after it: stale
+    assert pause_request(run_dir) is None
+    request = request_pause(run_dir, "browser")
+    withdraw_pause_requested_before(run_dir, request.requested_at - 1)  # sent after the launch: kept
+    assert pause_request(run_dir) == request
+    assert [path.name for path in pause_flag(run_dir).parent.iterdir()] == [pause_flag(run_dir).name]
+    withdraw_pause_requested_before(run_dir / "elsewhere", 0.0)  # no flag: nothing to do
+
+
+def test_a_hand_made_flag_is_judged_by_its_files_time(run_dir: Path) -> None:
+    pause_flag(run_dir).parent.mkdir(parents=True)
+    pause_flag(run_dir).touch()
+    withdraw_pause_requested_before(run_dir, pause_flag(run_dir).stat().st_mtime - 1)
+    assert pause_request(run_dir) is not None
+    withdraw_pause_requested_before(run_dir, pause_flag(run_dir).stat().st_mtime + 1)
+    assert pause_request(run_dir) is None
+
+
+def test_the_launch_time_is_the_servers_word_or_the_process_start() -> None:
+    now = time.time()
+    assert launch_time({LAUNCHED_AT: repr(now - 60)}) == now - 60
+    started = launch_time({})
+    assert now - 3600 < started <= time.time()  # this test process started before the test
+    assert launch_time({LAUNCHED_AT: "garbage"}) <= time.time()

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from conftest import TEST_API_TOKEN, api_client, make_run
@@ -166,3 +170,51 @@ def test_a_data_directory_that_refuses_writes_is_one_line_naming_it(tmp_path, mo
     assert response.status_code == 500
     assert str(home) in response.json()["error"] and "not a folder" in response.json()["error"].lower()
     assert "Traceback" not in caplog.text
+
+
+class ProcessAtWork:
+    """Stands in for a driving `lemmata resume`: alive until terminated. The capacity a server
+    has is counted in such processes; what they would do is not what these tests look at."""
+
+    def __init__(self, args, **_options) -> None:
+        self.args, self.returncode = args, None
+
+    def poll(self):
+        return self.returncode
+
+    def terminate(self) -> None:
+        self.returncode = -15
+
+    kill = terminate
+
+    def wait(self, timeout=None):
+        return self.returncode
+
+
+TRIALS = 20
+
+
+def test_simultaneous_starts_make_exactly_as_many_run_folders_as_202_answers(data_home, client, monkeypatch):
+    """Issue 53, item 4: capacity was checked before the run's folder was made and enforced only
+    after, so 12 simultaneous POST /api/runs under a limit of 4 answered 4 × 202 and 8 × 429 but
+    left 12 folders, the refused ones listed as interrupted (and `resume` would start them)."""
+    monkeypatch.setenv("LLM_BACKEND", "local")
+    monkeypatch.setenv("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setattr("lemmata.server.supervisor.subprocess.Popen", ProcessAtWork)
+    supervisor = client.app.state.supervisor
+    supervisor.max_runs = 4
+
+    def start(barrier: threading.Barrier, trial: int) -> int:
+        barrier.wait(timeout=30)
+        return client.post("/api/runs", json={"task": f"trial {trial}: two even integers"}).status_code
+
+    for trial in range(TRIALS):
+        barrier = threading.Barrier(12)
+        with ThreadPoolExecutor(12) as pool:
+            statuses = Counter(pool.map(start, [barrier] * 12, [trial] * 12))
+        folders = [path for path in (data_home.home / "runs").iterdir() if path.is_dir()]
+        assert statuses == {202: 4, 429: 8} and len(folders) == 4, (trial, statuses, len(folders))
+        for process in supervisor.processes.values():
+            process.terminate()
+        for folder in folders:
+            shutil.rmtree(folder)
