@@ -8,6 +8,9 @@ the client, wall clock, from sending the request to reading the whole answer:
 
 - status poll: one client 5 x POLLS times (the service time), then CLIENTS clients at once, each POLLS
   times GET /api/runs/{id} of the run in progress (every answer must be 200 and say "running");
+- slow headers: CLIENTS clients poll as before while another client holds HALF_OPEN connections
+  (default 2,000), each with half a request sent and no token: p99 must stay under 500 ms and the
+  server's log grow by less than 1 MB (issue 53; server/connections.py);
 - one 202 of 100: BURST requests POST /api/runs/{id}/rewrite on one completed run, released together
   by a barrier: exactly one may be 202, every other one 409 with an error;
 - rewrite 202: CLIENTS clients, released together, each POST /api/runs/{copy}/rewrite on a completed
@@ -25,13 +28,14 @@ table; exits 1 if the one-of-100 check fails (also: its run's revisions/ must ho
 its chat one rewrite_requested marker), a status poll fails, a rewrite of the burst is not 202 or
 never reaches its first model call, or a process was left.
 
-Usage: python bench/server_load.py [--clients 50] [--polls 20] [--burst 100] [--hold-after 10]
+Usage: python bench/server_load.py [--clients 50] [--polls 20] [--burst 100] [--hold-after 10] [--half-open 2000]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import secrets
 import shutil
 import signal
@@ -337,6 +341,42 @@ def status_poll(name: str, base_url: str, run_id: str, clients: int, polls: int)
     return measurement
 
 
+#: What a client that never finishes its request sends: the start of its headers.
+HALF_A_REQUEST = b"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+#: The targets of the slow-header phase (issue 53).
+SLOW_HEADERS_P99_MS, SLOW_HEADERS_LOG_BYTES = 500.0, 1_000_000
+
+
+def under_slow_headers(
+    name: str, base_url: str, port: int, run_id: str, half_open: int, clients: int, polls: int, log: Path
+) -> Measurement:
+    """Status polls while another client holds `half_open` connections, each with half a request
+    sent (no token needed: the token is read once the headers are complete). Fails when a poll
+    fails, p99 reaches SLOW_HEADERS_P99_MS or the server's log grows by SLOW_HEADERS_LOG_BYTES."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 2 * half_open + 1024)), hard))
+    before = log.stat().st_size
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(half_open):
+            connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+            connection.sendall(HALF_A_REQUEST)
+            sockets.append(connection)
+        measurement = status_poll(name, base_url, run_id, clients, polls)
+    finally:
+        for connection in sockets:
+            connection.close()
+    grown = log.stat().st_size - before
+    ms = sorted(sample.seconds * 1000 for sample in measurement.samples)
+    p99 = float(np.percentile(ms, 99)) if ms else float("inf")
+    if p99 >= SLOW_HEADERS_P99_MS:
+        measurement.failures.append(f"p99 {p99:.0f} ms with {half_open} half-open connections (target < 500 ms)")
+    if grown >= SLOW_HEADERS_LOG_BYTES:
+        measurement.failures.append(f"the server's log grew by {grown:,} bytes (target < 1 MB)")
+    print(f"{name}: the server's log grew by {grown:,} bytes", flush=True)
+    return measurement
+
+
 def rewrite_burst(name: str, base_url: str, run_ids: list[str]) -> tuple[Measurement, list[httpx.Response | None]]:
     """One POST /rewrite per id, all released together; the answers in the order of `run_ids`."""
     answers: list[httpx.Response | None] = [None] * len(run_ids)
@@ -470,6 +510,12 @@ def main() -> None:
     parser.add_argument("--polls", type=int, default=20, help="status polls per client")
     parser.add_argument("--burst", type=int, default=100, help="simultaneous rewrite requests on one run")
     parser.add_argument(
+        "--half-open",
+        type=int,
+        default=2000,
+        help="connections another client holds with half a request sent, during one status-poll phase (0: none)",
+    )
+    parser.add_argument(
         "--hold-after",
         type=int,
         default=10,
@@ -566,6 +612,19 @@ def main() -> None:
                     args.polls,
                 ),
             ]
+            if args.half_open:
+                measurements.append(
+                    under_slow_headers(
+                        f"status poll, {args.half_open:,} half-open connections",
+                        base_url,
+                        port,
+                        live.name,
+                        args.half_open,
+                        args.clients,
+                        args.polls,
+                        workdir / "server.log",
+                    )
+                )
             one, answers = rewrite_burst(
                 f"rewrite, {args.burst} at once on one run", base_url, [burst_run.name] * args.burst
             )

@@ -4,6 +4,7 @@ RunSupervisor starts do."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from lemmata.run.record import DataHome
 from lemmata.server import paper_api, runs_api
 from lemmata.server.access import ServerAccess
 from lemmata.server.calibrations import CalibrationRunner, checking_models
+from lemmata.server.connections import AcceptErrorsRateLimited
 from lemmata.server.guard import RequestGuard
 from lemmata.server.http import ERROR_HANDLERS, ApiError, json_body
 from lemmata.server.openapi import openapi_document
@@ -102,6 +104,7 @@ async def no_such_endpoint(request: Request, exc: Exception) -> JSONResponse:
 def _stops_drives_at_shutdown(supervisor: RunSupervisor, calibrations: CalibrationRunner):
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        asyncio.get_running_loop().set_exception_handler(AcceptErrorsRateLimited())
         yield
         supervisor.stop_all()
         calibrations.stop()

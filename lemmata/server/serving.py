@@ -129,6 +129,7 @@ def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_
     import uvicorn
 
     from lemmata.server.app import create_app
+    from lemmata.server.connections import GuardedH11Protocol, raise_the_open_file_limit
 
     click.echo(announcement(access, token_made_here), err=True)
     access_log = logging.getLogger("uvicorn.access")
@@ -138,6 +139,8 @@ def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_
     runs_environment = {name: value for name, value in os.environ.items() if name != TOKEN_VARIABLE}
     for name in ("uvicorn.error", "lemmata.server"):
         logging.getLogger(name).addFilter(RedactsTracebacks(runs_environment))
+    # Clients that never finish a request cannot take every descriptor (server/connections.py).
+    raise_the_open_file_limit()
     # No colours: the log reaches the terminal through the escaping streams (terminal_text.py),
     # where uvicorn's colour sequences would show as text.
     uvicorn.run(
@@ -146,4 +149,5 @@ def serve(bind: str, port: int, no_token: bool, allow_hosts: Iterable[str], log_
         port=port,
         log_level=log_level,
         use_colors=False,
+        http=GuardedH11Protocol,
     )
