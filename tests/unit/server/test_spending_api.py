@@ -82,3 +82,25 @@ def test_the_status_poll_gives_the_budget_and_each_stages_forecast_beside_what_i
     ]
     make_run(data_home, "run-n")
     assert client.get("/api/runs/run-n").json()["budget"] is None
+
+
+def test_a_poll_reads_only_the_calls_logged_since_the_last_poll(data_home, client, monkeypatch):
+    """Issue 53, item 8: every poll parsed the whole call log in the event loop (10 MB: 136-224 ms a
+    poll, 50 MB about 1 s, and every other request waited). Past the first poll, reading the whole
+    log again is an error here; the forecasts still count the calls appended since."""
+    run_dir = make_run(data_home, "run-f", status="paused", **SURVEY_DONE, **CONFIG)
+    forecast = StageForecast(stage="survey", made_at=0, calls=2, tokens_in=900, tokens_out=100, cost_usd=0.0, basis="b")
+    (run_dir / files.FORECASTS).write_text(forecast.model_dump_json() + "\n")
+    call = '{"role": "survey", "scope": "survey", "tokens_in": 400, "tokens_out": 50, "cost_usd": 0.0}\n'
+    (run_dir / files.LLM_CALLS).write_text(call * 1000)
+    assert client.get("/api/runs/run-f").json()["forecasts"][0]["used_calls"] == 1000
+
+    def whole_log(*_args, **_kwargs):
+        raise AssertionError("a status poll read the whole call log again")
+
+    monkeypatch.setattr("lemmata.llm.calllog.read_call_records", whole_log)
+    monkeypatch.setattr("lemmata.run.spending.forecast.read_call_records", whole_log)
+    with open(run_dir / files.LLM_CALLS, "a", encoding="utf-8") as log:
+        log.write(call * 2)
+    body = client.get("/api/runs/run-f").json()
+    assert body["forecasts"][0]["used_calls"] == 1002 and body["tokens"]["calls"] == 1002

@@ -188,3 +188,29 @@ def test_no_role_is_forecast_more_calls_than_this_run_allows_it_turns() -> None:
     assert forecast.calls == 1 + 3 * 2 and forecast.tokens_in == 500 + 3 * 2 * 1000  # tokens cut in proportion
     assert forecast.basis.endswith("; capped at the turns this run allows")
     assert "capped" not in forecast_stage("theory", history, MODEL, free, lemmas=3, turns={"prover": 6}).basis
+
+
+def test_the_stage_tally_follows_a_log_appended_to_rewritten_truncated_or_replaced(tmp_path: Path) -> None:
+    """actual_by_stage reads only what was appended since it last read (issue 53, item 8), and
+    starts again when the log is not the one it read: rewritten in place, shorter, another file."""
+    log = tmp_path / layout.LLM_CALLS
+    survey = '{"role": "survey", "scope": "survey", "tokens_in": 10, "tokens_out": 1}\n'
+    theory = '{"role": "prover", "scope": "prove_lemma:L1", "tokens_in": 20, "tokens_out": 2}\n'
+    log.write_text(survey * 2)
+    assert actual_by_stage(tmp_path)["survey"].calls == 2
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(survey + theory)
+    counts = actual_by_stage(tmp_path)
+    assert (counts["survey"].calls, counts["theory"].calls, counts["theory"].tokens) == (3, 1, 22)
+    log.write_text(theory * 5)  # the same file, other bytes: read again
+    assert {stage: used.calls for stage, used in actual_by_stage(tmp_path).items()} == {"theory": 5}
+    log.write_text(theory)  # shorter
+    assert actual_by_stage(tmp_path)["theory"].calls == 1
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_text(survey)
+    replacement.replace(log)  # another file under the name
+    assert {stage: used.calls for stage, used in actual_by_stage(tmp_path).items()} == {"survey": 1}
+    actual_by_stage(tmp_path)["survey"].calls = 99  # the caller's copy
+    assert actual_by_stage(tmp_path)["survey"].calls == 1
+    log.unlink()
+    assert actual_by_stage(tmp_path) == {}
