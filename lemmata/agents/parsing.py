@@ -22,6 +22,12 @@ LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$")
 M = TypeVar("M", bound=BaseModel)
 
 
+#: What a model's text that is not JSON raises in Python's parser: a decoding error, or, for
+#: nesting deeper than the parser recurses (3,000 `[` before an answer), a RecursionError, which
+#: escaped every parser here and failed the job (issue 53). Both make a malformed answer.
+NOT_JSON = (json.JSONDecodeError, RecursionError)
+
+
 def fenced_blocks(text: str, languages: tuple[str, ...] = ("json", "")) -> list[str]:
     return [body for lang, body in FENCE.findall(text) if lang.lower() in languages]
 
@@ -42,7 +48,7 @@ def json_values(text: str, opener: str) -> Iterator[tuple[Any, int, int]]:
     while start != -1:
         try:
             value, length = json.JSONDecoder().raw_decode(text[start:])
-        except json.JSONDecodeError:
+        except NOT_JSON:
             start = text.find(opener, start + 1)
             continue
         yield value, start, start + length
@@ -69,7 +75,7 @@ def parse_json_answer(text: str, model: type[M], role: str) -> M:
     for chunk in [text, *fenced_blocks(text)]:
         try:
             candidates.append(json.loads(chunk, strict=False))
-        except json.JSONDecodeError:
+        except NOT_JSON:
             pass
     # Before the first inner object: in a truncated answer that is one item, not the answer.
     candidates.append(close_truncated_json(text))
@@ -115,7 +121,7 @@ def close_truncated_json(text: str, attempts: int = 200) -> Any | None:
     for cut, closing in reversed(cuts[-attempts:]):
         try:
             return json.loads(body[:cut] + closing)
-        except json.JSONDecodeError:
+        except NOT_JSON:
             continue
     return None
 
@@ -137,7 +143,7 @@ def _from_fences(text: str) -> Any:
     for block in fenced_blocks(text):
         try:
             value = json.loads(block)
-        except json.JSONDecodeError:
+        except NOT_JSON:
             continue
         found = _list_in(value)
         if found:

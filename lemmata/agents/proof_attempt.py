@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from lemmata.agents.parsing import FENCE
+from lemmata.agents.parsing import FENCE, NOT_JSON
 from lemmata.artifacts import SelfAssessment
 
 GAP_OPENER = re.compile(r"\[GAP:\s*")
@@ -227,7 +227,7 @@ def find_assessment(answer: str) -> tuple[SelfAssessment | None, str]:
     while start != -1:
         try:
             value, end = json.JSONDecoder().raw_decode(answer[start:])
-        except json.JSONDecodeError:
+        except NOT_JSON:
             value, end = None, 0
         if isinstance(value, dict) and "confidence" in value:
             return _assessment_from(value), answer[start : start + end]
@@ -239,7 +239,7 @@ def _assessment_from(value: object) -> SelfAssessment | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except NOT_JSON:
             return None
     if not isinstance(value, dict) or "confidence" not in value:
         return None

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from lemmata.agents.answers import RefuterAnswer, VerifierAnswer
 from lemmata.agents.client import LLMClient
-from lemmata.agents.parsing import fenced_blocks, first_json_value
+from lemmata.agents.parsing import NOT_JSON, fenced_blocks, first_json_value
 from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import ProofAttempt
 from lemmata.artifacts import ACCEPTING_METHODS, CheckStep, VerificationMethod
@@ -217,7 +217,7 @@ def strict_answer(text: str, model: type[M], role: str) -> M:
     for chunk in candidates:
         try:
             value = json.loads(chunk)
-        except json.JSONDecodeError:
+        except NOT_JSON:
             continue
         try:
             return model.model_validate(value)

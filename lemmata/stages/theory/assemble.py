@@ -12,7 +12,7 @@ from typing import Literal
 
 from lemmata.agents.answers import ConsistencyAnswer
 from lemmata.agents.client import LLMClient
-from lemmata.agents.parsing import latex_backslashes_kept, parse_json_answer, strip_fences
+from lemmata.agents.parsing import NOT_JSON, latex_backslashes_kept, parse_json_answer, strip_fences
 from lemmata.agents.prompts import render_prompt
 from lemmata.agents.proof_attempt import cited_identifiers, without_self_assessment
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory, TheoryPlan, proven_count
@@ -173,7 +173,7 @@ def proof_of_json_answer(answer: str) -> str:
         return answer
     try:
         value = json.loads(latex_backslashes_kept(text), strict=False)
-    except json.JSONDecodeError:
+    except NOT_JSON:
         return answer
     proof = value.get("proof") if isinstance(value, dict) else None
     return proof if isinstance(proof, str) and proof.strip() else answer

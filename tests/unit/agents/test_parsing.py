@@ -810,3 +810,25 @@ def test_a_plan_with_its_backslashes_escaped_is_read_as_before() -> None:
     text = json.dumps({"lemmas": [{"id": "L1", "statement": "For $\\beta = \\frac{1}{2}$.\nThen $n \\geq 1$."}]})
     (item,) = parse_lemma_list(text)
     assert item["statement"] == "For $\\beta = \\frac{1}{2}$.\nThen $n \\geq 1$."
+
+
+#: 3,000 `[` before an answer: deeper than Python's JSON parser recurses (issue 53, item 6).
+DEEP = "[" * 3000 + '{"lemmas": [{"id": "L1", "statement": "S."}], "confidence": 0.9}'
+
+
+def test_nesting_too_deep_for_the_parser_is_a_malformed_answer_not_a_crash() -> None:
+    from lemmata.agents.answers import VerifierAnswer as Checked
+    from lemmata.agents.proof_attempt import find_assessment
+    from lemmata.stages.theory.assemble import proof_of_json_answer
+    from lemmata.verification.checks import strict_answer
+
+    with pytest.raises(ModelOutputError, match="not the JSON asked for"):
+        parse_json_answer(DEEP, PlannerAnswer, "planner")
+    with pytest.raises(ModelOutputError):
+        strict_answer(DEEP, Checked, "verifier")
+    assert parse_lemma_list("[" * 3000) == []
+    assert close_truncated_json("[" * 3000 + "1,") is None
+    deep_object = "{" + '"a": {' * 3000 + "}" * 3001
+    assert proof_of_json_answer(deep_object) == deep_object  # not a proof object: the answer as it is
+    assert find_assessment('{"confidence": ' + "[" * 3000)[0] is None
+    assert isinstance(parse_lemma_list("[" * 3000 + '[{"id": "L1", "statement": "S."}]'), list)  # no RecursionError
