@@ -27,6 +27,7 @@ from lemmata.errors import BudgetReached, GateClosed, LemmataError
 from lemmata.redaction import redact_known
 from lemmata.run.job_harness import ProcessStateChanged, job_harness
 from lemmata.settings import Settings, data_home_of
+from lemmata.terminal_text import shown
 
 if TYPE_CHECKING:
     from lemmata.agents.client import LLMClient
@@ -128,11 +129,12 @@ class StageJob:
         if self.log_file is not None:
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
             with self.log_file.open("a", encoding="utf-8") as handle:
-                handle.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {redact_known(line)}\n")
+                # Read with cat or tail: a model's text quoted here is shown, never obeyed (terminal_text.py).
+                handle.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {shown(redact_known(line))}\n")
 
     def failed(self, error: LemmataError, started: float) -> JobFailed:
         """The end of a job by one of our errors: its one line kept for the driver, logged, said."""
-        message = redact_known(f"{self.rule}: {error}")  # a message may quote a key or a model's answer
+        message = shown(redact_known(f"{self.rule}: {error}"))  # a message may quote a key or a model's answer
         atomic_write_text(self.run_dir / layout.LAST_FAILURE, message + "\n")
         self.log(f"failed after {time.monotonic() - started:.1f} s: {message}")
         sys.stderr.write(f"lemmata: {message}\n")

@@ -41,6 +41,22 @@ def test_a_failed_job_logs_the_one_line_the_driver_reports(tmp_path: Path, monke
     ).strip() == "survey: the survey answer is not JSON"
 
 
+def test_a_failure_quoting_hostile_model_text_is_logged_shown_not_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 53: a refused answer is quoted in the job's failure, which the rule's log and
+    last_failure.txt keep and a researcher reads with `cat` or `tail`; its escapes are text there,
+    and half an emoji cannot make the log's write fail."""
+    job = job_in(tmp_path, monkeypatch)
+    with pytest.raises(JobFailed) as failure, job.reporting():
+        raise ModelOutputError("the survey answer is not JSON: \x1b]0;pwned\x07\r\x1b[Kdone \ud83d")
+    shown = "the survey answer is not JSON: \\x1b]0;pwned\\x07\\r\\x1b[Kdone \ufffd"
+    assert str(failure.value) == f"survey: {shown}"
+    log = (tmp_path / layout.rule_log("survey")).read_text(encoding="utf-8")
+    assert shown in log and "\x1b" not in log
+    assert (tmp_path / layout.LAST_FAILURE).read_text(encoding="utf-8").strip() == f"survey: {shown}"
+
+
 def test_a_gate_closing_on_purpose_is_logged_as_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     job = job_in(tmp_path, monkeypatch, rule="theory_review_gate")
     with pytest.raises(GateClosed), job.reporting():
