@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import socketserver
 import stat
@@ -164,10 +165,12 @@ def test_a_job_whose_server_is_gone_gets_a_clear_error(tmp_path: Path) -> None:
         SharedModelBackend(tmp_path / "model.sock").complete(REQUEST)
 
 
-def test_a_job_whose_server_dies_during_the_call_is_told_where_the_crash_is_logged(tmp_path: Path) -> None:
+def test_a_job_whose_server_dies_during_the_call_is_told_where_the_crash_is_logged() -> None:
     # Seen on a Sapphire Rapids machine: llama.cpp's AMX kernel killed the server by SIGSEGV in the
     # middle of every call, and 200 checks failed with "closed the connection without an answer".
-    socket_path = Path(tempfile.mkdtemp(prefix="lemmata-test-model-")) / "model.sock"
+    # A short folder of its own: a Unix socket's path has at most 107 bytes, pytest's are longer.
+    folder = Path(tempfile.mkdtemp(prefix="lemmata-test-model-"))
+    socket_path = folder / "model.sock"
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(socket_path))
     listener.listen(1)
@@ -185,6 +188,7 @@ def test_a_job_whose_server_dies_during_the_call_is_told_where_the_crash_is_logg
     finally:
         server.join(10)
         listener.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_jobs_of_a_run_with_a_model_server_use_it_and_others_load_the_model(tmp_path: Path) -> None:
