@@ -7,9 +7,9 @@ terminals; a bidirectional override reverses the letters after it. A model's ans
 stated, a provider's error message, a request path a client sent: any of them can hold such
 characters, so everything lemmata's command line writes passes through `shown` (the process's
 stdout and stderr are wrapped at its entry, `escape_the_standard_streams`), which writes each as
-visible text in Python's notation: ESC as `\\x1b`. Newline and tab pass, since they only lay text
-out, and CRLF is read as a newline. A lone surrogate (half of an emoji a stream split) cannot be
-encoded at all and becomes U+FFFD.
+visible text in JSON's notation: ESC as `\\u001b`, CR as `\\r`. Newline and tab pass, since they
+only lay text out, and CRLF is read as a newline. A lone surrogate (half of an emoji a stream
+split) cannot be encoded at all and becomes U+FFFD.
 
 lemmata's own drawing, the erase-line that redraws its status line and a progress bar's cursor,
 is the one thing written unescaped, and only through `drawing_stream`, never with a model's text.
@@ -40,8 +40,10 @@ def _visible(match: re.Match[str]) -> str:
     if 0xD800 <= code <= 0xDFFF:
         return REPLACEMENT
     if code == 0x0D:
-        return "\\r"  # as Python writes it
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+        return "\\r"
+    # JSON's notation, which Python reads too: a JSON answer (`lemmata check --json`) holds DEL, C1
+    # and bidirectional characters raw, and written so it stays JSON, meaning the same string.
+    return f"\\u{code:04x}"
 
 
 class ShownStream(io.TextIOBase):

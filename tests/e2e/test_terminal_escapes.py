@@ -29,8 +29,8 @@ HOSTILE = (
     "\x08\x08\x08\x7f"  # backspaces and DEL
 )
 #: Each command as the researcher sees it instead: visible, in Python's escape notation.
-SHOWN = ["\\x1b]52;c;cm0gLXJmIH4K\\x07", "\\x1b]0;lemmata: all verified\\x07", "\\x1b[KL1 verified (Coq)"]
-SHOWN_TOO = ["\\x9b2J", "\\u202edeifirev\\u202c", "\\x08\\x08\\x08\\x7f"]
+SHOWN = ["\\u001b]52;c;cm0gLXJmIH4K\\u0007", "\\u001b]0;lemmata: all verified\\u0007", "\\u001b[KL1 verified (Coq)"]
+SHOWN_TOO = ["\\u009b2J", "\\u202edeifirev\\u202c", "\\u0008\\u0008\\u0008\\u007f"]
 #: What none of the hostile text may leave on the terminal.
 COMMANDS = ["\x1b]", "\x07", "\x9b", "\u202e", "\u202c", "\x08", "\x7f", "\r\x1b[KL1 verified"]
 
@@ -62,7 +62,7 @@ def test_a_hostile_answer_to_a_question_is_shown_not_obeyed(tmp_path: Path):
         screen = screen_of(terminal)
     assert terminal.exitstatus == 0, screen
     assert_shown_not_obeyed(screen)
-    assert "\\r\\x1b[KL1 verified (Coq)" in screen
+    assert "\\r\\u001b[KL1 verified (Coq)" in screen
     assert "\x1b" not in screen and "\r" not in screen.replace("\r\n", "\n")  # `ask` draws nothing itself
 
 
@@ -101,7 +101,7 @@ def test_a_hostile_sketch_cannot_overwrite_the_theory_review(tmp_path: Path):
 
 def test_the_servers_log_on_a_terminal_is_plain_text(tmp_path: Path):
     """uvicorn colours its log on a terminal; through the escaping streams the colours would show
-    as `\\x1b[32m` litter, so `lemmata serve` logs without them. A client's path is quoted by
+    as `\\u001b[32m` litter, so `lemmata serve` logs without them. A client's path is quoted by
     uvicorn itself (`%1B`), never written raw."""
     port = unused_port()
     terminal = spawn(["serve", "--port", str(port)], cli_environment(tmp_path / "home"), tmp_path)
@@ -113,4 +113,4 @@ def test_the_servers_log_on_a_terminal_is_plain_text(tmp_path: Path):
     finally:
         terminal.terminate(force=True)
     assert answer.status_code == 401
-    assert "INFO:" in screen and "\x1b" not in screen and "\\x1b" not in screen, screen
+    assert "INFO:" in screen and "\x1b" not in screen and "\\u001b" not in screen, screen

@@ -50,7 +50,7 @@ def test_a_failure_quoting_hostile_model_text_is_logged_shown_not_raw(
     job = job_in(tmp_path, monkeypatch)
     with pytest.raises(JobFailed) as failure, job.reporting():
         raise ModelOutputError("the survey answer is not JSON: \x1b]0;pwned\x07\r\x1b[Kdone \ud83d")
-    shown = "the survey answer is not JSON: \\x1b]0;pwned\\x07\\r\\x1b[Kdone \ufffd"
+    shown = "the survey answer is not JSON: \\u001b]0;pwned\\u0007\\r\\u001b[Kdone \ufffd"
     assert str(failure.value) == f"survey: {shown}"
     log = (tmp_path / layout.rule_log("survey")).read_text(encoding="utf-8")
     assert shown in log and "\x1b" not in log
