@@ -80,8 +80,8 @@ class GuardedH11Protocol(H11Protocol):
             self._stop_waiting()
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing():
+        super().on_response_complete()  # may go on with a pipelined request at once
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
             self._wait_for_a_request()  # kept alive: the next request has its deadline too
 
     def connection_lost(self, exc: Exception | None) -> None:
