@@ -16,8 +16,11 @@ from lemmata.run.record import RunLock, validate_session_id
 
 
 def test_version():
+    """The version is the interface's release lemmata implements (the spec's v0.2.0; issue 54)."""
     result = CliRunner().invoke(cli, ["--version"])
-    assert result.exit_code == 0 and result.output.strip() == f"lemmata, version {__version__}"
+    assert (
+        result.exit_code == 0 and result.output.strip() == "lemmata, version 0.2.0" == f"lemmata, version {__version__}"
+    )
 
 
 def test_status_lists_runs_and_flags_a_dead_running_run(data_home):
