@@ -164,3 +164,13 @@ def test_the_roles_said_not_to_be_called_are_called_nowhere_and_the_others_somew
     assert table["sketch"]["called"] is True  # the theory review's sketch (issue 36)
     analyst = next(line for line in run_roles().stdout.splitlines() if line.startswith("analyst "))
     assert analyst.endswith("(no call: see `lemmata roles --json`)")
+
+
+def test_the_prover_is_given_the_proof_style_rules_the_paper_prints_its_proofs_under() -> None:
+    """The spec's proof-style rules are the writer's, but lemmata prints the prover's proofs as they
+    are: the prover is told them (issue 54: it was not told that every inequality names its source)."""
+    from lemmata.agents.prompts import _template
+
+    system, _ = _template("prover")
+    assert "Every inequality names the lemma or theorem it uses" in system
+    assert '"clearly"' in system and "without the justification right after" in system
