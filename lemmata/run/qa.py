@@ -5,6 +5,7 @@ then the answer or an error marker, appended to `paper_qa_history.jsonl`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from pathlib import Path
 
 from lemmata.agents.client import make_client
@@ -47,6 +48,11 @@ def ask_about_paper(
         append_record(
             run_dir, ChatRecord(role="event", marker="error", paper_version=version, content=f"no answer: {error}")
         )
+        raise
+    except Exception as error:  # a bug: the chat still shows that the question got no answer
+        content = f"no answer: {type(error).__name__}: {error} (a bug in lemmata)"
+        with suppress(OSError, ValueError):  # the marker must not hide the error it reports
+            append_record(run_dir, ChatRecord(role="event", marker="error", paper_version=version, content=content))
         raise
     record = ChatRecord(role="assistant", content=answer.text, paper_version=version, tool_calls=answer.tool_calls)
     append_record(run_dir, record)

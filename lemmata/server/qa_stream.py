@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from lemmata.redaction import redact_known
 from lemmata.run.qa import ask_about_paper
 
 _END = object()
+log = logging.getLogger("lemmata.server")
 
 
 def sse(event: str, data: object) -> str:
@@ -43,6 +45,12 @@ async def answer_events(run_dir: Path, question: str, environ: Mapping[str, str]
             put(("answer", record.model_dump()))
         except LemmataError as error:
             put(("error", {"error": redact_known(str(error), environ)}))  # the runs' keys
+        except Exception as error:  # a bug: the chat still learns that the answer ended unfinished
+            log.exception("the answer to a question about %s failed", run_dir.name)
+            message = (
+                f"the answer failed: {type(error).__name__}: {error}; this is a bug in lemmata (see the server's log)"
+            )
+            put(("error", {"error": redact_known(message, environ)}))
         finally:
             put(_END)
 

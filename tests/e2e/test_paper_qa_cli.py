@@ -191,3 +191,22 @@ def test_the_ask_endpoint_streams_the_answer_as_server_sent_events(tmp_path: Pat
         ("user", ""),
         ("event", "error"),
     ]
+
+
+def test_an_answer_that_fails_by_a_bug_still_leaves_an_error_marker(tmp_path: Path, monkeypatch):
+    """Issue 53, item 5: only our own errors left a marker; a bug left the question unanswered in the
+    chat with nothing to say so."""
+    from lemmata.run.qa import ask_about_paper
+
+    home = tmp_path / "home"
+    run_dir = make_run(home, LLM_BACKEND="local", LOCAL_LLM_BASE_URL="http://127.0.0.1:9/v1")
+
+    def a_bug(*_args, **_kwargs):
+        raise RuntimeError("the stream broke")
+
+    monkeypatch.setattr("lemmata.run.qa.answer_question", a_bug)
+    with pytest.raises(RuntimeError):
+        ask_about_paper(run_dir, "What does the proof rest on?", environ=cli_environment(home))
+    question, marker = read_history(run_dir)
+    assert (question.role, marker.role, marker.marker) == ("user", "event", "error")
+    assert marker.content == "no answer: RuntimeError: the stream broke (a bug in lemmata)"

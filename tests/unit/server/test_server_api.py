@@ -611,3 +611,23 @@ def test_a_calibration_of_a_backend_without_its_credential_is_400_naming_it(data
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     response = client.post("/api/calibrations", json={"backend": "vendorx"})
     assert response.status_code == 400 and "VENDORX_API_KEY" in response.json()["error"]
+
+
+def test_a_bug_in_the_middle_of_an_answer_ends_its_stream_with_an_error_event(data_home, client, monkeypatch, caplog):
+    """Issue 53, item 5: an answer that failed by anything but one of our errors (half an emoji made
+    the call log's write raise) ended the event stream with no error, and the chat showed a
+    half answer as if it were whole."""
+    make_run(data_home, "run-q", **{"paper_v1.tex": "x"})
+
+    def half_then_a_bug(run_dir, question, on_text, on_restart, environ):
+        on_text("The proof rests on")
+        raise UnicodeEncodeError("utf-8", "\ud83d", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr("lemmata.server.qa_stream.ask_about_paper", half_then_a_bug)
+    with caplog.at_level(logging.ERROR, logger="lemmata.server"):
+        response = client.post("/api/runs/run-q/ask", json={"question": "What does it rest on?"})
+    events = events_of(response.text)
+    assert events[0] == ("piece", "The proof rests on")
+    assert events[-1][0] == "error" and "UnicodeEncodeError" in events[-1][1]["error"]
+    assert "this is a bug in lemmata" in events[-1][1]["error"]
+    assert "Traceback" in caplog.text  # the server's log keeps what a report needs
