@@ -63,6 +63,7 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
     2 an error (a file too large or not text, the model provider unreachable: nothing checked).
     """
     from lemmata.agents.client import make_client
+    from lemmata.llm.base import answering_backend
     from lemmata.llm.resolve import choose_backend
     from lemmata.stages.formal.statement_check import check_statement
     from lemmata.verification.calibration import checker_for
@@ -81,7 +82,7 @@ def check(statement_file: Path, proof_file: Path | None, as_json: bool, model_on
         announced_embedded_model(settings)
     log_dir = usable_log_dir(log_dir) if log_dir is not None else new_check_dir(statement, proof or "")
     client = make_client(settings, environ, log_dir, scope=check_scope(statement, proof or ""))
-    checker = checker_for(choice.name, client.models.active, lemmata_home(environ))
+    checker = checker_for(answering_backend(client.backend), client.models.active, lemmata_home(environ))
     if choice.name not in OFFLINE_BACKENDS:  # a provider that cannot be reached is retried silently for minutes
         click.echo(
             f"lemmata check: model {client.models.active} ({choice.name}); a call that fails to connect is "

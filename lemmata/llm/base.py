@@ -98,6 +98,13 @@ class Backend(Protocol):
     def complete(self, request: ChatRequest) -> ChatResponse: ...
 
 
+def answering_backend(backend: Backend) -> str:
+    """The backend whose answers `backend` gives: its own name, or for a replay the recorded one's,
+    so that the replay's checks are named, trusted and measured as that backend's."""
+    answers_of = getattr(backend, "answers_of", None)
+    return answers_of if isinstance(answers_of, str) and answers_of else backend.name
+
+
 def provider_message(exc: Any) -> str:
     """The provider's own error message from an SDK status error, for one-line reports."""
     body = getattr(exc, "body", None)

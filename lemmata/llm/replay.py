@@ -53,6 +53,16 @@ def recorded_model(path: Path) -> str:
     """The model whose answers a recording holds (its first call's), or "replay" when it names none
     or cannot be read (building the backend then reports why). A replay is that model's answers
     again: whatever was measured of the model (its checks' trust) holds for the replay."""
+    return _first_recorded(path, "model")
+
+
+def recorded_backend(path: Path) -> str:
+    """The backend a recording's answers came from (its first call's), or "replay": the name its
+    checks go by, in the paper and in the advice to measure them."""
+    return _first_recorded(path, "backend")
+
+
+def _first_recorded(path: Path, field: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
             for line in handle:
@@ -60,8 +70,8 @@ def recorded_model(path: Path) -> str:
                     entry = json.loads(line)
                 except json.JSONDecodeError:
                     continue
-                if isinstance(entry, dict) and isinstance(entry.get("model"), str) and entry["model"]:
-                    return entry["model"]
+                if isinstance(entry, dict) and isinstance(entry.get(field), str) and entry[field]:
+                    return str(entry[field])
     except (OSError, UnicodeDecodeError):
         pass
     return "replay"
@@ -72,6 +82,8 @@ class ReplayBackend:
 
     def __init__(self, script_path: Path, state_dir: Path) -> None:
         self.script = load_replay_script(script_path)
+        #: Whose answers these are: the recorded backend's (llm/base.py answering_backend).
+        self.answers_of = recorded_backend(script_path)
         self.state_path = Path(state_dir) / ".replay_state.json"
 
     def complete(self, request: ChatRequest) -> ChatResponse:

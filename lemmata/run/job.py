@@ -111,9 +111,10 @@ class StageJob:
 
     def checker(self, client: LLMClient) -> Checker:
         """Who checks this job's proofs: the client's active model, trusted as far as it was measured."""
+        from lemmata.llm.base import answering_backend
         from lemmata.verification.calibration import checker_for
 
-        return checker_for(client.backend.name, client.models.active, self.home)
+        return checker_for(answering_backend(client.backend), client.models.active, self.home)
 
     def task_from_config(self) -> TaskInput:
         """The task as the workflow was started with it: only intake reads it here."""

@@ -225,3 +225,22 @@ def test_replay_backend_without_lemmata_replay_is_a_user_error(tmp_path: Path) -
         choose_backend(settings, {})
     with pytest.raises(UserError, match="LEMMATA_REPLAY"):
         make_client(settings, {}, tmp_path)
+
+
+def test_a_replays_checks_are_named_after_the_recorded_backend(tmp_path: Path) -> None:
+    """Issue 54: a replay's paper named the replaying backend as its checker (and advised
+    `lemmata calibrate --backend replay ...`, which makes no sense) where the recorded run named
+    `local`: a replay is the recorded model's answers again, checked as that backend's."""
+    from lemmata.llm.base import answering_backend
+    from lemmata.verification.calibration import checker_for
+
+    script = tmp_path / "calls.jsonl"
+    script.write_text(
+        json.dumps({"role": "qa", "backend": "local", "model": "local-model", "response": "A.", "messages": []}) + "\n"
+    )
+    backend = ReplayBackend(script, tmp_path)
+    assert backend.name == "replay" and answering_backend(backend) == "local"
+    assert checker_for(answering_backend(backend), "local-model", tmp_path).backend == "local"
+    unnamed = tmp_path / "unnamed.jsonl"
+    unnamed.write_text(json.dumps({"role": "qa", "response": "A."}) + "\n")
+    assert answering_backend(ReplayBackend(unnamed, tmp_path)) == "replay"  # a recording that names none
