@@ -67,8 +67,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
         help="the folder the paper, its PDF and references.bib are copied to (default: "
-        "results/<run id>); made when missing, refused before any model call when it is not yours, "
-        "writable by others, or another run's",
+        "results/<run id>); made when missing, refused before any model call when it is not yours "
+        "or writable by others; when another run's, or holding a paper, the run's go to DIR/<run id>/",
     )(command)
     command = click.option(
         "--gate",
@@ -175,6 +175,8 @@ def start_run(
         f"(model {new.model}); run directory {new.run_dir}{where}",
         err=True,
     )
+    if new.output_note:
+        click.echo(f"lemmata: {new.output_note}", err=True)
     drive(new.run_dir, jobs)
 
 

@@ -45,6 +45,8 @@ class NewRun:
     run_dir: Path
     backend: str
     model: str
+    #: Why the paper goes to a folder inside the one asked for (another run's, or one holding a paper); "" otherwise.
+    output_note: str = ""
 
 
 def create_new_run(
@@ -89,11 +91,12 @@ def create_new_run(
     session_id = new_session_id()
     run_dir = data_home.run_dir(session_id)
     output = output if output is not None else (results or data_home.home / RESULTS) / session_id
+    output_dir, output_note = claim_output_folder(data_home, output, session_id)
     record = RunRecord(
         session_id=session_id,
         mode=mode,
         task=task,
-        output_dir=str(claim_output_folder(data_home, output)),
+        output_dir=str(output_dir),
         gate_mode=settings.GATE_MODE,
         backend=backend.name,
         profile=execution.name,
@@ -102,14 +105,32 @@ def create_new_run(
     )
 
     create_run(run_dir, record, TaskInput(session_id=session_id, mode=mode, task=task, **task_fields), settings)
-    return NewRun(run_dir, backend.name, backend.models.active)
+    return NewRun(run_dir, backend.name, backend.models.active, output_note)
 
 
-def claim_output_folder(data_home: DataHome, output: Path) -> Path:
-    """The real path of a safe output folder (made when missing) that no other run delivers to:
-    two runs never overwrite each other's paper_v1.* (a run's rewrites deliver next to its own)."""
+def claim_output_folder(data_home: DataHome, output: Path, session_id: str) -> tuple[Path, str]:
+    """The real path of a safe output folder (made when missing) that no other run delivers to, and
+    why it is not `output` itself: two runs never overwrite each other's paper_v1.* (a run's
+    rewrites deliver next to its own). A folder another run delivers to, or one that holds a paper,
+    keeps what it holds; this run's files go to <output>/<session id>/ (issue 54: `--output
+    ./results`, the spec's default spelled out, worked once and then refused every later run)."""
     folder = check_output_folder(output)
+    holder = _holder(data_home, folder)
+    if holder is None:
+        return folder, ""
+    inside = check_output_folder(folder / session_id)
+    if _holder(data_home, inside) is not None:  # a folder of the user's, named as a new run is
+        raise OutputFolderError(
+            f"the output folder {folder} {holder}, and {inside} is taken too: give this run another --output"
+        )
+    return inside, f"the output folder {folder} {holder}: this run's paper goes to {inside}"
+
+
+def _holder(data_home: DataHome, folder: Path) -> str | None:
+    """What already claims `folder` (another run, or a paper in it), said as the end of a sentence."""
     others = [record.session_id for record in data_home.run_records() if Path(record.output_dir) == folder]
+    if others:
+        return f"is the output folder of run {others[0]}"
     # A link under a paper's name is no paper: delivery replaces it (run/delivery.py).
     papers = sorted(
         path.name
@@ -117,13 +138,7 @@ def claim_output_folder(data_home: DataHome, output: Path) -> Path:
         for path in folder.glob(pattern)
         if path.is_file() and not path.is_symlink()
     )
-    if others or papers:
-        holder = f"is the output folder of run {others[0]}" if others else f"holds {papers[0]} already"
-        raise OutputFolderError(
-            f"the output folder {folder} {holder}: give this run another --output "
-            "(without --output, each run gets results/<run id>/)"
-        )
-    return folder
+    return f"holds {papers[0]} already" if papers else None
 
 
 def check_task(task: str) -> None:
