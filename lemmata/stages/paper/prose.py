@@ -14,7 +14,9 @@ lemma's idea. The abstract may be repeated by the introduction. When the main re
 established, a sentence claiming it is ("This result is established by showing ...", "we have
 proved", "the checks showed that the proof was correct") goes: the embedded model wrote such
 sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
-unverified (2026-11-25, 2026-11-26).
+unverified (2026-11-25, 2026-11-26). Whatever the status, a sentence naming a proof method no
+proof of the record uses ("using mathematical induction") goes, and so does a part's last
+sentence when the part stops in the middle of it (the backend cut the answer).
 """
 
 from __future__ import annotations
@@ -87,6 +89,58 @@ def numbers_vouch(sentence: str) -> bool:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
+
+#: Proof methods a sentence of the prose may name, each with the words that name it. A sentence
+#: naming a method that no proof of the record uses (the lemmas' proofs and the assembled proof the
+#: paper prints, the machine's checks) goes: "The goal of this paper is to provide a proof of this
+#: result using mathematical induction", the introduction of the README's task on the embedded
+#: model, whose proofs were a direct computation and Coq's lia (2026-12-03); issue 54 found "using
+#: mathematical induction" in its Conclusion before.
+PROOF_METHODS: dict[str, re.Pattern[str]] = {
+    "induction": re.compile(r"\binducti(?:on|ve(?:ly)?)\b", re.IGNORECASE),
+    "contradiction": re.compile(r"\bcontradict(?:ion|ing|s)?\b|\breductio\b", re.IGNORECASE),
+    "contraposition": re.compile(r"\bcontraposi(?:tion|tive)\b", re.IGNORECASE),
+    "pigeonhole": re.compile(r"\bpigeon-?\s?hole\b", re.IGNORECASE),
+    "descent": re.compile(r"\b(?:infinite|method\s+of)\s+descent\b", re.IGNORECASE),
+}
+
+
+def methods_named(text: str) -> frozenset[str]:
+    """The proof methods of PROOF_METHODS that `text` names."""
+    return frozenset(name for name, words in PROOF_METHODS.items() if words.search(text))
+
+
+def names_an_unused_method(sentence: str, used: frozenset[str]) -> bool:
+    """Whether `sentence` says a method was used that no proof of the record uses; a "not" or
+    "no" in the method's clause denies it ("no induction is needed", "induction is not needed")."""
+    for name, words in PROOF_METHODS.items():
+        if name in used:
+            continue
+        for match in words.finditer(sentence):
+            before = re.split(r"[,;:]", sentence[: match.start()])[-1]
+            after = re.split(r"[,;:]", sentence[match.end() :])[0]
+            if not _NEGATION.search(before + " " + after) and "without" not in before.lower().split():
+                return True
+    return False
+
+
+#: A part that stops in the middle of a sentence: its last character a letter, a digit or a comma.
+#: "The idea is to prove that the sum of two even integers is", the embedded model's explanation
+#: of L1 for the README's task, where the backend stopped the answer as repetitive (2026-12-03).
+_UNFINISHED = re.compile(r"[A-Za-z0-9,;]\Z")
+
+
+def _without_unfinished_sentence(text: str) -> tuple[str, int]:
+    """`text` without a last sentence that stops unfinished (see _UNFINISHED)."""
+    stripped = text.rstrip()
+    if not _UNFINISHED.search(stripped):
+        return text, 0
+    head, _, last_line = stripped.rpartition("\n")
+    sentences = _SENTENCE_END.split(last_line)
+    kept_line = " ".join(sentences[:-1])
+    return (head + "\n" + kept_line if head else kept_line).rstrip(), 1
+
+
 _RESTATED = re.compile(
     r"\\begin\{(?P<name>lemma|theorem|maintheorem)\}.*?\\end\{(?P=name)\}"
     r"(?:\s*\\begin\{proof\}.*?\\end\{proof\})?",
@@ -103,6 +157,7 @@ class CleanParts:
     echoed_lines: int = 0
     repeated_paragraphs: int = 0
     unfounded_claims: int = 0
+    unfinished_sentences: int = 0
 
 
 def clean_parts(
@@ -112,9 +167,12 @@ def clean_parts(
     known_keys: set[str],
     *,
     established: bool = True,
+    methods_used: frozenset[str] = frozenset(),
 ) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
-    proof are kept only when the main result is `established`."""
+    proof are kept only when the main result is `established`, and a proof method may be named
+    only when it is one of `methods_used` (see methods_used_by); a part that stops mid-sentence
+    loses that sentence."""
     cleaned = CleanParts()
     order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
     seen: set[str] = set()
@@ -128,6 +186,10 @@ def clean_parts(
             cleaned.unfounded_claims += claims
         without_echo, vouched = _without_claims(without_echo, numbers_vouch)
         cleaned.unfounded_claims += vouched
+        without_echo, methods = _without_claims(without_echo, lambda s: names_an_unused_method(s, methods_used))
+        cleaned.unfounded_claims += methods
+        without_echo, unfinished = _without_unfinished_sentence(without_echo)
+        cleaned.unfinished_sentences += unfinished
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
         latex = without_empty_pieces(latex)
         cleaned.echoed_lines += echoed
@@ -213,6 +275,16 @@ def _without_dangling_introduction(prose: str) -> str:
         return prose
     sentences = _SENTENCE_END.split(prose)
     return " ".join(sentences[:-1]).strip()
+
+
+def methods_used_by(theory: Theory) -> frozenset[str]:
+    """The proof methods the record's proofs name: each lemma's proof, the assembled proof and
+    the machine checks' own words (a Coq proof by `induction` names it)."""
+    texts = [lemma.proof_text for lemma in theory.lemmas] + [theory.assembled_proof]
+    if theory.goal_check is not None:
+        texts.append(theory.goal_check.model_dump_json())
+    texts += [lemma.formal.model_dump_json() for lemma in theory.lemmas if lemma.formal is not None]
+    return methods_named("\n".join(texts))
 
 
 # --- lemmata's text for a part the model never wrote ------------------------------------------

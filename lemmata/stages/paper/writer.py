@@ -39,7 +39,7 @@ from lemmata.stages.paper.compile_check import check_document
 from lemmata.stages.paper.fragments import Fragment, render
 from lemmata.stages.paper.parts import part_keys, part_title
 from lemmata.stages.paper.prompt_echo import PromptEcho
-from lemmata.stages.paper.prose import clean_parts, fallback_parts, required_parts
+from lemmata.stages.paper.prose import clean_parts, fallback_parts, methods_used_by, required_parts
 from lemmata.stages.paper.render import paper_items
 from lemmata.stages.paper.unverified_marks import add_numerical_warnings
 from lemmata.stages.paper.writer_turns import Draft, Outcome, WriterTurns
@@ -136,7 +136,12 @@ class PaperComposer:
 
     def draft(self, raw: dict[str, str]) -> Draft:
         cleaned = clean_parts(
-            raw, self.echo, self.lemma_ids, self.known_keys, established=self.inputs.theory.main_result_established
+            raw,
+            self.echo,
+            self.lemma_ids,
+            self.known_keys,
+            established=self.inputs.theory.main_result_established,
+            methods_used=methods_used_by(self.inputs.theory),
         )
         absent = [key for key in part_keys(self.lemma_ids) if key not in cleaned.fragments]
         filled = fallback_parts(

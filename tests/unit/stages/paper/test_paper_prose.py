@@ -9,7 +9,7 @@ from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.stages.paper.prompt_echo import PromptEcho
-from lemmata.stages.paper.prose import clean_parts, fallback_parts
+from lemmata.stages.paper.prose import clean_parts, fallback_parts, methods_named, methods_used_by
 from lemmata.stages.paper.writer import PROOF_STYLE_RULES
 from support import DATA
 from support.formal import machine_checked
@@ -570,3 +570,69 @@ def test_a_heading_that_heads_nothing_and_an_empty_display_are_dropped():
     assert parts["introduction"].latex == "Modulo 2 tells even from odd."
     assert "conclusion" not in parts  # nothing left: the paper has no empty Conclusion
     assert parts["discussion"].latex == "Sums of $k$ evens."  # (a leading heading goes: the skeleton has one)
+
+
+# --- the README's main command on the embedded model, 2026-12-03 ------------------------------
+
+EMBEDDED_INTRODUCTION = (
+    "The problem of determining whether the sum of two even integers is even is fundamental in number theory. "
+    "The goal of this paper is to provide a proof of this result using mathematical induction."
+)
+
+
+def test_a_method_no_proof_of_the_record_used_is_not_claimed() -> None:
+    parts = clean_parts({"introduction": EMBEDDED_INTRODUCTION}, ECHO, ["L1"], set(), methods_used=frozenset())
+    text = parts.fragments["introduction"].latex
+    assert "induction" not in text and "fundamental in number theory." in text
+    assert parts.unfounded_claims == 1
+
+
+def test_a_method_the_proofs_used_may_be_named() -> None:
+    proved_by_induction = theory(True).model_copy(update={"assembled_proof": "By induction on n, using [L1]."})
+    used = methods_used_by(proved_by_induction)
+    assert used == {"induction"}
+    parts = clean_parts({"introduction": EMBEDDED_INTRODUCTION}, ECHO, ["L1"], set(), methods_used=used)
+    assert "using mathematical induction." in parts.fragments["introduction"].latex
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The proof needs no induction.",
+        "We argue directly, not by contradiction.",
+        "Here induction is not needed.",
+        "We prove it without induction.",
+    ],
+)
+def test_a_sentence_denying_a_method_is_kept(sentence: str) -> None:
+    parts = clean_parts({"discussion": sentence}, ECHO, ["L1"], set())
+    assert parts.fragments["discussion"].latex == sentence
+
+
+def test_a_machine_proof_by_induction_counts_as_the_record_using_induction() -> None:
+    record = theory(True)
+    assert methods_used_by(record) == frozenset()
+    assert methods_named('{"proof": "intros n. induction n; lia."}') == {"induction"}
+
+
+def test_a_lemma_idea_that_stops_mid_sentence_is_no_idea_and_lemmata_writes_one() -> None:
+    parts = clean_parts({"lemma:L1": "The idea is to prove that the sum of two even integers is"}, ECHO, ["L1"], set())
+    assert "lemma:L1" not in parts.fragments and parts.unfinished_sentences == 1
+
+
+def test_only_the_unfinished_last_sentence_of_a_part_goes() -> None:
+    parts = clean_parts(
+        {"conclusion": "Both integers are multiples of 2.\n\nTheir sum is a multiple of 2. Hence the sum,"},
+        ECHO,
+        ["L1"],
+        set(),
+    )
+    assert parts.fragments["conclusion"].latex == "Both integers are multiples of 2.\n\nTheir sum is a multiple of 2."
+
+
+@pytest.mark.parametrize(
+    "ending", ["It is even.", "We get $a + b = 2(m + n)$", "\\[ a + b = 2k \\]", "See Lemma~\\ref{lem:L1}"]
+)
+def test_a_part_ending_in_punctuation_math_or_a_reference_is_finished(ending: str) -> None:
+    parts = clean_parts({"conclusion": ending}, ECHO, ["L1"], set())
+    assert parts.unfinished_sentences == 0
