@@ -15,16 +15,33 @@ from lemmata.run.record import DataHome, validate_session_id
 @click.command()
 @click.argument("session_id")
 @click.argument("question")
+@click.option("--question", "as_question", is_flag=True, help="answer it, even when it reads as revision instructions")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="parallel jobs of a rewrite")
+@profile_option
 @reports_errors
-def ask(session_id: str, question: str) -> None:
-    """Ask QUESTION about the paper of run SESSION_ID (its latest version).
+def ask(session_id: str, question: str, as_question: bool, jobs: int | None, profile: str | None) -> None:
+    """Ask QUESTION about the paper of run SESSION_ID (its latest version), or have it revised.
 
     The answer is printed as it arrives; question and answer are kept in the run's
-    paper_qa_history.jsonl, and later questions see the conversation so far.
+    paper_qa_history.jsonl, and later questions see the conversation so far. A message that
+    reads as revision instructions ("Shorten the introduction", "Can you add a remark after
+    Lemma 2?", anything after "rewrite:") starts a rewrite instead, as `lemmata rewrite` does.
     """
+    from lemmata.run.chat_intent import revision_instructions
     from lemmata.run.qa import ask_about_paper
 
     run_dir = DataHome.from_environment().existing_run_dir(validate_session_id(session_id))
+    instructions = None if as_question else revision_instructions(question)
+    if instructions is not None:
+        from lemmata.cli.driving import drive
+
+        click.echo(
+            "this reads as revision instructions: a rewrite into the next version starts "
+            "(lemmata ask --question asks it instead)",
+            err=True,
+        )
+        drive(run_dir, jobs, rewrite=True, instructions=instructions, profile=profile)
+        return
 
     def show(piece: str) -> None:
         sys.stdout.write(piece)

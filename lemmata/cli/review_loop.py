@@ -1,7 +1,9 @@
 """The paper review loop in the terminal: questions about the paper and rewrites of it.
 
     Review the paper? [y/N]                      (after `lemmata prove` completes on a terminal)
-    Question (Enter to accept):                  a question, answered as it streams in
+    Question (Enter to accept):                  a question, answered as it streams in; revision
+                                                 instructions ("Shorten the introduction", see
+                                                 run/chat_intent) make the next version instead
     What next? [a]ccept [q]uestion [r]ewrite     q: another question; r: instructions, then the
                                                  next version; a: done
 
@@ -19,6 +21,7 @@ from pathlib import Path
 import click
 
 from lemmata.errors import LemmataError
+from lemmata.run.chat_intent import revision_instructions
 from lemmata.run.versions import paper_versions
 
 REVIEW_PROMPT = "Review the paper?"
@@ -39,7 +42,12 @@ def review_loop(run_dir: Path, rewrite: Callable[[str], None]) -> None:
     try:
         question = _text(QUESTION_PROMPT)
         while question:
-            _answer(run_dir, question)
+            instructions = revision_instructions(question)
+            if instructions is None:
+                _answer(run_dir, question)
+            else:
+                click.echo("this reads as revision instructions: a rewrite into the next version starts", err=True)
+                _revise(rewrite, instructions)
             choice = click.prompt(
                 NEXT_PROMPT, type=click.Choice(["a", "q", "r"]), show_choices=False, default="a", show_default=False
             )
@@ -82,6 +90,10 @@ def _rewrite(run_dir: Path, rewrite: Callable[[str], None]) -> None:
     if not instructions:
         click.echo("no instructions: nothing rewritten", err=True)
         return
+    _revise(rewrite, instructions)
+
+
+def _revise(rewrite: Callable[[str], None], instructions: str) -> None:
     try:
         rewrite(instructions)
     except LemmataError as error:

@@ -43,6 +43,12 @@ def _op(
     return operation
 
 
+def _with_response(operation: dict[str, Any], code: str, description: str) -> dict[str, Any]:
+    """An operation that answers a second way too (a chat message that orders a rewrite)."""
+    operation["responses"][code] = {"description": description}
+    return operation
+
+
 def _object(**properties: Any) -> dict[str, Any]:
     required = [name.rstrip("_") for name in properties if not name.endswith("_")]
     return {
@@ -233,20 +239,28 @@ PATHS: dict[str, dict[str, Any]] = {
         )
     },
     "/api/runs/{id}/ask": {
-        "post": _op(
-            "Ask about the current paper: `piece`, `restart`, then `answer` or `error` events",
-            "server-sent events",
-            400,
-            404,
-            413,
-            content=SSE,
-            body=_object(question=TEXT),
+        "post": _with_response(
+            _op(
+                "A chat message. A question about the current paper: `piece`, `restart`, then `answer` or "
+                "`error` events. Revision instructions (`Shorten the introduction`, `rewrite: ...`): the "
+                "rewrite of POST /rewrite, 202 at once",
+                "server-sent events",
+                400,
+                404,
+                409,
+                413,
+                429,
+                content=SSE,
+                body=_object(question=TEXT),
+            ),
+            "202",
+            "revision instructions: the rewrite started, `{id, version, status, instructions, from_chat, poll}`",
         )
     },
     "/api/runs/{id}/rewrite": {
         "post": _op(
             "Rewrite the paper into the next version: 202 at once",
-            "`{id, version, status, poll}`",
+            "`{id, version, status, instructions, from_chat, poll}`",
             400,
             404,
             409,

@@ -4,12 +4,14 @@ answered as a stream) and rewrites into a new version."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 
 from lemmata import layout
+from lemmata.run.chat_intent import revision_instructions
 from lemmata.run.qa_history import read_history
 from lemmata.run.rewrite import request_rewrite
 from lemmata.run.versions import current_paper, paper_versions
@@ -66,12 +68,17 @@ async def paper_file(request: Request) -> Response:
 
 
 async def ask(request: Request) -> Response:
-    """A question about the paper: 200 with the answer as server-sent events (see qa_stream);
-    400 for an empty question or a run without a paper, before any model call."""
+    """A message typed in the chat. A question about the paper: 200 with the answer as
+    server-sent events (see qa_stream); 400 for an empty one or a run without a paper, before any
+    model call. Revision instructions (run/chat_intent decides): a rewrite, answered as
+    POST /rewrite answers (202, 409, 400), the chat marking it."""
     run_dir = run_dir_of(request)
     question = text_field(await json_body(request), "question", "what you want to know about the paper")
     if not question.strip():
         raise ApiError(400, '"question" is empty: say what you want to know about the paper')
+    instructions = revision_instructions(question)
+    if instructions is not None:
+        return await _start_rewrite(request, run_dir, instructions, from_chat=True)
     current_paper(run_dir)  # a run without a paper is a 400 now, not an event later
     return StreamingResponse(
         answer_events(run_dir, question, request.app.state.environ),
@@ -85,6 +92,10 @@ async def rewrite(request: Request) -> JSONResponse:
     artifacts are missing or corrupt (the chat gets an error marker, the paper is unchanged)."""
     run_dir = run_dir_of(request)
     instructions = text_field(await json_body(request), "instructions", "the revision instructions")
+    return await _start_rewrite(request, run_dir, instructions, from_chat=False)
+
+
+async def _start_rewrite(request: Request, run_dir: Path, instructions: str, *, from_chat: bool) -> JSONResponse:
     supervisor: RunSupervisor = request.app.state.supervisor
     try:
         revision = await run_in_threadpool(supervisor.drive, run_dir, lambda: request_rewrite(run_dir, instructions))
@@ -96,6 +107,8 @@ async def rewrite(request: Request) -> JSONResponse:
             "id": run_dir.name,
             "version": revision.version,
             "status": "rewrite started",
+            "instructions": revision.instructions,
+            "from_chat": from_chat,
             "poll": f"/api/runs/{run_dir.name}",
         },
         status_code=202,

@@ -284,7 +284,7 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
             if (text && window.seenPieces.at(-1) !== text) window.seenPieces.push(text);
         }).observe(document.getElementById("chat"), {subtree: true, childList: true, characterData: true});
     }""")
-    page.get_by_label("Question", exact=True).fill(QUESTION)
+    page.get_by_label("Question or revision instructions").fill(QUESTION)
     page.get_by_role("button", name="Ask").click()
     expect(page.get_by_test_id("pending-answer")).to_contain_text(re.compile(r"\S"))
     screenshot(page, "07-paper-pdf-and-answer-streaming")
@@ -302,10 +302,14 @@ def test_a_run_started_in_the_browser_is_reviewed_read_questioned_and_rewritten(
     expect(kept.locator(".katex")).to_have_count(len(FORMULAS))
     screenshot(page, "08-paper-answer-kept")
 
-    # (e, f) A rewrite starts; a second request while it works is refused with a toast.
-    page.get_by_label("Instructions for the next version").fill(INSTRUCTIONS)
-    page.get_by_role("button", name="Request rewrite").click()
-    expect(page.get_by_test_id("rewrite-status")).to_have_text("rewrite to version 2 started")
+    # (e, f) Instructions typed in the chat start a rewrite (the spec's Paper rewrite rule 1); a
+    # second request while it works is refused with a toast.
+    page.get_by_label("Question or revision instructions").fill(INSTRUCTIONS)
+    page.get_by_role("button", name="Ask").click()
+    expect(page.get_by_test_id("rewrite-status")).to_have_text(
+        "your message reads as revision instructions: rewrite to version 2 started"
+    )
+    expect(page.get_by_test_id("pending-answer")).to_have_count(0)
     page.get_by_label("Instructions for the next version").fill("Shorten the introduction")
     page.get_by_role("button", name="Request rewrite").click()
     toast = page.locator(".toast[role='status']")

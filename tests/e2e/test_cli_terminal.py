@@ -547,8 +547,14 @@ def test_the_review_loop_answers_questions_and_a_rewrite_makes_the_next_version(
     terminal.expect(NEXT_PROMPT)
     terminal.sendline("q")
     terminal.expect(QUESTION_PROMPT)
+    terminal.sendline("Shorten the introduction")  # instructions at the question prompt: a rewrite
+    terminal.expect("reads as revision instructions")
+    terminal.expect("paper version 3 in")
+    terminal.expect(NEXT_PROMPT)
+    terminal.sendline("q")
+    terminal.expect(QUESTION_PROMPT)
     terminal.sendline("")  # Enter accepts
-    terminal.expect("accepted: version 2 of the paper")
+    terminal.expect("accepted: version 3 of the paper")
     terminal.expect(pexpect.EOF)
     terminal.close()
     assert terminal.exitstatus == 0, terminal.before
@@ -563,15 +569,17 @@ def test_the_review_loop_answers_questions_and_a_rewrite_makes_the_next_version(
         ("event", "rewrite_saved", 2),
         ("user", "", 2),
         ("assistant", "", 2),
+        ("event", "rewrite_requested", 2),
+        ("event", "rewrite_saved", 3),
     ]
     writer = [r for r in read_call_records(run_dir / "llm_calls.jsonl") if r["scope"] == "rewrite_writer:v2"]
     assert "Name the ideal 2Z explicitly" in request_text(writer[0])
 
     reviewed = spawn(["review", run_dir.name], env, tmp_path)  # the loop on a finished run
-    reviewed.expect("paper version 2")
+    reviewed.expect("paper version 3")
     reviewed.expect(QUESTION_PROMPT)
     reviewed.sendline("")
-    reviewed.expect("accepted: version 2 of the paper")
+    reviewed.expect("accepted: version 3 of the paper")
     reviewed.expect(pexpect.EOF)
     reviewed.close()
     assert reviewed.exitstatus == 0

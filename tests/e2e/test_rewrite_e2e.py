@@ -239,6 +239,21 @@ def test_a_rewrite_of_a_run_with_missing_artifacts_is_refused_and_says_so_in_the
     assert marker.marker == "error" and "cannot be rewritten" in marker.content
 
 
+def test_instructions_asked_with_lemmata_ask_make_the_next_version(run, tmp_path):
+    """The spec's Paper rewrite rule 1, from the CLI: `lemmata ask` with a message that reads as
+    revision instructions rewrites; `--question` asks the same words instead (here refused before
+    any call: the message is not a question about a missing run)."""
+    run_dir, env = run
+    result = run_lemmata(["ask", run_dir.name, "rewrite: " + INSTRUCTIONS], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "reads as revision instructions" in result.stderr
+    assert result.stdout.strip().endswith("paper_v2.pdf")
+    context = read_artifact(run_dir / "rewrite_context_v2.json", RewriteContext)
+    assert INSTRUCTIONS in context.revision_prompt and "rewrite:" not in context.revision_prompt
+    markers = [(r.marker, r.content) for r in read_history(run_dir) if r.role == "event"]
+    assert markers[0] == ("rewrite_requested", INSTRUCTIONS)
+
+
 def test_a_rewrite_while_one_runs_is_refused_and_the_first_goes_on(run, services, tmp_path):
     run_dir, env = run
     llm, _ = services

@@ -1,5 +1,6 @@
 // The Paper tab: the version switcher, the PDF or its LaTeX source, the Q&A chat (answers
-// streamed from POST /ask) and rewrites (POST /rewrite, then a poll until the version exists).
+// streamed from POST /ask) and rewrites (POST /rewrite, or a chat message the server reads as
+// revision instructions, then a poll until the version exists).
 
 import { ApiError, errorOf, getJson, getText, request, sendJson, serverEvents, viewableUrl } from "./api.js";
 import { byId, el, fill, toast } from "./ui.js";
@@ -171,6 +172,12 @@ async function ask(event) {
       body: JSON.stringify({ question }),
     });
     if (!response.ok) throw await errorOf(response);
+    if (response.status === 202) { // revision instructions: the server started a rewrite
+      const started = await response.json();
+      bubble.remove();
+      rewriteStarted(started);
+      return;
+    }
     let finished = false;
     for await (const { event: name, data } of serverEvents(response)) {
       if (name === "piece") text.textContent += data;
@@ -186,7 +193,12 @@ async function ask(event) {
     }
     if (!finished) bubble.replaceWith(systemLine("error: the answer stream ended without an answer"));
   } catch (error) {
-    bubble.replaceWith(systemLine(`error: ${error.message}`));
+    if (error instanceof ApiError && error.status === 409) {
+      bubble.remove();
+      toast(`Rewrite refused: ${error.message}`, "warning");
+    } else {
+      bubble.replaceWith(systemLine(`error: ${error.message}`));
+    }
   } finally {
     byId("ask-button").disabled = false;
     scrollChat();
@@ -202,10 +214,8 @@ async function requestRewrite(event) {
   const status = byId("rewrite-status");
   try {
     const started = await sendJson("POST", `/api/runs/${encodeURIComponent(runId)}/rewrite`, { instructions });
-    status.textContent = `rewrite to version ${started.version} started`;
     byId("rewrite-instructions").value = "";
-    startRewritePoll(started.version);
-    loadHistory();
+    rewriteStarted(started);
   } catch (error) {
     if (error instanceof ApiError && error.status === 409) {
       toast(`Rewrite refused: ${error.message}`, "warning");
@@ -214,6 +224,15 @@ async function requestRewrite(event) {
       loadHistory(); // a 400 left an error marker in the chat
     }
   }
+}
+
+/** A 202 of POST /rewrite, or of POST /ask for a chat message that gave revision instructions. */
+function rewriteStarted(started) {
+  byId("rewrite-status").textContent = started.from_chat
+    ? `your message reads as revision instructions: rewrite to version ${started.version} started`
+    : `rewrite to version ${started.version} started`;
+  startRewritePoll(started.version);
+  loadHistory(); // the chat's "rewrite requested" marker
 }
 
 /** After a reload while a rewrite works: keep waiting for it. */

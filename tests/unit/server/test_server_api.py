@@ -81,6 +81,22 @@ def test_a_rewrite_of_a_run_with_missing_artifacts_is_400_with_a_marker_in_the_c
     assert [(r["role"], r["marker"]) for r in history] == [("event", "error")]
 
 
+def test_instructions_typed_in_the_chat_are_a_rewrite_refused_like_one(data_home, client):
+    """The spec's Paper rewrite rule 1: the chat's message "Shorten the introduction" is a rewrite
+    request, with POST /rewrite's 400 (and marker) for a run that cannot be rewritten, and its 409
+    while a process works on the run; no model is asked (no backend is configured here)."""
+    run_dir = make_run(data_home, "run-r", **{"paper_v1.tex": "\\documentclass{article}"})
+    response = client.post("/api/runs/run-r/ask", json={"question": "Shorten the introduction"})
+    assert response.status_code == 400 and "cannot be rewritten" in response.json()["error"]
+    assert not (run_dir / "revisions").exists()
+    history = client.get("/api/runs/run-r/history").json()["records"]
+    assert [(r["role"], r["marker"]) for r in history] == [("event", "error")]
+    with RunLock(run_dir):
+        busy = client.post("/api/runs/run-r/ask", json={"question": "rewrite: number the equations"})
+    assert busy.status_code == 409 and "the earlier rewrite continues" in busy.json()["error"]
+    assert not (run_dir / "revisions").exists()
+
+
 @pytest.mark.parametrize(
     "body, status, message",
     [
