@@ -15,8 +15,9 @@ established, a sentence claiming it is ("This result is established by showing .
 proved", "the checks showed that the proof was correct") goes: the embedded model wrote such
 sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
 unverified (2026-11-25, 2026-11-26). Whatever the status, a sentence naming a proof method no
-proof of the record uses ("using mathematical induction") goes, and so does a part's last
-sentence when the part stops in the middle of it (the backend cut the answer).
+proof of the record uses ("using mathematical induction") goes, so does one naming an author no
+tool retrieved ("H. Silverman", see named_works), and so does a part's last sentence when the
+part stops in the middle of it (the backend cut the answer).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from lemmata.latex.bibliography import remove_unknown_citations
 from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
 from lemmata.stages.paper.fragments import Fragment
+from lemmata.stages.paper.named_works import names_unretrieved_author
 from lemmata.stages.paper.parts import LEMMA_PREFIX, part_keys
 from lemmata.stages.paper.prompt_echo import PromptEcho, alike, normalised
 from lemmata.stages.paper.render import MAIN_LABEL
@@ -88,7 +90,8 @@ def numbers_vouch(sentence: str) -> bool:
     )
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\\$])")
+#: Where a sentence ends: not after an initial ("H. Silverman" is one name).
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)[ \t]+(?=[A-Z\\$])")
 
 #: Proof methods a sentence of the prose may name, each with the words that name it. A sentence
 #: naming a method that no proof of the record uses (the lemmas' proofs and the assembled proof the
@@ -158,6 +161,7 @@ class CleanParts:
     repeated_paragraphs: int = 0
     unfounded_claims: int = 0
     unfinished_sentences: int = 0
+    unretrieved_names: int = 0
 
 
 def clean_parts(
@@ -168,11 +172,13 @@ def clean_parts(
     *,
     established: bool = True,
     methods_used: frozenset[str] = frozenset(),
+    names_known: frozenset[str] = frozenset(),
 ) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
     proof are kept only when the main result is `established`, and a proof method may be named
-    only when it is one of `methods_used` (see methods_used_by); a part that stops mid-sentence
-    loses that sentence."""
+    only when it is one of `methods_used` (see methods_used_by), an author only when
+    `names_known` holds the name (named_works); a part that stops mid-sentence loses that
+    sentence."""
     cleaned = CleanParts()
     order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
     seen: set[str] = set()
@@ -188,6 +194,8 @@ def clean_parts(
         cleaned.unfounded_claims += vouched
         without_echo, methods = _without_claims(without_echo, lambda s: names_an_unused_method(s, methods_used))
         cleaned.unfounded_claims += methods
+        without_echo, names = _without_claims(without_echo, lambda s: names_unretrieved_author(s, names_known))
+        cleaned.unretrieved_names += names
         without_echo, unfinished = _without_unfinished_sentence(without_echo)
         cleaned.unfinished_sentences += unfinished
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)

@@ -37,6 +37,7 @@ from lemmata.stages.experiment.figures import add_experiment_figures, figure_lab
 from lemmata.stages.feedback import job_feedback
 from lemmata.stages.paper.compile_check import check_document
 from lemmata.stages.paper.fragments import Fragment, render
+from lemmata.stages.paper.named_works import known_names
 from lemmata.stages.paper.parts import part_keys, part_title
 from lemmata.stages.paper.prompt_echo import PromptEcho
 from lemmata.stages.paper.prose import clean_parts, fallback_parts, methods_used_by, required_parts
@@ -142,6 +143,9 @@ class PaperComposer:
             self.known_keys,
             established=self.inputs.theory.main_result_established,
             methods_used=methods_used_by(self.inputs.theory),
+            names_known=known_names(
+                [author for paper in self.inputs.survey.papers for author in paper.authors], self.inputs.task.task
+            ),
         )
         absent = [key for key in part_keys(self.lemma_ids) if key not in cleaned.fragments]
         filled = fallback_parts(
