@@ -16,8 +16,9 @@ proved", "the checks showed that the proof was correct") goes: the embedded mode
 sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
 unverified (2026-11-25, 2026-11-26). Whatever the status, a sentence naming a proof method no
 proof of the record uses ("using mathematical induction") goes, so does one naming an author no
-tool retrieved ("H. Silverman", see named_works), and so does a part's last sentence when the
-part stops in the middle of it (the backend cut the answer).
+tool retrieved ("H. Silverman", see named_works), one calling proved (or saying holds) a lemma
+that is not verified, and a part's last sentence when the part stops in the middle of it (the
+backend cut the answer).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lemmata.artifacts import Theory
+from lemmata.artifacts import Theory, chain_numbers
 from lemmata.latex.bibliography import remove_unknown_citations
 from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
@@ -127,6 +128,42 @@ def names_an_unused_method(sentence: str, used: frozenset[str]) -> bool:
     return False
 
 
+#: A lemma a sentence names: "[L2]", "L2", "Lemma 2", "Lemma~\\ref{lem:L2}", "Lemmas 1 and 3".
+_LEMMA_MENTION = re.compile(
+    r"\[(L\d+)\]|\b(L\d+)\b|\blem:(L\d+)\b|\bLemmas?\s+(\d+(?:\s*(?:,|and)\s*\d+)*)\b", re.IGNORECASE
+)
+
+
+def lemmas_named(sentence: str, lemma_ids: Sequence[str]) -> set[str]:
+    """The ids of the lemmas of the chain `sentence` names, by id or by the number the paper
+    gives each (chain_numbers)."""
+    by_number = {str(number): lemma_id for number, lemma_id in zip(chain_numbers(lemma_ids), lemma_ids)}
+    known = {lemma_id.upper(): lemma_id for lemma_id in lemma_ids}
+    named = set()
+    for match in _LEMMA_MENTION.finditer(sentence):
+        by_id = match.group(1) or match.group(2) or match.group(3)
+        if by_id:
+            named.add(known.get(by_id.upper(), ""))
+        else:
+            named.update(by_number.get(number, "") for number in re.findall(r"\d+", match.group(4)))
+    return named - {""}
+
+
+def claims_an_unverified_lemma(sentence: str, unverified: frozenset[str], lemma_ids: Sequence[str]) -> bool:
+    """Whether `sentence` calls proved or verified a lemma the checks did not verify: "Lemma 1 has
+    been verified", "[L2] is proven", of lemmas whose status says otherwise."""
+    return bool(unverified & lemmas_named(sentence, lemma_ids)) and bool(
+        CLAIMS_PROOF.search(sentence) or _LEMMA_HOLDS.search(sentence)
+    )
+
+
+#: "we have shown Lemma 2", "Lemma 2 holds", "L1 is true/correct": a claim that needs a status.
+_LEMMA_HOLDS = re.compile(
+    r"\b(?:holds?|is\s+(?:true|correct|valid|sound|rigorous))\b|\bwe\s+(?:have\s+)?(?:shown|showed|demonstrated)\b",
+    re.IGNORECASE,
+)
+
+
 #: A part that stops in the middle of a sentence: its last character a letter, a digit or a comma.
 #: "The idea is to prove that the sum of two even integers is", the embedded model's explanation
 #: of L1 for the README's task, where the backend stopped the answer as repetitive (2026-12-03).
@@ -173,12 +210,13 @@ def clean_parts(
     established: bool = True,
     methods_used: frozenset[str] = frozenset(),
     names_known: frozenset[str] = frozenset(),
+    unverified_lemmas: frozenset[str] = frozenset(),
 ) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
     proof are kept only when the main result is `established`, and a proof method may be named
     only when it is one of `methods_used` (see methods_used_by), an author only when
-    `names_known` holds the name (named_works); a part that stops mid-sentence loses that
-    sentence."""
+    `names_known` holds the name (named_works), and no lemma of `unverified_lemmas` is called
+    proved or said to hold; a part that stops mid-sentence loses that sentence."""
     cleaned = CleanParts()
     order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
     seen: set[str] = set()
@@ -194,6 +232,10 @@ def clean_parts(
         cleaned.unfounded_claims += vouched
         without_echo, methods = _without_claims(without_echo, lambda s: names_an_unused_method(s, methods_used))
         cleaned.unfounded_claims += methods
+        without_echo, lemma_claims = _without_claims(
+            without_echo, lambda s: claims_an_unverified_lemma(s, unverified_lemmas, lemma_ids)
+        )
+        cleaned.unfounded_claims += lemma_claims
         without_echo, names = _without_claims(without_echo, lambda s: names_unretrieved_author(s, names_known))
         cleaned.unretrieved_names += names
         without_echo, unfinished = _without_unfinished_sentence(without_echo)

@@ -146,6 +146,7 @@ class PaperComposer:
             names_known=known_names(
                 [author for paper in self.inputs.survey.papers for author in paper.authors], self.inputs.task.task
             ),
+            unverified_lemmas=frozenset(lemma.id for lemma in self.inputs.theory.lemmas if not lemma.verified),
         )
         absent = [key for key in part_keys(self.lemma_ids) if key not in cleaned.fragments]
         filled = fallback_parts(

@@ -9,7 +9,7 @@ from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.stages.paper.prompt_echo import PromptEcho
-from lemmata.stages.paper.prose import clean_parts, fallback_parts, methods_named, methods_used_by
+from lemmata.stages.paper.prose import clean_parts, fallback_parts, lemmas_named, methods_named, methods_used_by
 from lemmata.stages.paper.writer import PROOF_STYLE_RULES
 from support import DATA
 from support.formal import machine_checked
@@ -636,3 +636,40 @@ def test_only_the_unfinished_last_sentence_of_a_part_goes() -> None:
 def test_a_part_ending_in_punctuation_math_or_a_reference_is_finished(ending: str) -> None:
     parts = clean_parts({"conclusion": ending}, ECHO, ["L1"], set())
     assert parts.unfinished_sentences == 0
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Lemma 2 has been verified by the checks.",
+        "We have shown that [L2] holds for every pair of integers.",
+        "Lemmas 1 and 2 are proven.",
+        "L2 is correct, so the theorem follows.",
+    ],
+)
+def test_a_sentence_calling_an_unverified_lemma_proved_goes_even_when_the_result_is_established(
+    sentence: str,
+) -> None:
+    parts = clean_parts(
+        {"discussion": f"Parity is an invariant. {sentence}"},
+        ECHO,
+        ["L1", "L2"],
+        set(),
+        established=True,
+        unverified_lemmas=frozenset({"L2"}),
+    )
+    assert parts.fragments["discussion"].latex == "Parity is an invariant."
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Lemma 1 has been verified by the checks.", "Lemma 2 is not verified.", "Lemma 2 states the closure of 2Z."],
+)
+def test_what_the_statuses_support_about_a_lemma_may_be_said(sentence: str) -> None:
+    parts = clean_parts({"discussion": sentence}, ECHO, ["L1", "L2"], set(), unverified_lemmas=frozenset({"L2"}))
+    assert parts.fragments["discussion"].latex.startswith(sentence.split()[0])
+
+
+def test_lemmas_are_named_by_their_chain_numbers_after_a_refuted_first_lemma() -> None:
+    assert lemmas_named("Lemma 3 and [L2] and Lemma~\\ref{lem:L4}", ["L2", "L3", "L4"]) == {"L2", "L3", "L4"}
+    assert lemmas_named("Lemma 1 and Lemma 2", ["A", "B"]) == {"A", "B"}
