@@ -27,10 +27,16 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lemmata.artifacts import Theory, chain_numbers
+from lemmata.artifacts import Theory
 from lemmata.latex.bibliography import remove_unknown_citations
 from lemmata.latex.extract import extract_latex_body
 from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
+from lemmata.stages.paper.claims import (
+    CLAIMS_PROOF,
+    claims_an_unverified_lemma,
+    names_an_unused_method,
+    numbers_vouch,
+)
 from lemmata.stages.paper.fragments import Fragment
 from lemmata.stages.paper.named_works import names_unretrieved_author
 from lemmata.stages.paper.parts import LEMMA_PREFIX, part_keys
@@ -51,118 +57,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
 _FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
 _MATH_SPAN = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)|\$[^$]*\$", re.DOTALL)
-#: A sentence that calls a result proved, or its proof correct: said of the main result, only a
-#: verified theory may say it. "The numerical checks showed that the proof was correct": the
-#: embedded model's discussion of a paper whose checks tested one lemma of two (2026-11-26).
-CLAIMS_PROOF = re.compile(
-    r"\b(?:is|are|was|were|been|being)\s+(?:now\s+|thus\s+|hence\s+|therefore\s+)?"
-    r"(?:established|proven|proved|verified)\b|\bwe\s+(?:have\s+)?(?:proved|proven|established|"
-    r"verified)\b|\b(?:proof|proofs|argument|result|theorem)\s+(?:is|are|was|were)\s+"
-    r"(?:correct|valid|sound|rigorous)\b",
-    re.IGNORECASE,
-)
-#: A sentence that has numbers vouch for a proof or a result: sampled inputs can find a
-#: counterexample, never show a proof correct. Dropped whatever the theory's status: "The numerical
-#: checks showed that the proof was correct", the embedded model's discussion of a paper whose main
-#: result was machine-checked while the one lemma tested numerically had failed its test (the
-#: README's main command, 2026-11-27); "The numerical checks performed on the lemmas [L1], [L2],
-#: and [L3] showed that they were all verified", the same command's next run.
-_NUMBERS = re.compile(
-    r"\b(?:numerical(?:ly)?|numeric|experiments?|experimental|simulations?|samples?|sampled|sampling|tests?|tested)\b",
-    re.IGNORECASE,
-)
-_VOUCHES = re.compile(
-    r"\b(?:show(?:s|ed|n)?|confirm(?:s|ed)?|demonstrat(?:es|ed)|prov(?:es|ed|en)|verif(?:y|ies|ied)|"
-    r"establish(?:es|ed)?)\b(?:\s+that)?\s+(?:the\s+|each\s+|every\s+|all\s+|its\s+|our\s+)?(?:main\s+)?"
-    r"(?:proofs?|lemmas?|theorems?|results?|steps?|claims?|statements?|arguments?)\b"
-    r"|\b(?:verified|proved|proven|established|correct|valid|confirmed)\b",
-    re.IGNORECASE,
-)
-_NEGATION = re.compile(r"\b(?:not|never|no|cannot|nothing)\b|n't\b", re.IGNORECASE)
-
-
-def numbers_vouch(sentence: str) -> bool:
-    """Whether `sentence` has numerical checks vouch for a proof, a lemma or a result: a numbers
-    word, and a claim of proof or correctness that no "not" or "never" earlier in its clause denies."""
-    if not _NUMBERS.search(sentence):
-        return False
-    return any(
-        not _NEGATION.search(re.split(r"[,;:]", sentence[: match.start()])[-1]) for match in _VOUCHES.finditer(sentence)
-    )
-
-
 #: Where a sentence ends: not after an initial ("H. Silverman" is one name).
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)[ \t]+(?=[A-Z\\$])")
-
-#: Proof methods a sentence of the prose may name, each with the words that name it. A sentence
-#: naming a method that no proof of the record uses (the lemmas' proofs and the assembled proof the
-#: paper prints, the machine's checks) goes: "The goal of this paper is to provide a proof of this
-#: result using mathematical induction", the introduction of the README's task on the embedded
-#: model, whose proofs were a direct computation and Coq's lia (2026-12-03); issue 54 found "using
-#: mathematical induction" in its Conclusion before.
-PROOF_METHODS: dict[str, re.Pattern[str]] = {
-    "induction": re.compile(r"\binducti(?:on|ve(?:ly)?)\b", re.IGNORECASE),
-    "contradiction": re.compile(r"\bcontradict(?:ion|ing|s)?\b|\breductio\b", re.IGNORECASE),
-    "contraposition": re.compile(r"\bcontraposi(?:tion|tive)\b", re.IGNORECASE),
-    "pigeonhole": re.compile(r"\bpigeon-?\s?hole\b", re.IGNORECASE),
-    "descent": re.compile(r"\b(?:infinite|method\s+of)\s+descent\b", re.IGNORECASE),
-}
-
-
-def methods_named(text: str) -> frozenset[str]:
-    """The proof methods of PROOF_METHODS that `text` names."""
-    return frozenset(name for name, words in PROOF_METHODS.items() if words.search(text))
-
-
-def names_an_unused_method(sentence: str, used: frozenset[str]) -> bool:
-    """Whether `sentence` says a method was used that no proof of the record uses; a "not" or
-    "no" in the method's clause denies it ("no induction is needed", "induction is not needed")."""
-    for name, words in PROOF_METHODS.items():
-        if name in used:
-            continue
-        for match in words.finditer(sentence):
-            before = re.split(r"[,;:]", sentence[: match.start()])[-1]
-            after = re.split(r"[,;:]", sentence[match.end() :])[0]
-            if not _NEGATION.search(before + " " + after) and "without" not in before.lower().split():
-                return True
-    return False
-
-
-#: A lemma a sentence names: "[L2]", "L2", "Lemma 2", "Lemma~\\ref{lem:L2}", "Lemmas 1 and 3".
-_LEMMA_MENTION = re.compile(
-    r"\[(L\d+)\]|\b(L\d+)\b|\blem:(L\d+)\b|\bLemmas?\s+(\d+(?:\s*(?:,|and)\s*\d+)*)\b", re.IGNORECASE
-)
-
-
-def lemmas_named(sentence: str, lemma_ids: Sequence[str]) -> set[str]:
-    """The ids of the lemmas of the chain `sentence` names, by id or by the number the paper
-    gives each (chain_numbers)."""
-    by_number = {str(number): lemma_id for number, lemma_id in zip(chain_numbers(lemma_ids), lemma_ids)}
-    known = {lemma_id.upper(): lemma_id for lemma_id in lemma_ids}
-    named = set()
-    for match in _LEMMA_MENTION.finditer(sentence):
-        by_id = match.group(1) or match.group(2) or match.group(3)
-        if by_id:
-            named.add(known.get(by_id.upper(), ""))
-        else:
-            named.update(by_number.get(number, "") for number in re.findall(r"\d+", match.group(4)))
-    return named - {""}
-
-
-def claims_an_unverified_lemma(sentence: str, unverified: frozenset[str], lemma_ids: Sequence[str]) -> bool:
-    """Whether `sentence` calls proved or verified a lemma the checks did not verify: "Lemma 1 has
-    been verified", "[L2] is proven", of lemmas whose status says otherwise."""
-    return bool(unverified & lemmas_named(sentence, lemma_ids)) and bool(
-        CLAIMS_PROOF.search(sentence) or _LEMMA_HOLDS.search(sentence)
-    )
-
-
-#: "we have shown Lemma 2", "Lemma 2 holds", "L1 is true/correct": a claim that needs a status.
-_LEMMA_HOLDS = re.compile(
-    r"\b(?:holds?|is\s+(?:true|correct|valid|sound|rigorous))\b|\bwe\s+(?:have\s+)?(?:shown|showed|demonstrated)\b",
-    re.IGNORECASE,
-)
-
 
 #: A part that stops in the middle of a sentence: its last character a letter, a digit or a comma.
 #: "The idea is to prove that the sum of two even integers is", the embedded model's explanation
@@ -214,7 +110,7 @@ def clean_parts(
 ) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
     proof are kept only when the main result is `established`, and a proof method may be named
-    only when it is one of `methods_used` (see methods_used_by), an author only when
+    only when it is one of `methods_used` (see claims.methods_used_by), an author only when
     `names_known` holds the name (named_works), and no lemma of `unverified_lemmas` is called
     proved or said to hold; a part that stops mid-sentence loses that sentence."""
     cleaned = CleanParts()
@@ -325,16 +221,6 @@ def _without_dangling_introduction(prose: str) -> str:
         return prose
     sentences = _SENTENCE_END.split(prose)
     return " ".join(sentences[:-1]).strip()
-
-
-def methods_used_by(theory: Theory) -> frozenset[str]:
-    """The proof methods the record's proofs name: each lemma's proof, the assembled proof and
-    the machine checks' own words (a Coq proof by `induction` names it)."""
-    texts = [lemma.proof_text for lemma in theory.lemmas] + [theory.assembled_proof]
-    if theory.goal_check is not None:
-        texts.append(theory.goal_check.model_dump_json())
-    texts += [lemma.formal.model_dump_json() for lemma in theory.lemmas if lemma.formal is not None]
-    return methods_named("\n".join(texts))
 
 
 # --- lemmata's text for a part the model never wrote ------------------------------------------

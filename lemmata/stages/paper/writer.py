@@ -35,12 +35,13 @@ from lemmata.latex.trial import TrialError, pdflatex_available, trial_compile
 from lemmata.latex.undefined import provide_undefined_commands
 from lemmata.stages.experiment.figures import add_experiment_figures, figure_label, has_figure
 from lemmata.stages.feedback import job_feedback
+from lemmata.stages.paper.claims import methods_used_by
 from lemmata.stages.paper.compile_check import check_document
 from lemmata.stages.paper.fragments import Fragment, render
 from lemmata.stages.paper.named_works import known_names
 from lemmata.stages.paper.parts import part_keys, part_title
 from lemmata.stages.paper.prompt_echo import PromptEcho
-from lemmata.stages.paper.prose import clean_parts, fallback_parts, methods_used_by, required_parts
+from lemmata.stages.paper.prose import clean_parts, fallback_parts, required_parts
 from lemmata.stages.paper.render import paper_items
 from lemmata.stages.paper.unverified_marks import add_numerical_warnings
 from lemmata.stages.paper.writer_turns import Draft, Outcome, WriterTurns

@@ -8,8 +8,9 @@ import pytest
 from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
+from lemmata.stages.paper.claims import lemmas_named, methods_named, methods_used_by
 from lemmata.stages.paper.prompt_echo import PromptEcho
-from lemmata.stages.paper.prose import clean_parts, fallback_parts, lemmas_named, methods_named, methods_used_by
+from lemmata.stages.paper.prose import clean_parts, fallback_parts
 from lemmata.stages.paper.writer import PROOF_STYLE_RULES
 from support import DATA
 from support.formal import machine_checked
