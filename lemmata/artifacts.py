@@ -759,6 +759,11 @@ class PaperMeta(Artifact):
         default_factory=list, description="proofs or statements printed as plain text, their LaTeX broke the compile"
     )
     echoed_lines: int = Field(0, ge=0, description="lines of the kept parts dropped for repeating the prompt")
+    prose_repairs: dict[str, int] = Field(
+        default_factory=dict,
+        description="what lemmata removed from the writer model's parts before delivery, by kind (prompt lines, "
+        "repeated paragraphs, unfounded claims, unretrieved authors, unfinished sentences, unknown citations)",
+    )
     compile_errors: list[str] = Field(
         default_factory=list, description="what still broke the writer's trial compile when its turns ran out"
     )

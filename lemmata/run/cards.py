@@ -307,6 +307,7 @@ def writer_card(
         main_result_line(theory),
         f"Proof status: {theory.proof_status}; verified lemmas: {verified_count(theory)} of {len(theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
+        prose_repairs_line(meta),
         compile_line(read_artifact(report, CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}, cost {tally.cost.text}; "
         f"elapsed {elapsed:.1f} s",
@@ -322,6 +323,14 @@ def writer_card(
         else f"Not delivered: {undelivered}; the paper is in {run_dir}",
     ]
     return _box("writer: session summary" if version == 1 else f"writer: version {version}", lines)
+
+
+def prose_repairs_line(meta: PaperMeta) -> str:
+    """What lemmata removed from the writer model's prose before delivering it."""
+    if not meta.prose_repairs:
+        return "Prose repairs: none (the writer model's parts needed none)"
+    total = sum(meta.prose_repairs.values())
+    return f"Prose repairs: {total} (" + ", ".join(f"{kind} {n}" for kind, n in meta.prose_repairs.items()) + ")"
 
 
 def forecasts_line(run_dir: Path) -> str:

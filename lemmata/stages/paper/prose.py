@@ -96,6 +96,19 @@ class CleanParts:
     unfinished_sentences: int = 0
     unretrieved_names: int = 0
 
+    def repairs(self) -> dict[str, int]:
+        """What the clean-up removed, by kind, the kinds it removed something of; the run's
+        record (PaperMeta.prose_repairs) and the writer's card show it."""
+        counts = {
+            "prompt lines": self.echoed_lines,
+            "repeated paragraphs": self.repeated_paragraphs,
+            "unfounded claims": self.unfounded_claims,
+            "unretrieved authors": self.unretrieved_names,
+            "unfinished sentences": self.unfinished_sentences,
+            "unknown citations": len(self.removed_citations),
+        }
+        return {kind: count for kind, count in counts.items() if count}
+
 
 def clean_parts(
     raw: Mapping[str, str],

@@ -161,6 +161,7 @@ class PaperComposer:
             absent=absent,
             removed_citations=cleaned.removed_citations,
             echoed_lines=cleaned.echoed_lines,
+            repairs=cleaned.repairs(),
         )
 
     def final_body(self, outcome: Outcome) -> str:
@@ -183,6 +184,7 @@ def paper_meta(outcome: Outcome, version: int, title: str, bib_entries: int, bod
         missing_parts=[part_title(k) for k in draft.absent],
         plain_text_fragments=sorted(outcome.check.plain),
         echoed_lines=draft.echoed_lines,
+        prose_repairs=dict(draft.repairs),
         compile_errors=outcome.check.remaining_errors(),
     )
 

@@ -41,6 +41,7 @@ class Draft:
     absent: list[str] = field(default_factory=list)  # every part not written (lemmata's text stands in)
     removed_citations: list[str] = field(default_factory=list)
     echoed_lines: int = 0
+    repairs: Mapping[str, int] = field(default_factory=dict)  # CleanParts.repairs of these parts
 
 
 @dataclass

@@ -237,6 +237,21 @@ def test_the_writer_card_says_whether_the_main_result_is_established(
     assert main_result in card and f"verified lemmas: {verified}" in card
 
 
+def test_the_writer_card_counts_the_prose_repairs(tmp_path: Path) -> None:
+    run_dir = written_run(tmp_path, VERIFIED_THEORY)
+    assert "Prose repairs: none" in flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
+    meta = PaperMeta(
+        version=1,
+        title="Parity",
+        tex_file="paper_v1.tex",
+        bib_entries=0,
+        prose_repairs={"unfounded claims": 2, "unretrieved authors": 1},
+    )
+    write_artifact(run_dir / "paper_v1.json", meta)
+    card = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
+    assert "Prose repairs: 3 (unfounded claims 2, unretrieved authors 1)" in card
+
+
 @pytest.mark.parametrize(
     "report, line",
     [

@@ -524,6 +524,24 @@ def test_unknown_citations_leave_the_text_and_known_ones_stay() -> None:
     assert "\\bibliography{references}" in paper.tex and paper.meta.bib_entries == 3
 
 
+def test_what_the_clean_up_removed_is_in_the_run_s_record_by_kind() -> None:
+    """Issue 54: the repairs of the writer's prose are counted in paper_v<n>.json."""
+    paper, _ = write(
+        answer(
+            introduction="Parity matters. Lee (2021) studied it. Silverman et al. did too. We use strong induction.",
+            conclusion="Sums of evens are even. Hence, by",
+        ),
+        inputs=writer_inputs(papers=PAPERS),
+    )
+    assert paper.meta.prose_repairs == {"unfounded claims": 1, "unretrieved authors": 1, "unfinished sentences": 1}
+    assert "Lee (2021) studied it." in paper.tex and "Silverman" not in paper.tex and "induction" not in paper.tex
+
+
+def test_a_clean_answer_needs_no_repair() -> None:
+    paper, _ = write(answer())
+    assert paper.meta.prose_repairs == {}
+
+
 def test_without_survey_papers_nothing_is_cited_and_there_is_no_bibliography() -> None:
     assert "(none: cite nothing)" in prompt_of()
     paper, _ = write(answer(introduction="As in \\cite{diaz2021a}."))
