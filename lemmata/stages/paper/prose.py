@@ -63,7 +63,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)[ \t]+(?=[A-Z\\$])")
 #: A part that stops in the middle of a sentence: its last character a letter, a digit or a comma.
 #: "The idea is to prove that the sum of two even integers is", the embedded model's explanation
 #: of L1 for the README's task, where the backend stopped the answer as repetitive (2026-12-03).
-_UNFINISHED = re.compile(r"[A-Za-z0-9,;]\Z")
+#: A LaTeX command ends nothing mid-sentence ("... time; \\QED", "\\end{itemize}", "\\par").
+_UNFINISHED = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Za-z0-9,;]\Z")
 
 
 def _without_unfinished_sentence(text: str) -> tuple[str, int]:

@@ -632,7 +632,14 @@ def test_only_the_unfinished_last_sentence_of_a_part_goes() -> None:
 
 
 @pytest.mark.parametrize(
-    "ending", ["It is even.", "We get $a + b = 2(m + n)$", "\\[ a + b = 2k \\]", "See Lemma~\\ref{lem:L1}"]
+    "ending",
+    [
+        "It is even.",
+        "We get $a + b = 2(m + n)$",
+        "\\[ a + b = 2k \\]",
+        "See Lemma~\\ref{lem:L1}",
+        "and $n$ time; \\QED",
+    ],
 )
 def test_a_part_ending_in_punctuation_math_or_a_reference_is_finished(ending: str) -> None:
     parts = clean_parts({"conclusion": ending}, ECHO, ["L1"], set())
