@@ -16,7 +16,11 @@ and its claim (what follows). Refused:
   before the statement's consequence ("then", "implies": after it a comparison is claimed), with
   that variable and that number, signed, in that direction, neither inside a longer
   expression (`n^2 > n` says nothing of n and 2), or a word said of that variable ("positive
-  integers a and b", "x is positive", "distinct");
+  integers a and b", "x is positive", "distinct", "two-digit": 10 to 99, "digits": 0 to 9) or,
+  when the statement's one variable is a name the prose never writes, of the prose's subject
+  ("What positive two-digit integer …");
+- a domain narrower than the prose says (a natural x for "the value when x = 5" passes: the
+  hypothesis x = 5 already pins it inside);
 - in a statement whose conditions have no condition word at all ("if", "let", "suppose", "given",
   "with", "such that", "where", "when" …) and come before no question or "show that" (miniF2F's
   "The product of two consecutive positive integers is 506. What is their sum?" states its givens
@@ -76,6 +80,16 @@ def conditions_part(prose: str) -> str:
     return prose
 
 
+def claim_sentences(prose: str) -> str:
+    """The prose from the start of the sentence of its first claim marker ("How many …?", "Show
+    that …"); all of it when it has none. A word of the sentences before is said of the givens."""
+    marker = _CLAIM_MARKERS.search(prose)
+    if marker is None:
+        return prose
+    ends = list(re.finditer(r"[.?!;](?=\s)", prose[: marker.start()]))
+    return prose[ends[-1].end() :] if ends else prose
+
+
 def _outside_math(prose: str) -> str:
     """The prose with what is between $…$ blanked, keeping positions: a verb inside a formula is not the claim's."""
     return re.sub(r"\$[^$]*\$", lambda match: " " * len(match.group()), prose)
@@ -105,7 +119,7 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
                     )
                 continue
             if _is_bound(part):
-                if not _bound_said(before_the_consequent(prose), part):
+                if not _bound_said(before_the_consequent(prose), part, unnamed_subject(prose, statement)):
                     return (
                         f"the hypothesis {expression_text(part)} bounds a variable as the statement does not: a "
                         "formalization assumes only what the statement assumes"
@@ -119,6 +133,23 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
     return ""
 
 
+def unnamed_subject(prose: str, statement: Statement) -> str | None:
+    """The statement's one variable when the prose never names it: the formalizer's name for the
+    prose's subject ("What positive two-digit integer …" as x)."""
+    if len(statement.variables) != 1:
+        return None
+    name = statement.variables[0].name
+    if re.search(rf"(?<![\w\\]){re.escape(name)}(?!\w)", _words_removed(prose)):
+        return None
+    return name
+
+
+def _words_removed(prose: str) -> str:
+    """The prose without its words of two letters or more: what is left are its one-letter names
+    and formulas (a one-letter name such as `x` is not read inside "exactly")."""
+    return re.sub(r"(?<![\\\w])[A-Za-z]{2,}\b", " ", prose)
+
+
 #: What says a variable's kind, not a condition on it: "be a real number", "are positive integers".
 _DOMAIN_PHRASE = re.compile(
     r"\b(?:is|are|be)\s+(?:an?\s+|all\s+|two\s+|three\s+|some\s+)?"
@@ -126,11 +157,12 @@ _DOMAIN_PHRASE = re.compile(
     r"(?:real|integer|rational|natural|whole|complex|counting)\w*(?:\s+numbers?)?",
     re.IGNORECASE,
 )
-#: A relation the conditions state: a sign, or a word for one.
+#: A relation the conditions state: a sign, or a word for one ("Amy and Betty have 20 apples",
+#: "Amy has three times …": miniF2F's word problems state their givens with verbs).
 _RELATION_SAID = re.compile(
     r"[=<>≤≥≠≡∣]|\\(?:le|ge|leq|geq|neq|ne|lt|gt|equiv|mid|pmod)\b"
     r"|\b(?:is|are|equals?|exceeds?|divides?|divisible|multiples?|satisf\w*|less|greater|least|most|sum|product"
-    r"|difference|quotient|roots?|solutions?|remainder)\b",
+    r"|difference|quotient|roots?|solutions?|remainder|ha[sd]|have|times|twice|half|together|total)\b",
     re.IGNORECASE,
 )
 
@@ -166,6 +198,8 @@ def narrowed_domain(prose: str, statement: Statement) -> str:
         relation, bound = DOMAIN_BOUNDS[variable.domain]
         if _bound_said(text, Op(relation, (Var(variable.name), Const(bound)))):
             continue
+        if _pinned_inside(statement, variable.name, relation, bound, whole=variable.kind == "int"):
+            continue
         if variable.name in _in_set(text, _SET_SYMBOLS[(relation, bound)]):
             continue
         return (
@@ -173,6 +207,23 @@ def narrowed_domain(prose: str, statement: Statement) -> str:
             f"{variable.name}: declare the domain the statement gives"
         )
     return ""
+
+
+def _pinned_inside(statement: Statement, name: str, relation: str, bound: int, whole: bool) -> bool:
+    """Whether a hypothesis sets the variable to a number its domain holds (`x == 5` for a natural
+    x): then the domain assumes nothing more than the hypothesis does. "the value of √(x³ − 2^y)
+    when x = 5 and y = 2" came with x, y natural (miniF2F's mathd_algebra_547, the embedded model,
+    2026-12-03)."""
+    holds = {"ge": lambda v: v >= bound, "gt": lambda v: v > bound, "ne": lambda v: v != bound}[relation]
+    for hypothesis in statement.hypotheses:
+        for part in conjuncts(hypothesis):
+            if not (isinstance(part, Op) and part.name == "eq" and Var(name) in part.args):
+                continue
+            other = part.args[1] if part.args[0] == Var(name) else part.args[0]
+            value = _signed_value(other)
+            if value is not None and holds(value) and (value.denominator == 1 or not whole):
+                return True
+    return False
 
 
 def _in_set(prose: str, symbols: str) -> set[str]:
@@ -232,8 +283,10 @@ def _is_bound(part: Expr) -> bool:
     )
 
 
-def _bound_said(prose: str, part: Expr) -> bool:
-    """Whether the prose says this comparison of a variable with a number, or of two variables."""
+def _bound_said(prose: str, part: Expr, subject: str | None = None) -> bool:
+    """Whether the prose says this comparison of a variable with a number, or of two variables.
+    `subject` is the statement's one variable when the prose never names it ("What positive
+    two-digit integer is twice the sum of its digits?"): the words said of the subject are its."""
     assert isinstance(part, Op)
     left, right = part.args
     relation = part.name
@@ -244,10 +297,42 @@ def _bound_said(prose: str, part: Expr) -> bool:
         distinct = relation == "ne" and re.search(r"\bdistinct\b|\bdifferent\b", prose, re.IGNORECASE)
         return bool(distinct) or (left.name, relation, right.name) in _comparisons(prose)
     bound = _signed_value(right)
-    words = _SIGN_WORDS.get((relation, int(bound))) if bound is not None and bound.denominator == 1 else None
-    if words and left.name in _said_to_be(prose, words):
-        return True
+    if bound is None or bound.denominator != 1:
+        return (left.name, relation, bound) in _comparisons(prose)
+    for words in _bound_words(prose, relation, int(bound)):
+        if left.name in _said_to_be(prose, words) or (left.name == subject and _said_of_a_subject(prose, words)):
+            return True
     return (left.name, relation, bound) in _comparisons(prose)
+
+
+def _bound_words(prose: str, relation: str, bound: int) -> list[str]:
+    """The words that give a variable this bound: a sign ("positive": > 0), a count of digits
+    ("two-digit": ≥ 10, ≤ 99, < 100) and "digit" (0 to 9)."""
+    words = [_SIGN_WORDS[(relation, bound)]] if (relation, bound) in _SIGN_WORDS else []
+    for digits in digit_counts(prose):
+        low, high = 10 ** (digits - 1), 10**digits
+        if (relation, bound) in (("ge", low), ("gt", low - 1), ("le", high - 1), ("lt", high)):
+            words.append(rf"(?:{_COUNT_WORDS[digits]}|{digits})[-\s]digit")
+    if (relation, bound) in (("ge", 0), ("gt", -1), ("le", 9), ("lt", 10)):
+        words.append(r"digits?")
+    return words
+
+
+#: "two-digit", "3-digit": a number of k digits, k from 2 to 9.
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+_DIGIT_COUNT = re.compile(rf"\b({'|'.join(_COUNT_WORDS.values())}|[2-9])[-\s]digit\b", re.IGNORECASE)
+
+
+def digit_counts(prose: str) -> set[int]:
+    """The k of each "k-digit" of the prose."""
+    counts = {value: digits for digits, value in _COUNT_WORDS.items()}
+    return {int(word) if word.isdigit() else counts[word.lower()] for word in _DIGIT_COUNT.findall(prose)}
+
+
+def _said_of_a_subject(prose: str, words: str) -> bool:
+    """Whether `words` describe a noun of the prose that no name follows ("what positive two-digit
+    integer", "the digits of"): said of the subject a statement of one unnamed variable is about."""
+    return re.search(rf"\b(?:{words})\s+(?:\w+(?:-\w+)?\s+)?(?:integers?|numbers?)\b", prose, re.IGNORECASE) is not None
 
 
 #: A name in a list of names ("a, b and c"), not the start of an expression (`n^2`, `2n`).

@@ -22,7 +22,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from lemmata.formal.conditions import conditions_part, narrowed_domain, unstated_hypothesis
+from lemmata.formal.conditions import (
+    claim_sentences,
+    conditions_part,
+    digit_counts,
+    narrowed_domain,
+    unstated_hypothesis,
+)
 from lemmata.formal.idle_parts import about_no_variable, idle_case, idle_hypotheses
 from lemmata.kernel.render import expression_text
 from lemmata.kernel.statement import Statement
@@ -187,6 +193,11 @@ IFF_WORDS = re.compile(
 # "a^2 + b^2 = 2ab if and only if a = b" came as its forward direction alone, and was
 # machine-checked as the lemma (the AM-GM recording on the embedded model, 2026-11-26).
 IFF_SHAPE = (IFF_WORDS, {"iff"}, "says 'if and only if'", "both directions: iff(P, Q)")
+#: A count asked for. Not "how many more apples than Betty does Amy have", a difference
+#: (miniF2F's mathd_algebra_123, refused so on the embedded model, 2026-12-03); read in the
+#: claim's sentences only (`claim_sentences`): "Amy has three times the number of apples
+#: Betty has" is a quantity the conditions name, not a count claimed.
+COUNT_WORDS = re.compile(r"\bhow many\b(?!\s+(?:more|fewer|less)\b[^.?!;]*\bthan\b)|\bnumber of\b", re.IGNORECASE)
 #: (words of the prose, what the formal statement must use to say it, the claim in words).
 CLAIM_SHAPES = (
     (
@@ -196,7 +207,7 @@ CLAIM_SHAPES = (
         "that no other value does better: min(...), max(...) or all(... for k in range(...))",
     ),
     (
-        re.compile(r"\b(?:how many|number of)\b", re.IGNORECASE),
+        COUNT_WORDS,
         {"sum"},
         "asks how many",
         "the count: sum(1 for k in range(...) if ...)",
@@ -240,7 +251,8 @@ def missing_claim_shape(prose: str, statement: Statement) -> str:
     """Why the formal statement cannot state the prose's kind of claim; "" when nothing is amiss."""
     used = set().union(*(_operations(part) for part in (*statement.hypotheses, statement.conclusion)))
     for words, needed, asks, write in CLAIM_SHAPES:
-        if words.search(prose) and not used & needed:
+        said = words.search(claim_sentences(prose) if words is COUNT_WORDS else prose)
+        if said and not used & needed:
             return shape_refusal(asks, write)
     return ""
 
@@ -343,6 +355,7 @@ def invented_number(prose: str, statement: Statement) -> str:
     written |= {Fraction(0), Fraction(1), Fraction(-1)}
     if re.search(r"\b(?:even|odd|parity)\b", prose, re.IGNORECASE):
         written.add(Fraction(2))  # "even" is `% 2 == 0`
+    written |= words_numbers(prose)
     for hypothesis in statement.hypotheses:
         found: set[Fraction] = set()
         _collect(hypothesis, found)
@@ -356,6 +369,26 @@ def invented_number(prose: str, statement: Statement) -> str:
                 "does not write: a formalization assumes only what the statement assumes"
             )
     return ""
+
+
+#: Numbers written as words: "Amy has three times the number of apples Betty has" is `a == 3*b`
+#: (miniF2F's mathd_algebra_123, the embedded model, 2026-12-03).
+NUMBER_WORDS = {
+    "two": 2, "twice": 2, "double": 2, "three": 3, "thrice": 3, "triple": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "hundred": 100, "thousand": 1000,
+}  # fmt: skip
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
+
+
+def words_numbers(prose: str) -> set[Fraction]:
+    """The numbers the prose writes as words, and the bounds of a "k-digit" number (10 and 99,
+    and 100 for `< 100`, for two digits): a hypothesis may hold them."""
+    found = {Fraction(NUMBER_WORDS[word.lower()]) for word in _NUMBER_WORD.findall(prose)}
+    if re.search(r"\bhalf\b", prose, re.IGNORECASE):
+        found |= {Fraction(1, 2), Fraction(2)}
+    for digits in digit_counts(prose):
+        found |= {Fraction(10 ** (digits - 1)), Fraction(10**digits - 1), Fraction(10**digits)}
+    return found
 
 
 def ruled_out_case(statement: Statement) -> str:

@@ -278,3 +278,79 @@ def test_a_hypothesis_is_kept_only_when_the_prose_states_it(
     conclusion = {"n": "n**2 + n > 0", "x": "x + 1/x >= 2"}[variables[0][0]]
     reason = unstated_hypothesis(prose, read_statement(list(variables), list(hypotheses), conclusion))
     assert (reason == "") == faithful, reason
+
+
+#: miniF2F statements whose first formalization on the embedded model was faithful and refused
+#: (bench/formal.py, 2026-12-03): each must pass, and its unfaithful neighbours must not.
+APPLES = (
+    "Together, Amy and Betty have 20 apples. Amy has three times the number of apples that Betty has. "
+    "How many more apples than Betty does Amy have? Show that it is 10."
+)
+TWO_DIGIT = "What positive two-digit integer is exactly twice the sum of its digits? Show that it is 18."
+PINNED = (
+    "What is the positive value of the expression $\\sqrt{x^3 - 2^y}$ when $x = 5$ and $y = 2$? Show that it is 11."
+)
+
+
+@pytest.mark.parametrize(
+    "prose, variables, hypotheses, conclusion",
+    [
+        pytest.param(
+            APPLES, (("a", "integer"), ("b", "integer")), ("a + b == 20", "a = 3*b"), "(a - b) == 10",
+            id="mathd_algebra_123-how-many-more-than-is-a-difference",
+        ),
+        pytest.param(
+            TWO_DIGIT, (("x", "integer"),), ("10 <= x < 100", "x == 2*(x//10 + x%10)"), "x == 18",
+            id="mathd_numbertheory_284-two-digit-bounds-the-unnamed-subject",
+        ),
+        pytest.param(
+            PINNED, (("x", "natural"), ("y", "natural")), ("x = 5", "y = 2"), "sqrt(5^3 - 2^2) == 11",
+            id="mathd_algebra_547-a-domain-the-hypotheses-pin-assumes-nothing",
+        ),
+    ],
+)  # fmt: skip
+def test_a_faithful_first_formalization_of_minif2f_passes(
+    prose: str, variables: tuple[tuple[str, str], ...], hypotheses: tuple[str, ...], conclusion: str
+) -> None:
+    assert unfaithful(prose, read_statement(list(variables), list(hypotheses), conclusion)) == ""
+
+
+@pytest.mark.parametrize(
+    "prose, variables, hypotheses, conclusion, refusal",
+    [
+        pytest.param(
+            "How many integers $n$ satisfy $n^2 < 10$? Show that it is 7.", (("n", "integer"),), ("n**2 < 10",),
+            "n == 7", "asks how many", id="how-many-without-than-is-a-count",
+        ),
+        pytest.param(
+            "Find the number of integers $n$ with $n^2 < 10$. Show that it is 7.", (("n", "integer"),),
+            ("n**2 < 10",), "n == 7", "asks how many", id="the-number-of-in-the-claim-is-a-count",
+        ),
+        pytest.param(
+            "How many more multiples of 3 than of 5 are there? Show that it is 2.", (("n", "integer"),),
+            ("n > 3", "n < 5"), "n == 2", "bounds a variable", id="how-many-more-than-keeps-every-other-check",
+        ),
+        pytest.param(
+            TWO_DIGIT, (("x", "integer"),), ("50 <= x < 100", "x == 2*(x//10 + x%10)"), "x == 18",
+            "bounds a variable", id="a-bound-two-digits-do-not-give",
+        ),
+        pytest.param(
+            "Let n be a two-digit number and m an integer with n = 2m. Show that m > 4.",
+            (("n", "integer"), ("m", "integer")), ("10 <= n", "10 <= m", "n == 2*m"), "m > 4",
+            "bounds a variable", id="two-digit-said-of-another-variable",
+        ),
+        pytest.param(
+            APPLES, (("a", "integer"), ("b", "integer")), ("a + b == 20", "a = 7*b"), "(a - b) == 10",
+            "holds 7", id="a-number-no-word-of-the-prose-writes",
+        ),
+        pytest.param(
+            PINNED, (("x", "natural"), ("y", "natural")), ("x = 5",), "sqrt(5^3 - 2^y) == 11",
+            "domain of y", id="a-domain-only-a-bound-meets",
+        ),
+    ],
+)  # fmt: skip
+def test_the_faithful_readings_let_no_neighbour_through(
+    prose: str, variables: tuple[tuple[str, str], ...], hypotheses: tuple[str, ...], conclusion: str, refusal: str
+) -> None:
+    reason = unfaithful(prose, read_statement(list(variables), list(hypotheses), conclusion))
+    assert refusal in reason, reason
