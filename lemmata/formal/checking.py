@@ -26,7 +26,8 @@ from typing import TypeVar
 from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
 from lemmata.formal.faithfulness import unfaithful
 from lemmata.formal.kernels import KERNELS, ProofKernel
-from lemmata.formal.reading import read_statement
+from lemmata.formal.definitions import unfaithful_definition
+from lemmata.formal.reading import parse_expression, read_definitions, read_statement
 from lemmata.kernel.admission import admit
 from lemmata.kernel.coq_terms import NotStatable, coq_statement
 from lemmata.kernel.statement import Statement
@@ -63,10 +64,16 @@ def formal_reading(prose: str, spec: FormalSpec) -> Statement:
     """The statement, when the kernel admits it and it can be the prose's; FormalError with the
     reason otherwise (a formalizer is told it and asked again, unless the statement is circular)."""
     statement = _refused_not_raised(lambda: admit(read_formal(spec)).statement)
-    reason = _refused_not_raised(lambda: unfaithful(prose, statement))
+    reason = _refused_not_raised(lambda: unfaithful(prose, statement) or _unfaithful_definition(prose, spec))
     if reason:
         raise FormalError(reason)
     return statement
+
+
+def _unfaithful_definition(prose: str, spec: FormalSpec) -> str:
+    """Why a function the formal statement defines is not the prose's ("" when each is)."""
+    definitions, _ = read_definitions(spec.hypotheses, {variable.name for variable in spec.variables})
+    return unfaithful_definition(prose, definitions, lambda text: parse_expression(text, definitions))
 
 
 #: What reading a model's text may raise besides FormalError: a defect of lemmata's that a

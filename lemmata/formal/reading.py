@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
+from lemmata.formal.definitions import MAX_DEFINITIONS, Definition, definition_parts, written_out
 from lemmata.kernel.semantics import ARITY
 from lemmata.kernel.statement import DOMAINS, Domain, Statement, Variable, typed
 from lemmata.kernel.tree import (
@@ -200,9 +201,10 @@ def _latex_structures(text: str) -> str:
     return text.replace("{", "(").replace("}", ")")
 
 
-def parse_expression(text: str) -> Expr:
-    """The tree of one expression; FormalError naming what is not part of the language, or that
-    it is too long, too deep or too large to check."""
+def parse_expression(text: str, definitions: Mapping[str, Definition] | None = None) -> Expr:
+    """The tree of one expression, each call of a function of `definitions` written out;
+    FormalError naming what is not part of the language, or that it is too long, too deep or too
+    large to check."""
     if len(text) > MAX_CHARS:
         raise FormalError(f"an expression is longer than {MAX_CHARS} characters: write it shorter")
     other = _OTHER_NUMERALS.search(text)
@@ -224,7 +226,7 @@ def parse_expression(text: str) -> Expr:
     except (RecursionError, MemoryError, ValueError) as error:  # nesting past the parser's limits, a huge literal
         raise FormalError(f"an expression could not be read ({type(error).__name__}): write it shorter") from None
     _within_bounds(tree.body)
-    return bounded(_Reader(source).read(tree.body), "an expression")
+    return bounded(_Reader(source, definitions or {}).read(tree.body), "an expression")
 
 
 def _within_bounds(node: ast.AST) -> None:
@@ -244,8 +246,9 @@ def _within_bounds(node: ast.AST) -> None:
 
 
 class _Reader:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, definitions: Mapping[str, Definition]) -> None:
         self.source = source
+        self.definitions = definitions
 
     def read(self, node: ast.AST) -> Expr:
         if isinstance(node, ast.Constant):
@@ -306,6 +309,8 @@ class _Reader:
             raise FormalError(f"{self._text(node)!r}: functions take no keyword arguments here")
         if name in REDUCTIONS or name == "len":
             return self._reduction(name, node)
+        if name in self.definitions:
+            return written_out(self.definitions[name], [self.read(argument) for argument in node.args])
         lowered = name.lower()
         if lowered not in FUNCTIONS:
             known = ", ".join(sorted({*FUNCTIONS, *REDUCTIONS}))
@@ -414,10 +419,11 @@ def read_statement(variables: Sequence[tuple[str, str]], hypotheses: Sequence[st
     if duplicates:
         raise FormalError(f"the variable {duplicates[0]!r} is declared twice")
     split = _ProductSplitter(set(names))
+    definitions, conditions = read_definitions(hypotheses, set(names))
     statement = Statement(
         variables=declared,
-        hypotheses=tuple(split(_condition(text, "a hypothesis")) for text in hypotheses if text.strip()),
-        conclusion=split(_condition(conclusion, "the conclusion")),
+        hypotheses=tuple(split(_condition(text, "a hypothesis", definitions)) for text in conditions if text.strip()),
+        conclusion=split(_condition(conclusion, "the conclusion", definitions)),
     )
     # A variable declared and never used says nothing: it is left out (a model declares a to z for a
     # computation). Its domain alone could make a statement vacuous or not; without it, neither.
@@ -477,11 +483,34 @@ def resolve_domain(name: str, domain: str) -> Domain:
     return resolved
 
 
-def _condition(text: str, what: str) -> Expr:
+def _condition(text: str, what: str, definitions: Mapping[str, Definition] | None = None) -> Expr:
     try:
-        return parse_expression(text)
+        return parse_expression(text, definitions)
     except FormalError as error:
         raise FormalError(f"{what}: {error}") from None
+
+
+def read_definitions(hypotheses: Sequence[str], names: set[str]) -> tuple[dict[str, Definition], list[str]]:
+    """The functions the hypotheses define by a formula (formal/definitions.py), in order, each
+    body read with the ones before it known, and the other hypotheses. FormalError for a
+    definition that calls itself (a sequence), that cannot be read, or one too many."""
+    taken = {*FUNCTIONS, *REDUCTIONS, "len", "range", *names}
+    definitions: dict[str, Definition] = {}
+    others: list[str] = []
+    for text in hypotheses:
+        parts = definition_parts(text, taken | set(definitions))
+        if parts is None:
+            others.append(text)
+            continue
+        name, params, body = parts
+        if re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", body):
+            raise FormalError(
+                f"{name} is defined by itself (a recursion, as a sequence is): the language has no sequences"
+            )
+        if len(definitions) == MAX_DEFINITIONS:
+            raise FormalError(f"a statement defines at most {MAX_DEFINITIONS} functions")
+        definitions[name] = Definition(name, params, _condition(body, f"the definition of {name}", definitions))
+    return definitions, others
 
 
 class _ProductSplitter:
