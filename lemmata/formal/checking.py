@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
+from lemmata.formal.definitions import unfaithful_definition
 from lemmata.formal.faithfulness import unfaithful
 from lemmata.formal.kernels import KERNELS, ProofKernel
-from lemmata.formal.definitions import unfaithful_definition
 from lemmata.formal.reading import parse_expression, read_definitions, read_statement
 from lemmata.kernel.admission import admit
 from lemmata.kernel.coq_terms import NotStatable, coq_statement

@@ -73,10 +73,16 @@ def test_a_definition_must_be_the_proses_own(prose: str, hypotheses: list[str], 
         pytest.param(["u(n) = 2*u(n - 1)"], "u(3) == 8", "defined by itself", id="recursion-is-a-sequence"),
         pytest.param(["f(x) = x + 1"], "f(1, 2) == 2", "called with 2", id="wrong-arity"),
         pytest.param(
-            ["f(x) = sum(k*x for k in range(3))"], "f(k) == 0", "uses as an index", id="an-argument-an-index-would-catch"
+            ["f(x) = sum(k*x for k in range(3))"],
+            "f(k) == 0",
+            "uses as an index",
+            id="an-argument-an-index-would-catch",
         ),
         pytest.param(
-            ["f(x) = x*x*x*x"], "f(f(f(f(f(f(f(x))))))) >= 0", "written out|more than", id="calls-that-grow-past-the-bounds"
+            ["f(x) = x*x*x*x"],
+            "f(f(f(f(f(f(f(x))))))) >= 0",
+            "written out|more than",
+            id="calls-that-grow-past-the-bounds",
         ),
     ],
 )
