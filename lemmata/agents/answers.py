@@ -124,7 +124,8 @@ class RefuterAnswer(Answer):
 #: The variable types a formal statement may use (artifacts.FormalDomain), and "other" for what
 #: the checkers cannot state (complex numbers, functions, sets): the grammar offers only these.
 FORMAL_TYPES = [
-    "integer", "natural", "positive integer", "real", "positive real", "nonnegative real", "rational", "other"
+    "integer", "natural", "positive integer", "nonzero integer", "real", "positive real", "nonnegative real",
+    "nonzero real", "rational", "other",
 ]  # fmt: skip
 
 

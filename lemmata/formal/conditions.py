@@ -35,8 +35,8 @@ import re
 from fractions import Fraction
 
 from lemmata.kernel.render import expression_text
-from lemmata.kernel.statement import DOMAIN_BOUNDS, Statement
-from lemmata.kernel.tree import Const, Expr, Op, Var, conjuncts, integer_literal
+from lemmata.kernel.statement import DOMAIN_BOUNDS, Statement, Variable
+from lemmata.kernel.tree import Const, Expr, Op, Var, conjunction, conjuncts, integer_literal
 
 #: Where the claim begins, earliest first: what precedes is the statement's conditions.
 _CLAIM_MARKERS = re.compile(
@@ -186,6 +186,7 @@ def narrowed_domain(prose: str, statement: Statement) -> str:
     restricts as a hypothesis does: "for every integer n, n³ ≥ n" (false at n = −2) is true of
     natural numbers, and "for all real x, x² ≥ x" (false at 1/2) of integers."""
     text = before_the_consequent(prose)
+    defined_where = _defined_where(statement)
     real = _said_to_be(text, _REAL_WORDS) | _in_set(text, r"ℝ|\\mathbb\s*\{?\s*R\s*\}?")
     for variable in statement.variables:
         if variable.kind == "int" and variable.name in real:
@@ -200,13 +201,36 @@ def narrowed_domain(prose: str, statement: Statement) -> str:
             continue
         if _pinned_inside(statement, variable.name, relation, bound, whole=variable.kind == "int"):
             continue
-        if variable.name in _in_set(text, _SET_SYMBOLS[(relation, bound)]):
+        if variable.name in _in_set(text, _SET_SYMBOLS.get((relation, bound), "(?!)")):
             continue
+        if Op(relation, (Var(variable.name), Const(bound))) in defined_where:
+            continue  # x ≠ 0 beside 1/x: the statement claims nothing at x = 0 anyway
         return (
             f"the domain of {variable.name} is {variable.domain}, which the statement does not say of "
             f"{variable.name}: declare the domain the statement gives"
         )
     return ""
+
+
+def _defined_where(statement: Statement) -> set[Expr]:
+    """The conditions under which the statement is defined, its domains read as their kinds only:
+    `x ≠ 0` for a statement with 1/x, which a nonzero domain then assumes nothing beyond."""
+    kinds_only = Statement(
+        tuple(Variable(v.name, "integer" if v.kind == "int" else "real") for v in statement.variables),
+        statement.hypotheses,
+        statement.conclusion,
+    )
+    hypotheses = conjunction(list(statement.hypotheses)) if statement.hypotheses else None
+    where: set[Expr] = set()
+    for condition in kinds_only.definedness():
+        # `H ⇒ x ≠ 0`, the conclusion's condition where the hypotheses H hold: an input with x = 0
+        # fails H (nothing is claimed) or leaves the conclusion undefined (nothing is claimed).
+        # Only the hypotheses' own antecedent goes: `¬(x < 0) ⇒ x ≥ 0`, of a branch, is no
+        # condition of every input (at x = −1 the other branch is defined and claimed).
+        if isinstance(condition, Op) and condition.name == "implies" and condition.args[0] == hypotheses:
+            condition = condition.args[1]
+        where.update(conjuncts(condition))
+    return where
 
 
 def _pinned_inside(statement: Statement, name: str, relation: str, bound: int, whole: bool) -> bool:

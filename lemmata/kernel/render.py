@@ -46,9 +46,11 @@ DOMAIN_SPELLINGS: dict[Domain, tuple[str, str]] = {
     "integer": ("ℤ", r"\mathbb{Z}"),
     "natural": ("ℤ≥0", r"\mathbb{Z}_{\geq0}"),
     "positive integer": ("ℤ≥1", r"\mathbb{Z}_{\geq1}"),
+    "nonzero integer": ("ℤ≠0", r"\mathbb{Z}_{\neq0}"),
     "real": ("ℝ", r"\mathbb{R}"),
     "positive real": ("ℝ>0", r"\mathbb{R}_{>0}"),
     "nonnegative real": ("ℝ≥0", r"\mathbb{R}_{\geq0}"),
+    "nonzero real": ("ℝ≠0", r"\mathbb{R}_{\neq0}"),
     "rational": ("ℚ", r"\mathbb{Q}"),
 }
 #: How tightly a bare node binds; a parent asks a least strength of each child (`_needs`), and a

@@ -30,15 +30,20 @@ from lemmata.kernel.tree import (
 )
 
 #: The domains a variable may have, as the formalizer's grammar offers them.
-Domain = Literal["integer", "natural", "positive integer", "real", "positive real", "nonnegative real", "rational"]
+Domain = Literal[
+    "integer", "natural", "positive integer", "nonzero integer",
+    "real", "positive real", "nonnegative real", "nonzero real", "rational",
+]  # fmt: skip
 DOMAINS: tuple[Domain, ...] = get_args(Domain)
 KIND_OF_DOMAIN: dict[Domain, Kind] = {
     "integer": "int",
     "natural": "int",
     "positive integer": "int",
+    "nonzero integer": "int",
     "real": "real",
     "positive real": "real",
     "nonnegative real": "real",
+    "nonzero real": "real",
     "rational": "real",
 }
 #: A domain beyond its kind, as a bound on the variable.
@@ -47,6 +52,10 @@ DOMAIN_BOUNDS: dict[Domain, tuple[str, int]] = {
     "positive integer": ("ge", 1),
     "positive real": ("gt", 0),
     "nonnegative real": ("ge", 0),
+    # "For all nonzero reals x and y": the embedded formalizer, offered no such domain, declared
+    # them nonnegative (miniF2F's amc12a_2017_p2 and mathd_algebra_89, 2026-12-03), refused.
+    "nonzero integer": ("ne", 0),
+    "nonzero real": ("ne", 0),
 }
 #: A name: a letter, then letters, digits and _ (Unicode letters included: α, β).
 NAME = re.compile(r"[^\W\d_]\w*")

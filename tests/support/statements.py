@@ -334,6 +334,8 @@ OUTSIDE = 10
 
 
 def _integers(domain: Domain) -> st.SearchStrategy[int]:
+    if domain == "nonzero integer":
+        return st.integers(0, OUTSIDE - 1).flatmap(lambda n: st.integers(-6, 8).filter(bool) if n else st.just(0))
     low = {"natural": 0, "positive integer": 1}.get(domain)
     if low is None:
         return st.one_of(st.integers(-6, 8), st.sampled_from((-30, -12, 25, 100)))
@@ -342,7 +344,10 @@ def _integers(domain: Domain) -> st.SearchStrategy[int]:
 
 def _rationals(domain: Domain) -> st.SearchStrategy[Value]:
     values = st.builds(Fraction, st.integers(-12, 12), st.sampled_from((1, 1, 2, 3, 4, 5, 8, 10)))
-    if domain in ("positive real", "nonnegative real"):
+    if domain == "nonzero real":
+        nonzero = values.filter(bool)
+        values = st.integers(0, OUTSIDE - 1).flatmap(lambda n: nonzero if n else st.just(0))
+    elif domain in ("positive real", "nonnegative real"):
         inside = values.map(abs).filter(lambda v: v > 0 or domain == "nonnegative real")
         outside = st.sampled_from((Fraction(-1, 2), Fraction(-3))) if domain == "nonnegative real" else st.just(0)
         values = st.integers(0, OUTSIDE - 1).flatmap(lambda n: inside if n else outside)

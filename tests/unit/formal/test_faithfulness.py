@@ -344,7 +344,7 @@ def test_a_faithful_first_formalization_of_minif2f_passes(
             "holds 7", id="a-number-no-word-of-the-prose-writes",
         ),
         pytest.param(
-            PINNED, (("x", "natural"), ("y", "natural")), ("x = 5",), "sqrt(5^3 - 2^y) == 11",
+            PINNED, (("x", "natural"), ("y", "positive integer")), ("x = 5",), "sqrt(5^3 - 2^y) == 11",
             "domain of y", id="a-domain-only-a-bound-meets",
         ),
     ],
@@ -354,3 +354,28 @@ def test_the_faithful_readings_let_no_neighbour_through(
 ) -> None:
     reason = unfaithful(prose, read_statement(list(variables), list(hypotheses), conclusion))
     assert refusal in reason, reason
+
+
+RECIPROCALS = (
+    "The sum of two nonzero real numbers is 4 times their product. What is the sum of the reciprocals of the two "
+    "numbers? Show that it is 4."
+)
+
+
+def test_a_nonzero_domain_the_statements_own_division_needs_assumes_nothing() -> None:
+    """miniF2F's amc12a_2017_p2: the prose names no variable, and 1/x, 1/y make x, y ≠ 0 anyway."""
+    nonzero = (("x", "nonzero real"), ("y", "nonzero real"))
+    assert unfaithful(RECIPROCALS, statement("1/x + 1/y == 4", ("x + y == 4*x*y",), nonzero)) == ""
+    positive = (("x", "positive real"), ("y", "positive real"))
+    assert "domain of x" in unfaithful(RECIPROCALS, statement("1/x + 1/y == 4", ("x + y == 4*x*y",), positive))
+
+
+def test_a_domain_only_one_branch_needs_is_still_narrower() -> None:
+    """At x = −1 the first branch is defined and false: a nonnegative x would hide it."""
+    branches = statement("(x > 5) if x < 0 else (sqrt(x) >= 0)", (), (("x", "nonnegative real"),))
+    assert "domain of x" in unfaithful("For every real x, the claim holds.", branches)
+
+
+def test_a_nonzero_domain_the_prose_says() -> None:
+    prose = "Simplify $(7b^3)^2 \\cdot (4b^2)^{-3},$ given that $b$ is non-zero. Show that it is \\frac{49}{64}."
+    assert unfaithful(prose, statement("(7*b**3)**2 * (4*b**2)**(-3) == 49/64", (), (("b", "nonzero real"),))) == ""
