@@ -36,6 +36,7 @@ from lemmata.kernel.evaluate import Interval, TooLarge, Undecided, Undefined, Va
 from lemmata.kernel.readback import Reading, read_latex, read_text
 from lemmata.kernel.render import stated_conditions
 from lemmata.kernel.statement import Statement, finite_decimal
+from lemmata.kernel.surd import Surd
 from lemmata.kernel.tree import Const, Expr, FormalError, Op, Reduce, Var, conjunction, signed_constant, walk
 
 # -- renderings -----------------------------------------------------------------------------------
@@ -457,6 +458,9 @@ def coq_hints(statement: Statement, values: Mapping[str, Value]) -> tuple[tuple[
                 if not isinstance(argument, int) or argument > MAX_COQ_FACTORIAL:
                     return (), "a factorial too large for Coq's unary numbers"
                 continue
+            if isinstance(argument, Surd):
+                # r + c·√d (kernel/surd.py, since exact square roots): Coq's hints are for rationals
+                return (), f"an argument of {node.name} is irrational"
             if node.name == "sqrt":
                 if isinstance(argument, Interval):
                     return (), "a square root of an irrational number"
