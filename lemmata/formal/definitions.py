@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from lemmata.formal.conditions import conditions_part
 from lemmata.kernel.tree import Expr, FormalError, Reduce, Var, bounded, free_variables, substitute, walk
 
 #: `f(x) = BODY`, `g(a, b) == BODY`: a name called on distinct names, set equal to a formula.
@@ -72,16 +73,21 @@ def written_out(definition: Definition, args: Sequence[Expr]) -> Expr:
 
 
 def unfaithful_definition(prose: str, definitions: Mapping[str, Definition], parse) -> str:
-    """Why a definition is not the prose's ("" when each is): the prose must write `f(x) = …`
-    for it, and that right-hand side must read as the same formula (`parse` reads it, with the
-    definitions before it known)."""
+    """Why a definition is not the prose's ("" when each is): the prose's conditions must write
+    `f(x) = …` for it once, and that right-hand side must read as the same formula (`parse` reads
+    it, with the definitions before it known). Only the conditions: in "Let f(x) = x². Show that
+    f(x) = x² + 1" the second formula is the (false) claim, and as a definition it would make the
+    claim `x² + 1 = x² + 1`."""
+    givens = conditions_part(prose)
     for definition in definitions.values():
-        candidates = list(_prose_definitions(prose, definition.name))
+        candidates = list(_prose_definitions(givens, definition.name))
         if not candidates:
             return (
                 f"the statement defines no function {definition.name}: write the formula itself, not a "
                 "function the statement does not define"
             )
+        if len(candidates) > 1:
+            return f"the statement writes {definition.name} by more than one formula (cases): the language has no cases"
         for params, right_side in candidates:
             if len(params) != len(definition.params):
                 continue

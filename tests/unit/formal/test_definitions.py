@@ -60,6 +60,14 @@ def test_a_call_is_the_formula_at_its_arguments_all_at_once() -> None:
             "Find $x^3 + 1$ at $x = 1$. Show that it is 2.", ["h(x) = x^3 + 1"], "h(1) == 2",
             "defines no function h", id="a-function-the-prose-never-defines",
         ),
+        pytest.param(
+            "Let $f(x) = x^2$. Show that $f(x) = x^2 + 1$.", ["f(x) = x**2 + 1"], "f(x) == x**2 + 1",
+            "not the one the statement writes", id="the-claims-formula-is-no-definition",
+        ),
+        pytest.param(
+            "Let $f(x) = x^2$ for positive x, and $f(x) = -x$ otherwise. Find $f(-2)$. Show that it is 2.",
+            ["f(x) = -x"], "f(-2) == 2", "more than one formula", id="cases-are-not-one-formula",
+        ),
     ],
 )  # fmt: skip
 def test_a_definition_must_be_the_proses_own(prose: str, hypotheses: list[str], conclusion: str, refusal: str) -> None:
