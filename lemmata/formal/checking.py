@@ -27,11 +27,11 @@ from lemmata.artifacts import FormalCheck, FormalSpec, MachineCheck
 from lemmata.formal.definitions import unfaithful_definition
 from lemmata.formal.faithfulness import unfaithful
 from lemmata.formal.kernels import KERNELS, ProofKernel
-from lemmata.formal.reading import parse_expression, read_definitions, read_statement
+from lemmata.formal.reading import parse_expression, products_split, read_definitions, read_statement
 from lemmata.kernel.admission import admit
 from lemmata.kernel.coq_terms import NotStatable, coq_statement
 from lemmata.kernel.statement import Statement
-from lemmata.kernel.tree import FormalError
+from lemmata.kernel.tree import Expr, FormalError
 
 T = TypeVar("T")
 
@@ -72,8 +72,13 @@ def formal_reading(prose: str, spec: FormalSpec) -> Statement:
 
 def _unfaithful_definition(prose: str, spec: FormalSpec) -> str:
     """Why a function the formal statement defines is not the prose's ("" when each is)."""
-    definitions, _ = read_definitions(spec.hypotheses, {variable.name for variable in spec.variables})
-    return unfaithful_definition(prose, definitions, lambda text: parse_expression(text, definitions))
+    declared = {variable.name for variable in spec.variables}
+    definitions, _ = read_definitions(spec.hypotheses, declared)
+
+    def parse(text: str, params: tuple[str, ...]) -> Expr:
+        return products_split(parse_expression(text, definitions), declared | set(params))
+
+    return unfaithful_definition(prose, definitions, parse)
 
 
 #: What reading a model's text may raise besides FormalError: a defect of lemmata's that a

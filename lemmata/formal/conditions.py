@@ -80,6 +80,15 @@ def conditions_part(prose: str) -> str:
     return prose
 
 
+def definitions_part(prose: str) -> str:
+    """The prose a definition may come from: its conditions, and none when it opens with its claim
+    ("Show that $f(x) = x^2 + 1$ gives $f(2) = 5$": that formula is claimed, not given)."""
+    marker = _CLAIM_MARKERS.search(prose.lstrip())
+    if marker is not None and marker.start() == 0:
+        return ""
+    return conditions_part(prose)
+
+
 def claim_sentences(prose: str) -> str:
     """The prose from the start of the sentence of its first claim marker ("How many …?", "Show
     that …"); all of it when it has none. A word of the sentences before is said of the givens."""

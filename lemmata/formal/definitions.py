@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lemmata.formal.conditions import conditions_part
+from lemmata.formal.conditions import definitions_part
 from lemmata.kernel.tree import Expr, FormalError, Reduce, Var, bounded, free_variables, substitute, walk
 
 #: `f(x) = BODY`, `g(a, b) == BODY`: a name called on distinct names, set equal to a formula.
@@ -74,34 +74,27 @@ def written_out(definition: Definition, args: Sequence[Expr]) -> Expr:
 
 def unfaithful_definition(prose: str, definitions: Mapping[str, Definition], parse) -> str:
     """Why a definition is not the prose's ("" when each is): the prose's conditions must write
-    `f(x) = …` for it once, and that right-hand side must read as the same formula (`parse` reads
-    it, with the definitions before it known). Only the conditions: in "Let f(x) = x². Show that
-    f(x) = x² + 1" the second formula is the (false) claim, and as a definition it would make the
-    claim `x² + 1 = x² + 1`."""
-    givens = conditions_part(prose)
+    `f(x) = …` for it once, in a sentence that restricts nothing, and that right-hand side must
+    read as the same formula (`parse` reads it, given the prose's parameters, with the definitions
+    before it known). Only the conditions: in "Let f(x) = x². Show that f(x) = x² + 1" the second
+    formula is the (false) claim, and as a definition it would make the claim `x² + 1 = x² + 1`."""
     for definition in definitions.values():
-        candidates = list(_prose_definitions(givens, definition.name))
-        if not candidates:
-            return (
-                f"the statement defines no function {definition.name}: write the formula itself, not a "
-                "function the statement does not define"
-            )
-        if len(candidates) > 1:
-            return f"the statement writes {definition.name} by more than one formula (cases): the language has no cases"
-        for params, right_side in candidates:
-            if len(params) != len(definition.params):
-                continue
+        found = prose_definition(prose, definition.name)
+        if isinstance(found, str):
+            return found
+        params, right_side = found
+        body = None
+        if len(params) == len(definition.params):
             try:
-                body = parse(right_side)
+                body = parse(right_side, params)
             except FormalError:
-                continue
+                pass
+        if body is not None:
             for prose_param, param in zip(params, definition.params):
                 body = substitute(body, prose_param, Var(f"\0{param}"))
             for param in definition.params:
                 body = substitute(body, f"\0{param}", Var(param))
-            if body == definition.body:
-                break
-        else:
+        if body != definition.body:
             return (
                 f"the definition of {definition.name} is not the one the statement writes: copy the statement's "
                 f"formula for {definition.name}"
@@ -109,16 +102,65 @@ def unfaithful_definition(prose: str, definitions: Mapping[str, Definition], par
     return ""
 
 
+def prose_definition(prose: str, name: str) -> tuple[tuple[str, ...], str] | str:
+    """(parameters, right-hand side) of the one definition of `name` the prose's conditions write,
+    or why there is none to use: none, more than one (cases), or one its sentence may restrict
+    ("Let f(x) = x² for x > 0" defines f nowhere else, and written out at −1 it would be 1)."""
+    candidates = list(_prose_definitions(definitions_part(_names_unwrapped(prose)), name))
+    if not candidates:
+        return (
+            f"the statement defines no function {name}: write the formula itself, not a "
+            "function the statement does not define"
+        )
+    if len(candidates) > 1:
+        return f"the statement writes {name} by more than one formula (cases): the language has no cases"
+    params, right_side, restricted = candidates[0]
+    if restricted:
+        return (
+            f"the sentence that defines {name} may restrict it (a condition or a comparison beside the "
+            "formula): the language has no function defined on part of its domain"
+        )
+    return params, right_side
+
+
+#: `\text{rem}(x, y)`, `\operatorname{rem}`: a name in LaTeX's upright type is the name.
+_UPRIGHT_NAME = re.compile(r"\\(?:text|operatorname|mathrm|textrm|mathit)\s*\{\s*([^\W\d_]\w*)\s*\}")
 #: Where a definition's right-hand side ends in the prose: the end of its formula or sentence.
 _RIGHT_SIDE_END = re.compile(r"\$|\\\]|\\\\|\n|,\s|;|\.\s|\.$|\s+and\s|\s+if\s|\s+for\s")
+#: Words that restrict where a definition holds, in its sentence: "Let f(x) = x² for x > 0", "For
+#: x > 0, let f(x) = x²", "f(x) = 1/x, where x ≠ 0"; and comparisons, which such words bring.
+_QUALIFIER = re.compile(
+    r"\b(?:if|for|when|whenever|where|wherever|on|provided|unless|except|otherwise|with|only|domain|restricted)\b"
+    r"|[<>≤≥≠∈]|\\(?:le|ge|leq|geq|lt|gt|ne|neq|in)\b",
+    re.IGNORECASE,
+)
+#: What opens a definition's sentence and restricts nothing: "If $f(x) = 2x + 3$, find …".
+_OPENER = re.compile(r"^\s*(?:let|if|suppose|given|define|consider)\b", re.IGNORECASE)
+#: A sentence's end: ".", "?" or "!" before a space, or a blank line.
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s|\n\s*\n")
+
+
+def _names_unwrapped(prose: str) -> str:
+    return _UPRIGHT_NAME.sub(r"\1", prose)
 
 
 def _prose_definitions(prose: str, name: str):
-    """(parameters, right-hand side) of each `name(x) = …` the prose writes."""
+    """(parameters, right-hand side, whether its sentence restricts it) of each `name(x) = …` the
+    prose writes."""
     pattern = re.compile(rf"(?<![\w\\]){re.escape(name)}\s*\(\s*([^\W\d_]\w*(?:\s*,\s*[^\W\d_]\w*)*)\s*\)\s*=(?!=)")
     for found in pattern.finditer(prose):
         rest = prose[found.end() :]
         end = _RIGHT_SIDE_END.search(rest)
         right_side = (rest[: end.start()] if end else rest).strip()
         if right_side:
-            yield tuple(param.strip() for param in found.group(1).split(",")), right_side
+            params = tuple(param.strip() for param in found.group(1).split(","))
+            yield params, right_side, _restricted(prose, found.start(), found.end() + len(right_side))
+
+
+def _restricted(prose: str, start: int, end: int) -> bool:
+    """Whether the sentence around prose[start:end], a definition, says anything that may restrict
+    it: a qualifier or a comparison outside the definition, other than the sentence's opener."""
+    before = [0, *(found.end() for found in _SENTENCE_END.finditer(prose, 0, start))][-1]
+    after = _SENTENCE_END.search(prose, end)
+    sentence_rest = prose[before:start] + " " + prose[end : after.start() if after else len(prose)]
+    return bool(_QUALIFIER.search(_OPENER.sub(" ", sentence_rest)))

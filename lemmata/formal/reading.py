@@ -70,6 +70,9 @@ _LATEX = (
 #: The innermost `\frac{A}{B}` (or `\dfrac`, `\tfrac`) and `\sqrt{A}` of LaTeX a model copies from the prose.
 _LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+#: The innermost `\lfloor A \rfloor` and `\lceil A \rceil` (the prose's floor and ceiling).
+_LATEX_FLOOR = re.compile(r"\\lfloor((?:(?!\\[lr]floor).)*)\\rfloor", re.DOTALL)
+_LATEX_CEIL = re.compile(r"\\lceil((?:(?!\\[lr]ceil).)*)\\rceil", re.DOTALL)
 #: `|x + 1|`: an absolute value between bars (no bar inside).
 _BARS = re.compile(r"\|([^|]+)\|")
 #: Words of prose in an expression ("p and q are prime numbers"): not a name a statement declares.
@@ -190,15 +193,25 @@ def _top_level_arguments(text: str, start: int) -> tuple[list[str], int | None]:
 
 
 def _latex_structures(text: str) -> str:
-    """`\frac{a}{b}` as `((a)/(b))`, `\\sqrt{x}` as `sqrt(x)`, innermost first, then the braces of
-    exponents and groups (`x^{n+1}`) as parentheses."""
+    """`\frac{a}{b}` as `((a)/(b))`, `\\sqrt{x}` as `sqrt(x)`, `\\lfloor x \\rfloor` as `floor(x)`,
+    innermost first, then the braces of exponents and groups (`x^{n+1}`) as parentheses."""
     while True:
         changed = _LATEX_FRACTION.sub(r"((\1)/(\2))", text)
         changed = _LATEX_ROOT.sub(r"sqrt(\1)", changed)
+        changed = _LATEX_FLOOR.sub(lambda found: _call_after_operand(found, "floor"), changed)
+        changed = _LATEX_CEIL.sub(lambda found: _call_after_operand(found, "ceil"), changed)
         if changed == text:
             break
         text = changed
     return text.replace("{", "(").replace("}", ")")
+
+
+def _call_after_operand(found: re.Match[str], name: str) -> str:
+    """`name(…)` for a LaTeX bracket pair, a product after an operand: `y\\lfloor x \\rfloor` is y·⌊x⌋."""
+    before = found.string[: found.start()].rstrip()
+    operand = re.search(r"\\?[A-Za-z]+$|[\w)]$", before)  # a letter, not a LaTeX command's
+    times = "*" if operand and not operand.group().startswith("\\") else ""
+    return f"{times}{name}({found.group(1)})"
 
 
 def parse_expression(text: str, definitions: Mapping[str, Definition] | None = None) -> Expr:
@@ -512,8 +525,15 @@ def read_definitions(hypotheses: Sequence[str], names: set[str]) -> tuple[dict[s
             )
         if len(definitions) == MAX_DEFINITIONS:
             raise FormalError(f"a statement defines at most {MAX_DEFINITIONS} functions")
-        definitions[name] = Definition(name, params, _condition(body, f"the definition of {name}", definitions))
+        body_read = _condition(body, f"the definition of {name}", definitions)
+        definitions[name] = Definition(name, params, products_split(body_read, names | set(params)))
     return definitions, others
+
+
+def products_split(expr: Expr, names: set[str]) -> Expr:
+    """`expr` with each undeclared name that declared `names` spell end to end (`bx`) read as
+    their product (`b*x`)."""
+    return _ProductSplitter(names)(expr)
 
 
 class _ProductSplitter:

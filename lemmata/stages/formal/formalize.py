@@ -31,7 +31,8 @@ from lemmata.formal.checking import (
     worker_started_ahead,
 )
 from lemmata.formal.faithfulness import CIRCULAR, ONE_DIRECTION, equivalence_is_the_claim
-from lemmata.formal.reading import resolve_domain
+from lemmata.formal.definitions import definition_parts, prose_definition
+from lemmata.formal.reading import FUNCTIONS, MODULE_PREFIXES, REDUCTIONS, resolve_domain
 from lemmata.kernel.tree import Const, Expr, FormalError, Op, Var
 
 #: Answers the formalizer gives for one statement: the first, and one more after a refusal.
@@ -108,7 +109,7 @@ def _ask(client: LLMClient, statement: str, key: str) -> Formalization:
                 input_sha256=key, statement=statement, restatement=restatement, not_formalized=why, attempts=attempt
             )
         try:
-            spec = spec_of(answer)
+            spec = with_the_prose_definitions(statement, spec_of(answer))
             formal_reading(statement, spec)
         except FormalError as error:
             refused = f"the formal statement was refused: {error}"
@@ -162,6 +163,34 @@ def _bounds_a_variable(expr: Expr) -> bool:
         return False
     kinds = {type(arg) for arg in expr.args}
     return kinds == {Var, Const}
+
+
+#: A call in a formal statement's text: `f(8)`, `rem(3/8, -2/5)` (not `math.sqrt`'s `sqrt`).
+_CALL = re.compile(r"(?<![\w.])([^\W\d_]\w*)\s*\(")
+
+
+def with_the_prose_definitions(prose: str, spec: FormalSpec) -> FormalSpec:
+    """`spec` with the prose's own definition before its hypotheses, for each function it calls
+    that neither the language nor a hypothesis defines and the prose's conditions define once by
+    a formula: "Let f(x)=3x^4-7x^3+2x^2-bx+1. For what value of b is f(1)=1?" came as `f(1) == 1`
+    implies `b == -2` (miniF2F's mathd_algebra_159, the embedded model, 2026-12-02: refused for an
+    unknown function f). The definition is copied from the prose, not written by a model, and is
+    checked as any other (formal/definitions.py)."""
+    declared = {variable.name for variable in spec.variables}
+    known = {*FUNCTIONS, *REDUCTIONS, "len", "range", *MODULE_PREFIXES, *declared}
+    defined = {parts[0] for text in spec.hypotheses if (parts := definition_parts(text, known))}
+    added: dict[str, str] = {}
+    for text in (*spec.hypotheses, spec.conclusion):
+        for name in _CALL.findall(text):
+            if name in known or name.lower() in known or name in defined or name in added:
+                continue
+            found = prose_definition(prose, name)
+            if not isinstance(found, str):
+                params, right_side = found
+                added[name] = f"{name}({', '.join(params)}) = {right_side}"
+    if not added:
+        return spec
+    return spec.model_copy(update={"hypotheses": [*added.values(), *spec.hypotheses]})
 
 
 def spec_of(answer: FormalizerAnswer) -> FormalSpec:

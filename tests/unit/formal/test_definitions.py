@@ -9,9 +9,11 @@ import pytest
 
 from lemmata.artifacts import FormalSpec, FormalVariable, lemma_status
 from lemmata.formal.checking import falsify, formal_reading, prove_in_kernel
-from lemmata.formal.reading import read_statement
+from lemmata.formal.definitions import prose_definition
+from lemmata.formal.reading import parse_expression, read_statement
 from lemmata.kernel.render import expression_text
 from lemmata.kernel.tree import FormalError, free_variables
+from lemmata.stages.formal.formalize import with_the_prose_definitions
 
 F_OF_8 = "Let $f(x) = 3\\sqrt{2x - 7} - 8$.  Find $f(8)$. Show that it is 1."
 F_OF_G = "Given the two functions $f(x)=x^3+2x+1$ and $g(x)=x-1$, find $f(g(1))$. Show that it is 1."
@@ -107,3 +109,57 @@ def test_a_name_the_language_has_or_a_variable_is_never_redefined() -> None:
     assert len(statement.hypotheses) == 1 and free_variables(statement.hypotheses[0]) == {"x"}
     with pytest.raises(FormalError):
         read_statement([("x", "real"), ("y", "real")], ["x(y) = y + 1"], "x == 4")
+
+
+F_OF_1 = "Let $f(x)=3x^4-7x^3+2x^2-bx+1$. For what value of $b$ is $f(1)=1$? Show that it is -2."
+
+
+def test_a_definition_the_formalizer_left_out_is_the_proses_own() -> None:
+    """mathd_algebra_159's first answer on the embedded model (2026-12-02) called f and never
+    defined it: the prose's definition is copied in, `bx` read as b·x, and checked as any other."""
+    answer = spec(["f(1) == 1"], "b == -2", variables=("b",))
+    completed = with_the_prose_definitions(F_OF_1, answer)
+    assert completed.hypotheses == ["f(x) = 3x^4-7x^3+2x^2-bx+1", "f(1) == 1"]
+    true = prove_in_kernel(falsify(F_OF_1, completed))
+    assert lemma_status(true, False) == "machine_checked", true
+    assert "b·1" in true.text and "f(" not in true.text, true.text
+    twin_prose = F_OF_1.replace("it is -2", "it is -3")
+    twin = prove_in_kernel(
+        falsify(twin_prose, with_the_prose_definitions(twin_prose, spec(["f(1) == 1"], "b == -3", ("b",))))
+    )
+    assert lemma_status(twin, False) == "refuted", twin
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        pytest.param("Let $f(x) = x^2$ for $x > 0$. Show that $f(-1) = 1$.", id="a-condition-after"),
+        pytest.param("For $x > 0$, let $f(x) = x^2$. Show that $f(-1) = 1$.", id="a-condition-before"),
+        pytest.param("Let $f(x) = x^2$ if $x$ is positive. Show that $f(-1) = 1$.", id="an-if-after"),
+        pytest.param("Let $f(x) = x^2$ on $[0, 1]$. Show that $f(-1) = 1$.", id="an-interval"),
+        pytest.param("Let $f(x) = x^2$, where $x \\geq 0$. Show that $f(-1) = 1$.", id="a-where"),
+    ],
+)
+def test_a_definition_its_sentence_may_restrict_is_never_written_out(prose: str) -> None:
+    """f(−1) is not defined by such prose: written out, `(−1)² = 1` would be machine-checked. Both
+    when the formalizer writes the definition and when it is left for the prose to give."""
+    assert "may restrict it" in prose_definition(prose, "f")
+    with pytest.raises(FormalError):
+        formal_reading(prose, spec(["f(x) = x**2"], "f(-1) == 1"))
+    left_out = spec([], "f(-1) == 1")
+    assert with_the_prose_definitions(prose, left_out) == left_out
+    with pytest.raises(FormalError, match="unknown function 'f'"):
+        formal_reading(prose, left_out)
+
+
+def test_the_prose_gives_no_definition_for_its_claim_or_a_language_function() -> None:
+    """Only the conditions define, and never a function the language has."""
+    claimed = spec([], "f(2) == 5")
+    assert with_the_prose_definitions("Show that $f(x) = x^2 + 1$ gives $f(2) = 5$.", claimed) == claimed
+    floor_call = spec([], "floor(5/2) == 2")
+    assert with_the_prose_definitions("Let $floor(x) = x$. Show that it is 2.", floor_call) == floor_call
+
+
+def test_a_latex_floor_reads_as_floor() -> None:
+    assert parse_expression("x-y\\left \\lfloor \\frac{x}{y} \\right \\rfloor") == parse_expression("x - y*floor(x/y)")
+    assert parse_expression("\\lceil \\lfloor x \\rfloor / 2 \\rceil") == parse_expression("ceil(floor(x)/2)")
