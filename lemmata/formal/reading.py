@@ -116,12 +116,24 @@ _PARITY = re.compile(
     re.IGNORECASE,
 )
 _DIVISIBLE = re.compile(rf"^\s*(?P<lhs>.+?)\s+is\s+divisible\s+by\s+(?P<factor>[1-9]\d*){_END}", re.IGNORECASE)
+#: A congruence: `a + b ≡ 2 (mod 10)`, `14u \\equiv 46 \\pmod{100}`, `x ≢ 1 mod 3`, as the
+#: embedded formalizer copies it from the prose (miniF2F's mathd_numbertheory_110, 2026-12-02).
+_CONGRUENCE = re.compile(
+    r"^\s*(?P<lhs>[^≡≢]+?)\s*(?P<relation>≡|≢|\\equiv|\\not\s*\\equiv|\\not\s*\\text\s*\{\s*equiv\s*\})\s*(?P<rhs>[^≡≢]+?)\s*"
+    r"(?:\(\s*(?:\\text\s*\{\s*)?mod\s*\}?\s*(?P<m1>[^()]+?)\s*\)|\\pmod\s*\{(?P<m2>[^{}]+)\}|\\pmod\s*(?P<m3>\w+)"
+    r"|(?:\\bmod|\\mod|\bmod)\s*(?P<m4>\w+|\{[^{}]+\}))\s*\.?\s*$"
+)
 _NAMES_JOINED = re.compile(rf"^\s*{_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+and\s+{_NAME}\s*$")
 
 
 def phrases_as_remainders(text: str) -> str:
     """`text` with a multiple, a parity or a divisibility said in words written as a remainder
-    (`(x) % 2 == 0`); anything else unchanged."""
+    (`(x) % 2 == 0`), and a congruence as remainders compared (`(a + b) % (10) == (2) % (10)`);
+    anything else unchanged."""
+    if found := _CONGRUENCE.match(text):
+        modulus = next(found.group(key) for key in ("m1", "m2", "m3", "m4") if found.group(key)).strip("{} ")
+        relation = "!=" if found.group("relation") in ("≢",) or "not" in found.group("relation") else "=="
+        return f"({found.group('lhs')}) % ({modulus}) {relation} ({found.group('rhs')}) % ({modulus})"
     for pattern in (_EXISTS_MULTIPLE, _MULTIPLE_FOR_SOME):
         found = pattern.match(text)
         bound = found and found.group("k")

@@ -187,6 +187,11 @@ def test_the_statement_reads_the_same_in_text_and_latex() -> None:
         pytest.param("n is an odd integer.", "n % 2 == 1", id="is-odd"),
         pytest.param("a and b are even", "a % 2 == 0 and b % 2 == 0", id="both-even"),
         pytest.param("n is divisible by 7", "n % 7 == 0", id="divisible"),
+        pytest.param("a + b ≡ 2 (mod 10)", "(a + b) % 10 == 2 % 10", id="congruence-mathd_numbertheory_110"),
+        pytest.param("14u \\equiv 46 \\pmod{100}", "(14*u) % 100 == 46 % 100", id="congruence-latex-pmod"),
+        pytest.param("n \\equiv 3 \\pmod 7", "n % 7 == 3 % 7", id="congruence-pmod-without-braces"),
+        pytest.param("x ≢ 1 mod 3", "x % 3 != 1 % 3", id="incongruence"),
+        pytest.param("a \\not\\equiv b \\pmod{n}", "a % n != b % n", id="incongruence-latex"),
     ],
 )
 def test_a_multiple_a_parity_or_a_divisibility_in_words_is_read_as_a_remainder(words: str, expression: str) -> None:
