@@ -127,6 +127,8 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
                         "statement's conditions do not: a formalization assumes only what the statement assumes"
                     )
                 continue
+            if _names_a_number(prose, part):
+                continue
             if _is_bound(part):
                 if not _bound_said(before_the_consequent(prose), part, unnamed_subject(prose, statement)):
                     return (
@@ -140,6 +142,37 @@ def unstated_hypothesis(prose: str, statement: Statement) -> str:
                     "what it says of its variables): write only the conditions the statement makes"
                 )
     return ""
+
+
+def _names_a_number(prose: str, part: Expr) -> bool:
+    """`a == 33818` in a statement about numbers alone: the formalizer's name for a number the
+    prose writes ("the remainder when 33818² + … + 33822² is divided by 17", miniF2F's
+    mathd_numbertheory_30, came with a to e set to its five numbers, 2026-12-02). ∀a (a = c ⇒ P(a))
+    is P(c), the prose's claim. Only where the prose names no variable: "for all n ≥ 1, n² ≥ 2n"
+    (false at 1) renamed m, with m = 2, would be one instance called the claim."""
+    if not (isinstance(part, Op) and part.name == "eq"):
+        return False
+    names = [side for side in part.args if isinstance(side, Var)]
+    values = [integer_literal(side) for side in part.args if not isinstance(side, Var)]
+    if len(names) != 1 or len(values) != 1 or values[0] is None or values[0] < 0:
+        return False
+    return str(values[0]) in re.findall(r"\d+", prose) and not prose_names_a_variable(prose)
+
+
+#: A formula of the prose: `$…$`, `$$…$$`, `\[…\]`, `\(…\)`.
+_MATH = re.compile(r"\$\$(.*?)\$\$|\$(.*?)\$|\\\[(.*?)\\\]|\\\((.*?)\\\)", re.DOTALL)
+
+
+def prose_names_a_variable(prose: str) -> bool:
+    """Whether the prose writes a letter for a quantity: in a formula, any letter outside a LaTeX
+    command or `\text{…}`; in words, a one-letter word other than "a" and "I"."""
+    for found in _MATH.finditer(prose):
+        formula = next(group for group in found.groups() if group is not None)
+        formula = re.sub(r"\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+", " ", formula)
+        if re.search(r"[A-Za-z]", formula):
+            return True
+    words = _MATH.sub(" ", prose)
+    return bool(re.search(r"(?<![\\\w])(?![aAI]\b)[A-Za-z]\b", words))
 
 
 def unnamed_subject(prose: str, statement: Statement) -> str | None:
