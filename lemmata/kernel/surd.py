@@ -102,7 +102,10 @@ def _parts(value: Exact, radicand: int) -> tuple[Fraction, Fraction]:
 
 
 def _radicand(args: list[Exact]) -> int:
-    return next(arg.radicand for arg in args if isinstance(arg, Surd))
+    for arg in args:
+        if isinstance(arg, Surd):
+            return arg.radicand
+    raise SurdUndecided("no irrational value among the arguments")
 
 
 def surd_arithmetic(name: str, args: list[Exact]) -> Exact:
@@ -115,9 +118,12 @@ def surd_arithmetic(name: str, args: list[Exact]) -> Exact:
         return surd_arithmetic("neg", args) if sign(args[0]) < 0 else args[0]
     if name == "pow":
         return _power(args[0], args[1])
-    if name in ("min", "max"):
-        first_is_smaller = compare_exact("le", args[0], args[1])
-        return args[0] if first_is_smaller == (name == "min") else args[1]
+    if name in ("min", "max"):  # of two or more: every argument weighed
+        best = args[0]
+        for arg in args[1:]:
+            if _at_most(arg, best) == (name == "min") and arg != best:
+                best = arg
+        return best
     if name not in ("add", "sub", "mul", "truediv"):
         raise SurdUndecided(f"{name} of an irrational value is not computed exactly")
     (a, b), (c, e) = _parts(args[0], d), _parts(args[1], d)
@@ -137,8 +143,13 @@ def _power(base: Exact, exponent: Exact) -> Exact:
     if isinstance(exponent, Surd) or Fraction(exponent).denominator != 1:
         raise SurdUndecided("a power with an irrational or fractional exponent is not computed exactly")
     n = int(exponent)
-    if n < 0:
-        return surd_arithmetic("truediv", [1, _power(base, -n)])
+    if n < 0:  # √2⁻² is 1/2: the power it inverts may be rational
+        inverse = _power(base, -n)
+        if isinstance(inverse, Surd):
+            return surd_arithmetic("truediv", [1, inverse])
+        if inverse == 0:
+            raise ZeroDivisionError("division by 0")
+        return _normal(1 / Fraction(inverse))
     if n > 4096:
         raise SurdUndecided("a large power of an irrational value is not computed exactly")
     result: Exact = 1
@@ -162,6 +173,12 @@ def sign(value: Exact) -> int:
     if isinstance(value, Surd):
         return value.sign()
     return (value > 0) - (value < 0)
+
+
+def _at_most(left: Exact, right: Exact) -> bool:
+    if isinstance(left, Surd) or isinstance(right, Surd):
+        return compare_exact("le", left, right)
+    return Fraction(left) <= Fraction(right)
 
 
 def compare_exact(name: str, left: Exact, right: Exact) -> bool:

@@ -240,3 +240,19 @@ def test_a_root_of_a_cubic_stays_an_interval_and_confirms_nothing() -> None:
     report = worker.check(cube, 0.5, 10.0)
     assert report["witness"] is None  # ∛2 is not in a quadratic field: no exact witness
     assert MachineCheck.model_validate(report["checks"][-1]).outcome == "proved"
+
+
+@pytest.mark.parametrize(
+    "name, args, expected",
+    [
+        pytest.param("min", [3, 5, surd(0, 1, 2)], surd(0, 1, 2), id="min-the-surd-last"),
+        pytest.param("max", [surd(0, 1, 2), 1, 7], 7, id="max-a-rational-last"),
+        pytest.param("min", [Fraction(3, 2), surd(0, 1, 2), 2], surd(0, 1, 2), id="min-the-surd-between"),
+        pytest.param("max", [2, 1, surd(1, 1, 3)], surd(1, 1, 3), id="max-of-three"),
+    ],
+)
+def test_min_and_max_of_more_than_two_weigh_every_argument(name: str, args: list, expected: object) -> None:
+    """The differential bench's 5,000 statements (2026-12-03) stopped on min(a, b, c) with a surd
+    third: the first two rationals were compared as if one were a surd (a crash), and had they been
+    compared, c would never have been: min(3, 5, √2) would have been 3."""
+    assert arithmetic(name, args) == expected
