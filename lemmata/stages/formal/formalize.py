@@ -30,8 +30,8 @@ from lemmata.formal.checking import (
     read_formal,
     worker_started_ahead,
 )
-from lemmata.formal.faithfulness import CIRCULAR, ONE_DIRECTION, equivalence_is_the_claim
 from lemmata.formal.definitions import definition_parts, prose_definition
+from lemmata.formal.faithfulness import CIRCULAR, ONE_DIRECTION, equivalence_is_the_claim
 from lemmata.formal.reading import FUNCTIONS, MODULE_PREFIXES, REDUCTIONS, resolve_domain
 from lemmata.kernel.tree import Const, Expr, FormalError, Op, Var
 
