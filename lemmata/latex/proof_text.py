@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from lemmata.latex.document import escape_latex_text
 from lemmata.latex.extract import extract_latex_body
+from lemmata.latex.scaffolding import without_scaffolding
 
 _OPENERS = r"(?:\*\*|__|\\textbf\{|\\textit\{|\\emph\{|\*|_)?"
 _CLOSERS = r"(?:\*\*|__|\}|\*|_)?"
@@ -180,6 +181,7 @@ def headings_as_run_in_titles(text: str) -> str:
 def proof_latex(text: str, lemma_ids: Iterable[str]) -> str:
     """A prover's proof text as the LaTeX inside lemmata's proof environment."""
     text = drop_echoed_formal_statements(unframed_sentences(text.replace("\r\n", "\n")))
+    text = without_scaffolding(text)
     text = strip_closing_qed(strip_proof_opening(text))
     text = _PROOF_TAGS.sub("", headings_as_run_in_titles(text))
     text = cite_lemmas(text, lemma_ids)

@@ -166,6 +166,59 @@ def test_a_framed_sentence_stays_as_words_unless_just_said() -> None:
     assert proof_latex(said, []) == "Therefore, the sum of two even integers is even."
     new = "Hence $a+b=2(m+n)$.\n\n### Conclusion\n\\[\n\\boxed{\\text{The sum of two integers is even if both are odd.}}\n\\]"
     latex = proof_latex(new, [])
-    assert latex.endswith("\\textbf{Conclusion}\nThe sum of two integers is even if both are odd.")
+    # (the "Conclusion" heading is scaffolding: test_the_scaffolding_of_a_school_answer_goes)
+    assert latex == "Hence $a+b=2(m+n)$.\n\nThe sum of two integers is even if both are odd."
     # A framed formula is mathematics, not a repeated sentence: left to the model.
     assert "\\boxed{a+b=2(m+n)}" in proof_latex("So\n\\[\n\\boxed{a+b=2(m+n)}\n\\]", [])
+
+
+#: The README's main command on the embedded model (2026-12-03): L1's proof and the main result's
+#: sketch as the prover and the assembler wrote them (shortened), printed so in the PDF.
+L1_SCAFFOLDED = (
+    "**Restatement of the Lemma**\nAn integer \\( n \\) is even if there exists an integer \\( k \\) such that "
+    "\\( n = 2k \\).\n\nTo prove this, we will use the definition of even integers. This directly satisfies "
+    "the condition of the lemma.\n\n**Conclusion**\nWe have shown that an integer \\( n \\) is even. Therefore, "
+    "the lemma is proven."
+)
+SKETCH_SCAFFOLDED = (
+    "To prove the goal that the sum of two even integers is even, we will use the following lemma:\n\n"
+    "We need to show that the sum of two even integers is also even.\n\\[ a + b = 2(m + n) \\]\n\n"
+    "### Conclusion\n\nThe sum of two even integers is even. [L1]"
+)
+
+
+@pytest.mark.parametrize(
+    "proof, expected",
+    [
+        pytest.param(
+            L1_SCAFFOLDED,
+            "To prove this, we will use the definition of even integers. This directly satisfies the condition of "
+            "the lemma.\n\nWe have shown that an integer \\( n \\) is even. Therefore, the lemma is proven.",
+            id="a-restatement-and-a-conclusion-heading",
+        ),
+        pytest.param(
+            SKETCH_SCAFFOLDED,
+            "We need to show that the sum of two even integers is also even.\n\\[ a + b = 2(m + n) \\]\n\n"
+            "The sum of two even integers is even, by Lemma~\\ref{lem:L1}.",
+            id="a-lemma-announced-and-none-following-and-a-trailing-citation",
+        ),
+        pytest.param(
+            "**Conclusion:** Hence $a + b$ is even.", "Hence $a + b$ is even.", id="a-run-in-conclusion-title"
+        ),
+        pytest.param(
+            "We use the following lemma:\n\n[L1] gives $a = 2m$, so $a + b$ is even.",
+            "We use the following lemma:\n\nLemma~\\ref{lem:L1} gives $a = 2m$, so $a + b$ is even.",
+            id="an-announced-lemma-that-follows-stays",
+        ),
+        pytest.param(
+            "**Restatement of the Lemma**\n\n" + "The long first paragraph of the proof itself. " * 12,
+            ("The long first paragraph of the proof itself. " * 12).strip(),
+            id="a-long-paragraph-after-a-restatement-heading-is-the-proof",
+        ),
+    ],
+)
+def test_the_scaffolding_of_a_school_answer_goes(proof: str, expected: str) -> None:
+    """The paper prints each statement above its proof and closes a proof with the box: a
+    restatement, a "Conclusion" heading, an announcement of a lemma that never comes and a
+    citation after the last full stop are the model's scaffolding, not the proof."""
+    assert proof_latex(proof, IDS) == expected
