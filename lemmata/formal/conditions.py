@@ -163,16 +163,30 @@ def _names_a_number(prose: str, part: Expr) -> bool:
 _MATH = re.compile(r"\$\$(.*?)\$\$|\$(.*?)\$|\\\[(.*?)\\\]|\\\((.*?)\\\)", re.DOTALL)
 
 
+#: Greek letters, which name quantities (`\\alpha`); other LaTeX commands name operations.
+_GREEK = (
+    "alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|varpi"
+    "|rho|varrho|sigma|varsigma|tau|upsilon|phi|varphi|chi|psi|omega"
+)
+_NON_GREEK_COMMAND = re.compile(rf"\\(?!(?:{_GREEK})(?![A-Za-z]))[A-Za-z]+", re.IGNORECASE)
+#: Words that quantify, which a statement about numbers alone has no use for.
+_QUANTIFIER_WORDS = re.compile(
+    r"\b(?:every|all|any|each|arbitrary|whenever|some|exists?|there\s+is|there\s+are)\b", re.IGNORECASE
+)
+
+
 def prose_names_a_variable(prose: str) -> bool:
-    """Whether the prose writes a letter for a quantity: in a formula, any letter outside a LaTeX
-    command or `\text{…}`; in words, a one-letter word other than "a" and "I"."""
+    """Whether the prose may speak of a variable: a letter in a formula (a Greek one too, `\\alpha`
+    or α), outside a LaTeX command or `\\text{…}`; in words, a one-letter word other than "a" and
+    "I", or a word that quantifies ("every", "all", "some"). "For every real α ≥ 1, α² ≥ 2α" has
+    no Latin letter, and with `m == 2` would have been called its own instance (2026-12-03)."""
     for found in _MATH.finditer(prose):
         formula = next(group for group in found.groups() if group is not None)
-        formula = re.sub(r"\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+", " ", formula)
-        if re.search(r"[A-Za-z]", formula):
+        formula = re.sub(r"\\(?:text|mathrm|textbf|textrm|operatorname)\s*\{[^{}]*\}", " ", formula)
+        if re.search(r"[^\W\d_]", _NON_GREEK_COMMAND.sub(" ", formula)):
             return True
     words = _MATH.sub(" ", prose)
-    return bool(re.search(r"(?<![\\\w])(?![aAI]\b)[A-Za-z]\b", words))
+    return bool(re.search(r"(?<![\\\w])(?![aAI]\b)[^\W\d_]\b", words) or _QUANTIFIER_WORDS.search(words))
 
 
 def unnamed_subject(prose: str, statement: Statement) -> str | None:

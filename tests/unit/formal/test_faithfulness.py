@@ -397,6 +397,19 @@ def test_a_faithful_first_formalization_of_minif2f_passes(
             "m**2 >= 2*m", "bounds a variable", id="a-name-for-a-number-where-the-prose-has-a-variable",
         ),
         pytest.param(
+            "For every real $\\alpha \\ge 1$, show that $\\alpha^2 \\ge 2\\alpha$.", (("m", "real"),), ("m == 2",),
+            "m**2 >= 2*m*1", "bounds a variable", id="a-name-for-a-number-where-the-prose-has-a-greek-variable",
+        ),
+        pytest.param(
+            "For every real α ≥ 1, show that α² ≥ 2α.", (("m", "real"),), ("m == 2",), "m**2 >= 2*m*1",
+            "bounds a variable", id="a-name-for-a-number-where-the-prose-has-a-unicode-variable",
+        ),
+        pytest.param(
+            "Show that the square of every integer at least 1 is at least twice it: 1 and 2 are examples.",
+            (("m", "integer"),), ("m == 2",), "m**2 >= 2*m*1", "bounds a variable",
+            id="a-name-for-a-number-where-the-prose-quantifies-in-words",
+        ),
+        pytest.param(
             SQUARES, tuple((name, "integer") for name in "ab"), ("a = 33818", "b = 40000"),
             "(a^2 + 33819^2 + 33820^2 + 33821^2 + 33822^2 + 0*b) % 17 == 0", "bounds a variable",
             id="a-name-for-a-number-the-prose-does-not-write",
