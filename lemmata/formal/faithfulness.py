@@ -32,7 +32,7 @@ from lemmata.formal.conditions import (
 from lemmata.formal.idle_parts import about_no_variable, idle_case, idle_hypotheses
 from lemmata.kernel.render import expression_text
 from lemmata.kernel.statement import Statement
-from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var, conjuncts, disjuncts, free_variables, substitute
+from lemmata.kernel.tree import Const, Expr, Op, Reduce, Var, conjuncts, disjuncts, free_variables
 
 #: Answer choices of a multiple-choice problem: `$\textbf{(A)}\ 8041 \qquad …$` up to "Show that"
 #: (only a list followed by the claim: "Show that it is \textbf{(A) }7/2." keeps its answer).
@@ -98,23 +98,20 @@ def _exponent_of_a_variable_dropped(match: re.Match[str]) -> str:
     return " "
 
 
-def formal_numbers(statement: Statement, ranges_written_out: bool = False) -> set[Fraction]:
+def formal_numbers(statement: Statement) -> set[Fraction]:
     """The numbers the formal statement contains where they say something: its literals (a negated
     literal as a negative number), and each quotient of two literals (`1/2` holds 1, 2 and 1/2),
     in its domains, its conclusion and each hypothesis that restricts anything (idle_parts.py:
-    `3 > 0` holds everywhere, and a 3 parked there is none of the statement's); with
-    `ranges_written_out`, those of each term of its ranges too."""
+    `3 > 0` holds everywhere, and a 3 parked there is none of the statement's)."""
     found: set[Fraction] = set()
     idle = idle_hypotheses(statement)
     said = [hypothesis for hypothesis in statement.hypotheses if hypothesis not in idle]
     for part in (*statement.domain_conditions(), *said, statement.conclusion):
-        _collect(part, found, ranges_written_out)
+        _collect(part, found)
     return found
 
 
-def _collect(expr: Expr, found: set[Fraction], ranges_written_out: bool = False) -> None:
-    """Into `found`, the numbers `expr` writes; with `ranges_written_out`, those of each term of a
-    range too (formal_numbers)."""
+def _collect(expr: Expr, found: set[Fraction]) -> None:
     if isinstance(expr, Const):
         value = Fraction(expr.value)
         found.add(value)
@@ -123,9 +120,7 @@ def _collect(expr: Expr, found: set[Fraction], ranges_written_out: bool = False)
         return
     if isinstance(expr, Reduce):
         for part in (expr.low, expr.high, expr.body, *([expr.condition] if expr.condition else [])):
-            _collect(part, found, ranges_written_out)
-        for term in _terms_written_out(expr) if ranges_written_out else ():
-            _collect(term, found)
+            _collect(part, found)
         return
     if not isinstance(expr, Op):
         return
@@ -143,27 +138,7 @@ def _collect(expr: Expr, found: set[Fraction], ranges_written_out: bool = False)
     if expr.name == "sub" and isinstance(expr.args[1], Const):
         found.add(Fraction(expr.args[1].value))
     for arg in expr.args:
-        _collect(arg, found, ranges_written_out)
-
-
-#: The most terms of a range written out to find the numbers it writes.
-_MAX_TERMS_READ = 1000
-
-
-def _terms_written_out(reduce: Reduce) -> list[Expr]:
-    """Each term of a range with literal ends, its index written as the value (with that value):
-    `sum(floor(r + i/100) for i in range(19, 92))` writes the prose's 19/100, 1/5 and 91/100 as
-    surely as `floor(r + 19/100) + … + floor(r + 91/100)` does (miniF2F's aime_1991_p6, the
-    embedded model, 2026-12-02, refused for leaving them out). Ends not literal: none."""
-    if not (isinstance(reduce.low, Const) and isinstance(reduce.high, Const)):
-        return []
-    low, high = Fraction(reduce.low.value), Fraction(reduce.high.value)
-    if low.denominator != 1 or high.denominator != 1 or not 0 < high - low <= _MAX_TERMS_READ:
-        return []
-    terms: list[Expr] = []
-    for value in range(int(low), int(high)):
-        terms += [Const(value), substitute(reduce.body, reduce.index, Const(value))]
-    return terms
+        _collect(arg, found)
 
 
 def _constant_quotient(expr: Op) -> Fraction | None:
@@ -191,15 +166,8 @@ def _signed_literal(expr: Expr) -> Fraction | None:
 _STATED_ANSWER = re.compile(r"show\s+that\s+it\s+is\b", re.IGNORECASE)
 
 
-#: Terms the prose leaves out, "r + 19/100, r + 20/100, …, r + 91/100": a range may write them.
-ELIDED_TERMS = re.compile(r"\\[lc]?dots\b|…|\.\.\.")
-
-
 def missing_numbers(prose: str, statement: Statement) -> list[Fraction]:
-    """The numbers of the prose the formal statement does not write. Where the prose elides terms,
-    the terms of the formal statement's ranges count as written: only there does a range stand for
-    what the prose lists (and not a stated answer, which the conclusion must write)."""
-    formal = formal_numbers(statement, ranges_written_out=bool(ELIDED_TERMS.search(prose)))
+    formal = formal_numbers(statement)
     return [number for number in prose_numbers(prose) if number not in formal]
 
 
@@ -230,13 +198,6 @@ IFF_SHAPE = (IFF_WORDS, {"iff"}, "says 'if and only if'", "both directions: iff(
 #: claim's sentences only (`claim_sentences`): "Amy has three times the number of apples
 #: Betty has" is a quantity the conditions name, not a count claimed.
 COUNT_WORDS = re.compile(r"\bhow many\b(?!\s+(?:more|fewer|less)\b[^.?!;]*\bthan\b)|\bnumber of\b", re.IGNORECASE)
-#: The floor's and the ceiling's definitions, which name no extremum the claim asks for: "(For real
-#: x, ⌊x⌋ is the greatest integer less than or equal to x.)" (miniF2F's aime_1991_p6).
-ROUNDING_WORDS = re.compile(
-    r"\b(?:greatest|largest)\s+integer(?:\]\])?\s+(?:less\s+than\s+or\s+equal\s+to|not\s+(?:exceeding|greater\s+than)|function)"
-    r"|\b(?:least|smallest)\s+integer(?:\]\])?\s+(?:greater\s+than\s+or\s+equal\s+to|not\s+less\s+than)",
-    re.IGNORECASE,
-)
 EXTREMUM_WORDS = re.compile(
     r"\b(?:smallest|(?<!at )least|minimum|minimal|largest|greatest|maximum|maximal)\b", re.IGNORECASE
 )
@@ -299,10 +260,7 @@ def missing_claim_shape(prose: str, statement: Statement) -> str:
     """Why the formal statement cannot state the prose's kind of claim; "" when nothing is amiss."""
     used = _operations_used(statement)
     for words, needed, asks, write in CLAIM_SHAPES:
-        read = claim_sentences(prose) if words is COUNT_WORDS else prose
-        if words is EXTREMUM_WORDS and used & {"floor", "ceil"}:
-            read = ROUNDING_WORDS.sub(" ", read)
-        said = words.search(read)
+        said = words.search(claim_sentences(prose) if words is COUNT_WORDS else prose)
         if said and not used & needed:
             return shape_refusal(asks, write)
     return ""
@@ -424,7 +382,7 @@ def invented_number(prose: str, statement: Statement) -> str:
     written |= words_numbers(prose)
     for hypothesis in statement.hypotheses:
         found: set[Fraction] = set()
-        _collect(_ends_as_written(hypothesis, written), found)
+        _collect(hypothesis, found)
         for number in sorted(found):
             if number in written or abs(number) in written:
                 continue
@@ -435,28 +393,6 @@ def invented_number(prose: str, statement: Statement) -> str:
                 "does not write: a formalization assumes only what the statement assumes"
             )
     return ""
-
-
-def _ends_as_written(expr: Expr, written: set[Fraction]) -> Expr:
-    """`expr` with the end of each range, `range(19, 92)`, as its last index, 91, where the prose
-    writes that and not the end ("r + 19/100, …, r + 91/100"): Python's end is one past the last."""
-    if isinstance(expr, Op):
-        return Op(expr.name, tuple(_ends_as_written(arg, written) for arg in expr.args))
-    if not isinstance(expr, Reduce):
-        return expr
-    high = expr.high
-    if isinstance(high, Const) and Fraction(high.value).denominator == 1:
-        if Fraction(high.value) not in written and Fraction(high.value) - 1 in written:
-            high = Const(high.value - 1)
-    condition = None if expr.condition is None else _ends_as_written(expr.condition, written)
-    return Reduce(
-        expr.kind,
-        expr.index,
-        _ends_as_written(expr.low, written),
-        high,
-        _ends_as_written(expr.body, written),
-        condition,
-    )
 
 
 #: Numbers written as words: "Amy has three times the number of apples Betty has" is `a == 3*b`
