@@ -115,10 +115,10 @@ def prose_definition(prose: str, name: str) -> tuple[tuple[str, ...], str] | str
     if len(candidates) > 1:
         return f"the statement writes {name} by more than one formula (cases): the language has no cases"
     params, right_side, restricted = candidates[0]
-    if restricted:
+    if restricted or _DOMAIN_SAID.search(prose):
         return (
-            f"the sentence that defines {name} may restrict it (a condition or a comparison beside the "
-            "formula): the language has no function defined on part of its domain"
+            f"the statement may restrict {name} as it defines it (a condition or a comparison beside its "
+            "formula, or a domain said): the language has no function defined on part of its domain"
         )
     return params, right_side
 
@@ -132,6 +132,14 @@ _RIGHT_SIDE_END = re.compile(r"\$|\\\]|\\\\|\n|,\s|;|\.\s|\.$|\s+and\s|\s+if\s|\
 _QUALIFIER = re.compile(
     r"\b(?:if|for|when|whenever|where|wherever|on|provided|unless|except|otherwise|with|only|domain|restricted)\b"
     r"|[<>≤≥≠∈]|\\(?:le|ge|leq|geq|lt|gt|ne|neq|in)\b",
+    re.IGNORECASE,
+)
+#: A function's domain said anywhere in the prose, beyond the definition's sentence: "Here f is
+#: defined only for positive x", "the domain of f", "f: ℝ⁺ → ℝ" (attacks of 2026-12-03: with f(x)
+#: = x² written out, f(−1) = 1 would have been machine-checked).
+_DOMAIN_SAID = re.compile(
+    r"\b(?:domain|codomain|restrict\w*|undefined|defined\s+(?:only|for|on|over|when|where|whenever|if|at))\b"
+    r"|\\(?:to|rightarrow|mapsto|colon)\b|[→↦]",
     re.IGNORECASE,
 )
 #: What opens a definition's sentence and restricts nothing: "If $f(x) = 2x + 3$, find …".

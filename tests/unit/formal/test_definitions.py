@@ -143,7 +143,7 @@ def test_a_definition_the_formalizer_left_out_is_the_proses_own() -> None:
 def test_a_definition_its_sentence_may_restrict_is_never_written_out(prose: str) -> None:
     """f(−1) is not defined by such prose: written out, `(−1)² = 1` would be machine-checked. Both
     when the formalizer writes the definition and when it is left for the prose to give."""
-    assert "may restrict it" in prose_definition(prose, "f")
+    assert "may restrict f" in prose_definition(prose, "f")
     with pytest.raises(FormalError):
         formal_reading(prose, spec(["f(x) = x**2"], "f(-1) == 1"))
     left_out = spec([], "f(-1) == 1")
@@ -163,3 +163,30 @@ def test_the_prose_gives_no_definition_for_its_claim_or_a_language_function() ->
 def test_a_latex_floor_reads_as_floor() -> None:
     assert parse_expression("x-y\\left \\lfloor \\frac{x}{y} \\right \\rfloor") == parse_expression("x - y*floor(x/y)")
     assert parse_expression("\\lceil \\lfloor x \\rfloor / 2 \\rceil") == parse_expression("ceil(floor(x)/2)")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        pytest.param(
+            "Let $f(x) = x^2$. Here $f$ is defined only for positive $x$. Show that $f(-1) = 1$.",
+            id="defined-only-in-another-sentence",
+        ),
+        pytest.param(
+            "Let $f(x) = x^2$. The domain of $f$ is the positive reals. Show that $f(-1) = 1$.",
+            id="a-domain-in-another-sentence",
+        ),
+        pytest.param(
+            "Let $f: (0, \\infty) \\to \\mathbb{R}$ be given. Let $f(x) = x^2$. Show that $f(-1) = 1$.",
+            id="a-domain-as-an-arrow",
+        ),
+    ],
+)
+def test_a_domain_said_anywhere_keeps_a_definition_from_being_written_out(prose: str) -> None:
+    """Found re-reading the sentence rule as an adversary (2026-12-03): a restriction in another
+    sentence than the definition's was not seen, and f(−1) = 1 written out as (−1)² = 1."""
+    assert "may restrict f" in prose_definition(prose, "f")
+    left_out = spec([], "f(-1) == 1")
+    assert with_the_prose_definitions(prose, left_out) == left_out
+    with pytest.raises(FormalError):
+        formal_reading(prose, spec(["f(x) = x**2"], "f(-1) == 1"))
