@@ -805,6 +805,10 @@ class CompileReport(Artifact):
     warnings: list[str] = Field(default_factory=list, description="of the final pdflatex pass")
     undefined_citations: list[str] = Field(default_factory=list)
     undefined_references: list[str] = Field(default_factory=list)
+    audit_findings: list[str] = Field(
+        default_factory=list,
+        description="what the audit of the delivered PDF against the run's record found (stages/paper/audit.py)",
+    )
 
 
 class ChainEntry(Artifact):

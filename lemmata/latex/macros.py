@@ -28,5 +28,7 @@ _MACRO_GROUPS: tuple[tuple[str, str], ...] = (
     ("Operators", r"\argmin \argmax \Var \Cov \tr \rank \diag \supp \sign \dist"),
     ("Other", r"\eps (varepsilon), \ind (bold 1, the indicator), \defeq (colon-equals)"),
 )
+#: The titles of the macro list's groups, as the writer's prompt shows them (never the paper's text).
+MACRO_GROUP_TITLES = tuple(title for title, _ in _MACRO_GROUPS)
 
 MACRO_SUMMARY: str = "\n".join(f"- {title}: {macros}" for title, macros in _MACRO_GROUPS)

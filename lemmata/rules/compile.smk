@@ -1,6 +1,7 @@
 rule compile:
     input:
         tex=layout.paper_tex(1),
+        theory=layout.THEORY,  # the record the PDF is audited against
         bib=layout.REFERENCES,
         figures=layout.FIGURES,  # the experiment's plots, copied into the build directory
     output:

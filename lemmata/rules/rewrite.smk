@@ -53,6 +53,7 @@ rule rewrite_writer:
 rule rewrite_compile:
     input:
         tex=layout.paper_tex("{n}"),
+        theory=layout.theory_of("{n}"),  # the record the PDF is audited against
         bib=ancient(layout.REFERENCES),  # the survey is not redone: the same bibliography
         figures=layout.figures_of("{n}"),
     output:

@@ -383,6 +383,8 @@ def compile_line(report: CompileReport) -> str:
             f"; undefined citations: {', '.join(report.undefined_citations) or 'none'}"
             f", undefined references: {', '.join(report.undefined_references) or 'none'}"
         )
+    if report.audit_findings:
+        line += f"; the paper audit found {len(report.audit_findings)}: {'; '.join(report.audit_findings)}"
     return line
 
 

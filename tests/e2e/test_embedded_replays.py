@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from conftest import cli_environment
 
-from lemmata.artifacts import PaperMeta, Theory, read_artifact
+from lemmata import layout
+from lemmata.artifacts import CompileReport, PaperMeta, Theory, read_artifact
 from lemmata.stages.paper.unverified_marks import needs_limitations
 from support import DATA
 from support.paper_audit import audit_run, pdf_text
@@ -64,6 +65,8 @@ def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path,
     assert recorded["outcome"] == outcome and f"{outcome} — paper in" in result.stderr + result.stdout
     assert recorded.get("main_result_status") in (None, theory.main_result_status)
     assert audit_run(run_dir, pdf) == []
+    # The product ran the same audit on the PDF it delivered, and recorded what it found: nothing.
+    assert read_artifact(run_dir / layout.compile_report(1), CompileReport).audit_findings == []
     meta = read_artifact(run_dir / "paper_v1.json", PaperMeta)
     assert meta.lemmas_stated == len(theory.lemmas)
     # The theorem is a statement: a crystallizer that went on with a proof and markdown sections

@@ -289,6 +289,19 @@ def test_the_writer_card_counts_the_prose_repairs(tmp_path: Path) -> None:
             "Compile FAILED after pdflatex: paper_v1.tex:41: Undefined control sequence \\Tr",
             id="failed",
         ),
+        pytest.param(
+            CompileReport(
+                tex_file="paper_v1.tex",
+                ok=True,
+                pdf_file="paper_v1.pdf",
+                passes=["pdflatex"] * 3,
+                seconds=2.0,
+                audit_findings=["markdown in the paper: '**'", "no Limitations section, yet lemmas are not verified"],
+            ),
+            "Compile: 3 passes in 2.0 s, 0 warnings; the paper audit found 2: markdown in the paper: '**'; "
+            "no Limitations section, yet lemmas are not verified",
+            id="audit-findings",
+        ),
     ],
 )
 def test_the_writer_card_shows_the_compile_report(report: CompileReport, line: str) -> None:
