@@ -762,7 +762,15 @@ class PaperMeta(Artifact):
     prose_repairs: dict[str, int] = Field(
         default_factory=dict,
         description="what lemmata removed from the writer model's parts before delivery, by kind (prompt lines, "
-        "repeated paragraphs, unfounded claims, unretrieved authors, unfinished sentences, unknown citations)",
+        "repeated paragraphs, unfounded claims, refuted claims, unretrieved authors, unfinished sentences, "
+        "unknown citations)",
+    )
+    prose_claims_checked: int = Field(
+        0, ge=0, description="sentences of the prose stating a general claim, sent to the machine checks"
+    )
+    refuted_prose_claims: list[str] = Field(
+        default_factory=list,
+        description="sentences of the prose the machine checks refuted: removed, and listed in Limitations",
     )
     compile_errors: list[str] = Field(
         default_factory=list, description="what still broke the writer's trial compile when its turns ran out"

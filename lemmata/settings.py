@@ -89,6 +89,13 @@ class Settings(BaseModel):
         description="turns for paper generation: the writer's first answer, then further calls for what it "
         "lacked (an answer cut off at its token cap, parts left out, a part that does not compile)",
     )
+    PROSE_CLAIM_CHECKS: int = Field(
+        2,
+        ge=0,
+        description="sentences of the paper's prose stating a general claim that are formalized and checked "
+        "by the machines (a formalizer call or two each); one they refute is removed and listed in "
+        "Limitations; 0: none",
+    )
     EXPERIMENT_MAX_TURNS: int = Field(
         5,
         gt=0,

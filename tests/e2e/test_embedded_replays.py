@@ -72,5 +72,6 @@ def test_a_real_embedded_run_replays_into_an_honest_whole_paper(recording: Path,
     # The theorem is a statement: a crystallizer that went on with a proof and markdown sections
     # (an earlier recording of even-sum, 2026-11-25) made them the theorem and sections of the paper.
     assert "**Proof" not in theory.theorem_statement and "\n#" not in theory.theorem_statement
-    # Limitations when something is left unchecked; a run the machines checked whole has none.
-    assert ("Limitations" in pdf_text(pdf)) == needs_limitations(theory)
+    # Limitations when something is left unchecked, or a claim of the prose was refuted; a run the
+    # machines checked whole has none.
+    assert ("Limitations" in pdf_text(pdf)) == (needs_limitations(theory) or bool(meta.refuted_prose_claims))

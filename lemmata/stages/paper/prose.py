@@ -17,8 +17,8 @@ sentences in the abstract, the conclusion and the discussion of papers whose eve
 unverified (2026-11-25, 2026-11-26). Whatever the status, a sentence naming a proof method no
 proof of the record uses ("using mathematical induction") goes, so does one naming an author no
 tool retrieved ("H. Silverman", see named_works), one calling proved (or saying holds) a lemma
-that is not verified, and a part's last sentence when the part stops in the middle of it (the
-backend cut the answer).
+that is not verified, one stating a general claim the machine checks refute (prose_claims), and a
+part's last sentence when the part stops in the middle of it (the backend cut the answer).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from lemmata.artifacts import Theory
 from lemmata.latex.bibliography import remove_unknown_citations
@@ -41,6 +42,8 @@ from lemmata.stages.paper.fragments import Fragment
 from lemmata.stages.paper.named_works import names_unretrieved_author
 from lemmata.stages.paper.parts import LEMMA_PREFIX, part_keys
 from lemmata.stages.paper.prompt_echo import PromptEcho, alike, normalised
+from lemmata.stages.paper.prose_claims import SENTENCE_END as _SENTENCE_END
+from lemmata.stages.paper.prose_claims import ProseClaimChecks, RefutedClaim
 from lemmata.stages.paper.render import MAIN_LABEL
 from lemmata.stages.paper.unverified_marks import remove_model_markers
 
@@ -57,8 +60,6 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _DISPLAY_START = re.compile(r"^[ \t]*(?=\\\[|\$\$)", re.MULTILINE)
 _FLATTENED_HEADING = re.compile(r"(?:\\#){2,}")
 _MATH_SPAN = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)|\$[^$]*\$", re.DOTALL)
-#: Where a sentence ends: not after an initial ("H. Silverman" is one name).
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)[ \t]+(?=[A-Z\\$])")
 
 #: A part that stops in the middle of a sentence: its last character a letter, a digit or a comma.
 #: "The idea is to prove that the sum of two even integers is", the embedded model's explanation
@@ -96,6 +97,7 @@ class CleanParts:
     unfounded_claims: int = 0
     unfinished_sentences: int = 0
     unretrieved_names: int = 0
+    refuted_claims: list[RefutedClaim] = field(default_factory=list)
 
     def repairs(self) -> dict[str, int]:
         """What the clean-up removed, by kind, the kinds it removed something of; the run's
@@ -104,6 +106,7 @@ class CleanParts:
             "prompt lines": self.echoed_lines,
             "repeated paragraphs": self.repeated_paragraphs,
             "unfounded claims": self.unfounded_claims,
+            "refuted claims": len(self.refuted_claims),
             "unretrieved authors": self.unretrieved_names,
             "unfinished sentences": self.unfinished_sentences,
             "unknown citations": len(self.removed_citations),
@@ -121,12 +124,14 @@ def clean_parts(
     methods_used: frozenset[str] = frozenset(),
     names_known: frozenset[str] = frozenset(),
     unverified_lemmas: frozenset[str] = frozenset(),
+    claim_checks: ProseClaimChecks | None = None,
 ) -> CleanParts:
     """Every part with text left after cleaning, as a fragment the writer model owns; claims of a
     proof are kept only when the main result is `established`, and a proof method may be named
     only when it is one of `methods_used` (see claims.methods_used_by), an author only when
     `names_known` holds the name (named_works), and no lemma of `unverified_lemmas` is called
-    proved or said to hold; a part that stops mid-sentence loses that sentence."""
+    proved or said to hold; a general claim `claim_checks` finds refuted goes (and is kept in
+    `refuted_claims` for Limitations); a part that stops mid-sentence loses that sentence."""
     cleaned = CleanParts()
     order = {key: index for index, key in enumerate(part_keys(lemma_ids))}
     seen: set[str] = set()
@@ -148,6 +153,11 @@ def clean_parts(
         cleaned.unfounded_claims += lemma_claims
         without_echo, names = _without_claims(without_echo, lambda s: names_unretrieved_author(s, names_known))
         cleaned.unretrieved_names += names
+        if claim_checks is not None:
+            refuted = claim_checks.refuted_in(without_echo)
+            wrong = {claim.sentence for claim in refuted}  # split as _without_claims splits
+            without_echo, _ = _without_claims(without_echo, partial(_is_one_of, wrong))
+            cleaned.refuted_claims += [claim for claim in refuted if claim not in cleaned.refuted_claims]
         without_echo, unfinished = _without_unfinished_sentence(without_echo)
         cleaned.unfinished_sentences += unfinished
         latex, removed = remove_unknown_citations(_part_latex(key, without_echo, lemma_ids), known_keys)
@@ -181,6 +191,10 @@ def _without_claims(text: str, claim: Callable[[str], object]) -> tuple[str, int
         if kept or not line.strip():
             kept_lines.append(" ".join(kept))
     return "\n".join(kept_lines), dropped
+
+
+def _is_one_of(sentences: set[str], sentence: str) -> bool:
+    return sentence.strip() in sentences
 
 
 def _without_repeated_paragraphs(text: str, seen: set[str]) -> tuple[str, int]:

@@ -19,6 +19,7 @@ from lemmata.latex.proof_text import fragment_latex, latex_paragraphs, lemma_lab
 from lemmata.stages.paper.fragments import Fragment, Item
 from lemmata.stages.paper.parts import lemma_key
 from lemmata.stages.paper.prompt_echo import normalised
+from lemmata.stages.paper.prose_claims import RefutedClaim
 from lemmata.stages.paper.unverified_marks import MARKER, issues_fragment, limitations_section, reason_fragment
 from lemmata.verification.calibration import trust_in_words
 from lemmata.verification.ladder import checkers_in_short, label, not_formalized_in_words
@@ -247,9 +248,12 @@ def main_result_note(theory: Theory) -> str:
     )
 
 
-def paper_items(theory: Theory, parts: Mapping[str, Fragment], numerical: str) -> list[Item]:
+def paper_items(
+    theory: Theory, parts: Mapping[str, Fragment], numerical: str, refuted_prose: Sequence[RefutedClaim] = ()
+) -> list[Item]:
     """The whole body: the model's parts (those present) in lemmata's skeleton. `numerical`: the
-    experiments section (its figures are added to the final body) and the numerical warnings."""
+    experiments section (its figures are added to the final body) and the numerical warnings;
+    `refuted_prose`: the claims removed from the parts, which Limitations reports."""
     items: list[Item] = []
     if "abstract" in parts:
         items += abstract_items(parts["abstract"], theory)
@@ -262,7 +266,7 @@ def paper_items(theory: Theory, parts: Mapping[str, Fragment], numerical: str) -
         items += ["\\section{Discussion}", parts["discussion"]]
     if numerical:
         items.append(numerical)
-    items += limitations_section(theory)
+    items += limitations_section(theory, refuted_prose)
     if "conclusion" in parts:
         items += ["\\section{Conclusion}", parts["conclusion"]]
     return items

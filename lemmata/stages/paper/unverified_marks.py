@@ -4,19 +4,21 @@ The model's own markers (the `\\unverified` command or the literal text) are rem
 everything it wrote: a model marks too much, too little, or twice. lemmata renders every lemma
 itself, so each lemma that is not verified gets exactly one marker, right after its statement;
 the Limitations section lists, once each, every lemma that is not machine-checked with its status
-and what it rests on, the statements refuted and removed, and the reasons the main result is not
-established. A lemma the numerical tests contradict (`numerically_suspect`) gets a bold warning
+and what it rests on, the statements refuted and removed, the reasons the main result is not
+established, and the general claims of the prose the machines refuted (prose_claims). A lemma the numerical tests contradict (`numerically_suspect`) gets a bold warning
 with its figures, whatever the model wrote about it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from lemmata.artifacts import Experiment, LemmaCheck, ProvedLemma, Theory
 from lemmata.latex.document import escape_latex_text
 from lemmata.latex.proof_text import lemma_label, sentence_latex
 from lemmata.stages.paper.fragments import Fragment, Item
+from lemmata.stages.paper.prose_claims import RefutedClaim
 from lemmata.verification.ladder import evidence_in_words, label, status_line
 
 MARKER = "\\unverified{}"
@@ -37,8 +39,8 @@ def not_machine_checked(theory: Theory) -> list[ProvedLemma]:
     return [lemma for lemma in theory.lemmas if not lemma.machine_checked]
 
 
-def needs_limitations(theory: Theory) -> bool:
-    return bool(not_machine_checked(theory)) or not theory.main_result_established
+def needs_limitations(theory: Theory, refuted_prose: Sequence[RefutedClaim] = ()) -> bool:
+    return bool(not_machine_checked(theory)) or not theory.main_result_established or bool(refuted_prose)
 
 
 def issues_fragment(key: str, theory: Theory) -> Fragment:
@@ -53,11 +55,11 @@ def reason_fragment(key: str, lemma: ProvedLemma) -> Fragment:
     return Fragment(key, sentence_latex(source), source)
 
 
-def limitations_section(theory: Theory) -> list[Item]:
+def limitations_section(theory: Theory, refuted_prose: Sequence[RefutedClaim] = ()) -> list[Item]:
     """The Limitations section: once each, every lemma no machine checked and what it rests on,
     then the main result's issues (a statement refuted and removed among them; the Lemmas section
-    reports each refuted statement)."""
-    if not needs_limitations(theory):
+    reports each refuted statement), then the claims of the draft's prose the machines refuted."""
+    if not needs_limitations(theory, refuted_prose):
         return []
     items: list[Item] = [LIMITATIONS_HEADING]
     unchecked = not_machine_checked(theory)
@@ -72,6 +74,21 @@ def limitations_section(theory: Theory) -> list[Item]:
         items.append("\\end{itemize}")
     if not theory.main_result_established:
         items += ["Consequently, the main result is not established:", issues_fragment("limitations:issues", theory)]
+    if refuted_prose:
+        items += [
+            "The draft's prose made general claims that the machine checks refute; they were removed:",
+            "\\begin{itemize}",
+        ]
+        for number, claim in enumerate(refuted_prose, start=1):
+            key, why = f"limitation:prose-claim-{number}", f"refuted: {claim.why}."
+            items += [
+                "  \\item",
+                Fragment(key, sentence_latex(claim.sentence), claim.sentence),
+                "Read formally:",
+                Fragment(f"{key}:formal", f"\\({claim.latex}\\);", claim.formal),
+                Fragment(f"{key}:why", sentence_latex(why), why),
+            ]
+        items.append("\\end{itemize}")
     return items
 
 

@@ -42,6 +42,7 @@ from lemmata.stages.paper.named_works import known_names
 from lemmata.stages.paper.parts import part_keys, part_title
 from lemmata.stages.paper.prompt_echo import PromptEcho
 from lemmata.stages.paper.prose import clean_parts, fallback_parts, required_parts
+from lemmata.stages.paper.prose_claims import DEFAULT_CLAIM_LIMIT, ClaimRefuter, ProseClaimChecks
 from lemmata.stages.paper.render import paper_items
 from lemmata.stages.paper.unverified_marks import add_numerical_warnings
 from lemmata.stages.paper.writer_turns import Draft, Outcome, WriterTurns
@@ -93,16 +94,21 @@ def write_paper(
     enforce_style: bool,
     max_turns: int | None = None,
     check: TrialCheck | None = None,
+    refute_claim: ClaimRefuter | None = None,
+    claim_limit: int = DEFAULT_CLAIM_LIMIT,
 ) -> WrittenPaper:
     """The paper, after at most `max_turns` (default WRITER_MAX_TURNS) writer calls. `check`: the
-    trial pass (default: pdflatex -draftmode when pdflatex is installed, else none)."""
+    trial pass (default: pdflatex -draftmode when pdflatex is installed, else none).
+    `refute_claim`: the machine checks of a general claim of the prose (prose_claims), at most
+    `claim_limit` sentences of the paper; none: the prose's claims are not checked."""
     keyed = assign_citation_keys(inputs.survey.papers)
     title = paper_title(inputs.task, inputs.directions)
     prompt = render_prompt("writer", **_prompt_values(inputs, title, keyed, enforce_style))
     echo = PromptEcho(
         prompt.system + "\n" + prompt.user, _restatable(inputs), [lemma.statement for lemma in inputs.theory.lemmas]
     )
-    composer = PaperComposer(inputs, echo, {key for key, _ in keyed}, enforce_style)
+    claims = ProseClaimChecks(refute_claim, _checked_statements(inputs.theory), claim_limit) if refute_claim else None
+    composer = PaperComposer(inputs, echo, {key for key, _ in keyed}, enforce_style, claims)
     trial = check or _trial_pass(client)
     verify = partial(check_document, document=partial(trial_document, title), check=trial) if trial else None
     outcome = WriterTurns(
@@ -111,7 +117,15 @@ def write_paper(
     bibtex = render_bibtex(keyed) if keyed else ""
     body = composer.final_body(outcome)
     tex = render_document(title=title, abstract="", body=body, bibliography_stem=BIB_STEM if bibtex else None)
-    return WrittenPaper(tex=tex, bibtex=bibtex, meta=paper_meta(outcome, version, title, len(keyed), body))
+    meta = paper_meta(outcome, version, title, len(keyed), body)
+    return WrittenPaper(
+        tex=tex, bibtex=bibtex, meta=meta.model_copy(update={"prose_claims_checked": claims.sent if claims else 0})
+    )
+
+
+def _checked_statements(theory: Theory) -> list[str]:
+    """What the theory stated and checked itself: the prose restating it is not checked again."""
+    return [theory.goal, theory.theorem_statement, *(lemma.statement for lemma in theory.lemmas)]
 
 
 def _trial_pass(client: LLMClient) -> TrialCheck | None:
@@ -128,8 +142,15 @@ def trial_document(title: str, body: str) -> str:
 class PaperComposer:
     """Turns the model's raw parts into the paper: cleaned, completed, in lemmata's skeleton."""
 
-    def __init__(self, inputs: WriterInputs, echo: PromptEcho, known_keys: set[str], enforce_style: bool) -> None:
-        self.inputs, self.echo, self.known_keys = inputs, echo, known_keys
+    def __init__(
+        self,
+        inputs: WriterInputs,
+        echo: PromptEcho,
+        known_keys: set[str],
+        enforce_style: bool,
+        claims: ProseClaimChecks | None = None,
+    ) -> None:
+        self.inputs, self.echo, self.known_keys, self.claims = inputs, echo, known_keys, claims
         self.lemma_ids = [lemma.id for lemma in inputs.theory.lemmas]
         self.required = required_parts(self.lemma_ids, enforce_style)
         experiment = inputs.experiment
@@ -148,13 +169,14 @@ class PaperComposer:
                 [author for paper in self.inputs.survey.papers for author in paper.authors], self.inputs.task.task
             ),
             unverified_lemmas=frozenset(lemma.id for lemma in self.inputs.theory.lemmas if not lemma.verified),
+            claim_checks=self.claims,
         )
         absent = [key for key in part_keys(self.lemma_ids) if key not in cleaned.fragments]
         filled = fallback_parts(
             absent, self.inputs.theory, self.inputs.directions.goal, self.inputs.directions.research_brief
         )
         return Draft(
-            paper_items(self.inputs.theory, {**cleaned.fragments, **filled}, self.numerical),
+            paper_items(self.inputs.theory, {**cleaned.fragments, **filled}, self.numerical, cleaned.refuted_claims),
             missing=[key for key in self.required if key not in cleaned.fragments],
             latex={key: fragment.latex for key, fragment in cleaned.fragments.items()},
             kept={key: fragment.source.strip() for key, fragment in cleaned.fragments.items()},
@@ -162,6 +184,7 @@ class PaperComposer:
             removed_citations=cleaned.removed_citations,
             echoed_lines=cleaned.echoed_lines,
             repairs=cleaned.repairs(),
+            refuted_claims=cleaned.refuted_claims,
         )
 
     def final_body(self, outcome: Outcome) -> str:
@@ -185,6 +208,7 @@ def paper_meta(outcome: Outcome, version: int, title: str, bib_entries: int, bod
         plain_text_fragments=sorted(outcome.check.plain),
         echoed_lines=draft.echoed_lines,
         prose_repairs=dict(draft.repairs),
+        refuted_prose_claims=[claim.sentence for claim in draft.refuted_claims],
         compile_errors=outcome.check.remaining_errors(),
     )
 

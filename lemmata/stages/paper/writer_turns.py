@@ -23,6 +23,7 @@ from lemmata.llm.base import ChatResponse, Message
 from lemmata.stages.paper.compile_check import CompileCheck
 from lemmata.stages.paper.fragments import Item
 from lemmata.stages.paper.parts import ParsedAnswer, parse_answer, part_keys, part_title
+from lemmata.stages.paper.prose_claims import RefutedClaim
 
 #: Answers that may write a part before lemmata's own text stands in for it: the embedded model,
 #: asked a third time for a preliminaries part it had looped on and then filled with the macro list,
@@ -42,6 +43,7 @@ class Draft:
     removed_citations: list[str] = field(default_factory=list)
     echoed_lines: int = 0
     repairs: Mapping[str, int] = field(default_factory=dict)  # CleanParts.repairs of these parts
+    refuted_claims: list[RefutedClaim] = field(default_factory=list)  # removed from the prose, in Limitations
 
 
 @dataclass

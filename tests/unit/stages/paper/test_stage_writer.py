@@ -33,6 +33,7 @@ from lemmata.latex.compile import compile_paper
 from lemmata.latex.macros import MACRO_SUMMARY
 from lemmata.llm.base import ChatResponse
 from lemmata.stages.paper.parts import part_keys
+from lemmata.stages.paper.prose_claims import RefutedClaim
 from lemmata.stages.paper.unverified_marks import add_numerical_warnings
 from lemmata.stages.paper.writer import (
     BIB_STEM,
@@ -535,6 +536,34 @@ def test_what_the_clean_up_removed_is_in_the_run_s_record_by_kind() -> None:
     )
     assert paper.meta.prose_repairs == {"unfounded claims": 1, "unretrieved authors": 1, "unfinished sentences": 1}
     assert "Lee (2021) studied it." in paper.tex and "Silverman" not in paper.tex and "induction" not in paper.tex
+
+
+@needs_tex
+def test_a_refuted_claim_of_the_prose_is_removed_and_the_pdf_says_so_in_limitations(tmp_path: Path) -> None:
+    """Issue 54 item 3: a general claim of the prose goes to the machines like a lemma; refuted,
+    it leaves the prose, the record keeps it, and the real PDF's Limitations quotes it."""
+    claim = "The square of every odd integer is even."
+    refuted = RefutedClaim(
+        claim,
+        "n mod 2 = 1 ⇒ n^2 mod 2 = 0",
+        "n \\bmod 2 = 1 \\Rightarrow n^{2} \\bmod 2 = 0",
+        "counterexample n = 1, found by sampling",
+    )
+    sent: list[str] = []
+
+    def refute(sentence: str) -> RefutedClaim | None:
+        sent.append(sentence)
+        return refuted if sentence == claim else None
+
+    client, _ = scripted_client({"writer": [answer(discussion=f"Parity is old. {claim} It is useful.")]})
+    paper = write_paper(client, writer_inputs(), version=1, enforce_style=True, check=compiles, refute_claim=refute)
+    assert sent == [claim]
+    assert paper.meta.refuted_prose_claims == [claim] and paper.meta.prose_claims_checked == 1
+    assert paper.meta.prose_repairs == {"refuted claims": 1}
+    text = pdf_text(paper, tmp_path)
+    limitations = text[text.index("Limitations") :]
+    assert "Parity is old. It is useful." in text and text.count(claim) == 1 and claim in limitations
+    assert "counterexample n = 1" in limitations
 
 
 def test_a_clean_answer_needs_no_repair() -> None:
