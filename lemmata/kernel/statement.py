@@ -15,6 +15,7 @@ from typing import Literal, get_args
 
 from lemmata.kernel.definedness import definedness
 from lemmata.kernel.expansion import expand_reductions
+from lemmata.kernel.exponents import check_exponents, stated_bounds
 from lemmata.kernel.semantics import Kind, kind_of
 from lemmata.kernel.tree import (
     Const,
@@ -168,7 +169,19 @@ def typed(statement: Statement) -> Statement:
     unused = [name for name in names if name not in used]
     if unused:
         raise FormalError(f"the variable {unused[0]!r} is declared but never used")
+    check_exponents([part for part, _ in parts], kinds, premise_bounds(statement))
     return statement
+
+
+def premise_bounds(statement: Statement) -> dict[str, Fraction]:
+    """The lower bounds the statement's premises put on its variables by a number: a domain's
+    (natural: 0, positive: 1 or above 0) and a hypothesis's (`n >= 2`), the larger of the two."""
+    bounds = stated_bounds(list(statement.hypotheses), statement.kinds)
+    for variable in statement.variables:
+        relation, value = DOMAIN_BOUNDS.get(variable.domain, ("ne", 0))
+        if relation in ("ge", "gt"):
+            bounds[variable.name] = max(bounds.get(variable.name, Fraction(value)), Fraction(value))
+    return bounds
 
 
 def _check_nodes(expr: Expr, what: str) -> None:

@@ -182,19 +182,21 @@ class _Builder:
         return tuple(self.real(depth) if position == real else self.number(depth) for position in range(count))
 
     def natural_exponent(self) -> Expr:
-        """An exponent that keeps an integer power an integer: a literal 0..4 (or −0), or a
-        variable or index (then required not negative)."""
+        """An exponent that keeps an integer power an integer: a literal 0..4 (or −0), or the
+        absolute value of a variable or index (the kernel admits a variable exponent only where
+        the premises keep it natural: kernel/exponents.py; |n| is, and still needs the checkers'
+        condition of definedness)."""
         names = self.scope.of_kind("int")
         form = self.choice(("literal", "literal", "minus zero", "name") if names else ("literal", "minus zero"))
         if form == "literal":
             return Const(self.draw(st.sampled_from((0, 1, 2, 2, 3, 4, 7, 12))))
         if form == "minus zero":
             return Op("neg", (Const(0),))
-        return self.name(self.choice(names))
+        return Op("abs", (self.name(self.choice(names)),))
 
     def real_power(self, depth: int) -> Expr:
         """A power that is a real: a real base to an integer literal (negative too), an integer base
-        to a negative literal, a base to an integer variable, or to a real exponent."""
+        to a negative literal, a base to an integer variable's absolute value, or to a real exponent."""
         form = self.choice(("real base", "real base", "negative literal", "integer name", "real exponent"))
         if form == "real base":
             return Op("pow", (self.real(depth), signed_constant(self.draw(st.integers(-3, 3)))))
@@ -202,7 +204,7 @@ class _Builder:
             return Op("pow", (self.integer(depth), signed_constant(self.draw(st.integers(-3, -1)))))
         names = self.scope.of_kind("int")
         if form == "integer name" and names:
-            return Op("pow", (self.real(depth), self.name(self.choice(names))))
+            return Op("pow", (self.real(depth), Op("abs", (self.name(self.choice(names)),))))
         return Op("pow", (self.number(depth), self.real_leaf()))
 
     def reduction(self, kind: str, body_kind: Kind, depth: int) -> Expr:

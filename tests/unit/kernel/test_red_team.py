@@ -92,13 +92,65 @@ def test_a_number_too_large_for_the_solver_loses_neither_sampling_nor_the_vacuit
 
 
 def test_a_power_with_a_negative_exponent_is_undefined_for_every_checker() -> None:
-    """`2**n` for n < 0 was a fraction to the evaluator and undefined (n ≥ 0) to the solver and Coq."""
+    """`2**n` for n < 0 was a fraction to the evaluator and undefined (n ≥ 0) to the solver and Coq;
+    where the premises keep n natural, it is undefined for n < 0 to every checker alike."""
     from lemmata.formal.reading import read_statement
     from lemmata.kernel.evaluate import Undefined, evaluate
 
-    statement = read_statement([("n", "integer")], [], "2**n > 0")
+    statement = read_statement([("n", "natural")], [], "2**n > 0")
     with pytest.raises(Undefined):
         evaluate(statement.conclusion, {"n": -1}, statement.kinds)
+
+
+@pytest.mark.parametrize(
+    "variables, hypotheses, conclusion",
+    [
+        pytest.param({"n": "integer"}, [], "2**n >= 1", id="an-integer-exponent"),
+        pytest.param({"n": "integer"}, ["n > -3"], "2**n >= 1", id="a-bound-that-allows-negative-ones"),
+        pytest.param({"n": "positive integer"}, [], "2**(n - 2) >= 1", id="a-difference-below-zero-at-n-1"),
+        pytest.param({}, [], "all(2**k >= 1 for k in range(-1, 3))", id="an-index-from-minus-one"),
+    ],
+)
+def test_a_power_whose_exponent_may_be_negative_is_refused_not_checked_on_naturals(
+    variables: dict[str, str], hypotheses: list[str], conclusion: str
+) -> None:
+    """ "For every integer n, 2^n ≥ 1" is false (2^-1 = 1/2), and was machine-checked "where n ≥ 0":
+    the solver and Coq state natural exponents only, and the definedness they assumed was a
+    hypothesis the statement never made (found by a held-out red team, 2026-12-04). Refused now:
+    the statement stays unchecked; the formalizer is told why."""
+    check = prove_in_kernel(falsify("For every integer n, 2^n >= 1.", spec(variables, hypotheses, conclusion)))
+    assert check.verdict != "machine_checked"
+    assert "may be negative" in check.not_formalized
+
+
+@pytest.mark.parametrize(
+    "prose, variables, hypotheses, conclusion",
+    [
+        pytest.param("For every natural n, 2^n >= 1.", {"n": "natural"}, [], "2**n >= 1", id="a-natural-exponent"),
+        pytest.param(
+            "For every integer n >= 0, 2^n >= 1.", {"n": "integer"}, ["n >= 0"], "2**n >= 1", id="a-stated-bound"
+        ),
+        pytest.param(
+            "For every integer n > 1, 2^(n-2) >= 1.",
+            {"n": "integer"},
+            ["n > 1"],
+            "2**(n - 2) >= 1",
+            id="a-strict-bound-on-an-integer",
+        ),
+        pytest.param(
+            "For every positive integer n, 2^(n-1) >= 1.",
+            {"n": "positive integer"},
+            [],
+            "2**(n - 1) >= 1",
+            id="a-positive-domain",
+        ),
+    ],
+)
+def test_a_power_whose_premises_keep_the_exponent_natural_is_checked(
+    prose: str, variables: dict[str, str], hypotheses: list[str], conclusion: str
+) -> None:
+    check = prove_in_kernel(falsify(prose, spec(variables, hypotheses, conclusion)))
+    assert check.not_formalized == "" and check.verdict == "machine_checked"
 
 
 # -- 3. printed is not checked ----------------------------------------------------------------------
