@@ -3,7 +3,8 @@
 Each test reads one sentence and the run's record: a proof called correct when the main result
 is not established (CLAIMS_PROOF), numbers vouching for a proof (numbers_vouch), a proof method
 no proof of the record uses (names_an_unused_method), a lemma called proved that the checks did
-not verify (claims_an_unverified_lemma). A "not" in the claim's clause keeps the sentence.
+not verify (claims_an_unverified_lemma), applications or importance nothing of the run looked into
+(claims_unfounded_significance). A "not" in the claim's clause keeps the sentence.
 """
 
 from __future__ import annotations
@@ -131,3 +132,24 @@ def methods_used_by(theory: Theory) -> frozenset[str]:
         texts.append(theory.goal_check.model_dump_json())
     texts += [lemma.formal.model_dump_json() for lemma in theory.lemmas if lemma.formal is not None]
     return methods_named("\n".join(texts))
+
+
+#: A sentence that credits the result with an importance or with uses nothing of the run looked
+#: into: "This result has important applications in number theory and computer science", the
+#: Conclusion of the README's task on the embedded model (2026-12-03, 2026-12-04), whose survey
+#: retrieved no paper. The record holds no application; such a sentence is the model's filler.
+_SIGNIFICANCE = re.compile(
+    r"\b(?:important|many|numerous|wide|wide-ranging|significant|various|practical|broad|far-reaching)\s+"
+    r"(?:applications?|implications|uses|consequences|impact)\b"
+    r"|\b(?:widely|extensively)\s+(?:used|applied)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_unfounded_significance(sentence: str) -> bool:
+    """Whether `sentence` credits the result with applications or importance (see _SIGNIFICANCE)
+    that no "not" in its clause denies."""
+    return any(
+        not _NEGATION.search(re.split(r"[,;:]", sentence[: match.start()])[-1])
+        for match in _SIGNIFICANCE.finditer(sentence)
+    )

@@ -15,7 +15,8 @@ established, a sentence claiming it is ("This result is established by showing .
 proved", "the checks showed that the proof was correct") goes: the embedded model wrote such
 sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
 unverified (2026-11-25, 2026-11-26). Whatever the status, a sentence naming a proof method no
-proof of the record uses ("using mathematical induction") goes, so does one naming an author no
+proof of the record uses ("using mathematical induction") goes, so does one crediting the result
+with applications nothing of the run looked into (claims.claims_unfounded_significance), one naming an author no
 tool retrieved ("H. Silverman", see named_works), one calling proved (or saying holds) a lemma
 that is not verified, one stating a general claim the machine checks refute (prose_claims), and a
 part's last sentence when the part stops in the middle of it (the backend cut the answer).
@@ -35,6 +36,7 @@ from lemmata.latex.proof_text import cite_lemmas, fragment_latex, lemma_label
 from lemmata.stages.paper.claims import (
     CLAIMS_PROOF,
     claims_an_unverified_lemma,
+    claims_unfounded_significance,
     names_an_unused_method,
     numbers_vouch,
 )
@@ -145,6 +147,8 @@ def clean_parts(
             cleaned.unfounded_claims += claims
         without_echo, vouched = _without_claims(without_echo, numbers_vouch)
         cleaned.unfounded_claims += vouched
+        without_echo, puffed = _without_claims(without_echo, claims_unfounded_significance)
+        cleaned.unfounded_claims += puffed
         without_echo, methods = _without_claims(without_echo, lambda s: names_an_unused_method(s, methods_used))
         cleaned.unfounded_claims += methods
         without_echo, lemma_claims = _without_claims(

@@ -47,12 +47,15 @@ _ADJECTIVES = (
     r"(?:(?:two|three|positive|negative|nonnegative|non-negative|nonzero|even|odd|real|natural|prime|"
     r"consecutive|rational|whole|distinct)\s+){0,3}"
 )
-#: "every odd integer", "any two reals", "all primes", "for all n", "the sum of two odd integers is".
+#: "every odd integer", "any two reals", "all primes", "for all n", and a sentence that opens
+#: "The sum of two odd integers is": where it stands later ("This allows us to express the sum
+#: of two even integers as ...", "The proof of the sum of two even integers being even is
+#: complete", the README's task on the embedded model, 2026-12-04) it names a subject, no claim.
 _UNIVERSAL = re.compile(
     rf"\b(?:every|any|all|each|no)\s+{_ADJECTIVES}{_NUMBER_NOUN}\b"
     r"|\bfor\s+(?:all|every|any|each)\b"
-    rf"|\bthe\s+(?:sum|product|difference|square|cube)\s+of\s+(?:two|three|an?)\s+{_ADJECTIVES}{_NUMBER_NOUN}\b"
-    r".*\b(?:is|are)\b",
+    r"|^\s*(?:(?:note|recall|observe)\s+that\s+)?the\s+(?:sum|product|difference|square|cube)\s+of\s+"
+    rf"(?:two|three|an?)\s+{_ADJECTIVES}{_NUMBER_NOUN}\b.*\b(?:is|are)\b",
     re.IGNORECASE,
 )
 #: An existence the language cannot state, and "can be written as", which is one.
@@ -61,9 +64,12 @@ _EXISTENTIAL = re.compile(
     r"represented|decomposed)\b",
     re.IGNORECASE,
 )
-#: The paper's own results, which their statuses speak for.
+#: The paper's own results, which their statuses speak for, and sentences about the paper or its
+#: proofs rather than about numbers ("we", "our proof").
 _OWN_RESULT = re.compile(
-    r"\\ref\{|\\cite|\[L\d+\]|\bL\d+\b|\b(?:lemmas?|theorems?|conjectures?|corollary|proposition)\b", re.IGNORECASE
+    r"\\ref\{|\\cite|\[L\d+\]|\bL\d+\b|\b(?:lemmas?|theorems?|conjectures?|corollary|proposition|proofs?|"
+    r"paper|we|our|us)\b",
+    re.IGNORECASE,
 )
 _MATH_DELIMITERS = re.compile(r"\\[()\[\]]|\$")
 #: Where a sentence ends: not after an initial ("H. Silverman" is one name). prose.py splits so too.

@@ -8,7 +8,7 @@ import pytest
 from lemmata.agents.prompts import render_prompt
 from lemmata.artifacts import ConsistencyCheck, ProvedLemma, Theory
 from lemmata.latex.macros import MACRO_SUMMARY
-from lemmata.stages.paper.claims import lemmas_named, methods_named, methods_used_by
+from lemmata.stages.paper.claims import claims_unfounded_significance, lemmas_named, methods_named, methods_used_by
 from lemmata.stages.paper.prompt_echo import PromptEcho
 from lemmata.stages.paper.prose import clean_parts, fallback_parts
 from lemmata.stages.paper.writer import PROOF_STYLE_RULES
@@ -431,7 +431,8 @@ def test_a_discussion_saying_the_checks_showed_the_proof_correct_loses_that_sent
     text = (DATA / "embedded_outputs" / "writer-discussion-checks-showed-the-proof-correct.txt").read_text()
     parts = clean_parts({"discussion": text}, ECHO, ["L1"], set(), established=False)
     discussion = parts.fragments["discussion"].latex
-    assert "correct" not in discussion and parts.unfounded_claims == 1
+    # Its "numerous applications in various fields" goes too: nothing of the run looked into any.
+    assert "correct" not in discussion and "applications" not in discussion and parts.unfounded_claims == 2
     assert discussion.endswith("The next step would be to verify the remaining unverified steps.")
 
 
@@ -447,7 +448,8 @@ def test_numbers_vouching_for_a_machine_checked_result_lose_their_sentence() -> 
     assert discussion.startswith("The result of the proof is that the sum of two even integers is even.")
     assert discussion.endswith("The next step would be to verify the unverified steps.")
     assert "lemma:L1" not in parts.fragments  # its one sentence had the tests vouch for it
-    assert parts.unfounded_claims == 2
+    assert "applications" not in discussion
+    assert parts.unfounded_claims == 3  # the vouching two, and "numerous applications in mathematics"
     # The next run's discussion (2026-11-27, same command): the checks made every lemma "verified".
     said = "The numerical checks performed on the lemmas [L1], [L2], and [L3] showed that they were all verified."
     assert (
@@ -681,3 +683,31 @@ def test_what_the_statuses_support_about_a_lemma_may_be_said(sentence: str) -> N
 def test_lemmas_are_named_by_their_chain_numbers_after_a_refuted_first_lemma() -> None:
     assert lemmas_named("Lemma 3 and [L2] and Lemma~\\ref{lem:L4}", ["L2", "L3", "L4"]) == {"L2", "L3", "L4"}
     assert lemmas_named("Lemma 1 and Lemma 2", ["A", "B"]) == {"A", "B"}
+
+
+#: The Conclusion of the README's task on the embedded model (2026-12-04), whose survey retrieved nothing.
+EMBEDDED_CONCLUSION = (
+    "The proof of the sum of two even integers being even is complete. We have shown that if a and b are even, "
+    "then a + b is also even. This result has important applications in number theory and computer science."
+)
+
+
+def test_applications_nothing_of_the_run_looked_into_are_not_claimed() -> None:
+    parts = clean_parts({"conclusion": EMBEDDED_CONCLUSION}, ECHO, ["L1"], set())
+    text = parts.fragments["conclusion"].latex
+    assert "applications" not in text and "then a + b is also even." in text
+    assert parts.unfounded_claims == 1
+
+
+@pytest.mark.parametrize(
+    "sentence, claims",
+    [
+        ("Parity arguments are widely used in combinatorics.", True),
+        ("The result has many implications for cryptography.", True),
+        ("This result has no practical applications.", False),
+        ("Its applications are not studied here.", False),
+        ("We apply Lemma 1 twice.", False),
+    ],
+)
+def test_what_counts_as_claimed_significance(sentence: str, claims: bool) -> None:
+    assert claims_unfounded_significance(sentence) is claims

@@ -51,6 +51,11 @@ def test_a_universal_claim_about_numbers_is_sent(sentence: str) -> None:
         "By Lemma~\\ref{lem:L1}, the sum of two even integers is even.",
         "Every integer in [L2] is even.",
         "The main theorem holds for all integers.",
+        # About the paper or its proof, or naming a subject: what the README's task sent (2026-12-04).
+        "This allows us to express the sum of two even integers as the sum of two even numbers, which is itself "
+        "an even number.",
+        "The proof of the sum of two even integers being even is complete.",
+        "We note that every odd integer is odd.",
         # Not a claim about all numbers of a kind.
         "This paper studies parity.",
         "The proof is a direct computation.",
@@ -61,7 +66,7 @@ def test_other_sentences_are_not_sent(sentence: str) -> None:
 
 
 def test_a_sentence_restating_what_the_theory_checked_is_not_sent_again() -> None:
-    text = "We study the sum of two even integers is even. The square of every odd integer is even."
+    text = "Note that the sum of two even integers is even. The square of every odd integer is even."
     assert general_claims(text, ["The sum of two even integers is even."]) == [FALSE_CLAIM]
 
 
