@@ -308,6 +308,7 @@ def writer_card(
         f"Proof status: {theory.proof_status}; verified lemmas: {verified_count(theory)} of {len(theory.lemmas)}",
         f"Bibliography entries: {meta.bib_entries}; citations removed: {len(meta.removed_citations)}",
         prose_repairs_line(meta),
+        *([prose_claims_line(meta)] if meta.prose_claims_checked else []),
         compile_line(read_artifact(report, CompileReport)),
         f"Model calls: {tally.calls}, tokens in/out: {tally.tokens_in}/{tally.tokens_out}, cost {tally.cost.text}; "
         f"elapsed {elapsed:.1f} s",
@@ -331,6 +332,16 @@ def prose_repairs_line(meta: PaperMeta) -> str:
         return "Prose repairs: none (the writer model's parts needed none)"
     total = sum(meta.prose_repairs.values())
     return f"Prose repairs: {total} (" + ", ".join(f"{kind} {n}" for kind, n in meta.prose_repairs.items()) + ")"
+
+
+def prose_claims_line(meta: PaperMeta) -> str:
+    """How many general claims of the prose the machines checked, and which they refuted."""
+    checked = meta.prose_claims_checked
+    head = f"Prose claims checked by the machines: {checked}"
+    if not meta.refuted_prose_claims:
+        return head + " (none refuted; they stay unchecked prose)"
+    refuted = "; ".join(f"“{_shorten(sentence)}”" for sentence in meta.refuted_prose_claims)
+    return head + f", {len(meta.refuted_prose_claims)} refuted and removed (see Limitations): {refuted}"
 
 
 def forecasts_line(run_dir: Path) -> str:

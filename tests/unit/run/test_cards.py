@@ -250,6 +250,22 @@ def test_the_writer_card_counts_the_prose_repairs(tmp_path: Path) -> None:
     write_artifact(run_dir / "paper_v1.json", meta)
     card = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
     assert "Prose repairs: 3 (unfounded claims 2, unretrieved authors 1)" in card
+    assert "Prose claims checked" not in card  # none was sent
+
+
+def test_the_writer_card_says_which_claims_of_the_prose_the_machines_refuted(tmp_path: Path) -> None:
+    run_dir = written_run(tmp_path, VERIFIED_THEORY)
+    meta = PaperMeta(version=1, title="Parity", tex_file="paper_v1.tex", bib_entries=0, prose_claims_checked=2)
+    write_artifact(run_dir / "paper_v1.json", meta)
+    card = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
+    assert "Prose claims checked by the machines: 2 (none refuted; they stay unchecked prose)" in card
+    refuted = meta.model_copy(update={"refuted_prose_claims": ["The square of every odd integer is even."]})
+    write_artifact(run_dir / "paper_v1.json", refuted)
+    card = flat(writer_card(run_dir, TokenTally(), 1.0, tmp_path / "out"))
+    assert (
+        "Prose claims checked by the machines: 2, 1 refuted and removed (see Limitations): "
+        "“The square of every odd integer is even.”" in card
+    )
 
 
 @pytest.mark.parametrize(
