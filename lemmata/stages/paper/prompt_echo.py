@@ -99,6 +99,26 @@ def normalised(line: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9\\]+", " ", line.casefold()).split())
 
 
+#: A sentence that leans on the one before it: "This is a well-known property of even numbers,
+#: which we will use in our proof", the Preliminaries of the README's task on the embedded model
+#: (2026-12-04), after "An integer is even if it can be written as 2k" (L1's statement, which
+#: lemmata prints itself) went. Alone it says nothing, or something of whatever precedes it now.
+_LEANS_BACK = re.compile(r"^\s*(?:This|These|That|Those|It|Such|Hence|Thus|Therefore|Consequently)\b")
+
+
+def without_dangling(sentences: list[str], dropped: list[bool]) -> list[str]:
+    """The sentences not `dropped`, and without each that leans back on a dropped one (_LEANS_BACK)."""
+    kept = []
+    for index, sentence in enumerate(sentences):
+        if dropped[index]:
+            continue
+        if index > 0 and dropped[index - 1] and _LEANS_BACK.match(sentence):
+            dropped[index] = True  # the next one may lean on this one in turn
+            continue
+        kept.append(sentence)
+    return kept
+
+
 @dataclass
 class PromptEcho:
     """Finds the lines of answers that copy `prompt` (the system and user text sent).
@@ -211,11 +231,8 @@ class PromptEcho:
         sentences = _WHOLE_SENTENCE_END.split(line)
         if len(sentences) < 2:
             return line  # a line of one sentence is judged whole (is_echo)
-        kept = [
-            sentence
-            for sentence in sentences
-            if not self._is_prompt_sentence(sentence) and not _talks_about_request(sentence)
-        ]
+        dropped = [self._is_prompt_sentence(sentence) or _talks_about_request(sentence) for sentence in sentences]
+        kept = without_dangling(sentences, dropped)
         return " ".join(kept) if len(kept) < len(sentences) else line
 
     def _is_prompt_sentence(self, sentence: str) -> bool:

@@ -43,7 +43,7 @@ from lemmata.stages.paper.claims import (
 from lemmata.stages.paper.fragments import Fragment
 from lemmata.stages.paper.named_works import names_unretrieved_author
 from lemmata.stages.paper.parts import LEMMA_PREFIX, part_keys
-from lemmata.stages.paper.prompt_echo import PromptEcho, alike, normalised
+from lemmata.stages.paper.prompt_echo import PromptEcho, alike, normalised, without_dangling
 from lemmata.stages.paper.prose_claims import SENTENCE_END as _SENTENCE_END
 from lemmata.stages.paper.prose_claims import ProseClaimChecks, RefutedClaim
 from lemmata.stages.paper.render import MAIN_LABEL
@@ -186,11 +186,12 @@ def without_empty_pieces(latex: str) -> str:
 
 
 def _without_claims(text: str, claim: Callable[[str], object]) -> tuple[str, int]:
-    """`text` without its sentences that make `claim` (CLAIMS_PROOF, numbers_vouch), line by line."""
+    """`text` without its sentences that make `claim` (CLAIMS_PROOF, numbers_vouch), line by line,
+    and without a sentence that leans back on one that went ("This shows ...": prompt_echo.without_dangling)."""
     kept_lines, dropped = [], 0
     for line in text.splitlines():
         sentences = _SENTENCE_END.split(line)
-        kept = [sentence for sentence in sentences if not claim(sentence)]
+        kept = without_dangling(sentences, [bool(claim(sentence)) for sentence in sentences])
         dropped += len(sentences) - len(kept)
         if kept or not line.strip():
             kept_lines.append(" ".join(kept))

@@ -711,3 +711,22 @@ def test_applications_nothing_of_the_run_looked_into_are_not_claimed() -> None:
 )
 def test_what_counts_as_claimed_significance(sentence: str, claims: bool) -> None:
     assert claims_unfounded_significance(sentence) is claims
+
+
+def test_a_sentence_leaning_on_one_that_went_goes_with_it() -> None:
+    """Malformed model output, the README's main command on the embedded model (2026-12-04): its
+    Preliminaries were L1's statement, which lemmata prints itself, and "This is a well-known
+    property of even numbers, which we will use in our proof", which alone said nothing."""
+    statement = "An integer is even if it can be written as 2k for some integer k."
+    echo = PromptEcho(f"[L1] UNVERIFIED. Statement: {statement}", [], [statement])
+    said = f"{statement} This is a well-known property of even numbers, which we will use in our proof."
+    parts = clean_parts({"preliminaries": said}, echo, ["L1"], set())
+    assert "preliminaries" not in parts.fragments
+    # A sentence of its own after one that went stays; so does "This ..." after one that stayed.
+    kept = clean_parts(
+        {"discussion": f"{statement} {OWN} This makes sums of any length easy to reason about."}, echo, ["L1"], set()
+    ).fragments["discussion"]
+    assert kept.latex == f"{OWN} This makes sums of any length easy to reason about."
+
+
+OWN = "Parity is the first invariant of integer arithmetic, preserved by every sum of even terms."

@@ -85,11 +85,11 @@ def test_each_sentence_is_sent_once_and_no_more_than_the_limit() -> None:
 
 
 def test_a_refuted_claim_leaves_the_prose_and_limitations_says_what_it_claimed() -> None:
-    discussion = f"Parity is a classical topic. {FALSE_CLAIM} It matters."
+    discussion = f"Parity is a classical topic. {FALSE_CLAIM} Sums are easy."
     checks = ProseClaimChecks(lambda s: SQUARE_OF_ODD if s == FALSE_CLAIM else None)
     cleaned = clean_parts({"discussion": discussion}, PromptEcho("", [], []), ["L1", "L2"], set(), claim_checks=checks)
     assert FALSE_CLAIM not in cleaned.fragments["discussion"].latex
-    assert "Parity is a classical topic. It matters." in cleaned.fragments["discussion"].latex
+    assert "Parity is a classical topic. Sums are easy." in cleaned.fragments["discussion"].latex
     assert cleaned.repairs() == {"refuted claims": 1}
     body = render(paper_items(VERIFIED_THEORY, cleaned.fragments, "", cleaned.refuted_claims), plain=set())
     limitations = body[body.index("\\section{Limitations}") :]

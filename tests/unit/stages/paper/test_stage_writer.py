@@ -555,14 +555,14 @@ def test_a_refuted_claim_of_the_prose_is_removed_and_the_pdf_says_so_in_limitati
         sent.append(sentence)
         return refuted if sentence == claim else None
 
-    client, _ = scripted_client({"writer": [answer(discussion=f"Parity is old. {claim} It is useful.")]})
+    client, _ = scripted_client({"writer": [answer(discussion=f"Parity is old. {claim} Sums are easy.")]})
     paper = write_paper(client, writer_inputs(), version=1, enforce_style=True, check=compiles, refute_claim=refute)
     assert sent == [claim]
     assert paper.meta.refuted_prose_claims == [claim] and paper.meta.prose_claims_checked == 1
     assert paper.meta.prose_repairs == {"refuted claims": 1}
     text = pdf_text(paper, tmp_path)
     limitations = text[text.index("Limitations") :]
-    assert "Parity is old. It is useful." in text and text.count(claim) == 1 and claim in limitations
+    assert "Parity is old. Sums are easy." in text and text.count(claim) == 1 and claim in limitations
     assert "counterexample n = 1" in limitations
 
 
