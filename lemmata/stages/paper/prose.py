@@ -16,10 +16,11 @@ proved", "the checks showed that the proof was correct") goes: the embedded mode
 sentences in the abstract, the conclusion and the discussion of papers whose every lemma was
 unverified (2026-11-25, 2026-11-26). Whatever the status, a sentence naming a proof method no
 proof of the record uses ("using mathematical induction") goes, so does one crediting the result
-with applications nothing of the run looked into (claims.claims_unfounded_significance), one naming an author no
-tool retrieved ("H. Silverman", see named_works), one calling proved (or saying holds) a lemma
-that is not verified, one stating a general claim the machine checks refute (prose_claims), and a
-part's last sentence when the part stops in the middle of it (the backend cut the answer).
+with applications nothing of the run looked into (claims.claims_unfounded_significance), one
+naming an author no tool retrieved ("H. Silverman", see named_works), one calling proved (or
+saying holds) a lemma that is not verified, one stating a general claim the machine checks refute
+(prose_claims), a sentence leaning back on one that went ("This is a well-known property"), and
+a part's last sentence when the part stops in the middle of it (the backend cut the answer).
 """
 
 from __future__ import annotations

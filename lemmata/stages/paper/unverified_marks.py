@@ -5,8 +5,9 @@ everything it wrote: a model marks too much, too little, or twice. lemmata rende
 itself, so each lemma that is not verified gets exactly one marker, right after its statement;
 the Limitations section lists, once each, every lemma that is not machine-checked with its status
 and what it rests on, the statements refuted and removed, the reasons the main result is not
-established, and the general claims of the prose the machines refuted (prose_claims). A lemma the numerical tests contradict (`numerically_suspect`) gets a bold warning
-with its figures, whatever the model wrote about it.
+established, and the general claims of the prose the machines refuted (prose_claims). A lemma
+the numerical tests contradict (`numerically_suspect`) gets a bold warning with its figures,
+whatever the model wrote about it.
 """
 
 from __future__ import annotations
