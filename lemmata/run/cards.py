@@ -33,6 +33,7 @@ from lemmata.run.pipeline import (
     user_files,
 )
 from lemmata.run.spending.forecast import StageActual, actual_by_stage, forecast_against_actual, plural, read_forecasts
+from lemmata.stages.paper.audit import NOT_AUDITED
 from lemmata.verification.calibration import trust_in_words, without_trust
 from lemmata.verification.ladder import evidence_in_words, label
 
@@ -394,7 +395,9 @@ def compile_line(report: CompileReport) -> str:
             f"; undefined citations: {', '.join(report.undefined_citations) or 'none'}"
             f", undefined references: {', '.join(report.undefined_references) or 'none'}"
         )
-    if report.audit_findings:
+    if report.audit_findings == [NOT_AUDITED]:
+        line += f"; the paper was {NOT_AUDITED}"
+    elif report.audit_findings:
         line += f"; the paper audit found {len(report.audit_findings)}: {'; '.join(report.audit_findings)}"
     return line
 

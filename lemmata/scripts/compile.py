@@ -10,7 +10,7 @@ from lemmata import layout
 from lemmata.artifacts import Theory, read_artifact, write_artifact
 from lemmata.latex.compile import LatexCompileError, compile_paper, failure_report, success_report
 from lemmata.run.job import StageJob
-from lemmata.stages.paper.audit import paper_findings, pdf_text
+from lemmata.stages.paper.audit import audit_pdf
 
 
 def run(job: StageJob) -> None:
@@ -27,5 +27,5 @@ def run(job: StageJob) -> None:
             write_artifact(job.run_dir / layout.LOGS / f"{tex.stem}.compile.json", failure_report(tex, error))
             raise
         report = success_report(tex, result)
-        findings = paper_findings(read_artifact(job.input("theory"), Theory), pdf_text(result.pdf_path))
+        findings = audit_pdf(read_artifact(job.input("theory"), Theory), result.pdf_path)
         write_artifact(job.output("report"), report.model_copy(update={"audit_findings": findings}))

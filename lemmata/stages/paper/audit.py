@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pypdf import PdfReader
-
 from lemmata.artifacts import VERIFIED_MIN_CONFIDENCE, Theory, chain_numbers
 from lemmata.latex.macros import MACRO_GROUP_TITLES
 from lemmata.verification.ladder import label
@@ -38,9 +36,27 @@ PROMPT_MATERIAL = (
 MARKDOWN = ("###", "**", "```")
 
 
+#: What the compile report says when the PDF's text cannot be read: pypdf is the optional `pdf`
+#: extra, and the core installs without it (SLURM's virtualenv has none: its compile jobs failed
+#: on the import, 2026-12-04).
+NOT_AUDITED = "not audited: pypdf, which reads the PDF's text, is not installed (pip install 'lemmata[pdf]')"
+
+
 def pdf_text(pdf: Path) -> str:
-    """The PDF's text with whitespace collapsed (pypdf breaks lines anywhere)."""
+    """The PDF's text with whitespace collapsed (pypdf breaks lines anywhere); ImportError
+    without the `pdf` extra."""
+    from pypdf import PdfReader
+
     return " ".join(" ".join(page.extract_text() for page in PdfReader(pdf).pages).split())
+
+
+def audit_pdf(theory: Theory, pdf: Path) -> list[str]:
+    """The defects of the paper `pdf` as an account of `theory` (paper_findings), or NOT_AUDITED."""
+    try:
+        text = pdf_text(pdf)
+    except ImportError:
+        return [NOT_AUDITED]
+    return paper_findings(theory, text)
 
 
 def paper_findings(theory: Theory, text: str) -> list[str]:

@@ -40,6 +40,7 @@ from lemmata.run.cards import (
 from lemmata.run.events import TokenTally
 from lemmata.run.gates import lemma_named
 from lemmata.stages.experiment.lemma_checks import TRUE_BY_ITS_FORM
+from lemmata.stages.paper.audit import NOT_AUDITED
 from lemmata.verification.calibration import trust_in_words
 
 
@@ -317,6 +318,18 @@ def test_the_writer_card_says_which_claims_of_the_prose_the_machines_refuted(tmp
             "Compile: 3 passes in 2.0 s, 0 warnings; the paper audit found 2: markdown in the paper: '**'; "
             "no Limitations section, yet lemmas are not verified",
             id="audit-findings",
+        ),
+        pytest.param(
+            CompileReport(
+                tex_file="paper_v1.tex",
+                ok=True,
+                pdf_file="paper_v1.pdf",
+                passes=["pdflatex"] * 3,
+                seconds=2.0,
+                audit_findings=[NOT_AUDITED],
+            ),
+            f"Compile: 3 passes in 2.0 s, 0 warnings; the paper was {NOT_AUDITED}",
+            id="not-audited",
         ),
     ],
 )

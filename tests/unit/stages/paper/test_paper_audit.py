@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lemmata.stages.paper.audit import paper_findings
+from lemmata.stages.paper.audit import NOT_AUDITED, audit_pdf, paper_findings
 from lemmata.verification.ladder import label
 from unit.run.test_cards import PARTLY_VERIFIED_THEORY, VERIFIED_THEORY
 
@@ -78,3 +78,12 @@ def test_each_defect_of_the_paper_is_named(spoil, finding: str) -> None:
 def test_an_established_main_result_stated_nowhere_is_a_finding() -> None:
     text = faithful_text(VERIFIED_THEORY).replace("Theorem 1. t", "")
     assert paper_findings(VERIFIED_THEORY, text) == ["the main result is established but stated nowhere"]
+
+
+def test_without_pypdf_the_compile_report_says_the_paper_was_not_audited(tmp_path, monkeypatch) -> None:
+    """pypdf is the optional `pdf` extra: SLURM's virtualenv has none, and its compile jobs died on
+    the import (2026-12-04). The audit says it did not run instead."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # import now raises ImportError
+    assert audit_pdf(VERIFIED_THEORY, tmp_path / "paper_v1.pdf") == [NOT_AUDITED]
